@@ -1,0 +1,58 @@
+import { MINUTE, type Clock } from '../core/clock.ts';
+import { ApiError } from '../core/errors.ts';
+import type { Operation } from '../core/operation.ts';
+import { WindowCounter } from '../core/rate-limiter.ts';
+import type { RateLimitConfig } from '../config.ts';
+import type { Authenticator } from './authenticate.ts';
+import type { Principal } from './principal.ts';
+
+export const RETRY_AFTER_SECONDS = 60;
+
+function rateLimited(what: string): ApiError {
+  return new ApiError('rate_limited', `Too many requests ${what}. Retry after ${RETRY_AFTER_SECONDS} seconds.`);
+}
+
+/**
+ * Admission of one call to one operation, the same for every transport: credential ->
+ * principal, rate limits (spec 8), suspension, scope (spec 5.5).
+ */
+export class Gate {
+  readonly #authenticator: Authenticator;
+  readonly #limits: RateLimitConfig;
+  readonly #perBusiness: WindowCounter;
+  readonly #failuresPerAddress: WindowCounter;
+
+  constructor(authenticator: Authenticator, limits: RateLimitConfig, clock: Clock) {
+    this.#authenticator = authenticator;
+    this.#limits = limits;
+    this.#perBusiness = new WindowCounter(limits.businessPerMinute, MINUTE, clock);
+    this.#failuresPerAddress = new WindowCounter(limits.unauthenticatedPerMinute, MINUTE, clock);
+  }
+
+  async admit(authorization: string | undefined, address: string, operation: Operation): Promise<Principal> {
+    let principal: Principal;
+    try {
+      principal = await this.#authenticator.authenticate(authorization);
+    } catch (error) {
+      if (this.#limits.enabled && error instanceof ApiError && error.status === 401 && !this.#failuresPerAddress.take(address)) {
+        throw rateLimited('with a missing or invalid credential from this address');
+      }
+      throw error;
+    }
+    if (this.#limits.enabled && !this.#perBusiness.take(principal.businessId)) {
+      throw rateLimited('for this account');
+    }
+    authorize(principal, operation);
+    return principal;
+  }
+}
+
+export function authorize(principal: Principal, operation: Pick<Operation, 'scope' | 'allowWhenSuspended'>): void {
+  if (principal.business.status === 'suspended' && !operation.allowWhenSuspended) {
+    throw new ApiError('suspended', 'This account is suspended.');
+  }
+  if (!principal.scopes.has(operation.scope)) {
+    throw new ApiError('insufficient_scope', `This credential lacks the ${operation.scope} scope this operation needs.`,
+      undefined, { scope: operation.scope });
+  }
+}

@@ -1,0 +1,26 @@
+import type { KeyAccess, KeyKind } from '../db/schema.ts';
+
+// Scopes (spec 5.3, 5.5). The five API scopes, and the two webhook scopes that only keys
+// made for the API ever hold.
+export const API_SCOPES = ['payments:read', 'checkouts:write', 'orders:read', 'orders:write', 'customers:read'] as const;
+export const WEBHOOK_SCOPES = ['webhooks:read', 'webhooks:write'] as const;
+export const READ_ONLY_SCOPES = ['payments:read', 'orders:read', 'customers:read'] as const;
+
+export type ApiScope = (typeof API_SCOPES)[number];
+export type Scope = ApiScope | (typeof WEBHOOK_SCOPES)[number];
+
+/**
+ * The exact scope set of a secret key:
+ * - made for the API: Full access = five API scopes + webhooks; Read only = the three read scopes;
+ * - e-commerce plugin: always the five API scopes, never webhooks;
+ * - from before access levels (legacy): full access to the five API scopes. Webhook scopes are
+ *   granted only to keys made for the API, so a legacy key manages no endpoints.
+ */
+export function scopesForKey(kind: KeyKind, access: KeyAccess): readonly Scope[] {
+  if (kind === 'api') return access === 'full' ? [...API_SCOPES, ...WEBHOOK_SCOPES] : READ_ONLY_SCOPES;
+  return API_SCOPES;
+}
+
+export function isReadOnlyScope(scope: Scope): boolean {
+  return scope.endsWith(':read');
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import path from 'node:path';
+
+// Environment -> typed, validated configuration. Every variable is documented in the README.
+const Port = z.coerce.number().int().min(0).max(65535);
+const PerMinute = z.coerce.number().int().min(1);
+
+const Env = z.object({
+  PORT: Port.default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+  EMBEDDED_PG_PORT: Port.default(54329),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  SECRET_ENCRYPTION_KEY: z.base64().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  RATE_LIMIT_BUSINESS_PER_MINUTE: PerMinute.default(120),
+  RATE_LIMIT_AGENT_PER_MINUTE: PerMinute.default(120),
+  RATE_LIMIT_SESSION_STARTS_PER_MINUTE: PerMinute.default(12),
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: PerMinute.default(60),
+});
+
+export interface RateLimitConfig {
+  enabled: boolean;
+  businessPerMinute: number;
+  agentPerMinute: number;
+  sessionStartsPerMinute: number;
+  unauthenticatedPerMinute: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Public origin, without a trailing slash; the API base is `${baseUrl}/v1`. */
+  baseUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPgPort: number;
+  dbPoolSize: number;
+  /** 32-byte key that encrypts webhook signing secrets at rest; generated under dataDir when unset. */
+  secretEncryptionKey: Buffer | undefined;
+  logLevel: string;
+  trustProxy: boolean;
+  rateLimits: RateLimitConfig;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const key = e.SECRET_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(e.SECRET_ENCRYPTION_KEY, 'base64');
+  if (key !== undefined && key.length !== 32) throw new Error('SECRET_ENCRYPTION_KEY must be 32 bytes, base64-encoded.');
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    dbPoolSize: e.DB_POOL_SIZE,
+    secretEncryptionKey: key,
+    logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY === 'true',
+    rateLimits: {
+      enabled: e.RATE_LIMITS === 'on',
+      businessPerMinute: e.RATE_LIMIT_BUSINESS_PER_MINUTE,
+      agentPerMinute: e.RATE_LIMIT_AGENT_PER_MINUTE,
+      sessionStartsPerMinute: e.RATE_LIMIT_SESSION_STARTS_PER_MINUTE,
+      unauthenticatedPerMinute: e.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
+    },
+  };
+}

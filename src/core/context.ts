@@ -1,0 +1,20 @@
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { SecretBox } from './secret-box.ts';
+import type { Clock } from './clock.ts';
+
+/** What every verb may use, built once per process. */
+export interface AppContext {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  secrets: SecretBox;
+  /** Resolves a host name to its addresses (DNS); injectable so the address policy is testable. */
+  resolveHost: (hostname: string) => Promise<string[]>;
+}
+
+/** A verb's view of one call: the app plus the caller. */
+export interface OperationContext extends AppContext {
+  principal: Principal;
+}

@@ -1,0 +1,28 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+// AES-256-GCM for secrets the service must read back (webhook signing secrets).
+// Layout: version byte, 12-byte nonce, 16-byte tag, ciphertext.
+const VERSION = 1;
+
+export class SecretBox {
+  readonly #key: Buffer;
+
+  constructor(key: Buffer) {
+    if (key.length !== 32) throw new Error('The secret encryption key must be 32 bytes.');
+    this.#key = key;
+  }
+
+  seal(plaintext: string): Buffer {
+    const nonce = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, nonce);
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return Buffer.concat([Buffer.from([VERSION]), nonce, cipher.getAuthTag(), body]);
+  }
+
+  open(sealed: Buffer): string {
+    if (sealed[0] !== VERSION) throw new Error('Unknown secret format.');
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, sealed.subarray(1, 13));
+    decipher.setAuthTag(sealed.subarray(13, 29));
+    return Buffer.concat([decipher.update(sealed.subarray(29)), decipher.final()]).toString('utf8');
+  }
+}

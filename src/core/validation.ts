@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { ApiError, isErrorCode, type ErrorCode } from './errors.ts';
+
+// Zod carries only a message per issue, so a schema that must answer with one of the spec's
+// error codes puts the code in front of its message. One schema then gives the documented
+// type (OpenAPI, MCP) and the precise code (section 7).
+const SEPARATOR = ' :: ';
+
+export function coded(code: ErrorCode, message: string): { error: string } {
+  return { error: `${code}${SEPARATOR}${message}` };
+}
+
+/** Turns the first zod issue into the API error (code, sentence, field path). */
+export function toApiError(error: z.ZodError, fallback: ErrorCode = 'invalid_request'): ApiError {
+  const issue = error.issues[0];
+  if (!issue) return new ApiError(fallback, 'The request is not valid.');
+  // An unknown key inside a strict object (collect) is named itself, e.g. collect.colour.
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
+  const field = path.map(String).join('.') || undefined;
+  const at = issue.message.indexOf(SEPARATOR);
+  if (at > 0) {
+    const code = issue.message.slice(0, at);
+    if (isErrorCode(code)) return new ApiError(code, issue.message.slice(at + SEPARATOR.length), field);
+  }
+  const message = field ? `${field}: ${issue.message}` : issue.message;
+  return new ApiError(fallback, message, field);
+}
+
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw toApiError(result.error);
+  return result.data;
+}
+
+/** Length in characters as people count them (code points), not UTF-16 units. */
+export function characters(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}

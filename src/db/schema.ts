@@ -1,0 +1,227 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+// Table types for Kysely, matching migrations/. Names stay snake_case: rows are never API objects.
+type Timestamp = ColumnType<Date, Date, Date>;
+type JsonText<T> = string | (null extends T ? null : never);
+type Json<T> = ColumnType<T, JsonText<T>, JsonText<T>>;
+/** A jsonb column with a database default. */
+type JsonDefault<T> = ColumnType<T, JsonText<T> | undefined, JsonText<T>>;
+
+export interface BusinessesTable {
+  id: string;
+  name: string;
+  status: Generated<'active' | 'suspended' | 'archived'>;
+  commerce: Generated<'active' | 'paused'>;
+  disabled_integrations: Generated<Integration[]>;
+  payout_wallet: string | null;
+  crypto_enabled: Generated<boolean>;
+  fee_bps: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type Integration = 'api' | 'payment_links' | 'checkouts';
+
+export interface PeopleTable {
+  id: string;
+  email: string;
+  name: string | null;
+  created_at: Timestamp;
+}
+
+export type Role = 'owner' | 'developer' | 'viewer';
+export interface MembershipsTable {
+  business_id: string;
+  person_id: string;
+  role: Role;
+  created_at: Timestamp;
+}
+
+export type KeyKind = 'api' | 'plugin' | 'legacy';
+export type KeyAccess = 'full' | 'read_only';
+export interface ApiKeysTable {
+  id: string;
+  business_id: string;
+  livemode: boolean;
+  kind: KeyKind;
+  access: KeyAccess;
+  name: string | null;
+  secret_hash: Buffer;
+  secret_hint: string;
+  created_by: string | null;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+}
+
+export interface StoredAddress {
+  name: string | null;
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  region: string | null;
+  postal_code: string | null;
+  country: string;
+}
+
+export interface StoreAccount {
+  platform: string;
+  store_id: string;
+  store_name: string | null;
+  customer_id: string;
+}
+
+export interface CustomersTable {
+  id: string;
+  business_id: string;
+  livemode: boolean;
+  email: string | null;
+  name: string | null;
+  phone: string | null;
+  shipping_address: Json<StoredAddress | null>;
+  billing_address: Json<StoredAddress | null>;
+  store_accounts: JsonDefault<StoreAccount[]>;
+  erased: Generated<boolean>;
+  created_at: Timestamp;
+  last_order_at: Timestamp | null;
+}
+
+export interface OrderNumbersTable {
+  business_id: string;
+  livemode: boolean;
+  last_number: number;
+}
+
+export interface OrderItem {
+  name: string;
+  variant: string | null;
+  sku: string | null;
+  quantity: number;
+  unit_amount_minor: number | null;
+  amount_minor: number;
+}
+
+export type PaymentSource = 'api' | 'checkout' | 'payment_link';
+export interface OrdersTable {
+  id: string;
+  business_id: string;
+  livemode: boolean;
+  number: number;
+  customer_id: string | null;
+  source: PaymentSource;
+  checkout_id: string | null;
+  store: Json<Record<string, unknown> | null>;
+  status: Generated<string>;
+  fulfillment: Generated<'none' | 'unfulfilled' | 'fulfilled'>;
+  fulfilled_at: Timestamp | null;
+  currency: string;
+  subtotal_minor: number;
+  discount_minor: Generated<number>;
+  discount_code: string | null;
+  shipping_minor: Generated<number>;
+  shipping_method: string | null;
+  tax_minor: Generated<number>;
+  total_minor: number;
+  customer_name: string | null;
+  customer_phone: string | null;
+  ship_to: Json<StoredAddress | null>;
+  bill_to: Json<StoredAddress | null>;
+  items: JsonDefault<OrderItem[]>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  paid_at: Timestamp | null;
+}
+
+export type PaymentStatus = 'open' | 'pending' | 'paid' | 'held' | 'failed' | 'expired';
+export interface PaymentsTable {
+  id: string;
+  business_id: string;
+  livemode: boolean;
+  source: PaymentSource;
+  order_id: string | null;
+  checkout_id: string | null;
+  status: Generated<PaymentStatus>;
+  amount_minor: number;
+  currency: string;
+  description: string;
+  reference: string | null;
+  metadata: Json<Record<string, unknown> | null>;
+  customer_email: string | null;
+  customer_name: string | null;
+  memo: string | null;
+  success_url: string | null;
+  collect: Json<Record<string, boolean> | null>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  started_at: Timestamp | null;
+  provider_reached_at: Timestamp | null;
+  paid_at: Timestamp | null;
+  canceled_at: Timestamp | null;
+}
+
+export interface Routing {
+  choice: 'smart' | 'buyer' | 'fixed';
+  provider: string | null;
+  fallback: boolean;
+}
+
+export interface CheckoutsTable {
+  id: string;
+  business_id: string;
+  livemode: boolean;
+  kind: 'page' | 'pricing_table' | 'widget';
+  slug: string;
+  active: Generated<boolean>;
+  name: string;
+  description: string | null;
+  amount_minor: number;
+  currency: string;
+  success_url: string | null;
+  theme: 'light' | 'dark';
+  button_label: string | null;
+  crypto: boolean;
+  routing: Json<Routing>;
+  collect: Json<Record<string, boolean> | null>;
+  options: Json<string[] | null>;
+  plans: JsonDefault<unknown[]>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  business_id: string;
+  livemode: boolean;
+  url: string;
+  description: string | null;
+  events: string[];
+  secret_encrypted: Buffer | null;
+  previous_secret_encrypted: Buffer | null;
+  previous_secret_expires_at: Timestamp | null;
+  added_via: 'api' | 'dashboard';
+  api_key_id: string | null;
+  created_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface Database {
+  businesses: BusinessesTable;
+  people: PeopleTable;
+  memberships: MembershipsTable;
+  api_keys: ApiKeysTable;
+  customers: CustomersTable;
+  order_numbers: OrderNumbersTable;
+  orders: OrdersTable;
+  payments: PaymentsTable;
+  checkouts: CheckoutsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+}
+
+export type BusinessRow = Selectable<BusinessesTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type CustomerRow = Selectable<CustomersTable>;
+export type OrderRow = Selectable<OrdersTable>;
+export type PaymentRow = Selectable<PaymentsTable>;
+export type NewPayment = Insertable<PaymentsTable>;
+export type CheckoutRow = Selectable<CheckoutsTable>;
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type BusinessUpdate = Updateable<BusinessesTable>;

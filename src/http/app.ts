@@ -1,0 +1,47 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Authenticator } from '../auth/authenticate.ts';
+import { Gate } from '../auth/gate.ts';
+import type { AppContext } from '../core/context.ts';
+import type { Operation } from '../core/operation.ts';
+import { registerErrorHandling } from './errors.ts';
+import { registerJsonBody } from './json-body.ts';
+import { openApiDocument } from './openapi.ts';
+import { API_PREFIX, methodMatcher, registerOperationRoutes, restPath } from './routes.ts';
+import { registerWellKnown, WELL_KNOWN_PATHS } from './well-known.ts';
+
+export const BODY_LIMIT = 64 * 1024;
+
+/** The HTTP application, without a port: main.ts listens, tests inject or listen on port 0. */
+export async function buildApp(context: AppContext, operations: readonly Operation[]): Promise<FastifyInstance> {
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT,
+    trustProxy: context.config.trustProxy,
+    forceCloseConnections: 'idle',
+    logger: context.config.logLevel === 'silent'
+      ? false
+      : { level: context.config.logLevel, redact: ['req.headers.authorization'] },
+  });
+
+  // Every response, errors included: never cached, never shared with a browser origin.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('Cache-Control', 'no-store');
+    reply.header('X-Content-Type-Options', 'nosniff');
+    return payload;
+  });
+
+  registerJsonBody(app);
+  const gate = new Gate(new Authenticator(context.db, context.clock), context.config.rateLimits, context.clock);
+  registerOperationRoutes(app, operations, context, gate);
+  registerWellKnown(app, context.config.baseUrl);
+  const openapi = openApiDocument(operations, context.config.baseUrl);
+  app.get(`${API_PREFIX}/openapi.json`, async () => openapi);
+
+  const routes = [
+    ...operations.map((operation) => ({ method: operation.http.method, path: restPath(operation) })),
+    ...WELL_KNOWN_PATHS.map((path) => ({ method: 'GET', path })),
+    { method: 'GET', path: `${API_PREFIX}/openapi.json` },
+  ];
+  registerErrorHandling(app, context.config.baseUrl, methodMatcher(routes));
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { ApiError } from '../core/errors.ts';
+
+// JSON bodies: parsed with prototype-poisoning protection; an empty body is no body (POST
+// .../cancel takes none); text PostgreSQL cannot store (NUL) is refused as bad JSON.
+const NUL_ESCAPE = /\\u0000/i;
+
+export function registerJsonBody(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  const parse = (_request: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    if (NUL_ESCAPE.test(text)) return done(new ApiError('invalid_json', 'The body must not contain the NUL character (\\u0000).'), undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch {
+      done(new ApiError('invalid_json', 'The body is not valid JSON.'), undefined);
+    }
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
+  app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parse);
+}
+
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Gate } from '../auth/gate.ts';
+import type { AppContext } from '../core/context.ts';
+import { ApiError } from '../core/errors.ts';
+import { pathParams, type Operation } from '../core/operation.ts';
+import { parseOrThrow } from '../core/validation.ts';
+import { isJsonObject } from './json-body.ts';
+
+export const API_PREFIX = '/v1';
+
+/** The REST path of an operation in Fastify's syntax, e.g. /v1/payment_links/:id. */
+export function restPath(operation: Operation): string {
+  return `${API_PREFIX}${operation.http.path}`;
+}
+
+/** Path params, then the query (GET, DELETE) or the JSON body (POST, PATCH), as one input. */
+function rawInput(operation: Operation, request: FastifyRequest): Record<string, unknown> {
+  const params = request.params as Record<string, string>;
+  const fromPath = Object.fromEntries(pathParams(operation).map((name) => [name, params[name]]));
+  if (operation.http.method === 'GET' || operation.http.method === 'DELETE') {
+    return { ...(request.query as Record<string, unknown>), ...fromPath };
+  }
+  const body = request.body;
+  if (body !== undefined && !isJsonObject(body)) throw new ApiError('invalid_json', 'The body must be a JSON object.');
+  return { ...body, ...fromPath };
+}
+
+/** One route per registry operation: admit the caller, validate, run the verb. */
+export function registerOperationRoutes(app: FastifyInstance, operations: readonly Operation[], appContext: AppContext, gate: Gate): void {
+  for (const operation of operations) {
+    app.route({
+      method: operation.http.method,
+      url: restPath(operation),
+      handler: async (request, reply) => {
+        const principal = await gate.admit(request.headers.authorization, request.ip, operation);
+        const input = parseOrThrow(operation.input, rawInput(operation, request));
+        const output = await operation.run({ ...appContext, principal }, input);
+        return reply.code(operation.http.status).send(output);
+      },
+    });
+  }
+}
+
+/** Methods answered on a concrete path, for 405 Method Not Allowed. */
+export function methodMatcher(patterns: ReadonlyArray<{ method: string; path: string }>): (path: string) => string[] {
+  const compiled = patterns.map(({ method, path }) => ({
+    method,
+    regex: new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`),
+  }));
+  return (path) => [...new Set(compiled.filter((route) => route.regex.test(path)).map((route) => route.method))];
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { API_SCOPES } from '../auth/scopes.ts';
+import { API_PREFIX } from './routes.ts';
+
+// OAuth 2.0 Protected Resource Metadata (RFC 9728) for the REST API (spec 5.7).
+export function protectedResourceMetadata(baseUrl: string, authorizationServer: string) {
+  return {
+    resource: `${baseUrl}${API_PREFIX}`,
+    resource_name: 'Payment Service API',
+    authorization_servers: [authorizationServer],
+    scopes_supported: [...API_SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_documentation: `${baseUrl}${API_PREFIX}/openapi.json`,
+  };
+}
+
+export const WELL_KNOWN_PATHS = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1'];
+
+export function registerWellKnown(app: FastifyInstance, baseUrl: string): void {
+  const document = protectedResourceMetadata(baseUrl, baseUrl);
+  for (const url of WELL_KNOWN_PATHS) {
+    app.get(url, async () => document);
+  }
+}

@@ -1,0 +1,51 @@
+import { sql } from 'kysely';
+import type { Principal } from '../../auth/principal.ts';
+import { newId } from '../../core/ids.ts';
+import type { Db } from '../../db/database.ts';
+import type { StoredAddress } from '../../db/schema.ts';
+
+export interface CustomerDetails {
+  email: string;
+  name?: string | null;
+  phone?: string | null;
+  shipping_address?: StoredAddress | null;
+  billing_address?: StoredAddress | null;
+}
+
+/**
+ * Finds or creates the customer for an email in the caller's mode (spec 2.3 rules 1 and 3):
+ * one customer per lowercased email; details sent now replace the saved ones, details left
+ * out keep their earlier value. Returns the customer id.
+ */
+export async function recordCustomer(db: Db, principal: Principal, details: CustomerDetails, now: Date): Promise<string> {
+  const json = (value: StoredAddress | null | undefined) => (value ? JSON.stringify(value) : null);
+  const row = await db
+    .insertInto('customers')
+    .values({
+      id: newId('cus'),
+      business_id: principal.businessId,
+      livemode: principal.livemode,
+      email: details.email.toLowerCase(),
+      name: details.name ?? null,
+      phone: details.phone ?? null,
+      shipping_address: json(details.shipping_address),
+      billing_address: json(details.billing_address),
+      created_at: now,
+      last_order_at: now,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['business_id', 'livemode', 'email'])
+        .where('email', 'is not', null)
+        .doUpdateSet({
+          name: sql`COALESCE(excluded.name, customers.name)`,
+          phone: sql`COALESCE(excluded.phone, customers.phone)`,
+          shipping_address: sql`COALESCE(excluded.shipping_address, customers.shipping_address)`,
+          billing_address: sql`COALESCE(excluded.billing_address, customers.billing_address)`,
+          last_order_at: sql`GREATEST(customers.last_order_at, excluded.last_order_at)`,
+        }),
+    )
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

@@ -1,0 +1,37 @@
+import type { OperationContext } from '../../core/context.ts';
+import { ApiError } from '../../core/errors.ts';
+import { readStatus } from '../payments/status.ts';
+import { assertWritable } from '../shared/business-rules.ts';
+import { getPaymentLink } from './queries.ts';
+import { toPaymentLinkOut, type PaymentLinkOut } from './schemas.ts';
+
+/**
+ * Closes a link nobody has started paying at a card provider (spec 4.1, 3 rules 2-3).
+ * The conditional update makes a cancel racing a payer's move to a provider apply at most once.
+ */
+export async function cancelPaymentLink(ctx: OperationContext, input: { id: string }): Promise<PaymentLinkOut> {
+  const { db, principal } = ctx;
+  assertWritable(principal);
+  const now = ctx.clock.now();
+  const canceled = await db
+    .updateTable('payments')
+    .set({ status: 'expired', canceled_at: now })
+    .where('id', '=', input.id)
+    .where('business_id', '=', principal.businessId)
+    .where('livemode', '=', principal.livemode)
+    .where('source', '=', 'payment_link')
+    .where('status', '=', 'open')
+    .where('provider_reached_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+  if (canceled) return toPaymentLinkOut(canceled, ctx.config.baseUrl, now);
+
+  const row = await getPaymentLink(db, principal, input.id);
+  if (row.canceled_at !== null) return toPaymentLinkOut(row, ctx.config.baseUrl, now);
+  const status = readStatus(row, now);
+  const why = row.provider_reached_at !== null || status === 'pending'
+    ? 'the payer has gone to a card provider and their payment may be on its way'
+    : `the link is already ${status}`;
+  throw new ApiError('not_cancelable', `This payment link cannot be canceled: ${why}.`);
+}

@@ -1,0 +1,43 @@
+import type { Principal } from '../../auth/principal.ts';
+import { ApiError, notFound } from '../../core/errors.ts';
+import { after, createdBounds } from '../../core/pagination.ts';
+import type { Db } from '../../db/database.ts';
+import type { PaymentRow } from '../../db/schema.ts';
+import { statusIs } from '../payments/status.ts';
+import type { ListPaymentLinksInput } from './schemas.ts';
+
+// Payment links are payments with source 'payment_link'; every query is scoped to the
+// caller's business and mode.
+function links(db: Db, principal: Principal) {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('business_id', '=', principal.businessId)
+    .where('livemode', '=', principal.livemode)
+    .where('source', '=', 'payment_link');
+}
+
+export async function findPaymentLink(db: Db, principal: Principal, id: string): Promise<PaymentRow | undefined> {
+  return links(db, principal).where('id', '=', id).executeTakeFirst();
+}
+
+export async function getPaymentLink(db: Db, principal: Principal, id: string): Promise<PaymentRow> {
+  const row = await findPaymentLink(db, principal, id);
+  if (!row) throw notFound('payment link', id);
+  return row;
+}
+
+export async function listPaymentLinkRows(db: Db, principal: Principal, input: ListPaymentLinksInput, now: Date): Promise<PaymentRow[]> {
+  let query = links(db, principal);
+  if (input.starting_after !== undefined) {
+    const cursor = await findPaymentLink(db, principal, input.starting_after);
+    if (!cursor) throw new ApiError('invalid_cursor', 'starting_after is not a payment link of this account in this mode.', 'starting_after');
+    query = query.where(after(cursor));
+  }
+  if (input.status !== undefined) query = query.where(statusIs(input.status, now));
+  if (input.reference !== undefined) query = query.where('reference', '=', input.reference);
+  const { from, before } = createdBounds(input);
+  if (from) query = query.where('created_at', '>=', from);
+  if (before) query = query.where('created_at', '<', before);
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(input.limit + 1).execute();
+}

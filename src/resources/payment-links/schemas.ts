@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
+import { formatAmount } from '../../core/money.ts';
+import { createdRange, listParams, pageOf } from '../../core/pagination.ts';
+import { coded } from '../../core/validation.ts';
+import type { PaymentRow } from '../../db/schema.ts';
+import { addressField } from '../shared/addresses.ts';
+import { amountField, collectField, collectOut, currencyField, emailField, optionalText, requiredText, urlField } from '../shared/fields.ts';
+import { PAYMENT_STATUSES, readStatus } from '../payments/status.ts';
+import { idParam } from '../shared/ids.ts';
+
+const expiry = 'expires_in_days must be a whole JSON number from 1 to 30.';
+
+export const CreatePaymentLinkInput = z.object({
+  amount: amountField,
+  currency: currencyField,
+  description: requiredText('description', 120, 'missing_description').describe('What the payment is for, shown to the payer; up to 120 characters.'),
+  customer_name: optionalText('customer_name', 80, 'invalid_customer_name').describe('Who the link is for; up to 80 characters.'),
+  customer_email: emailField.nullish().describe('Payer email, pre-filled on their page; stored lowercased.'),
+  customer_phone: optionalText('customer_phone', 40, 'invalid_customer_phone').describe('Up to 40 characters; kept on the order.'),
+  shipping_address: addressField.nullish(),
+  billing_address: addressField.nullish(),
+  reference: optionalText('reference', 64, 'invalid_reference').describe('Your own id for the payment; up to 64 characters.'),
+  memo: optionalText('memo', 500, 'invalid_memo').describe('Note to the payer; up to 500 characters.'),
+  expires_in_days: z
+    .number(coded('invalid_expiry', expiry))
+    .int(coded('invalid_expiry', expiry))
+    .min(1, coded('invalid_expiry', expiry))
+    .max(30, coded('invalid_expiry', expiry))
+    .default(7)
+    .describe('Days the link accepts payments, 1 to 30 (default 7); a JSON number.'),
+  success_url: urlField('success_url').nullish().describe('Where the payer lands after paying; https:// in Live mode.'),
+  collect: collectField,
+});
+export type CreatePaymentLinkInput = z.output<typeof CreatePaymentLinkInput>;
+
+export const PaymentLinkIdInput = z.object({ id: idParam('pay') });
+
+export const ListPaymentLinksInput = z.object({
+  ...listParams,
+  status: z
+    .enum(PAYMENT_STATUSES, coded('invalid_filter', `status must be one of ${PAYMENT_STATUSES.join(', ')}.`))
+    .optional()
+    .describe('Only links in this status; canceled links count as expired.'),
+  reference: z.string(coded('invalid_filter', 'reference must be a string.')).optional().describe('Exact match on reference.'),
+  ...createdRange,
+});
+export type ListPaymentLinksInput = z.output<typeof ListPaymentLinksInput>;
+
+export const PaymentLinkOut = z.object({
+  id: z.string(),
+  object: z.literal('payment_link'),
+  url: z.string(),
+  tracking_url: z.string().nullable(),
+  status: z.enum(PAYMENT_STATUSES),
+  livemode: z.boolean(),
+  amount: z.string(),
+  currency: z.string(),
+  description: z.string(),
+  reference: z.string().nullable(),
+  customer_name: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  memo: z.string().nullable(),
+  success_url: z.string().nullable(),
+  collect: collectOut,
+  order_id: z.string().nullable(),
+  created: z.number().int(),
+  expires_at: z.number().int(),
+  started_at: z.number().int().nullable(),
+  paid_at: z.number().int().nullable(),
+  canceled_at: z.number().int().nullable(),
+});
+export type PaymentLinkOut = z.infer<typeof PaymentLinkOut>;
+
+export const PaymentLinkList = pageOf(PaymentLinkOut);
+
+export function toPaymentLinkOut(row: PaymentRow, baseUrl: string, now: Date): PaymentLinkOut {
+  return {
+    id: row.id,
+    object: 'payment_link',
+    url: `${baseUrl}/pay/${row.id}`,
+    tracking_url: `${baseUrl}/track/${row.id}`,
+    status: readStatus(row, now),
+    livemode: row.livemode,
+    amount: formatAmount(row.amount_minor),
+    currency: row.currency,
+    description: row.description,
+    reference: row.reference,
+    customer_name: row.customer_name,
+    customer_email: row.customer_email,
+    memo: row.memo,
+    success_url: row.success_url,
+    collect: row.collect,
+    order_id: row.order_id,
+    created: unixSeconds(row.created_at),
+    expires_at: unixSeconds(row.expires_at),
+    started_at: unixSecondsOrNull(row.started_at),
+    paid_at: unixSecondsOrNull(row.paid_at),
+    canceled_at: unixSecondsOrNull(row.canceled_at),
+  };
+}

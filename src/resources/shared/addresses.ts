@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import type { StoredAddress } from '../../db/schema.ts';
+import { characters, coded } from '../../core/validation.ts';
+
+// Postal addresses and what each country needs (spec 2.3, 4.1, 7.2 invalid_address).
+
+const REGION_CODES: Record<string, readonly string[]> = {
+  US: ('AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND ' +
+    'OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC AS GU MP PR VI UM AA AE AP').split(' '),
+  CA: 'AB BC MB NB NL NS NT NU ON PE QC SK YT'.split(' '),
+  AU: 'ACT NSW NT QLD SA TAS VIC WA'.split(' '),
+};
+
+const EU = 'AT BE BG HR CY CZ DK EE FI FR DE GR IE IT LV LT LU MT NL PL PT RO SK SI ES SE'.split(' ');
+
+// Postal code formats where a wrong one is a sure mistake; elsewhere presence is enough.
+const POSTAL_FORMATS: Record<string, RegExp> = {
+  US: /^\d{5}(-\d{4})?$/,
+  CA: /^[A-Z]\d[A-Z] ?\d[A-Z]\d$/i,
+  AU: /^\d{4}$/,
+  GB: /^[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}$/i,
+};
+
+/** Which parts a country's addresses cannot do without. */
+export function requiredParts(country: string): ReadonlyArray<'line1' | 'city' | 'region' | 'postal_code'> {
+  if (country in REGION_CODES) return ['line1', 'city', 'region', 'postal_code'];
+  // Ireland's Eircode is not used by every address.
+  if (country === 'GB' || (EU.includes(country) && country !== 'IE')) return ['line1', 'city', 'postal_code'];
+  return ['line1', 'city'];
+}
+
+const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'QO', 'XA', 'XB', 'ZZ']);
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+
+export function isCountryCode(code: string): boolean {
+  if (!/^[A-Z]{2}$/.test(code) || NOT_COUNTRIES.has(code)) return false;
+  return regionNames.of(code) !== code;
+}
+
+const LIMITS = { name: 200, line1: 200, line2: 200, city: 100, region: 100, postal_code: 20 } as const;
+
+function part(key: keyof typeof LIMITS) {
+  return z
+    .string(coded('invalid_address', `${key} must be a string.`))
+    .refine((text) => characters(text) <= LIMITS[key], coded('too_long', `${key} must be at most ${LIMITS[key]} characters.`))
+    .nullish();
+}
+
+const AddressObject = z.object(
+  {
+    name: part('name'),
+    line1: part('line1'),
+    line2: part('line2'),
+    city: part('city'),
+    region: part('region'),
+    postal_code: part('postal_code'),
+    country: z.string(coded('invalid_address', 'country is required: a two-letter country code such as "US".')),
+  },
+  coded('invalid_address', 'An address must be an object with line1, city, region, postal_code and country.'),
+);
+
+function blankToNull(text: string | null | undefined): string | null {
+  const trimmed = text?.trim();
+  return trimmed ? trimmed : null;
+}
+
+export const addressField = AddressObject.transform((input, ctx): StoredAddress => {
+  const country = input.country.trim().toUpperCase();
+  const address: StoredAddress = {
+    name: blankToNull(input.name),
+    line1: blankToNull(input.line1),
+    line2: blankToNull(input.line2),
+    city: blankToNull(input.city),
+    region: blankToNull(input.region),
+    postal_code: blankToNull(input.postal_code),
+    country,
+  };
+  const fail = (path: string, message: string) => {
+    ctx.addIssue({ code: 'custom', path: [path], message: coded('invalid_address', message).error });
+    return z.NEVER;
+  };
+  if (!isCountryCode(country)) return fail('country', 'country must be a two-letter ISO 3166 country code such as "US".');
+  for (const key of requiredParts(country)) {
+    if (address[key] === null) return fail(key, `${key} is required for addresses in ${country}.`);
+  }
+  const regions = REGION_CODES[country];
+  if (regions && address.region !== null) {
+    address.region = address.region.toUpperCase();
+    if (!regions.includes(address.region)) {
+      return fail('region', `region must be a ${country} region code, one of ${regions.join(', ')}.`);
+    }
+  }
+  const format = POSTAL_FORMATS[country];
+  if (format && address.postal_code !== null) {
+    if (!format.test(address.postal_code)) return fail('postal_code', `postal_code is not a valid ${country} postal code.`);
+    address.postal_code = address.postal_code.toUpperCase();
+  }
+  return address;
+}).meta({
+  description: 'Postal address: line1, line2, city, region, postal_code, country (two letters). ' +
+    'US, CA and AU need a region code; US, CA, AU, GB and the EU need a postal code.',
+});
+
+export const addressOut = z.object({
+  name: z.string().nullable(),
+  line1: z.string().nullable(),
+  line2: z.string().nullable(),
+  city: z.string().nullable(),
+  region: z.string().nullable(),
+  postal_code: z.string().nullable(),
+  country: z.string(),
+});

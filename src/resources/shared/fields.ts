@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { ApiError, type ErrorCode } from '../../core/errors.ts';
+import { CURRENCIES, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR, parseAmount, type Currency } from '../../core/money.ts';
+import { characters, coded } from '../../core/validation.ts';
+
+// Field schemas shared by the create operations. Each answers with the spec's own error code.
+
+export const amountField = z
+  .string(coded('invalid_amount', 'amount must be a decimal string such as "25.00".'))
+  .refine((text) => {
+    const minor = parseAmount(text);
+    return minor !== null && minor >= MIN_AMOUNT_MINOR && minor <= MAX_AMOUNT_MINOR;
+  }, coded('invalid_amount', 'amount must be a decimal string from 1.00 to 100000.00 with at most two decimals.'))
+  .transform((text) => parseAmount(text) ?? 0)
+  .meta({ description: 'Decimal string from "1.00" to "100000.00", at most two decimals.', examples: ['25.00'] });
+
+export const currencyField = z
+  .string(coded('invalid_currency', `currency must be one of ${CURRENCIES.join(', ')}.`))
+  .transform((text) => text.toUpperCase())
+  .refine((text): text is Currency => (CURRENCIES as readonly string[]).includes(text),
+    coded('invalid_currency', `currency must be one of ${CURRENCIES.join(', ')}.`))
+  .transform((text) => text as Currency)
+  .meta({ description: 'USD, EUR, GBP, CAD or AUD, in any letter case.', examples: ['USD'] });
+
+export const emailField = z
+  .string(coded('invalid_email', 'customer_email must be an email address.'))
+  .trim()
+  .toLowerCase()
+  .pipe(z.email(coded('invalid_email', 'customer_email must be an email address.')).max(254, coded('invalid_email', 'customer_email is too long.')))
+  .meta({ description: 'Email address; stored lowercased.' });
+
+export function optionalText(field: string, max: number, notString: ErrorCode) {
+  return z
+    .string(coded(notString, `${field} must be a string.`))
+    .refine((text) => characters(text) <= max, coded('too_long', `${field} must be at most ${max} characters.`))
+    .nullish()
+    .meta({ description: `Up to ${max} characters.` });
+}
+
+export function requiredText(field: string, max: number, missing: ErrorCode) {
+  return z
+    .string(coded(missing, `${field} is required and must be a non-empty string.`))
+    .refine((text) => text.trim() !== '', coded(missing, `${field} must not be empty.`))
+    .refine((text) => characters(text) <= max, coded('too_long', `${field} must be at most ${max} characters.`))
+    .meta({ description: `Required, up to ${max} characters.` });
+}
+
+export const MAX_URL_LENGTH = 2048;
+
+function parseHttpUrl(text: string): URL | null {
+  if (!URL.canParse(text)) return null;
+  const url = new URL(text);
+  return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '' ? url : null;
+}
+
+/** A full http(s) address without credentials, normalised (placeholders in the path percent-encoded). */
+export function urlField(field: string) {
+  return z
+    .string(coded('invalid_url', `${field} must be a full address such as https://example.com/thanks.`))
+    .refine((text) => text.length <= MAX_URL_LENGTH, coded('invalid_url', `${field} must be at most ${MAX_URL_LENGTH} characters.`))
+    .refine((text) => parseHttpUrl(text) !== null, coded('invalid_url', `${field} must be a full http:// or https:// address.`))
+    .refine((text) => {
+      const url = parseHttpUrl(text);
+      return url !== null && url.username === '' && url.password === '';
+    }, coded('invalid_url', `${field} must not contain a username or password.`))
+    .transform((text) => new URL(text).href);
+}
+
+/** Live mode takes only https:// addresses for where payers are sent. */
+export function requireHttpsInLive(livemode: boolean, url: string | null | undefined, field: string): void {
+  if (livemode && url != null && !url.startsWith('https://')) {
+    throw new ApiError('invalid_url', `${field} must use https:// in Live mode.`, field);
+  }
+}
+
+// What the payer page asks besides email (spec 2.9; its inner shape is ours): each key true to ask.
+export const COLLECTABLE = ['name', 'phone', 'shipping_address', 'billing_address'] as const;
+const collectFlag = z.boolean(coded('invalid_collect', 'Each collect value must be true or false.')).optional();
+
+export const collectField = z
+  .strictObject(
+    { name: collectFlag, phone: collectFlag, shipping_address: collectFlag, billing_address: collectFlag },
+    { error: (issue) => (issue.code === 'unrecognized_keys'
+        ? coded('invalid_collect', `collect can ask only for ${COLLECTABLE.join(', ')}.`).error
+        : coded('invalid_collect', 'collect must be an object such as {"phone": true}.').error) },
+  )
+  .nullish()
+  .transform((collect) => {
+    if (collect == null) return null;
+    const asked = Object.fromEntries(Object.entries(collect).filter(([, on]) => on === true));
+    return Object.keys(asked).length === 0 ? null : (asked as Record<string, boolean>);
+  })
+  .meta({ description: `What the payer page asks besides email: any of ${COLLECTABLE.join(', ')} set to true. Null asks nothing more.` });
+
+export const collectOut = z.record(z.string(), z.boolean()).nullable();

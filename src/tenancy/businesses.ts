@@ -1,0 +1,80 @@
+import type { Db } from '../db/database.ts';
+import type { BusinessRow, BusinessUpdate, Integration, Role } from '../db/schema.ts';
+import { newId } from '../core/ids.ts';
+import type { Clock } from '../core/clock.ts';
+
+// Businesses (the spec's accounts), people and their roles. Called by the CLI now and by the
+// dashboard later; not part of the merchant API.
+
+export const INTEGRATIONS: readonly Integration[] = ['api', 'payment_links', 'checkouts'];
+export const PAYOUT_WALLET = /^0x[0-9a-fA-F]{40}$/;
+
+export class TenancyError extends Error {}
+
+export async function findOrCreatePerson(db: Db, email: string, now: Date): Promise<string> {
+  const normalized = email.trim().toLowerCase();
+  const row = await db
+    .insertInto('people')
+    .values({ id: newId('per'), email: normalized, created_at: now })
+    .onConflict((conflict) => conflict.column('email').doUpdateSet({ email: normalized }))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function createBusiness(db: Db, clock: Clock, input: { name: string; ownerEmail: string }): Promise<BusinessRow> {
+  if (input.name.trim() === '') throw new TenancyError('A business needs a name.');
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(input.ownerEmail)) throw new TenancyError('The owner must be an email address.');
+  const now = clock.now();
+  return db.transaction().execute(async (trx) => {
+    const business = await trx
+      .insertInto('businesses')
+      .values({ id: newId('biz'), name: input.name.trim(), created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const personId = await findOrCreatePerson(trx, input.ownerEmail, now);
+    await setRole(trx, business.id, personId, 'owner', now);
+    return business;
+  });
+}
+
+export async function setRole(db: Db, businessId: string, personId: string, role: Role, now: Date): Promise<void> {
+  await db
+    .insertInto('memberships')
+    .values({ business_id: businessId, person_id: personId, role, created_at: now })
+    .onConflict((conflict) => conflict.columns(['business_id', 'person_id']).doUpdateSet({ role }))
+    .execute();
+}
+
+export interface BusinessChanges {
+  status?: 'active' | 'suspended' | 'archived';
+  commerce?: 'active' | 'paused';
+  payoutWallet?: string | null;
+  cryptoEnabled?: boolean;
+  feeBps?: number;
+  disable?: Integration[];
+  enable?: Integration[];
+}
+
+export async function updateBusiness(db: Db, clock: Clock, id: string, changes: BusinessChanges): Promise<BusinessRow> {
+  if (changes.payoutWallet != null && !PAYOUT_WALLET.test(changes.payoutWallet)) {
+    throw new TenancyError('The payout wallet must be a 0x-prefixed address of 40 hexadecimal characters.');
+  }
+  if (changes.feeBps !== undefined && (!Number.isInteger(changes.feeBps) || changes.feeBps < 0 || changes.feeBps > 10_000)) {
+    throw new TenancyError('The fee must be a whole number of basis points from 0 to 10000.');
+  }
+  return db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('businesses').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!current) throw new TenancyError(`No business ${id}.`);
+    const disabled = new Set(current.disabled_integrations);
+    for (const integration of changes.disable ?? []) disabled.add(integration);
+    for (const integration of changes.enable ?? []) disabled.delete(integration);
+    const set: BusinessUpdate = { updated_at: clock.now(), disabled_integrations: INTEGRATIONS.filter((i) => disabled.has(i)) };
+    if (changes.status !== undefined) set.status = changes.status;
+    if (changes.commerce !== undefined) set.commerce = changes.commerce;
+    if (changes.payoutWallet !== undefined) set.payout_wallet = changes.payoutWallet;
+    if (changes.cryptoEnabled !== undefined) set.crypto_enabled = changes.cryptoEnabled;
+    if (changes.feeBps !== undefined) set.fee_bps = changes.feeBps;
+    return trx.updateTable('businesses').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  });
+}
