@@ -183,3 +183,16 @@ CREATE TABLE webhook_endpoints (
 CREATE UNIQUE INDEX webhook_endpoints_url ON webhook_endpoints (business_id, livemode, url) WHERE deleted_at IS NULL;
 CREATE INDEX webhook_endpoints_list ON webhook_endpoints (business_id, livemode, created_at DESC, id DESC) WHERE deleted_at IS NULL;
 CREATE INDEX webhook_endpoints_key ON webhook_endpoints (api_key_id) WHERE deleted_at IS NULL;
+
+-- Account activity: who did what, shown in the dashboard (e.g. "key key_… added endpoint we_…").
+CREATE TABLE activity (
+  id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  business_id text NOT NULL REFERENCES businesses (id),
+  livemode    boolean NOT NULL,
+  actor       text NOT NULL,
+  action      text NOT NULL,
+  subject_id  text,
+  details     jsonb NOT NULL DEFAULT '{}',
+  created_at  timestamptz NOT NULL
+);
+CREATE INDEX activity_business ON activity (business_id, created_at DESC);

@@ -1,8 +1,14 @@
 import type { Operation } from './core/operation.ts';
+import { checkoutOperations } from './resources/checkouts/operations.ts';
+import { customerOperations } from './resources/customers/operations.ts';
 import { paymentLinkOperations } from './resources/payment-links/operations.ts';
+import { webhookEndpointOperations } from './resources/webhook-endpoints/operations.ts';
 
 // The registry: every API operation once. REST routes, the OpenAPI document and MCP tools
 // are generated from this list.
 export const operations: readonly Operation[] = [
   ...paymentLinkOperations,
+  ...checkoutOperations,
+  ...customerOperations,
+  ...webhookEndpointOperations,
 ] as readonly Operation[];

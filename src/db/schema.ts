@@ -203,7 +203,19 @@ export interface WebhookEndpointsTable {
   deleted_at: Timestamp | null;
 }
 
+export interface ActivityTable {
+  id: Generated<number>;
+  business_id: string;
+  livemode: boolean;
+  actor: string;
+  action: string;
+  subject_id: string | null;
+  details: JsonDefault<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  activity: ActivityTable;
   businesses: BusinessesTable;
   people: PeopleTable;
   memberships: MembershipsTable;

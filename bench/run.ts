@@ -1,0 +1,253 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createSecretKey } from '../src/auth/key-admin.ts';
+import { loadConfig } from '../src/config.ts';
+import { systemClock } from '../src/core/clock.ts';
+import type { AppContext } from '../src/core/context.ts';
+import { SecretBox } from '../src/core/secret-box.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { startEmbedded } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { buildApp } from '../src/http/app.ts';
+import { operations } from '../src/operations.ts';
+import { resolveHost } from '../src/runtime.ts';
+import { createBusiness, updateBusiness } from '../src/tenancy/businesses.ts';
+import { startBaseline } from './baseline.ts';
+import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
+import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scenarios.ts';
+
+// npm run bench: the service against a minimal Fastify + pg baseline, scenario by scenario, on
+// one embedded PostgreSQL in a temp dir. Prints a markdown table, writes bench/results.json.
+// Env: BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (20),
+// BENCH_ONLY (run only scenarios whose name contains this text).
+
+const POOL_SIZE = 10;
+const WALLET = '0x1111111111111111111111111111111111111111';
+const RESULTS_FILE = fileURLToPath(new URL('./results.json', import.meta.url));
+
+function positiveNumber(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not ${JSON.stringify(text)}.`);
+  return value;
+}
+
+const settings = {
+  seconds: positiveNumber('BENCH_SECONDS', 8),
+  warmupSeconds: positiveNumber('BENCH_WARMUP_SECONDS', 2),
+  connections: Math.round(positiveNumber('BENCH_CONNECTIONS', 20)),
+  poolSize: POOL_SIZE,
+};
+
+const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+// Cleanups run last-in first-out, once, on the normal path, on a crash and on Ctrl-C.
+const cleanups: Array<{ what: string; run: () => Promise<void> }> = [];
+let cleaning: Promise<void> | undefined;
+
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    while (cleanups.length > 0) {
+      const step = cleanups.pop()!;
+      try {
+        await step.run();
+      } catch (error) {
+        process.stderr.write(`[bench] cleanup (${step.what}) failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    progress(`${signal}: shutting down`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Side {
+  request: RequestSpec;
+  load: LoadSummary;
+}
+
+interface ScenarioResult {
+  name: string;
+  target: number;
+  service: Side;
+  baseline: Side;
+  ratio: number;
+  pass: boolean;
+  problems: string[];
+}
+
+/** One request before loading, so a broken scenario fails with its response instead of a count. */
+async function probe(url: string, request: RequestSpec, label: string): Promise<void> {
+  const body = request.idReplacement ? request.body?.replaceAll('[<id>]', randomBytes(8).toString('hex')) : request.body;
+  const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers, body });
+  const text = await response.text();
+  if (response.status < 200 || response.status > 299) {
+    throw new Error(`${label}: ${request.method} ${request.path} answered ${response.status}: ${text.slice(0, 500)}`);
+  }
+}
+
+async function measure(label: string, url: string, request: RequestSpec): Promise<LoadSummary> {
+  progress(`${label}: warm-up ${settings.warmupSeconds}s`);
+  await runLoad({ url, request, connections: settings.connections, seconds: settings.warmupSeconds });
+  progress(`${label}: ${settings.seconds}s x ${settings.connections} connections`);
+  const load = await runLoad({ url, request, connections: settings.connections, seconds: settings.seconds });
+  progress(`${label}: ${Math.round(load.requestsPerSecond)} req/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms`);
+  return load;
+}
+
+function problemsOf(side: string, load: LoadSummary): string[] {
+  const problems: string[] = [];
+  if (load.non2xx > 0) problems.push(`${side}: ${load.non2xx} non-2xx responses (status codes ${JSON.stringify(load.statusCodes)})`);
+  if (load.errors > 0) problems.push(`${side}: ${load.errors} connection errors (${load.timeouts} timeouts)`);
+  if (load.requests === 0) problems.push(`${side}: no responses at all`);
+  return problems;
+}
+
+async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<ScenarioResult> {
+  progress(`scenario ${scenario.name}`);
+  const state = scenario.setup ? await scenario.setup(env) : undefined;
+  const serviceRequest = resolveRequest(scenario.service, state, env);
+  const baselineRequest = resolveRequest(scenario.baseline, state, env);
+  await probe(env.serviceUrl, serviceRequest, `${scenario.name} (service)`);
+  await probe(env.baselineUrl, baselineRequest, `${scenario.name} (baseline)`);
+
+  // Sequential and alternating: the service, then the baseline, never both at once.
+  const service = await measure(`${scenario.name} service`, env.serviceUrl, serviceRequest);
+  const baseline = await measure(`${scenario.name} baseline`, env.baselineUrl, baselineRequest);
+  const ratio = baseline.requestsPerSecond > 0 ? service.requestsPerSecond / baseline.requestsPerSecond : 0;
+  const problems = [...problemsOf('service', service), ...problemsOf('baseline', baseline)];
+  return {
+    name: scenario.name,
+    target: scenario.target,
+    service: { request: serviceRequest, load: service },
+    baseline: { request: baselineRequest, load: baseline },
+    ratio,
+    pass: problems.length === 0 && ratio >= scenario.target,
+    problems,
+  };
+}
+
+function table(results: readonly ScenarioResult[]): string {
+  const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
+  const rps = (value: number) => Math.round(value).toString();
+  const header = ['scenario', 'service req/s', 'service p50 ms', 'service p99 ms', 'baseline req/s', 'baseline p50 ms',
+    'baseline p99 ms', 'ratio (service/baseline req/s)', 'target', 'pass'];
+  const rows = results.map((r) => [
+    r.name,
+    rps(r.service.load.requestsPerSecond),
+    ms(r.service.load.latencyMs.p50),
+    ms(r.service.load.latencyMs.p99),
+    rps(r.baseline.load.requestsPerSecond),
+    ms(r.baseline.load.latencyMs.p50),
+    ms(r.baseline.load.latencyMs.p99),
+    r.ratio.toFixed(2),
+    `≥ ${r.target}`,
+    r.pass ? 'PASS' : 'FAIL',
+  ]);
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const selected = scenarios.filter((s) => !process.env.BENCH_ONLY || s.name.includes(process.env.BENCH_ONLY));
+  if (selected.length === 0) throw new Error(`No scenario name contains ${JSON.stringify(process.env.BENCH_ONLY)}.`);
+
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'payment-service-bench-'));
+  cleanups.push({ what: 'temp dir', run: () => rm(dataDir, { recursive: true, force: true }) });
+  progress(`starting PostgreSQL in ${dataDir}`);
+  const cluster = await startEmbedded({
+    dataDir,
+    port: await freePort(),
+    settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '400' },
+  });
+  cleanups.push({ what: 'PostgreSQL', run: () => cluster.stop() });
+
+  const handle = openDatabase(cluster.url, POOL_SIZE);
+  cleanups.push({ what: 'service pool', run: () => handle.close() });
+  await migrate(handle.db);
+
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMITS: 'off', DATABASE_URL: cluster.url, DB_POOL_SIZE: String(POOL_SIZE) });
+  const context: AppContext = { db: handle.db, clock: systemClock, config, secrets: new SecretBox(randomBytes(32)), resolveHost };
+  const app = await buildApp(context, operations);
+  cleanups.push({ what: 'service', run: () => app.close() });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const serviceUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+  const business = await createBusiness(handle.db, systemClock, { name: 'Bench Shop', ownerEmail: 'owner@bench.example' });
+  await updateBusiness(handle.db, systemClock, business.id, { payoutWallet: WALLET });
+  const { secret } = await createSecretKey(handle.db, systemClock, { businessId: business.id, livemode: false, name: 'bench' });
+
+  const baseline = await startBaseline({ databaseUrl: cluster.url, poolSize: POOL_SIZE, businessId: business.id });
+  cleanups.push({ what: 'baseline', run: () => baseline.close() });
+  progress(`service ${serviceUrl}, baseline ${baseline.url}`);
+
+  const auth = { authorization: `Bearer ${secret}` };
+  const env: BenchEnv = {
+    serviceUrl,
+    baselineUrl: baseline.url,
+    context,
+    businessId: business.id,
+    secretKey: secret,
+    auth,
+    async api(method, requestPath, body) {
+      const headers: Record<string, string> = { ...auth };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(`${serviceUrl}${requestPath}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    },
+  };
+
+  const results: ScenarioResult[] = [];
+  for (const scenario of selected) results.push(await runScenario(scenario, env));
+
+  const warnings = results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`));
+  process.stdout.write(`\n${warnings.length > 0 ? `${warnings.join('\n')}\n\n` : ''}${table(results)}\n`);
+
+  await writeFile(RESULTS_FILE, `${JSON.stringify({
+    started: started.toISOString(),
+    finished: new Date().toISOString(),
+    node: process.version,
+    cpus: availableParallelism(),
+    settings,
+    scenarios: results,
+  }, null, 2)}\n`);
+  progress(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
+}
+
+let failed = false;
+try {
+  await main();
+} catch (error) {
+  failed = true;
+  process.stderr.write(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+} finally {
+  await cleanUp();
+}
+process.exitCode = failed ? 1 : 0;

@@ -1,0 +1,23 @@
+import type { Principal } from '../auth/principal.ts';
+import type { Db } from '../db/database.ts';
+
+/** Who acted: a secret key or an agent connection, as the dashboard names them. */
+export function actorOf(principal: Principal): string {
+  return principal.kind === 'agent' ? `agent:${principal.connectionId}` : `key:${principal.keyId}`;
+}
+
+/** Records an action in the account's activity, inside the caller's transaction. */
+export async function recordActivity(db: Db, principal: Principal, action: string, subjectId: string, details: Record<string, unknown>, now: Date): Promise<void> {
+  await db
+    .insertInto('activity')
+    .values({
+      business_id: principal.businessId,
+      livemode: principal.livemode,
+      actor: actorOf(principal),
+      action,
+      subject_id: subjectId,
+      details: JSON.stringify(details),
+      created_at: now,
+    })
+    .execute();
+}

@@ -1,0 +1,47 @@
+import { defineOperation } from '../../core/operation.ts';
+import { createCheckout } from './create.ts';
+import { listCheckouts } from './list.ts';
+import { retrieveCheckout } from './retrieve.ts';
+import { CheckoutIdInput, CheckoutList, CheckoutOut, CreateCheckoutInput, ListCheckoutsInput } from './schemas.ts';
+
+export const checkoutOperations = [
+  defineOperation({
+    name: 'create_checkout',
+    title: 'Create checkout page',
+    description: 'Create a reusable hosted checkout page with a fixed price; every buyer who pays gets their own payment and order. ' +
+      'Use it for a product sold many times (a payment link is for one payer). Amounts are decimal strings such as "49.00". ' +
+      'Created in the credential\'s mode (Test or Live). Returns the checkout with its url and slug (for buy buttons).',
+    tag: 'Checkouts',
+    scope: 'checkouts:write',
+    input: CreateCheckoutInput,
+    output: CheckoutOut,
+    http: { method: 'POST', path: '/checkouts', status: 201 },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: createCheckout,
+  }),
+  defineOperation({
+    name: 'retrieve_checkout',
+    title: 'Get checkout',
+    description: 'Get one checkout by its chk_ id, including one deleted in the dashboard (active false). Amounts are decimal strings.',
+    tag: 'Checkouts',
+    scope: 'payments:read',
+    input: CheckoutIdInput,
+    output: CheckoutOut,
+    http: { method: 'GET', path: '/checkouts/:id', status: 200 },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: retrieveCheckout,
+  }),
+  defineOperation({
+    name: 'list_checkouts',
+    title: 'List checkouts',
+    description: 'List active checkouts (pages, pricing tables, widgets), newest first, optionally of one kind. ' +
+      'Pass next_cursor as starting_after for the next page.',
+    tag: 'Checkouts',
+    scope: 'payments:read',
+    input: ListCheckoutsInput,
+    output: CheckoutList,
+    http: { method: 'GET', path: '/checkouts', status: 200 },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: listCheckouts,
+  }),
+];

@@ -1,0 +1,33 @@
+import { defineOperation } from '../../core/operation.ts';
+import { listCustomers } from './list.ts';
+import { retrieveCustomer } from './retrieve.ts';
+import { CustomerIdInput, CustomerList, CustomerOut, ListCustomersInput } from './schemas.ts';
+
+export const customerOperations = [
+  defineOperation({
+    name: 'retrieve_customer',
+    title: 'Get customer',
+    description: 'Get one customer (one buyer email in this mode) by its cus_ id: contact details, addresses, store accounts, ' +
+      'orders_count, paid_orders_count and spent (currency -> decimal string). Customers change only through orders.',
+    tag: 'Customers',
+    scope: 'customers:read',
+    input: CustomerIdInput,
+    output: CustomerOut,
+    http: { method: 'GET', path: '/customers/:id', status: 200 },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: retrieveCustomer,
+  }),
+  defineOperation({
+    name: 'list_customers',
+    title: 'List customers',
+    description: 'List customers newest first, or find the one customer with an email address (any letter case; empty data means none in this mode). ' +
+      'Pass next_cursor as starting_after for the next page. List a customer\'s orders with the orders list and customer_id.',
+    tag: 'Customers',
+    scope: 'customers:read',
+    input: ListCustomersInput,
+    output: CustomerList,
+    http: { method: 'GET', path: '/customers', status: 200 },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: listCustomers,
+  }),
+];

@@ -1,0 +1,48 @@
+import { sql } from 'kysely';
+import type { Principal } from '../../auth/principal.ts';
+import { ApiError, notFound } from '../../core/errors.ts';
+import { after } from '../../core/pagination.ts';
+import type { Db } from '../../db/database.ts';
+import type { CustomerWithTotals, ListCustomersInput } from './schemas.ts';
+
+// Counts and spend are derived from orders and payments at read time, so they cannot drift.
+function customers(db: Db, principal: Principal) {
+  return db
+    .selectFrom('customers as c')
+    .selectAll('c')
+    .select([
+      sql<number>`(SELECT count(*)::int FROM orders o WHERE o.customer_id = c.id)`.as('orders_count'),
+      sql<number>`(SELECT count(*)::int FROM orders o WHERE o.customer_id = c.id AND o.status = 'paid')`.as('paid_orders_count'),
+      sql<Record<string, number> | null>`(
+        SELECT jsonb_object_agg(s.currency, s.total) FROM (
+          SELECT p.currency, sum(p.amount_minor) AS total
+          FROM payments p JOIN orders o ON o.id = p.order_id
+          WHERE o.customer_id = c.id AND p.status = 'paid'
+          GROUP BY p.currency) s)`.as('spent_minor'),
+    ])
+    .where('c.business_id', '=', principal.businessId)
+    .where('c.livemode', '=', principal.livemode);
+}
+
+export async function getCustomer(db: Db, principal: Principal, id: string): Promise<CustomerWithTotals> {
+  const row = await customers(db, principal).where('c.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('customer', id);
+  return row;
+}
+
+export async function listCustomerRows(db: Db, principal: Principal, input: ListCustomersInput): Promise<CustomerWithTotals[]> {
+  let query = customers(db, principal);
+  if (input.starting_after !== undefined) {
+    const cursor = await db
+      .selectFrom('customers')
+      .select(['id', 'created_at'])
+      .where('business_id', '=', principal.businessId)
+      .where('livemode', '=', principal.livemode)
+      .where('id', '=', input.starting_after)
+      .executeTakeFirst();
+    if (!cursor) throw new ApiError('invalid_cursor', 'starting_after is not a customer of this account in this mode.', 'starting_after');
+    query = query.where(after(cursor, 'c'));
+  }
+  if (input.email !== undefined) query = query.where('c.email', '=', input.email);
+  return query.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(input.limit + 1).execute();
+}

@@ -1,0 +1,7 @@
+import type { OperationContext } from '../../core/context.ts';
+import { getCustomer } from './queries.ts';
+import { toCustomerOut, type CustomerOut } from './schemas.ts';
+
+export async function retrieveCustomer(ctx: OperationContext, input: { id: string }): Promise<CustomerOut> {
+  return toCustomerOut(await getCustomer(ctx.db, ctx.principal, input.id));
+}

@@ -1,0 +1,83 @@
+import { sql } from 'kysely';
+import { recordActivity } from '../../audit/activity.ts';
+import type { OperationContext } from '../../core/context.ts';
+import { ApiError } from '../../core/errors.ts';
+import { newId, randomBase62 } from '../../core/ids.ts';
+import { isUniqueViolation } from '../../db/database.ts';
+import { hostOf, isLoopbackHost, refusalForHost } from '../../net/address-policy.ts';
+import { assertWritable } from '../shared/business-rules.ts';
+import { toWebhookEndpointOut, type CreateWebhookEndpointInput, type WebhookEndpointOut } from './schemas.ts';
+
+export const MAX_ENDPOINTS_PER_MODE = 10;
+
+function invalidUrl(message: string): ApiError {
+  return new ApiError('invalid_url', message, 'url');
+}
+
+/**
+ * Where an endpoint may point (spec 4.4, 7.5): https:// on the public internet. Test endpoints
+ * may also use this machine (http://localhost) for local development; nothing else private.
+ */
+async function checkEndpointUrl(ctx: OperationContext, text: string): Promise<string> {
+  const url = new URL(text);
+  if (url.username !== '' || url.password !== '') throw invalidUrl('url must not contain a username or password.');
+  const host = hostOf(url);
+  const loopbackInTest = !ctx.principal.livemode && isLoopbackHost(host);
+  if (url.protocol !== 'https:' && !(loopbackInTest && url.protocol === 'http:')) {
+    throw invalidUrl(ctx.principal.livemode ? 'url must be a full https:// address.' : 'url must be a full https:// address (or http://localhost in Test mode).');
+  }
+  if (!loopbackInTest) {
+    const refusal = await refusalForHost(host, ctx.resolveHost);
+    if (refusal) throw invalidUrl(`url must be on the public internet: ${refusal}.`);
+  }
+  return url.href;
+}
+
+/** Adds an endpoint in the caller's mode; the response carries the signing secret, once. */
+export async function createWebhookEndpoint(ctx: OperationContext, input: CreateWebhookEndpointInput): Promise<WebhookEndpointOut & { secret: string }> {
+  const { principal } = ctx;
+  assertWritable(principal);
+  const url = await checkEndpointUrl(ctx, input.url);
+  const secret = `whsec_${randomBase62(32)}`;
+  const now = ctx.clock.now();
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    // Serialises creates per business and mode so the limit of 10 holds under concurrency.
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook_endpoints:${principal.businessId}:${principal.livemode}`}, 0))`.execute(trx);
+    const existing = await trx
+      .selectFrom('webhook_endpoints')
+      .select(['url'])
+      .where('business_id', '=', principal.businessId)
+      .where('livemode', '=', principal.livemode)
+      .where('deleted_at', 'is', null)
+      .execute();
+    if (existing.some((endpoint) => endpoint.url === url)) {
+      throw new ApiError('duplicate_url', 'An endpoint with this url already exists in this mode.', 'url');
+    }
+    if (existing.length >= MAX_ENDPOINTS_PER_MODE) {
+      throw new ApiError('too_many', `This mode already has ${MAX_ENDPOINTS_PER_MODE} webhook endpoints; delete one first.`);
+    }
+    const inserted = await trx
+      .insertInto('webhook_endpoints')
+      .values({
+        id: newId('we'),
+        business_id: principal.businessId,
+        livemode: principal.livemode,
+        url,
+        description: input.description ?? null,
+        events: input.events,
+        secret_encrypted: ctx.secrets.seal(secret),
+        added_via: 'api',
+        api_key_id: principal.keyId,
+        created_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+      .catch((error: unknown) => {
+        if (isUniqueViolation(error, 'webhook_endpoints_url')) throw new ApiError('duplicate_url', 'An endpoint with this url already exists in this mode.', 'url');
+        throw error;
+      });
+    await recordActivity(trx, principal, 'webhook_endpoint.created', inserted.id, { url, events: input.events }, now);
+    return inserted;
+  });
+  return { ...toWebhookEndpointOut(row), secret };
+}

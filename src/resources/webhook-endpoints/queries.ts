@@ -1,0 +1,32 @@
+import type { Principal } from '../../auth/principal.ts';
+import { ApiError, notFound } from '../../core/errors.ts';
+import { after } from '../../core/pagination.ts';
+import type { Db } from '../../db/database.ts';
+import type { WebhookEndpointRow } from '../../db/schema.ts';
+import type { ListWebhookEndpointsInput } from './schemas.ts';
+
+/** Endpoints of the caller's business and mode that have not been removed. */
+export function liveEndpoints(db: Db, principal: Principal) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('business_id', '=', principal.businessId)
+    .where('livemode', '=', principal.livemode)
+    .where('deleted_at', 'is', null);
+}
+
+export async function getWebhookEndpoint(db: Db, principal: Principal, id: string): Promise<WebhookEndpointRow> {
+  const row = await liveEndpoints(db, principal).where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('webhook endpoint', id);
+  return row;
+}
+
+export async function listWebhookEndpointRows(db: Db, principal: Principal, input: ListWebhookEndpointsInput): Promise<WebhookEndpointRow[]> {
+  let query = liveEndpoints(db, principal);
+  if (input.starting_after !== undefined) {
+    const cursor = await liveEndpoints(db, principal).where('id', '=', input.starting_after).executeTakeFirst();
+    if (!cursor) throw new ApiError('invalid_cursor', 'starting_after is not a webhook endpoint of this account in this mode.', 'starting_after');
+    query = query.where(after(cursor));
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(input.limit + 1).execute();
+}

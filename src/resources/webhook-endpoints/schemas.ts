@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
+import { listParams, pageOf } from '../../core/pagination.ts';
+import { characters, coded } from '../../core/validation.ts';
+import type { WebhookEndpointRow } from '../../db/schema.ts';
+import { isPaymentEventType, PAYMENT_EVENT_TYPES } from '../../events/types.ts';
+import { MAX_URL_LENGTH } from '../shared/fields.ts';
+import { idParam } from '../shared/ids.ts';
+
+const eventsError = coded('invalid_events', `events must be a non-empty array of event types: ${PAYMENT_EVENT_TYPES.join(', ')}.`);
+
+export const CreateWebhookEndpointInput = z.object({
+  url: z
+    .string(coded('invalid_url', 'url must be a full https:// address.'))
+    .refine((text) => text.length <= MAX_URL_LENGTH, coded('invalid_url', `url must be at most ${MAX_URL_LENGTH} characters.`))
+    .refine((text) => URL.canParse(text), coded('invalid_url', 'url must be a full https:// address.'))
+    .describe('Full https:// address, no username or password, up to 2,048 characters. Test endpoints also accept http://localhost.'),
+  // Checked as a whole so that `field` names `events`, as the spec says, whatever element is at fault.
+  events: z
+    .array(z.unknown(), eventsError)
+    .min(1, eventsError)
+    .superRefine((events, ctx) => {
+      const unknown = events.find((type) => typeof type !== 'string' || !isPaymentEventType(type));
+      if (unknown !== undefined) {
+        ctx.addIssue({ code: 'custom', message: coded('invalid_events', `${JSON.stringify(unknown)} is not an event type; use ${PAYMENT_EVENT_TYPES.join(', ')}.`).error });
+      }
+    })
+    .optional()
+    .transform((events) => (events ? PAYMENT_EVENT_TYPES.filter((type) => events.includes(type)) : [...PAYMENT_EVENT_TYPES]))
+    .meta({ description: 'Event types to receive, at least one; default every type.', items: { type: 'string', enum: [...PAYMENT_EVENT_TYPES] } }),
+  description: z
+    .string(coded('invalid_description', 'description must be a string.'))
+    .refine((text) => characters(text) <= 80, coded('too_long', 'description must be at most 80 characters.'))
+    .nullish()
+    .describe('Label, up to 80 characters.'),
+});
+export type CreateWebhookEndpointInput = z.output<typeof CreateWebhookEndpointInput>;
+
+export const WebhookEndpointIdInput = z.object({ id: idParam('we') });
+export const ListWebhookEndpointsInput = z.object({ ...listParams });
+export type ListWebhookEndpointsInput = z.output<typeof ListWebhookEndpointsInput>;
+
+export const WebhookEndpointOut = z.object({
+  id: z.string(),
+  object: z.literal('webhook_endpoint'),
+  url: z.string(),
+  description: z.string().nullable(),
+  events: z.array(z.string()),
+  livemode: z.boolean(),
+  mode: z.enum(['test', 'live']),
+  previous_secret_expires_at: z.number().int().nullable(),
+  created: z.number().int(),
+});
+export type WebhookEndpointOut = z.infer<typeof WebhookEndpointOut>;
+
+export const CreatedWebhookEndpointOut = WebhookEndpointOut.extend({
+  secret: z.string().describe('Signing secret (whsec_…); returned only now. Store it to verify Service-Signature.'),
+});
+
+export const DeletedWebhookEndpointOut = z.object({
+  id: z.string(),
+  object: z.literal('webhook_endpoint'),
+  deleted: z.literal(true),
+});
+
+export const WebhookEndpointList = pageOf(WebhookEndpointOut);
+
+export function toWebhookEndpointOut(row: WebhookEndpointRow): WebhookEndpointOut {
+  return {
+    id: row.id,
+    object: 'webhook_endpoint',
+    url: row.url,
+    description: row.description,
+    events: row.events,
+    livemode: row.livemode,
+    mode: row.livemode ? 'live' : 'test',
+    previous_secret_expires_at: unixSecondsOrNull(row.previous_secret_expires_at),
+    created: unixSeconds(row.created_at),
+  };
+}

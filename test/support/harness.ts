@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { ManualClock } from '../../src/core/clock.ts';
+import type { AppContext } from '../../src/core/context.ts';
+import { SecretBox } from '../../src/core/secret-box.ts';
+import { openDatabase, type Db } from '../../src/db/database.ts';
+import type { KeyAccess, KeyKind } from '../../src/db/schema.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { operations } from '../../src/operations.ts';
+import { resolveHost } from '../../src/runtime.ts';
+import { createBusiness, updateBusiness, type BusinessChanges } from '../../src/tenancy/businesses.ts';
+import { createSecretKey, revokeSecretKey } from '../../src/auth/key-admin.ts';
+
+// A real app on a real database for one test file: a fresh database cloned from the migrated
+// template, the HTTP server on a loopback port, and a clock the tests move.
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as-is instead of JSON.stringify(body). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  url: string;
+  db: Db;
+  clock: ManualClock;
+  config: Config;
+  context: AppContext;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  business(changes?: BusinessChanges & { name?: string }): Promise<TestBusiness>;
+  close(): Promise<void>;
+}
+
+export interface TestBusiness {
+  id: string;
+  key(options?: { mode?: 'test' | 'live'; access?: KeyAccess; kind?: KeyKind }): Promise<TestKey>;
+  update(changes: BusinessChanges): Promise<void>;
+}
+
+export interface TestKey {
+  id: string;
+  secret: string;
+  revoke(): Promise<void>;
+}
+
+export const LIVE_WALLET = '0x1111111111111111111111111111111111111111';
+
+async function createDatabase(): Promise<string> {
+  const adminUrl = inject('pgUrl');
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE template_app`);
+  } finally {
+    await admin.end();
+  }
+  return adminUrl.replace(/\/postgres$/, `/${name}`);
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const databaseUrl = await createDatabase();
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, BASE_URL: 'https://pay.example.test', ...env });
+  const handle = openDatabase(databaseUrl, 5);
+  const clock = new ManualClock();
+  const context: AppContext = { db: handle.db, clock, config, secrets: new SecretBox(randomBytes(32)), resolveHost };
+  const app = await buildApp(context, operations);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+  async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key) headers.authorization = `Bearer ${options.key}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${url}${path}`, { method, headers, body });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  }
+
+  let counter = 0;
+  async function business(changes: BusinessChanges & { name?: string } = {}): Promise<TestBusiness> {
+    counter += 1;
+    const created = await createBusiness(handle.db, clock, { name: changes.name ?? `Business ${counter}`, ownerEmail: `owner${counter}@shop.example` });
+    const id = created.id;
+    const update = async (next: BusinessChanges) => void (await updateBusiness(handle.db, clock, id, next));
+    await update({ payoutWallet: LIVE_WALLET, ...changes });
+    return {
+      id,
+      update,
+      async key(options = {}) {
+        const { key, secret } = await createSecretKey(handle.db, clock, {
+          businessId: id,
+          livemode: options.mode === 'live',
+          access: options.access,
+          kind: options.kind,
+        });
+        return { id: key.id, secret, revoke: async () => void (await revokeSecretKey(handle.db, clock, key.id)) };
+      },
+    };
+  }
+
+  return {
+    url,
+    db: handle.db,
+    clock,
+    config,
+    context,
+    request,
+    business,
+    async close() {
+      await app.close();
+      await handle.close();
+    },
+  };
+}
