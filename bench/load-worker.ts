@@ -28,7 +28,9 @@ const statusCodes: Record<string, number> = {};
 for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count ?? 0;
 
 const summary: LoadSummary = {
-  requestsPerSecond: result.requests.average,
+  // Completed responses over the run's measured duration (aggregateResult does not rebuild the
+  // per-second histogram behind requests.average).
+  requestsPerSecond: result.duration > 0 ? result.requests.total / result.duration : 0,
   requests: result.requests.total,
   seconds: result.duration,
   latencyMs: {

@@ -21,10 +21,11 @@ export interface LoadOptions {
 }
 
 export interface LoadSummary {
-  /** Mean of the per-second request counts, as autocannon reports it. */
+  /** Completed responses divided by the run's duration in seconds. */
   requestsPerSecond: number;
   requests: number;
   seconds: number;
+  /** autocannon's latency histogram, in whole milliseconds. */
   latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
   non2xx: number;
   errors: number;

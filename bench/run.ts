@@ -149,7 +149,7 @@ async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<
 }
 
 function table(results: readonly ScenarioResult[]): string {
-  const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
+  const ms = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
   const rps = (value: number) => Math.round(value).toString();
   const header = ['scenario', 'service req/s', 'service p50 ms', 'service p99 ms', 'baseline req/s', 'baseline p50 ms',
     'baseline p99 ms', 'ratio (service/baseline req/s)', 'target', 'pass'];

@@ -1,0 +1,122 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded } from '../src/db/embedded.ts';
+import { startTestApp, type TestApp } from './support/harness.ts';
+
+const run = promisify(execFile);
+let t: TestApp;
+beforeAll(async () => { t = await startTestApp(); });
+afterAll(async () => t?.close());
+
+/** Runs the CLI as an operator would; with --json, stdout must be exactly one JSON object. */
+async function cli(args: string[], env: Record<string, string | undefined> = { DATABASE_URL: t.config.databaseUrl }) {
+  try {
+    // Vite puts BASE_URL=/ in the test process's environment; an operator's shell has none.
+    const merged: Record<string, string | undefined> = { ...process.env, BASE_URL: undefined, LOG_LEVEL: 'silent', ...env };
+    const childEnv = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const { stdout, stderr } = await run(process.execPath, ['src/cli.ts', ...args], { env: childEnv });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+function json(stdout: string) {
+  const lines = stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] ?? '');
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+describe('operator CLI', () => {
+  it('creates a business, keys that work on the API, updates and revokes', async () => {
+    const business = json((await cli(['business', 'create', '--name', 'Corner Shop', '--owner', 'Owner@Shop.example', '--json'])).stdout);
+    expect(business.id).toMatch(/^biz_/);
+    const person = await t.db.selectFrom('people').select('email').executeTakeFirst();
+    expect(person?.email).toBe('owner@shop.example');
+
+    const key = json((await cli(['keys', 'create', '--business', business.id, '--mode', 'test', '--json'])).stdout);
+    expect(key.secret).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
+    expect(key.scopes).toEqual(['payments:read', 'checkouts:write', 'orders:read', 'orders:write', 'customers:read', 'webhooks:read', 'webhooks:write']);
+    const stored = await t.db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
+    expect(stored.secret_hash.toString('hex')).not.toContain(key.secret);
+    expect(JSON.stringify(stored)).not.toContain(key.secret.slice(8));
+
+    const readOnly = json((await cli(['keys', 'create', '--business', business.id, '--mode', 'live', '--access', 'read_only', '--json'])).stdout);
+    expect(readOnly.secret).toMatch(/^sk_live_/);
+    expect(readOnly.scopes).toEqual(['payments:read', 'orders:read', 'customers:read']);
+    const plugin = json((await cli(['keys', 'create', '--business', business.id, '--mode', 'test', '--kind', 'plugin', '--json'])).stdout);
+    expect(plugin.scopes).toEqual(['payments:read', 'checkouts:write', 'orders:read', 'orders:write', 'customers:read']);
+
+    expect((await t.request('GET', '/v1/payment_links', { key: key.secret })).status).toBe(200);
+
+    const updated = json((await cli(['business', 'update', business.id, '--commerce', 'paused', '--disable', 'checkouts,api',
+      '--payout-wallet', '0x2222222222222222222222222222222222222222', '--crypto', 'off', '--fee-bps', '150', '--json'])).stdout);
+    expect(updated).toMatchObject({ commerce: 'paused', disabled_integrations: ['api', 'checkouts'], crypto_enabled: false, fee_bps: 150 });
+    const created = await t.request('POST', '/v1/payment_links', { key: key.secret, body: { amount: '5.00', currency: 'USD', description: 'x' } });
+    expect(created.body.error.code).toBe('integration_disabled');
+    json((await cli(['business', 'update', business.id, '--enable', 'api', '--commerce', 'active', '--json'])).stdout);
+    expect((await t.request('POST', '/v1/payment_links', { key: key.secret, body: { amount: '5.00', currency: 'USD', description: 'x' } })).status).toBe(201);
+
+    const revoked = await cli(['keys', 'revoke', key.id, '--json']);
+    expect(revoked.code).toBe(0);
+    expect(json(revoked.stdout).revoked).not.toBeNull();
+    expect((await t.request('GET', '/v1/payment_links', { key: key.secret })).status).toBe(401);
+  });
+
+  it('refuses bad input with a clear message and a non-zero exit', async () => {
+    const missing = await cli(['keys', 'create', '--mode', 'test', '--json']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--business');
+    const badMode = await cli(['keys', 'create', '--business', 'biz_x', '--mode', 'prod']);
+    expect(badMode.code).toBe(2);
+    const noBusiness = await cli(['keys', 'create', '--business', 'biz_nope', '--mode', 'test', '--json']);
+    expect(noBusiness.code).toBe(1);
+    expect(json(noBusiness.stdout).error.message).toContain('biz_nope');
+    const wallet = await cli(['business', 'update', 'biz_nope', '--payout-wallet', 'not-a-wallet']);
+    expect(wallet.code).toBe(1);
+    expect((await cli(['frobnicate'])).code).toBe(2);
+  });
+
+  it('demo prints a business, a Test key and a curl line that works', async () => {
+    const demo = json((await cli(['demo', '--json'])).stdout);
+    expect(demo.secret).toMatch(/^sk_test_/);
+    expect(demo.curl).toContain(demo.secret);
+    expect((await t.request('POST', '/v1/payment_links', { key: demo.secret, body: { amount: '25.00', currency: 'USD', description: 'Coffee beans' } })).status).toBe(201);
+  });
+
+  it('uses the embedded database: starting it when nothing runs, joining it when the server runs', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cli-embedded-'));
+    const port = String(await freePort());
+    const env = { DATABASE_URL: undefined, DATA_DIR: dataDir, EMBEDDED_PG_PORT: port };
+    try {
+      const first = await cli(['business', 'create', '--name', 'Alone', '--owner', 'a@b.example', '--json'], env);
+      expect(first.code, first.stderr).toBe(0);
+      const server = await startEmbedded({ dataDir, port: Number(port) });
+      try {
+        expect(server.owned).toBe(true);
+        const second = await cli(['demo', '--json'], env);
+        expect(second.code, second.stderr).toBe(0);
+        expect(json(second.stdout).secret).toMatch(/^sk_test_/);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
