@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { ApiError } from './errors.ts';
 import { coded } from './validation.ts';
 
 // Keyset pagination on (created, id), newest first (spec 4.1 lists, 8 page size).
@@ -20,19 +21,14 @@ export const listParams = {
     .meta({ description: 'The next_cursor of the previous page.' }),
 };
 
+function unixSecondsFilter(name: string, description: string) {
+  const error = coded('invalid_filter', `${name} must be a Unix time in seconds.`);
+  return z.coerce.number(error).int(error).min(0, error).optional().meta({ description });
+}
+
 export const createdRange = {
-  created_gte: z.coerce
-    .number(coded('invalid_filter', 'created_gte must be a Unix time in seconds.'))
-    .int(coded('invalid_filter', 'created_gte must be a Unix time in seconds.'))
-    .min(0, coded('invalid_filter', 'created_gte must be a Unix time in seconds.'))
-    .optional()
-    .meta({ description: 'Only objects created at or after this Unix time (seconds).' }),
-  created_lte: z.coerce
-    .number(coded('invalid_filter', 'created_lte must be a Unix time in seconds.'))
-    .int(coded('invalid_filter', 'created_lte must be a Unix time in seconds.'))
-    .min(0, coded('invalid_filter', 'created_lte must be a Unix time in seconds.'))
-    .optional()
-    .meta({ description: 'Only objects created at or before this Unix time (seconds).' }),
+  created_gte: unixSecondsFilter('created_gte', 'Only objects created at or after this Unix time (seconds).'),
+  created_lte: unixSecondsFilter('created_lte', 'Only objects created at or before this Unix time (seconds).'),
 };
 
 export function pageOf<T extends z.ZodType>(item: T) {
@@ -78,4 +74,25 @@ export function createdBounds(range: { created_gte?: number | undefined; created
     from: range.created_gte === undefined ? undefined : new Date(range.created_gte * 1000),
     before: range.created_lte === undefined ? undefined : new Date((range.created_lte + 1) * 1000),
   };
+}
+
+/**
+ * One page of rows, newest first: after the cursor row when starting_after is given (which must
+ * be an object of the same list, found by `findCursor`), limit + 1 rows so toPage knows has_more.
+ */
+export async function pageRows<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  input: { limit: number; starting_after?: string | undefined },
+  findCursor: (id: string) => Promise<Position | undefined>,
+  what: string,
+  alias?: string,
+): Promise<O[]> {
+  let page = query;
+  if (input.starting_after !== undefined) {
+    const cursor = await findCursor(input.starting_after);
+    if (!cursor) throw new ApiError('invalid_cursor', `starting_after is not ${what} of this account in this mode.`, 'starting_after');
+    page = page.where(after(cursor, alias));
+  }
+  const column = (name: string) => sql.ref(alias ? `${alias}.${name}` : name);
+  return page.orderBy(column('created_at'), 'desc').orderBy(column('id'), 'desc').limit(input.limit + 1).execute();
 }

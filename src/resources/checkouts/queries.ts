@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
-import { ApiError, notFound } from '../../core/errors.ts';
-import { after } from '../../core/pagination.ts';
+import { notFound } from '../../core/errors.ts';
+import { pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
 import type { CheckoutRow } from '../../db/schema.ts';
 import type { ListCheckoutsInput } from './schemas.ts';
@@ -23,11 +23,6 @@ export async function getCheckout(db: Db, principal: Principal, id: string): Pro
 /** Active checkouts, newest first. */
 export async function listCheckoutRows(db: Db, principal: Principal, input: ListCheckoutsInput): Promise<CheckoutRow[]> {
   let query = checkouts(db, principal).where('active', '=', true);
-  if (input.starting_after !== undefined) {
-    const cursor = await checkouts(db, principal).where('id', '=', input.starting_after).executeTakeFirst();
-    if (!cursor) throw new ApiError('invalid_cursor', 'starting_after is not a checkout of this account in this mode.', 'starting_after');
-    query = query.where(after(cursor));
-  }
   if (input.kind !== undefined) query = query.where('kind', '=', input.kind);
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(input.limit + 1).execute();
+  return pageRows(query, input, (id) => checkouts(db, principal).where('id', '=', id).executeTakeFirst(), 'a checkout');
 }

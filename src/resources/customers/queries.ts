@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
-import { ApiError, notFound } from '../../core/errors.ts';
-import { after } from '../../core/pagination.ts';
+import { notFound } from '../../core/errors.ts';
+import { pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
 import type { CustomerWithTotals, ListCustomersInput } from './schemas.ts';
 
@@ -32,17 +32,13 @@ export async function getCustomer(db: Db, principal: Principal, id: string): Pro
 
 export async function listCustomerRows(db: Db, principal: Principal, input: ListCustomersInput): Promise<CustomerWithTotals[]> {
   let query = customers(db, principal);
-  if (input.starting_after !== undefined) {
-    const cursor = await db
-      .selectFrom('customers')
-      .select(['id', 'created_at'])
-      .where('business_id', '=', principal.businessId)
-      .where('livemode', '=', principal.livemode)
-      .where('id', '=', input.starting_after)
-      .executeTakeFirst();
-    if (!cursor) throw new ApiError('invalid_cursor', 'starting_after is not a customer of this account in this mode.', 'starting_after');
-    query = query.where(after(cursor, 'c'));
-  }
   if (input.email !== undefined) query = query.where('c.email', '=', input.email);
-  return query.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(input.limit + 1).execute();
+  const find = (id: string) => db
+    .selectFrom('customers')
+    .select(['id', 'created_at'])
+    .where('business_id', '=', principal.businessId)
+    .where('livemode', '=', principal.livemode)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return pageRows(query, input, find, 'a customer', 'c');
 }

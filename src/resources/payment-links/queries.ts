@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
-import { ApiError, notFound } from '../../core/errors.ts';
-import { after, createdBounds } from '../../core/pagination.ts';
+import { notFound } from '../../core/errors.ts';
+import { createdBounds, pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { statusIs } from '../payments/status.ts';
@@ -29,15 +29,10 @@ export async function getPaymentLink(db: Db, principal: Principal, id: string): 
 
 export async function listPaymentLinkRows(db: Db, principal: Principal, input: ListPaymentLinksInput, now: Date): Promise<PaymentRow[]> {
   let query = links(db, principal);
-  if (input.starting_after !== undefined) {
-    const cursor = await findPaymentLink(db, principal, input.starting_after);
-    if (!cursor) throw new ApiError('invalid_cursor', 'starting_after is not a payment link of this account in this mode.', 'starting_after');
-    query = query.where(after(cursor));
-  }
   if (input.status !== undefined) query = query.where(statusIs(input.status, now));
   if (input.reference !== undefined) query = query.where('reference', '=', input.reference);
   const { from, before } = createdBounds(input);
   if (from) query = query.where('created_at', '>=', from);
   if (before) query = query.where('created_at', '<', before);
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(input.limit + 1).execute();
+  return pageRows(query, input, (id) => findPaymentLink(db, principal, id), 'a payment link');
 }

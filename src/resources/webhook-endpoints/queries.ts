@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
-import { ApiError, notFound } from '../../core/errors.ts';
-import { after } from '../../core/pagination.ts';
+import { notFound } from '../../core/errors.ts';
+import { pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
 import type { WebhookEndpointRow } from '../../db/schema.ts';
 import type { ListWebhookEndpointsInput } from './schemas.ts';
@@ -22,11 +22,6 @@ export async function getWebhookEndpoint(db: Db, principal: Principal, id: strin
 }
 
 export async function listWebhookEndpointRows(db: Db, principal: Principal, input: ListWebhookEndpointsInput): Promise<WebhookEndpointRow[]> {
-  let query = liveEndpoints(db, principal);
-  if (input.starting_after !== undefined) {
-    const cursor = await liveEndpoints(db, principal).where('id', '=', input.starting_after).executeTakeFirst();
-    if (!cursor) throw new ApiError('invalid_cursor', 'starting_after is not a webhook endpoint of this account in this mode.', 'starting_after');
-    query = query.where(after(cursor));
-  }
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(input.limit + 1).execute();
+  const find = (id: string) => liveEndpoints(db, principal).where('id', '=', id).executeTakeFirst();
+  return pageRows(liveEndpoints(db, principal), input, find, 'a webhook endpoint');
 }
