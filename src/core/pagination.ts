@@ -23,7 +23,8 @@ export const listParams = {
 
 function unixSecondsFilter(name: string, description: string) {
   const error = coded('invalid_filter', `${name} must be a Unix time in seconds.`);
-  return z.coerce.number(error).int(error).min(0, error).optional().meta({ description });
+  // Up to the year 9999, the last instant PostgreSQL and JavaScript dates agree on.
+  return z.coerce.number(error).int(error).min(0, error).max(253_402_300_799, error).optional().meta({ description });
 }
 
 export const createdRange = {

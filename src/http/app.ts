@@ -3,7 +3,7 @@ import { Authenticator } from '../auth/authenticate.ts';
 import { Gate } from '../auth/gate.ts';
 import type { AppContext } from '../core/context.ts';
 import type { Operation } from '../core/operation.ts';
-import { registerErrorHandling } from './errors.ts';
+import { asApiError, registerErrorHandling, sendError } from './errors.ts';
 import { registerJsonBody } from './json-body.ts';
 import { openApiDocument } from './openapi.ts';
 import { API_PREFIX, methodMatcher, registerOperationRoutes, restPath } from './routes.ts';
@@ -17,6 +17,8 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     bodyLimit: BODY_LIMIT,
     trustProxy: context.config.trustProxy,
     forceCloseConnections: 'idle',
+    // Errors raised before routing (a malformed or overlong URL) get the API's error shape too.
+    frameworkErrors: (error, request, reply) => sendError(request, reply, asApiError(error), context.config.baseUrl),
     logger: context.config.logLevel === 'silent'
       ? false
       : { level: context.config.logLevel, redact: ['req.headers.authorization'] },

@@ -16,6 +16,10 @@ function fromFastify(error: FastifyError): ApiError {
       return new ApiError('payload_too_large', 'The body is larger than 64 KiB.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'The URL is not valid (a bad percent-encoding).');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('not_found', 'No object has this id.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('invalid_json', 'The body is not valid JSON.');
@@ -37,6 +41,8 @@ export function asApiError(error: unknown): ApiError {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, baseUrl: string): FastifyReply {
   const metadata = `resource_metadata="${resourceMetadataUrl(baseUrl)}"`;
+  // Set here too: errors raised before routing skip the app's onSend hook.
+  reply.header('Cache-Control', 'no-store');
   if (error.status === 401) {
     const sent = bearerCredential(request.headers.authorization) !== null;
     reply.header('WWW-Authenticate', sent ? `Bearer error="invalid_token", ${metadata}` : `Bearer ${metadata}`);

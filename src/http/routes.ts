@@ -13,12 +13,26 @@ export function restPath(operation: Operation): string {
   return `${API_PREFIX}${operation.http.path}`;
 }
 
+// PostgreSQL text cannot hold NUL; such a path or query names nothing and filters nothing.
+function refuseNul(values: Record<string, unknown>, where: 'path' | 'query'): void {
+  for (const [name, value] of Object.entries(values)) {
+    if ([value].flat().some((item) => typeof item === 'string' && item.includes('\u0000'))) {
+      throw where === 'path'
+        ? new ApiError('not_found', 'No object has this id.')
+        : new ApiError('invalid_filter', `${name} must not contain the NUL character.`, name);
+    }
+  }
+}
+
 /** Path params, then the query (GET, DELETE) or the JSON body (POST, PATCH), as one input. */
 function rawInput(operation: Operation, request: FastifyRequest): Record<string, unknown> {
   const params = request.params as Record<string, string>;
+  refuseNul(params, 'path');
   const fromPath = Object.fromEntries(pathParams(operation).map((name) => [name, params[name]]));
   if (operation.http.method === 'GET' || operation.http.method === 'DELETE') {
-    return { ...(request.query as Record<string, unknown>), ...fromPath };
+    const query = request.query as Record<string, unknown>;
+    refuseNul(query, 'query');
+    return { ...query, ...fromPath };
   }
   const body = request.body;
   if (body !== undefined && !isJsonObject(body)) throw new ApiError('invalid_json', 'The body must be a JSON object.');
