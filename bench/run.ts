@@ -7,14 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { createSecretKey } from '../src/auth/key-admin.ts';
 import { loadConfig } from '../src/config.ts';
 import { systemClock } from '../src/core/clock.ts';
-import type { AppContext } from '../src/core/context.ts';
-import { SecretBox } from '../src/core/secret-box.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { buildApp } from '../src/http/app.ts';
 import { operations } from '../src/operations.ts';
-import { resolveHost } from '../src/runtime.ts';
+import { openAppContext } from '../src/runtime.ts';
 import { createBusiness, updateBusiness } from '../src/tenancy/businesses.ts';
 import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
@@ -184,12 +182,14 @@ async function main(): Promise<void> {
   });
   cleanups.push({ what: 'PostgreSQL', run: () => cluster.stop() });
 
-  const handle = openDatabase(cluster.url, POOL_SIZE);
-  cleanups.push({ what: 'service pool', run: () => handle.close() });
-  await migrate(handle.db);
+  const migrator = openDatabase(cluster.url, 1);
+  await migrate(migrator.db).finally(() => migrator.close());
 
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMITS: 'off', DATABASE_URL: cluster.url, DB_POOL_SIZE: String(POOL_SIZE) });
-  const context: AppContext = { db: handle.db, clock: systemClock, config, secrets: new SecretBox(randomBytes(32)), resolveHost };
+  const service = openAppContext(cluster.url, config, { secretKey: randomBytes(32) });
+  cleanups.push({ what: 'service pool', run: () => service.close() });
+  const { context } = service;
+  const handle = { db: context.db };
   const app = await buildApp(context, operations);
   cleanups.push({ what: 'service', run: () => app.close() });
   await app.listen({ port: 0, host: '127.0.0.1' });

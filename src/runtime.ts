@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { lookup } from 'node:dns/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { listenForAuthChanges } from './auth/changes.ts';
 import type { Config } from './config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
 import type { AppContext } from './core/context.ts';
@@ -11,7 +12,7 @@ import { openDatabase } from './db/database.ts';
 import { startEmbedded } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 
-// What the server, the CLI and the benchmarks share: the database (embedded unless
+// What the server, the CLI, the tests and the benchmarks share: the database (embedded unless
 // DATABASE_URL is set), migrations, and the application context.
 
 export interface Runtime {
@@ -23,10 +24,11 @@ export interface Runtime {
 async function encryptionKey(config: Config): Promise<Buffer> {
   if (config.secretEncryptionKey) return config.secretEncryptionKey;
   const file = path.join(config.dataDir, 'secret-encryption.key');
-  if (existsSync(file)) return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const key = randomBytes(32);
-  await writeFile(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' }).catch(async () => undefined);
+  if (!existsSync(file)) {
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+    // 'wx': when two processes start at once, the first key written wins and both read it.
+    await writeFile(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+  }
   return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
 }
 
@@ -35,31 +37,45 @@ export async function resolveHost(hostname: string): Promise<string[]> {
   return answers.map((answer) => answer.address);
 }
 
+/** The application context on a migrated database: a pool and the credential-change listener. */
+export function openAppContext(databaseUrl: string, config: Config, options: { clock?: Clock; secretKey: Buffer }): { context: AppContext; close(): Promise<void> } {
+  const handle = openDatabase(databaseUrl, config.dbPoolSize);
+  const authChanges = listenForAuthChanges(databaseUrl);
+  const context: AppContext = {
+    db: handle.db,
+    clock: options.clock ?? systemClock,
+    config,
+    secrets: new SecretBox(options.secretKey),
+    resolveHost,
+    authChanges,
+  };
+  return {
+    context,
+    async close() {
+      await authChanges.close();
+      await handle.close();
+    },
+  };
+}
+
 export async function openRuntime(config: Config, options: { clock?: Clock; log?: (line: string) => void } = {}): Promise<Runtime> {
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbedded({ dataDir: config.dataDir, port: config.embeddedPgPort, log: options.log });
   const databaseUrl = config.databaseUrl ?? embedded?.url ?? '';
-  const handle = openDatabase(databaseUrl, config.dbPoolSize);
   try {
-    await migrate(handle.db);
-    const context: AppContext = {
-      db: handle.db,
-      clock: options.clock ?? systemClock,
-      config,
-      secrets: new SecretBox(await encryptionKey(config)),
-      resolveHost,
-    };
+    const migrator = openDatabase(databaseUrl, 1);
+    await migrate(migrator.db).finally(() => migrator.close());
+    const { context, close } = openAppContext(databaseUrl, config, { clock: options.clock, secretKey: await encryptionKey(config) });
     return {
       context,
       databaseUrl,
-      close: async () => {
-        await handle.close();
+      async close() {
+        await close();
         await embedded?.stop();
       },
     };
   } catch (error) {
-    await handle.close();
     await embedded?.stop();
     throw error;
   }

@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
 import type { Db } from '../db/database.ts';
 import type { ApiKeyRow, KeyAccess, KeyKind } from '../db/schema.ts';
+import { announceAuthChange } from './changes.ts';
 import { scopesForKey, type Scope } from './scopes.ts';
 import { generateSecretKey, hashSecret, secretHint } from './secret-keys.ts';
 
@@ -56,7 +57,7 @@ export async function createSecretKey(db: Db, clock: Clock, input: {
  */
 export async function revokeSecretKey(db: Db, clock: Clock, keyId: string): Promise<{ key: ApiKeyRow; removedEndpoints: string[] }> {
   const now = clock.now();
-  return db.transaction().execute(async (trx) => {
+  const result = await db.transaction().execute(async (trx) => {
     const key = await trx.selectFrom('api_keys').selectAll().where('id', '=', keyId).forUpdate().executeTakeFirst();
     if (!key) throw new KeyAdminError(`No key ${keyId}.`);
     if (key.revoked_at !== null) return { key, removedEndpoints: [] };
@@ -70,6 +71,8 @@ export async function revokeSecretKey(db: Db, clock: Clock, keyId: string): Prom
       .execute();
     return { key: revoked, removedEndpoints: removed.map((row) => row.id) };
   });
+  announceAuthChange();
+  return result;
 }
 
 export async function listSecretKeys(db: Db, businessId: string): Promise<ApiKeyRow[]> {

@@ -12,6 +12,8 @@ export interface AppContext {
   secrets: SecretBox;
   /** Resolves a host name to its addresses (DNS); injectable so the address policy is testable. */
   resolveHost: (hostname: string) => Promise<string[]>;
+  /** Whether credential-change notices arrive, so verified credentials may be cached. */
+  authChanges: { readonly listening: boolean };
 }
 
 /** A verb's view of one call: the app plus the caller. */

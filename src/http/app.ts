@@ -32,7 +32,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   });
 
   registerJsonBody(app);
-  const gate = new Gate(new Authenticator(context.db, context.clock), context.config.rateLimits, context.clock);
+  const gate = new Gate(new Authenticator(context.db, context.clock, () => context.authChanges.listening), context.config.rateLimits, context.clock);
   registerOperationRoutes(app, operations, context, gate);
   registerWellKnown(app, context.config.baseUrl);
   const openapi = openApiDocument(operations, context.config.baseUrl);

@@ -2,6 +2,7 @@ import type { Db } from '../db/database.ts';
 import type { BusinessRow, BusinessUpdate, Integration, Role } from '../db/schema.ts';
 import { newId } from '../core/ids.ts';
 import type { Clock } from '../core/clock.ts';
+import { announceAuthChange } from '../auth/changes.ts';
 
 // Businesses (the spec's accounts), people and their roles. Called by the CLI now and by the
 // dashboard later; not part of the merchant API.
@@ -38,12 +39,14 @@ export async function createBusiness(db: Db, clock: Clock, input: { name: string
   });
 }
 
+/** Gives a person a role in a business; who manages keys changes, so cached credentials are dropped. */
 export async function setRole(db: Db, businessId: string, personId: string, role: Role, now: Date): Promise<void> {
   await db
     .insertInto('memberships')
     .values({ business_id: businessId, person_id: personId, role, created_at: now })
     .onConflict((conflict) => conflict.columns(['business_id', 'person_id']).doUpdateSet({ role }))
     .execute();
+  announceAuthChange();
 }
 
 export interface BusinessChanges {
@@ -63,7 +66,7 @@ export async function updateBusiness(db: Db, clock: Clock, id: string, changes: 
   if (changes.feeBps !== undefined && (!Number.isInteger(changes.feeBps) || changes.feeBps < 0 || changes.feeBps > 10_000)) {
     throw new TenancyError('The fee must be a whole number of basis points from 0 to 10000.');
   }
-  return db.transaction().execute(async (trx) => {
+  const updated = await db.transaction().execute(async (trx) => {
     const current = await trx.selectFrom('businesses').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!current) throw new TenancyError(`No business ${id}.`);
     const disabled = new Set(current.disabled_integrations);
@@ -77,4 +80,6 @@ export async function updateBusiness(db: Db, clock: Clock, id: string, changes: 
     if (changes.feeBps !== undefined) set.fee_bps = changes.feeBps;
     return trx.updateTable('businesses').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   });
+  announceAuthChange();
+  return updated;
 }

@@ -5,12 +5,11 @@ import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import type { AppContext } from '../../src/core/context.ts';
-import { SecretBox } from '../../src/core/secret-box.ts';
-import { openDatabase, type Db } from '../../src/db/database.ts';
+import type { Db } from '../../src/db/database.ts';
 import type { KeyAccess, KeyKind } from '../../src/db/schema.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { operations } from '../../src/operations.ts';
-import { resolveHost } from '../../src/runtime.ts';
+import { openAppContext } from '../../src/runtime.ts';
 import { createBusiness, updateBusiness, type BusinessChanges } from '../../src/tenancy/businesses.ts';
 import { createSecretKey, revokeSecretKey } from '../../src/auth/key-admin.ts';
 
@@ -71,10 +70,10 @@ async function createDatabase(): Promise<string> {
 
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const databaseUrl = await createDatabase();
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, BASE_URL: 'https://pay.example.test', ...env });
-  const handle = openDatabase(databaseUrl, 5);
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, BASE_URL: 'https://pay.example.test', DB_POOL_SIZE: '5', ...env });
   const clock = new ManualClock();
-  const context: AppContext = { db: handle.db, clock, config, secrets: new SecretBox(randomBytes(32)), resolveHost };
+  const { context, close } = openAppContext(databaseUrl, config, { clock, secretKey: randomBytes(32) });
+  const handle = { db: context.db, close };
   const app = await buildApp(context, operations);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -14,8 +14,8 @@ export function makeSlug(name: string): string {
 /** Creates a hosted checkout page in the caller's mode, with the dashboard's defaults. */
 export async function createCheckout(ctx: OperationContext, input: CreateCheckoutInput): Promise<CheckoutOut> {
   const { principal } = ctx;
-  assertCanTakePayments(principal, 'checkouts');
   requireHttpsInLive(principal.livemode, input.success_url, 'success_url');
+  assertCanTakePayments(principal, 'checkouts');
   const now = ctx.clock.now();
   for (let attempt = 0; ; attempt++) {
     try {

@@ -19,9 +19,8 @@ export const routingField = z
     fallback: z.boolean(routingError('routing.fallback must be true or false.')).optional(),
   }, routingError('routing must be an object with a choice: smart, buyer or fixed.'))
   .transform((routing, ctx): Routing => {
-    if (routing.choice !== 'fixed') return { choice: routing.choice, provider: null, fallback: false };
-    const provider = routing.provider ? findProvider(routing.provider) : undefined;
-    if (!provider?.card) {
+    const provider = routing.provider == null ? undefined : findProvider(routing.provider);
+    if ((routing.choice === 'fixed' || routing.provider != null) && !provider?.card) {
       ctx.addIssue({
         code: 'custom',
         path: ['provider'],
@@ -29,6 +28,7 @@ export const routingField = z
       });
       return z.NEVER;
     }
+    if (routing.choice !== 'fixed' || !provider) return { choice: routing.choice, provider: null, fallback: false };
     return { choice: 'fixed', provider: provider.id, fallback: routing.fallback ?? true };
   })
   .meta({

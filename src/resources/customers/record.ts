@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
 import { newId } from '../../core/ids.ts';
 import type { Db } from '../../db/database.ts';
-import type { StoredAddress } from '../../db/schema.ts';
+import type { Database, StoredAddress } from '../../db/schema.ts';
 
 export interface CustomerDetails {
   email: string;
@@ -15,11 +15,12 @@ export interface CustomerDetails {
 /**
  * Finds or creates the customer for an email in the caller's mode (spec 2.3 rules 1 and 3):
  * one customer per lowercased email; details sent now replace the saved ones, details left
- * out keep their earlier value. Returns the customer id.
+ * out keep their earlier value. A statement returning the customer's id, to run inside the
+ * creating statement or transaction.
  */
-export async function recordCustomer(db: Db, principal: Principal, details: CustomerDetails, now: Date): Promise<string> {
+export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal, details: CustomerDetails, now: Date) {
   const json = (value: StoredAddress | null | undefined) => (value ? JSON.stringify(value) : null);
-  const row = await db
+  return qc
     .insertInto('customers')
     .values({
       id: newId('cus'),
@@ -45,7 +46,9 @@ export async function recordCustomer(db: Db, principal: Principal, details: Cust
           last_order_at: sql`GREATEST(customers.last_order_at, excluded.last_order_at)`,
         }),
     )
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+    .returning('id');
+}
+
+export async function recordCustomer(db: Db, principal: Principal, details: CustomerDetails, now: Date): Promise<string> {
+  return (await upsertCustomer(db, principal, details, now).executeTakeFirstOrThrow()).id;
 }
