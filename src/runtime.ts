@@ -32,9 +32,20 @@ async function encryptionKey(config: Config): Promise<Buffer> {
   return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
 }
 
+// A resolver that stalls must not hold a request: past this, the name counts as not resolving now.
+const LOOKUP_TIMEOUT_MS = 2_000;
+
 export async function resolveHost(hostname: string): Promise<string[]> {
-  const answers = await lookup(hostname, { all: true, verbatim: true });
-  return answers.map((answer) => answer.address);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`DNS lookup of ${hostname} timed out`)), LOOKUP_TIMEOUT_MS);
+  });
+  try {
+    const answers = await Promise.race([lookup(hostname, { all: true, verbatim: true }), timeout]);
+    return answers.map((answer) => answer.address);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The application context on a migrated database: a pool and the credential-change listener. */

@@ -9,11 +9,17 @@ const METADATA_ADDRESSES = new Set(['168.63.129.16']);
 
 const INTERNAL_SUFFIXES = ['.localhost', '.local', '.internal', '.intranet', '.lan', '.home', '.corp', '.home.arpa', '.localdomain'];
 
+// IPv6 outside 2000::/3 (global unicast) is never public: that also refuses the deprecated
+// IPv4-compatible form ::a.b.c.d, which ipaddr.js calls unicast.
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    else if (!v6.match(GLOBAL_UNICAST_V6)) return false;
   }
   if (METADATA_ADDRESSES.has(parsed.toString())) return false;
   return parsed.range() === 'unicast';

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, type ApiResponse, type TestApp } from '../support/harness.ts';
+
+// Rate limits (spec 7.1, 8): per business across all keys and modes, and per address for
+// missing or invalid credentials; 429 rate_limited with Retry-After: 60.
+
+const MINUTE = 60_000;
+const LINK = { amount: '10.00', currency: 'USD', description: 'Tea' };
+
+function expectRateLimited(response: ApiResponse): void {
+  expect(response.status, JSON.stringify(response.body)).toBe(429);
+  expect(response.headers.get('retry-after')).toBe('60');
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  expect(response.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
+}
+
+/** Sends `count` requests in batches, returning their statuses in order. */
+async function statuses(count: number, send: (i: number) => Promise<ApiResponse>, batch = 20): Promise<number[]> {
+  const out: number[] = [];
+  for (let start = 0; start < count; start += batch) {
+    const responses = await Promise.all(Array.from({ length: Math.min(batch, count - start) }, (_, i) => send(start + i)));
+    out.push(...responses.map((response) => response.status));
+  }
+  return out;
+}
+
+const missing = (t: TestApp) => t.request('GET', '/v1/payment_links');
+const malformed = (t: TestApp) => t.request('GET', '/v1/payment_links', { key: 'sk_test_nope' });
+const unknown = (t: TestApp) => t.request('GET', '/v1/payment_links', { key: `sk_live_${'Z'.repeat(32)}` });
+
+describe('with small limits', () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp({ RATE_LIMIT_BUSINESS_PER_MINUTE: '5', RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '3' }); });
+  afterAll(async () => t?.close());
+  // A new minute for every test: the per-address budget is shared by the whole file.
+  beforeEach(() => t.clock.advance(MINUTE));
+
+  it('shares one budget per business across keys and modes, then answers 429 until the minute passes', async () => {
+    const biz = await t.business();
+    const test = (await biz.key({ mode: 'test' })).secret;
+    const live = (await biz.key({ mode: 'live' })).secret;
+    const readOnly = (await biz.key({ mode: 'test', access: 'read_only' })).secret;
+    const calls = [
+      () => t.request('GET', '/v1/payment_links', { key: test }),
+      () => t.request('POST', '/v1/payment_links', { key: live, body: LINK }),
+      () => t.request('GET', '/v1/customers', { key: readOnly }),
+      () => t.request('GET', '/v1/payment_links', { key: live }),
+      () => t.request('POST', '/v1/payment_links', { key: test, body: LINK }),
+    ];
+    for (const call of calls) expect((await call()).status).toBeLessThan(300);
+
+    for (const key of [test, live, readOnly]) expectRateLimited(await t.request('GET', '/v1/payment_links', { key }));
+    // Writes are limited too, and a limited write stores nothing.
+    const before = await t.db.selectFrom('payments').select('id').where('business_id', '=', biz.id).execute();
+    expectRateLimited(await t.request('POST', '/v1/payment_links', { key: test, body: LINK }));
+    const after = await t.db.selectFrom('payments').select('id').where('business_id', '=', biz.id).execute();
+    expect(after).toHaveLength(before.length);
+
+    // Another business has its own budget.
+    const other = await t.business();
+    const otherKey = (await other.key()).secret;
+    expect((await t.request('GET', '/v1/payment_links', { key: otherKey })).status).toBe(200);
+
+    t.clock.advance(MINUTE);
+    for (const key of [test, live, readOnly]) expect((await t.request('GET', '/v1/payment_links', { key })).status).toBe(200);
+  });
+
+  it('counts requests spread over the minute', async () => {
+    const biz = await t.business();
+    const key = (await biz.key()).secret;
+    for (let i = 0; i < 5; i++) {
+      expect((await t.request('GET', '/v1/payment_links', { key })).status).toBe(200);
+      t.clock.advance(1_000);
+    }
+    expectRateLimited(await t.request('GET', '/v1/payment_links', { key }));
+  });
+
+  it('lets exactly the budget through when requests arrive at once', async () => {
+    const biz = await t.business();
+    const key = (await biz.key()).secret;
+    const got = await statuses(12, () => t.request('GET', '/v1/payment_links', { key }), 12);
+    expect(got.filter((status) => status === 200)).toHaveLength(5);
+    expect(got.filter((status) => status === 429)).toHaveLength(7);
+  });
+
+  it('limits missing and invalid credentials per address, while a valid key from that address still works', async () => {
+    for (const send of [missing, malformed, unknown]) {
+      const response = await send(t);
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe('invalid_api_key');
+    }
+    for (const send of [missing, malformed, unknown]) expectRateLimited(await send(t));
+
+    const biz = await t.business();
+    const key = await biz.key();
+    expect((await t.request('GET', '/v1/payment_links', { key: key.secret })).status).toBe(200);
+    // A revoked key is an invalid one.
+    await key.revoke();
+    expectRateLimited(await t.request('GET', '/v1/payment_links', { key: key.secret }));
+
+    t.clock.advance(MINUTE);
+    expect((await missing(t)).status).toBe(401);
+  });
+
+  it('does not count requests with a valid key against the address budget', async () => {
+    const biz = await t.business();
+    const key = (await biz.key()).secret;
+    for (let i = 0; i < 5; i++) expect((await t.request('GET', '/v1/payment_links', { key })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await missing(t)).status).toBe(401);
+    expectRateLimited(await missing(t));
+  });
+});
+
+describe('with RATE_LIMITS=off', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMITS: 'off', RATE_LIMIT_BUSINESS_PER_MINUTE: '5', RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '3' });
+  });
+  afterAll(async () => t?.close());
+
+  it('limits nothing', async () => {
+    const biz = await t.business();
+    const test = (await biz.key({ mode: 'test' })).secret;
+    const live = (await biz.key({ mode: 'live' })).secret;
+    const got = await statuses(200, (i) => t.request('GET', '/v1/payment_links', { key: i % 2 ? test : live }));
+    expect(got.filter((status) => status !== 200)).toEqual([]);
+    const refused = await statuses(30, (i) => (i % 2 ? missing(t) : malformed(t)));
+    expect(refused.filter((status) => status !== 401)).toEqual([]);
+  });
+});
+
+describe('with the default limits', () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp(); });
+  afterAll(async () => t?.close());
+  beforeEach(() => t.clock.advance(MINUTE));
+
+  it('lets 120 requests of a business through in a minute and answers the 121st with 429', async () => {
+    const biz = await t.business();
+    const test = (await biz.key({ mode: 'test' })).secret;
+    const live = (await biz.key({ mode: 'live' })).secret;
+    const got = await statuses(120, (i) => t.request('GET', '/v1/payment_links', { key: i % 3 ? test : live }));
+    expect(got.filter((status) => status !== 200)).toEqual([]);
+    expectRateLimited(await t.request('GET', '/v1/payment_links', { key: test }));
+    expectRateLimited(await t.request('GET', '/v1/payment_links', { key: live }));
+    t.clock.advance(MINUTE);
+    expect((await t.request('GET', '/v1/payment_links', { key: test })).status).toBe(200);
+  });
+
+  it('lets 60 refused credentials from an address through in a minute and answers the 61st with 429', async () => {
+    const got = await statuses(60, (i) => (i % 2 ? missing(t) : malformed(t)));
+    expect(got.filter((status) => status !== 401)).toEqual([]);
+    expectRateLimited(await missing(t));
+  });
+});
