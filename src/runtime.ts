@@ -50,7 +50,7 @@ export async function resolveHost(hostname: string): Promise<string[]> {
 
 /** The application context on a migrated database: a pool and the credential-change listener. */
 export function openAppContext(databaseUrl: string, config: Config, options: { clock?: Clock; secretKey: Buffer }): { context: AppContext; close(): Promise<void> } {
-  const handle = openDatabase(databaseUrl, config.dbPoolSize);
+  const handle = openDatabase(databaseUrl, config.dbPoolSize, { prepare: true });
   const authChanges = listenForAuthChanges(databaseUrl);
   const context: AppContext = {
     db: handle.db,

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
+import { createHash } from 'node:crypto';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { Database } from './schema.ts';
 
 // int8 columns hold minor units and counts, far below 2^53: read them as numbers.
@@ -13,11 +14,40 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function openDatabase(connectionString: string, poolSize: number): DatabaseHandle {
+// Every distinct query text becomes a named statement: PostgreSQL parses and plans it once per
+// connection instead of on every call. The texts come from our own query builders, so they are
+// few; a text with several statements (a migration) cannot be prepared, so migrations run on a
+// handle opened without this.
+function statementName(text: string, names: Map<string, string>): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `q_${createHash('sha1').update(text).digest('hex')}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+function preparingPool(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      return {
+        query: (text: string, values: readonly unknown[]) =>
+          client.query({ name: statementName(text, names), text, values: [...values] }),
+        release: () => client.release(),
+      } as unknown as PostgresPoolClient;
+    },
+    end: () => pool.end(),
+    options: pool.options,
+  };
+}
+
+export function openDatabase(connectionString: string, poolSize: number, options: { prepare?: boolean } = {}): DatabaseHandle {
   const pool = new pg.Pool({ connectionString, max: poolSize, application_name: 'payment-service' });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: options.prepare ? preparingPool(pool) : pool }) });
   return { db, pool, close: () => db.destroy() };
 }
 
