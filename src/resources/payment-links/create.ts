@@ -1,6 +1,7 @@
 import { DAY } from '../../core/clock.ts';
 import type { OperationContext } from '../../core/context.ts';
 import { newId } from '../../core/ids.ts';
+import { newPayment, paymentValues } from '../payments/insert.ts';
 import { sql } from 'kysely';
 import { upsertCustomer } from '../customers/record.ts';
 import { allocateOrderNumber, newOrder } from '../orders/insert.ts';
@@ -38,9 +39,25 @@ export async function createPaymentLink(ctx: OperationContext, input: CreatePaym
         shipping_address: input.shipping_address, billing_address: input.billing_address }
     : null;
 
+  const payment = newPayment(principal, {
+    source: 'payment_link',
+    order_id: orderId,
+    amount_minor: input.amount,
+    currency: input.currency,
+    description: input.description,
+    reference: input.reference ?? null,
+    customer_email: input.customer_email ?? null,
+    customer_name: input.customer_name ?? null,
+    memo: input.memo ?? null,
+    success_url: input.success_url ?? null,
+    collect: input.collect,
+    expires_at: new Date(now.getTime() + input.expires_in_days * DAY),
+  }, now);
+
   // One statement (customer, order number, order, payment): atomic without a transaction's
-  // extra round trips, and the order-number row is locked only for its duration.
-  const row = await ctx.db
+  // extra round trips, and the order-number row is locked only for its duration. Nothing is
+  // read back: the answer is the row as written.
+  await ctx.db
     .with('number', (qc) => allocateOrderNumber(qc, principal))
     .with('customer', (qc) => customer
       ? upsertCustomer(qc, principal, customer, now)
@@ -51,28 +68,9 @@ export async function createPaymentLink(ctx: OperationContext, input: CreatePaym
         ...order,
         number: (eb) => eb.selectFrom('number').select('last_number'),
         customer_id: (eb) => eb.selectFrom('customer').select('id'),
-      })
-      .returning('id'))
+      }))
     .insertInto('payments')
-    .values({
-      id: newId('pay'),
-      business_id: principal.businessId,
-      livemode: principal.livemode,
-      source: 'payment_link',
-      order_id: (eb) => eb.selectFrom('new_order').select('id'),
-      amount_minor: input.amount,
-      currency: input.currency,
-      description: input.description,
-      reference: input.reference ?? null,
-      customer_email: input.customer_email ?? null,
-      customer_name: input.customer_name ?? null,
-      memo: input.memo ?? null,
-      success_url: input.success_url ?? null,
-      collect: input.collect ? JSON.stringify(input.collect) : null,
-      created_at: now,
-      expires_at: new Date(now.getTime() + input.expires_in_days * DAY),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toPaymentLinkOut(row, ctx.config.baseUrl, now);
+    .values(paymentValues(payment))
+    .execute();
+  return toPaymentLinkOut(payment, ctx.config.baseUrl, now);
 }

@@ -1,0 +1,43 @@
+import type { Insertable } from 'kysely';
+import type { Principal } from '../../auth/principal.ts';
+import { newId } from '../../core/ids.ts';
+import type { PaymentRow, PaymentsTable } from '../../db/schema.ts';
+
+export type PaymentFields = Pick<PaymentRow, 'source' | 'order_id' | 'amount_minor' | 'currency' | 'description' | 'expires_at'>
+  & Partial<Omit<PaymentRow, 'id' | 'business_id' | 'livemode' | 'created_at' | 'status'>>;
+
+/**
+ * A new open payment in the caller's mode, as the row it will be once inserted: the verb can
+ * answer from it without reading the row back.
+ */
+export function newPayment(principal: Principal, fields: PaymentFields, now: Date): PaymentRow {
+  return {
+    id: newId('pay'),
+    business_id: principal.businessId,
+    livemode: principal.livemode,
+    status: 'open',
+    checkout_id: null,
+    reference: null,
+    metadata: null,
+    customer_email: null,
+    customer_name: null,
+    memo: null,
+    success_url: null,
+    collect: null,
+    started_at: null,
+    provider_reached_at: null,
+    paid_at: null,
+    canceled_at: null,
+    ...fields,
+    created_at: now,
+  };
+}
+
+/** The row as insert values (JSON columns as text). */
+export function paymentValues(row: PaymentRow): Insertable<PaymentsTable> {
+  return {
+    ...row,
+    metadata: row.metadata === null ? null : JSON.stringify(row.metadata),
+    collect: row.collect === null ? null : JSON.stringify(row.collect),
+  };
+}
