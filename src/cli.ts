@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
-import { createBusiness, INTEGRATIONS, TenancyError, updateBusiness, type BusinessChanges } from './tenancy/businesses.ts';
+import { canManageKeys, createBusiness, INTEGRATIONS, listMembers, ROLES, setMember, TenancyError, updateBusiness, type BusinessChanges } from './tenancy/businesses.ts';
 import { createSecretKey, KeyAdminError, listSecretKeys, revokeSecretKey } from './auth/key-admin.ts';
 import { scopesForKey } from './auth/scopes.ts';
 import type { ApiKeyRow, BusinessRow, Integration } from './db/schema.ts';
@@ -99,6 +99,27 @@ const commands: Record<string, Command> = {
       };
       const business = await updateBusiness(context.db, context.clock, id, changes);
       return { json: businessJson(business), text: `Updated business ${business.id}.` };
+    },
+  },
+  'members set': {
+    usage: 'members set --business ID --email EMAIL --role owner|developer|viewer [--json]',
+    options: { business: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
+    async run({ context }, flags) {
+      const role = oneOf(required(flags, 'role'), ROLES, 'role') ?? 'viewer';
+      const { personId } = await setMember(context.db, context.clock, { businessId: required(flags, 'business'), email: required(flags, 'email'), role });
+      return {
+        json: { business: flags.business, person: personId, email: String(flags.email).toLowerCase(), role, manages_keys: canManageKeys(role) },
+        text: `${String(flags.email).toLowerCase()} is now ${role} of ${String(flags.business)}.`,
+      };
+    },
+  },
+  'members list': {
+    usage: 'members list --business ID [--json]',
+    options: { business: { type: 'string' } },
+    async run({ context }, flags) {
+      const members = (await listMembers(context.db, required(flags, 'business')))
+        .map((m) => ({ person: m.id, email: m.email, role: m.role, manages_keys: canManageKeys(m.role) }));
+      return { json: { data: members }, text: members.map((m) => `${m.email}  ${m.role}`).join('\n') || 'No members.' };
     },
   },
   'keys create': {

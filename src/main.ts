@@ -1,15 +1,9 @@
-import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { operations } from './operations.ts';
 import { openRuntime } from './runtime.ts';
 
 // The process: config -> database -> migrations -> HTTP, and a graceful stop on SIGINT/SIGTERM.
-const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' } } });
-if (!['api', 'worker', 'all'].includes(values.role ?? '')) {
-  console.error('--role must be api, worker or all');
-  process.exit(2);
-}
 
 const config = loadConfig();
 const runtime = await openRuntime(config);

@@ -120,3 +120,18 @@ describe('operator CLI', () => {
     }
   }, 60_000);
 });
+
+describe('members', () => {
+  it('sets roles, keeps one owner, and says who manages keys', async () => {
+    const business = json((await cli(['business', 'create', '--name', 'Team', '--owner', 'boss@team.example', '--json'])).stdout);
+    const dev = json((await cli(['members', 'set', '--business', business.id, '--email', 'Dev@Team.example', '--role', 'developer', '--json'])).stdout);
+    expect(dev).toMatchObject({ email: 'dev@team.example', role: 'developer', manages_keys: true });
+    const viewer = json((await cli(['members', 'set', '--business', business.id, '--email', 'dev@team.example', '--role', 'viewer', '--json'])).stdout);
+    expect(viewer.manages_keys).toBe(false);
+    const lastOwner = await cli(['members', 'set', '--business', business.id, '--email', 'boss@team.example', '--role', 'viewer', '--json']);
+    expect(lastOwner.code).toBe(1);
+    expect(json(lastOwner.stdout).error.message).toContain('owner');
+    const list = json((await cli(['members', 'list', '--business', business.id, '--json'])).stdout);
+    expect(list.data.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([['boss@team.example', 'owner'], ['dev@team.example', 'viewer']]);
+  });
+});

@@ -83,3 +83,34 @@ export async function updateBusiness(db: Db, clock: Clock, id: string, changes: 
   announceAuthChange();
   return updated;
 }
+
+/** Owners and developers manage keys (and approve agents); viewers only look. */
+export function canManageKeys(role: Role): boolean {
+  return role === 'owner' || role === 'developer';
+}
+
+export const ROLES: readonly Role[] = ['owner', 'developer', 'viewer'];
+
+export async function setMember(db: Db, clock: Clock, input: { businessId: string; email: string; role: Role }): Promise<{ personId: string }> {
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(input.email)) throw new TenancyError('The member must be an email address.');
+  const business = await db.selectFrom('businesses').select('id').where('id', '=', input.businessId).executeTakeFirst();
+  if (!business) throw new TenancyError(`No business ${input.businessId}.`);
+  const now = clock.now();
+  const personId = await findOrCreatePerson(db, input.email, now);
+  if (input.role !== 'owner') {
+    const owners = await db.selectFrom('memberships').select('person_id').where('business_id', '=', input.businessId).where('role', '=', 'owner').execute();
+    if (owners.length === 1 && owners[0]?.person_id === personId) throw new TenancyError('A business keeps at least one owner.');
+  }
+  await setRole(db, input.businessId, personId, input.role, now);
+  return { personId };
+}
+
+export async function listMembers(db: Db, businessId: string) {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('people as p', 'p.id', 'm.person_id')
+    .select(['p.id', 'p.email', 'm.role', 'm.created_at'])
+    .where('m.business_id', '=', businessId)
+    .orderBy('m.created_at')
+    .execute();
+}
