@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { API_SCOPES } from '../../src/auth/scopes.ts';
 import { operations } from '../../src/operations.ts';
+import { LINK_BODY as LINK } from '../support/api.ts';
 import { startTestApp, type ApiResponse, type TestApp, type TestBusiness } from '../support/harness.ts';
 
 // HTTP conventions (spec 1.5, 4.7, 5, 7.1, 8): headers, bodies, routing, authentication,
@@ -19,7 +20,6 @@ afterAll(async () => t?.close());
 beforeEach(() => t.clock.advance(60_000));
 
 const METADATA_URL = 'https://pay.example.test/.well-known/oauth-protected-resource/v1';
-const LINK = { amount: '10.00', currency: 'USD', description: 'Tea' };
 const ORIGIN = { origin: 'https://shop.example' };
 
 function expectErrorShape(response: ApiResponse, status?: number): void {

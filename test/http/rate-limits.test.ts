@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MINUTE } from '../../src/core/clock.ts';
+import { accountInBothModes, LINK_BODY as LINK } from '../support/api.ts';
 import { startTestApp, type ApiResponse, type TestApp } from '../support/harness.ts';
 
 // Rate limits (spec 7.1, 8): per business across all keys and modes, and per address for
 // missing or invalid credentials; 429 rate_limited with Retry-After: 60.
-
-const MINUTE = 60_000;
-const LINK = { amount: '10.00', currency: 'USD', description: 'Tea' };
 
 function expectRateLimited(response: ApiResponse): void {
   expect(response.status, JSON.stringify(response.body)).toBe(429);
@@ -36,9 +35,7 @@ describe('with small limits', () => {
   beforeEach(() => t.clock.advance(MINUTE));
 
   it('shares one budget per business across keys and modes, then answers 429 until the minute passes', async () => {
-    const biz = await t.business();
-    const test = (await biz.key({ mode: 'test' })).secret;
-    const live = (await biz.key({ mode: 'live' })).secret;
+    const { biz, test, live } = await accountInBothModes(t);
     const readOnly = (await biz.key({ mode: 'test', access: 'read_only' })).secret;
     const calls = [
       () => t.request('GET', '/v1/payment_links', { key: test }),
@@ -119,9 +116,7 @@ describe('with RATE_LIMITS=off', () => {
   afterAll(async () => t?.close());
 
   it('limits nothing', async () => {
-    const biz = await t.business();
-    const test = (await biz.key({ mode: 'test' })).secret;
-    const live = (await biz.key({ mode: 'live' })).secret;
+    const { test, live } = await accountInBothModes(t);
     const got = await statuses(200, (i) => t.request('GET', '/v1/payment_links', { key: i % 2 ? test : live }));
     expect(got.filter((status) => status !== 200)).toEqual([]);
     const refused = await statuses(30, (i) => (i % 2 ? missing(t) : malformed(t)));
@@ -136,9 +131,7 @@ describe('with the default limits', () => {
   beforeEach(() => t.clock.advance(MINUTE));
 
   it('lets 120 requests of a business through in a minute and answers the 121st with 429', async () => {
-    const biz = await t.business();
-    const test = (await biz.key({ mode: 'test' })).secret;
-    const live = (await biz.key({ mode: 'live' })).secret;
+    const { test, live } = await accountInBothModes(t);
     const got = await statuses(120, (i) => t.request('GET', '/v1/payment_links', { key: i % 3 ? test : live }));
     expect(got.filter((status) => status !== 200)).toEqual([]);
     expectRateLimited(await t.request('GET', '/v1/payment_links', { key: test }));

@@ -3,7 +3,8 @@ import { SECOND } from '../../src/core/clock.ts';
 import { newId, randomBase62 } from '../../src/core/ids.ts';
 import type { CheckoutsTable } from '../../src/db/schema.ts';
 import type { BusinessChanges } from '../../src/tenancy/businesses.ts';
-import { startTestApp, type ApiResponse, type TestApp, type TestBusiness } from '../support/harness.ts';
+import { account, collection, expectCreated, expectError, ids, nowSeconds, type Account } from '../support/api.ts';
+import { startTestApp, type ApiResponse, type TestApp } from '../support/harness.ts';
 
 // Checkouts through real HTTP (spec 2.2, 2.9, 4.2, 7.1, 7.4, 8).
 
@@ -21,44 +22,10 @@ const CHECKOUT_FIELDS = [
   'success_url', 'theme', 'button_label', 'crypto', 'routing', 'collect', 'options', 'plans', 'created', 'updated',
 ];
 
-interface Account {
-  biz: TestBusiness;
-  key: string;
-}
-
-async function account(changes: BusinessChanges = {}, mode: 'test' | 'live' = 'test'): Promise<Account> {
-  const biz = await t.business(changes);
-  return { biz, key: (await biz.key({ mode })).secret };
-}
-
-function create(key: string, body: unknown): Promise<ApiResponse> {
-  return t.request('POST', CHECKOUTS, { key, body });
-}
+const { create, list } = collection(() => t, CHECKOUTS);
 
 async function createCheckout(key: string, body: Record<string, unknown> = {}): Promise<any> {
-  const res = await create(key, { ...VALID, ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-function list(key: string, query: Record<string, string | number> = {}): Promise<ApiResponse> {
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
-  return t.request('GET', qs ? `${CHECKOUTS}?${qs}` : CHECKOUTS, { key });
-}
-
-function ids(res: ApiResponse): string[] {
-  return res.body.data.map((checkout: { id: string }) => checkout.id);
-}
-
-function expectError(res: ApiResponse, status: number, code: string, field?: string): void {
-  const error = field === undefined ? { code, message: expect.any(String) } : { code, message: expect.any(String), field };
-  expect(res.body, `status ${res.status}`).toStrictEqual({ error });
-  expect(res.status).toBe(status);
-  expect(res.body.error.message.trim()).not.toBe('');
-}
-
-function nowSeconds(): number {
-  return Math.floor(t.clock.now().getTime() / 1000);
+  return expectCreated(await create(key, { ...VALID, ...body }));
 }
 
 async function checkoutCount(businessId: string): Promise<number> {
@@ -82,10 +49,10 @@ async function insertCheckout(businessId: string, kind: CheckoutsTable['kind'], 
 
 describe('POST /v1/checkouts', () => {
   it('creates a page with the dashboard defaults: exactly the spec 2.2 object', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const res = await create(key, VALID);
     expect(res.status).toBe(201);
-    const now = nowSeconds();
+    const now = nowSeconds(t);
     expect(res.body).toStrictEqual({
       id: expect.stringMatching(/^chk_\w+$/),
       object: 'checkout',
@@ -117,7 +84,7 @@ describe('POST /v1/checkouts', () => {
   });
 
   it('creates a page with every field set', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const checkout = await createCheckout(key, {
       name: 'Yearly plan',
       amount: '120',
@@ -151,12 +118,12 @@ describe('POST /v1/checkouts', () => {
   });
 
   it('creates a Live checkout with a Live key', async () => {
-    const { key } = await account({}, 'live');
+    const { key } = await account(t, {}, 'live');
     expect((await createCheckout(key, { success_url: 'https://shop.example/thanks' })).livemode).toBe(true);
   });
 
   it('gives every checkout its own slug, even with the same name', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const a = await createCheckout(key);
     const b = await createCheckout(key);
     expect(a.slug).not.toBe(b.slug);
@@ -164,7 +131,7 @@ describe('POST /v1/checkouts', () => {
   });
 
   it('gives a non-empty slug to a name with no ASCII letters', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const checkout = await createCheckout(key, { name: '茶 🍵' });
     expect(checkout.slug).not.toBe('');
     expect(checkout.url).toContain(checkout.slug);
@@ -175,12 +142,12 @@ describe('POST /v1/checkouts', () => {
     ['7.5', '7.50'],
     ['100000.00', '100000.00'],
   ])('accepts amount %j and answers %j', async (amount, shown) => {
-    const { key } = await account();
+    const { key } = await account(t);
     expect((await createCheckout(key, { amount })).amount).toBe(shown);
   });
 
   it.each(['usd', 'Eur', 'GBP', 'cad', 'aUD'])('accepts currency %j in any letter case', async (currency) => {
-    const { key } = await account();
+    const { key } = await account(t);
     expect((await createCheckout(key, { currency })).currency).toBe(currency.toUpperCase());
   });
 
@@ -191,7 +158,7 @@ describe('POST /v1/checkouts', () => {
     [{ choice: 'fixed', provider: 'transak', fallback: false }, { choice: 'fixed', provider: 'transak', fallback: false }],
     [{ choice: 'fixed', provider: 'wert', fallback: true }, { choice: 'fixed', provider: 'wert', fallback: true }],
   ])('routing %j is stored as %j', async (routing, expected) => {
-    const { key } = await account();
+    const { key } = await account(t);
     expect((await createCheckout(key, { routing })).routing).toStrictEqual(expected);
   });
 
@@ -201,17 +168,17 @@ describe('POST /v1/checkouts', () => {
     [{}, null],
     [null, null],
   ])('collect %j is answered as %j', async (collect, expected) => {
-    const { key } = await account();
+    const { key } = await account(t);
     expect((await createCheckout(key, { collect })).collect).toStrictEqual(expected);
   });
 
   it.each([true, false])('accepts crypto %j', async (crypto) => {
-    const { key } = await account();
+    const { key } = await account(t);
     expect((await createCheckout(key, { crypto })).crypto).toBe(crypto);
   });
 
   it('ignores unknown request fields, including ones that try to set mode, active or plans', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const checkout = await createCheckout(key, { colour: 'teal', livemode: true, active: false, plans: [{ id: 'x' }], options: ['A', 'B'], slug: 'mine' });
     expect(checkout).toMatchObject({ livemode: false, active: true, plans: [], options: null });
     expect(checkout.slug).not.toBe('mine');
@@ -219,7 +186,7 @@ describe('POST /v1/checkouts', () => {
   });
 
   it('ignores Idempotency-Key: the same key twice makes two checkouts', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const headers = { 'idempotency-key': 'checkout-once' };
     const first = await t.request('POST', CHECKOUTS, { key, body: VALID, headers });
     const second = await t.request('POST', CHECKOUTS, { key, body: VALID, headers });
@@ -235,14 +202,14 @@ describe('POST /v1/checkouts', () => {
     ] as const;
 
     it.each(LIMITS)('%s accepts exactly %i characters, also as emoji', async (field, limit) => {
-      const { key } = await account();
+      const { key } = await account(t);
       for (const text of ['x'.repeat(limit), '😀'.repeat(limit)]) {
         expect((await createCheckout(key, { [field]: text }))[field]).toBe(text);
       }
     });
 
     it.each(LIMITS)('%s refuses %i + 1 characters with too_long', async (field, limit) => {
-      const { biz, key } = await account();
+      const { biz, key } = await account(t);
       for (const unit of ['x', 'é', '😀']) {
         expectError(await create(key, { ...VALID, [field]: unit.repeat(limit + 1) }), 400, 'too_long', field);
       }
@@ -252,7 +219,7 @@ describe('POST /v1/checkouts', () => {
 
   describe('validation errors of spec 7.4', () => {
     let rejects: Account;
-    beforeAll(async () => { rejects = await account(); });
+    beforeAll(async () => { rejects = await account(t); });
 
     const INVALID: Array<[string, Record<string, unknown>, string, string]> = [
       ['kind widget', { kind: 'widget' }, 'invalid_kind', 'kind'],
@@ -301,12 +268,12 @@ describe('POST /v1/checkouts', () => {
 
   describe('success_url and mode', () => {
     it('accepts http:// in Test mode', async () => {
-      const { key } = await account();
+      const { key } = await account(t);
       expect((await createCheckout(key, { success_url: 'http://shop.example/thanks' })).success_url).toBe('http://shop.example/thanks');
     });
 
     it('refuses http:// in Live mode with invalid_url', async () => {
-      const { biz, key } = await account({}, 'live');
+      const { biz, key } = await account(t, {}, 'live');
       expectError(await create(key, { ...VALID, success_url: 'http://shop.example/thanks' }), 400, 'invalid_url', 'success_url');
       expect(await checkoutCount(biz.id)).toBe(0);
     });
@@ -322,19 +289,19 @@ describe('POST /v1/checkouts', () => {
     ];
 
     it.each(REFUSED)('%s → %i', async (_case, changes, mode, status, code) => {
-      const { biz, key } = await account({}, mode);
+      const { biz, key } = await account(t, {}, mode);
       await biz.update(changes);
       expectError(await create(key, VALID), status, code);
       expect(await checkoutCount(biz.id)).toBe(0);
     });
 
     it('needs no payout wallet in Test mode', async () => {
-      const { key } = await account({ payoutWallet: null });
+      const { key } = await account(t, { payoutWallet: null });
       await createCheckout(key);
     });
 
     it('is not blocked by disabling only the payment links integration', async () => {
-      const { key } = await account({ disable: ['payment_links'] });
+      const { key } = await account(t, { disable: ['payment_links'] });
       await createCheckout(key);
     });
 
@@ -348,7 +315,7 @@ describe('POST /v1/checkouts', () => {
 
 describe('GET /v1/checkouts/:id', () => {
   it('returns the checkout as it was created', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const checkout = await createCheckout(key, { description: 'Loose leaf', theme: 'dark' });
     const res = await t.request('GET', `${CHECKOUTS}/${checkout.id}`, { key });
     expect(res.status).toBe(200);
@@ -356,7 +323,7 @@ describe('GET /v1/checkouts/:id', () => {
   });
 
   it('returns a checkout deleted in the dashboard, with active false', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const checkout = await createCheckout(key);
     await t.db.updateTable('checkouts').set({ active: false }).where('id', '=', checkout.id).execute();
     const res = await t.request('GET', `${CHECKOUTS}/${checkout.id}`, { key });
@@ -382,7 +349,7 @@ describe('GET /v1/checkouts/:id', () => {
 
 describe('GET /v1/checkouts', () => {
   it('lists active checkouts newest first with a default page of 20', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const created: string[] = [];
     for (let i = 0; i < 23; i++) {
       created.push((await createCheckout(key, { name: `Item ${i}` })).id);
@@ -402,12 +369,12 @@ describe('GET /v1/checkouts', () => {
   });
 
   it('answers an empty page for an account without checkouts', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     expect((await list(key)).body).toStrictEqual({ data: [], has_more: false, next_cursor: null });
   });
 
   it('leaves out a checkout deleted in the dashboard', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const kept = await createCheckout(key);
     t.clock.advance(SECOND);
     const deleted = await createCheckout(key);
@@ -444,7 +411,7 @@ describe('GET /v1/checkouts', () => {
   });
 
   it('pages with has_more and next_cursor, with distinct and identical created times', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const created: string[] = [];
     for (let i = 0; i < 3; i++) {
       created.push((await createCheckout(key)).id);
@@ -475,12 +442,12 @@ describe('GET /v1/checkouts', () => {
   });
 
   it.each(['0', '101', 'abc', '2.5'])('limit=%j → 400 invalid_limit', async (limit) => {
-    const { key } = await account();
+    const { key } = await account(t);
     expectError(await t.request('GET', `${CHECKOUTS}?limit=${limit}`, { key }), 400, 'invalid_limit', 'limit');
   });
 
   it.each(['1', '100'])('accepts limit=%s', async (limit) => {
-    const { key } = await account();
+    const { key } = await account(t);
     await createCheckout(key);
     const res = await list(key, { limit });
     expect(res.status).toBe(200);

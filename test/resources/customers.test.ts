@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
+import { HOUR } from '../../src/core/clock.ts';
+import { accountInBothModes, collection, expectCreated, nowSeconds } from '../support/api.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
 
 // Customers (spec 2.3, 4.3, 7.1, 8). Customers come to exist through orders; for now the only
 // way through the API is a payment link with customer_email.
@@ -8,21 +10,11 @@ let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });
 afterAll(async () => t?.close());
 
-const HOUR = 3_600_000;
-const nowSeconds = () => Math.floor(t.clock.now().getTime() / 1000);
-
-interface Setup { biz: TestBusiness; test: string; live: string }
-async function setup(): Promise<Setup> {
-  const biz = await t.business();
-  return { biz, test: (await biz.key({ mode: 'test' })).secret, live: (await biz.key({ mode: 'live' })).secret };
-}
+const { list } = collection(() => t, '/v1/customers');
 
 async function link(key: string, fields: Record<string, unknown>): Promise<{ id: string; order_id: string }> {
-  const response = await t.request('POST', '/v1/payment_links', {
-    key, body: { amount: '25.00', currency: 'USD', description: 'Tea', ...fields },
-  });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body;
+  const body = { amount: '25.00', currency: 'USD', description: 'Tea', ...fields };
+  return expectCreated(await t.request('POST', '/v1/payment_links', { key, body }));
 }
 
 async function customerIdOf(linkId: string): Promise<string> {
@@ -38,11 +30,6 @@ async function customer(key: string, email: string): Promise<string> {
   return customerIdOf((await link(key, { customer_email: email })).id);
 }
 
-function list(key: string, params: Record<string, string> = {}) {
-  const query = new URLSearchParams(params).toString();
-  return t.request('GET', `/v1/customers${query ? `?${query}` : ''}`, { key });
-}
-
 const springfield = { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' };
 const springfieldOut = { name: null, line1: '1 Main St', line2: null, city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' };
 const london = { name: 'Ann Smith', line1: '10 Downing St', city: 'London', postal_code: 'SW1A 2AA', country: 'GB' };
@@ -50,8 +37,8 @@ const londonOut = { name: 'Ann Smith', line1: '10 Downing St', line2: null, city
 
 describe('customers made through payment links', () => {
   it('makes one customer per lowercased email and returns the exact customer object', async () => {
-    const { biz, test } = await setup();
-    const created = nowSeconds();
+    const { biz, test } = await accountInBothModes(t);
+    const created = nowSeconds(t);
     const first = await link(test, {
       customer_email: 'Ann@Example.COM', customer_name: 'Ann', customer_phone: '+1 555 0100', shipping_address: springfield,
     });
@@ -84,7 +71,7 @@ describe('customers made through payment links', () => {
   });
 
   it('finds the same customer for the same email in another letter case, in the same mode only', async () => {
-    const { biz, test, live } = await setup();
+    const { biz, test, live } = await accountInBothModes(t);
     const id = await customer(test, 'Ann@Example.COM');
     t.clock.advance(HOUR);
     const second = await customerIdOf((await link(test, { customer_email: 'ANN@example.com' })).id);
@@ -93,8 +80,8 @@ describe('customers made through payment links', () => {
     const read = await t.request('GET', `/v1/customers/${id}`, { key: test });
     expect(read.body.orders_count).toBe(2);
     expect(read.body.email).toBe('ann@example.com');
-    expect(read.body.last_order_at).toBe(nowSeconds());
-    expect(read.body.created).toBe(nowSeconds() - 3600);
+    expect(read.body.last_order_at).toBe(nowSeconds(t));
+    expect(read.body.created).toBe(nowSeconds(t) - 3600);
 
     // Live is a separate customer with its own orders.
     const liveId = await customerIdOf((await link(live, { customer_email: 'ann@EXAMPLE.com' })).id);
@@ -112,7 +99,7 @@ describe('customers made through payment links', () => {
   });
 
   it('replaces details with the latest order and keeps the ones an order leaves out', async () => {
-    const { test } = await setup();
+    const { test } = await accountInBothModes(t);
     const id = await customerIdOf((await link(test, {
       customer_email: 'ann@example.com', customer_name: 'Ann', customer_phone: '+1 555 0100', shipping_address: springfield,
     })).id);
@@ -127,7 +114,7 @@ describe('customers made through payment links', () => {
     read = await t.request('GET', `/v1/customers/${id}`, { key: test });
     expect(read.body).toMatchObject({
       name: 'Ann Smith', phone: '+44 20 7946 0000', shipping_address: londonOut, billing_address: null,
-      orders_count: 3, paid_orders_count: 0, spent: {}, last_order_at: nowSeconds(),
+      orders_count: 3, paid_orders_count: 0, spent: {}, last_order_at: nowSeconds(t),
     });
 
     t.clock.advance(HOUR);
@@ -137,7 +124,7 @@ describe('customers made through payment links', () => {
   });
 
   it('makes one customer when links with the same new email are created at once', async () => {
-    const { biz, test } = await setup();
+    const { biz, test } = await accountInBothModes(t);
     const emails = ['new@example.com', 'NEW@example.com', 'New@Example.com', 'new@EXAMPLE.COM', 'nEw@example.com'];
     const links = await Promise.all(emails.map((email) => link(test, { customer_email: email })));
     const ids = new Set(await Promise.all(links.map((created) => customerIdOf(created.id))));
@@ -148,7 +135,7 @@ describe('customers made through payment links', () => {
   });
 
   it('makes no customer for a link without an email', async () => {
-    const { biz, test } = await setup();
+    const { biz, test } = await accountInBothModes(t);
     await link(test, { customer_name: 'Nobody' });
     expect(await t.db.selectFrom('customers').select('id').where('business_id', '=', biz.id).execute()).toEqual([]);
     expect((await list(test)).body).toEqual({ data: [], has_more: false, next_cursor: null });
@@ -157,7 +144,7 @@ describe('customers made through payment links', () => {
 
 describe('GET /v1/customers/:id', () => {
   it("answers 404 not_found for another business's, the other mode's, or an unknown customer", async () => {
-    const { test, live } = await setup();
+    const { test, live } = await accountInBothModes(t);
     const id = await customer(test, 'ann@example.com');
     const other = (await (await t.business()).key()).secret;
     for (const [key, path] of [[other, id], [live, id], [test, 'cus_doesnotexist'], [test, 'pay_notacustomer']] as const) {
@@ -168,7 +155,7 @@ describe('GET /v1/customers/:id', () => {
   });
 
   it('is readable with a read-only key', async () => {
-    const { biz, test } = await setup();
+    const { biz, test } = await accountInBothModes(t);
     const id = await customer(test, 'ann@example.com');
     const readOnly = (await biz.key({ access: 'read_only' })).secret;
     expect((await t.request('GET', `/v1/customers/${id}`, { key: readOnly })).status).toBe(200);
@@ -178,7 +165,7 @@ describe('GET /v1/customers/:id', () => {
 
 describe('GET /v1/customers', () => {
   it('lists newest first, each item a full customer object, only this mode', async () => {
-    const { test, live } = await setup();
+    const { test, live } = await accountInBothModes(t);
     const a = await customer(test, 'a@example.com');
     t.clock.advance(1000);
     const b = await customer(test, 'b@example.com');
@@ -196,7 +183,7 @@ describe('GET /v1/customers', () => {
   });
 
   it('finds the one customer by email in any letter case; an unknown email gives empty data', async () => {
-    const { test, live } = await setup();
+    const { test, live } = await accountInBothModes(t);
     await customer(test, 'zed@example.com');
     t.clock.advance(1000);
     const ann = await customer(test, 'Ann@Example.COM');
@@ -219,7 +206,7 @@ describe('GET /v1/customers', () => {
   });
 
   it('pages with limit and starting_after', async () => {
-    const { test } = await setup();
+    const { test } = await accountInBothModes(t);
     const ids: string[] = [];
     for (const name of ['a', 'b', 'c', 'd', 'e']) {
       ids.unshift(await customer(test, `${name}@example.com`));
@@ -246,7 +233,7 @@ describe('GET /v1/customers', () => {
   });
 
   it.each(['0', '101', 'x', '-1', '1.5'])('answers 400 invalid_limit for limit=%s', async (limit) => {
-    const { test } = await setup();
+    const { test } = await accountInBothModes(t);
     const response = await list(test, { limit });
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ code: 'invalid_limit', field: 'limit' });
@@ -254,7 +241,7 @@ describe('GET /v1/customers', () => {
   });
 
   it("answers 400 invalid_cursor for another business's, the other mode's, or an unknown customer", async () => {
-    const { test, live } = await setup();
+    const { test, live } = await accountInBothModes(t);
     await customer(test, 'ann@example.com');
     const liveCustomer = await customer(live, 'ann@example.com');
     const otherKey = (await (await t.business()).key()).secret;

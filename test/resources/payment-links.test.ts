@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, SECOND } from '../../src/core/clock.ts';
 import { newId } from '../../src/core/ids.ts';
 import type { BusinessChanges } from '../../src/tenancy/businesses.ts';
-import { startTestApp, type ApiResponse, type TestApp, type TestBusiness } from '../support/harness.ts';
+import { account, collection, expectCreated, expectError, ids, nowSeconds, type Account } from '../support/api.ts';
+import { startTestApp, type ApiResponse, type TestApp } from '../support/harness.ts';
 
 // Payment links through real HTTP (spec 2.1, 2.9, 3, 4.1, 7.1-7.3, 8).
 
@@ -28,44 +29,14 @@ const LINK_FIELDS = [
   'started_at', 'paid_at', 'canceled_at',
 ];
 
-interface Account {
-  biz: TestBusiness;
-  key: string;
-}
-
-async function account(changes: BusinessChanges = {}, mode: 'test' | 'live' = 'test'): Promise<Account> {
-  const biz = await t.business(changes);
-  return { biz, key: (await biz.key({ mode })).secret };
-}
-
-function create(key: string, body: unknown): Promise<ApiResponse> {
-  return t.request('POST', LINKS, { key, body });
-}
+const { create, list } = collection(() => t, LINKS);
 
 async function createLink(key: string, body: Record<string, unknown> = {}): Promise<any> {
-  const res = await create(key, { ...VALID, ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-function list(key: string, query: Record<string, string | number> = {}): Promise<ApiResponse> {
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
-  return t.request('GET', qs ? `${LINKS}?${qs}` : LINKS, { key });
+  return expectCreated(await create(key, { ...VALID, ...body }));
 }
 
 function cancel(key: string, id: string): Promise<ApiResponse> {
   return t.request('POST', `${LINKS}/${id}/cancel`, { key });
-}
-
-function expectError(res: ApiResponse, status: number, code: string, field?: string): void {
-  const error = field === undefined ? { code, message: expect.any(String) } : { code, message: expect.any(String), field };
-  expect(res.body, `status ${res.status}`).toStrictEqual({ error });
-  expect(res.status).toBe(status);
-  expect(res.body.error.message.trim()).not.toBe('');
-}
-
-function nowSeconds(): number {
-  return Math.floor(t.clock.now().getTime() / 1000);
 }
 
 /** Moves the clock to half a second past the next whole second, so created times have a fraction. */
@@ -101,13 +72,9 @@ async function insertApiPayment(businessId: string, livemode = false): Promise<s
   return id;
 }
 
-function ids(res: ApiResponse): string[] {
-  return res.body.data.map((link: { id: string }) => link.id);
-}
-
 describe('POST /v1/payment_links', () => {
   it('creates a link with every field and returns exactly the spec 2.1 object', async () => {
-    const { biz, key } = await account();
+    const { biz, key } = await account(t);
     const res = await create(key, {
       amount: '25.5',
       currency: 'eur',
@@ -124,7 +91,7 @@ describe('POST /v1/payment_links', () => {
       collect: { phone: true, shipping_address: true },
     });
     expect(res.status).toBe(201);
-    const created = nowSeconds();
+    const created = nowSeconds(t);
     expect(res.body).toStrictEqual({
       id: expect.stringMatching(/^pay_\w+$/),
       object: 'payment_link',
@@ -173,9 +140,9 @@ describe('POST /v1/payment_links', () => {
   });
 
   it('fills the defaults for a minimal link: nulls, collect null and seven days to expiry', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const link = await createLink(key);
-    const created = nowSeconds();
+    const created = nowSeconds(t);
     expect(link).toStrictEqual({
       id: expect.stringMatching(/^pay_/),
       object: 'payment_link',
@@ -202,7 +169,7 @@ describe('POST /v1/payment_links', () => {
   });
 
   it('creates a Live link with a Live key', async () => {
-    const { key } = await account({}, 'live');
+    const { key } = await account(t, {}, 'live');
     const link = await createLink(key, { success_url: 'https://shop.example/thanks' });
     expect(link.livemode).toBe(true);
   });
@@ -215,13 +182,13 @@ describe('POST /v1/payment_links', () => {
     ['100000.00', '100000.00'],
     ['100000', '100000.00'],
   ])('accepts amount %j and answers it as %j', async (amount, shown) => {
-    const { key } = await account();
+    const { key } = await account(t);
     const link = await createLink(key, { amount });
     expect(link.amount).toBe(shown);
   });
 
   it.each(['usd', 'Usd', 'USD', 'eur', 'gbp', 'cAd', 'aud'])('accepts currency %j in any letter case', async (currency) => {
-    const { key } = await account();
+    const { key } = await account(t);
     expect((await createLink(key, { currency })).currency).toBe(currency.toUpperCase());
   });
 
@@ -230,7 +197,7 @@ describe('POST /v1/payment_links', () => {
     [7, 7],
     [30, 30],
   ])('expires_in_days %i sets expires_at to created + %i days', async (days, expected) => {
-    const { key } = await account();
+    const { key } = await account(t);
     const link = await createLink(key, { expires_in_days: days });
     expect(link.expires_at - link.created).toBe(expected * 86_400);
   });
@@ -250,14 +217,14 @@ describe('POST /v1/payment_links', () => {
   });
 
   it('gives concurrent creates distinct consecutive order numbers', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const links = await Promise.all(Array.from({ length: 10 }, () => createLink(key)));
     const numbers = await Promise.all(links.map(async (link) => (await orderOf(link.order_id)).number));
     expect(numbers.toSorted((x, y) => x - y)).toEqual(Array.from({ length: 10 }, (_, i) => 1001 + i));
   });
 
   it('ignores Idempotency-Key: the same key twice makes two links, and a malformed key is not refused', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const headers = { 'idempotency-key': 'link-once' };
     const first = await t.request('POST', LINKS, { key, body: VALID, headers });
     const second = await t.request('POST', LINKS, { key, body: VALID, headers });
@@ -268,7 +235,7 @@ describe('POST /v1/payment_links', () => {
   });
 
   it('keeps each link on its own order', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const first = await createLink(key);
     const second = await createLink(key);
     expect(first.order_id).not.toBe(second.order_id);
@@ -276,7 +243,7 @@ describe('POST /v1/payment_links', () => {
   });
 
   it('ignores unknown request fields, including ones that try to set mode, status or id', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const res = await create(key, { ...VALID, colour: 'blue', livemode: true, status: 'paid', id: 'pay_mine', canceled_at: 1 });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ livemode: false, status: 'open', canceled_at: null });
@@ -285,7 +252,7 @@ describe('POST /v1/payment_links', () => {
   });
 
   it('lowercases customer_email and accepts null for none', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     expect((await createLink(key, { customer_email: 'BUYER@Shop.Example' })).customer_email).toBe('buyer@shop.example');
     expect((await createLink(key, { customer_email: null })).customer_email).toBeNull();
   });
@@ -297,14 +264,14 @@ describe('POST /v1/payment_links', () => {
       ['a JSON string', '"25.00"'],
       ['JSON null', 'null'],
     ])('%s → 400 invalid_json', async (_case, rawBody) => {
-      const { biz, key } = await account();
+      const { biz, key } = await account(t);
       const res = await t.request('POST', LINKS, { key, rawBody, headers: { 'content-type': 'application/json' } });
       expectError(res, 400, 'invalid_json');
       await expectNothingStored(biz.id);
     });
 
     it('refuses a body that is not JSON with 415', async () => {
-      const { biz, key } = await account();
+      const { biz, key } = await account(t);
       const res = await t.request('POST', LINKS, { key, rawBody: 'amount=25.00', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expect(res.status).toBe(415);
       expect(res.body.error).toStrictEqual({ code: expect.any(String), message: expect.any(String) });
@@ -312,7 +279,7 @@ describe('POST /v1/payment_links', () => {
     });
 
     it('refuses a body over 64 KiB with 413', async () => {
-      const { biz, key } = await account();
+      const { biz, key } = await account(t);
       const res = await create(key, { ...VALID, padding: 'x'.repeat(64 * 1024) });
       expect(res.status).toBe(413);
       expect(res.body.error).toStrictEqual({ code: expect.any(String), message: expect.any(String) });
@@ -320,7 +287,7 @@ describe('POST /v1/payment_links', () => {
     });
 
     it('answers with Cache-Control: no-store', async () => {
-      const { key } = await account();
+      const { key } = await account(t);
       const res = await create(key, VALID);
       expect(res.status).toBe(201);
       expect(res.headers.get('cache-control')).toBe('no-store');
@@ -334,7 +301,7 @@ describe('POST /v1/payment_links', () => {
       [{}, null],
       [null, null],
     ])('collect %j is answered as %j', async (collect, expected) => {
-      const { key } = await account();
+      const { key } = await account(t);
       expect((await createLink(key, { collect })).collect).toStrictEqual(expected);
     });
   });
@@ -354,19 +321,19 @@ describe('POST /v1/payment_links', () => {
     }
 
     it.each(LIMITS)('%s accepts exactly %i characters', async (field, limit) => {
-      const { key } = await account();
+      const { key } = await account(t);
       const text = 'x'.repeat(limit);
       expect(await storedText(await createLink(key, { [field]: text }), field)).toBe(text);
     });
 
     it.each(LIMITS)('%s accepts %i emoji (characters, not bytes or UTF-16 units)', async (field, limit) => {
-      const { key } = await account();
+      const { key } = await account(t);
       const text = '😀'.repeat(limit);
       expect(await storedText(await createLink(key, { [field]: text }), field)).toBe(text);
     });
 
     it.each(LIMITS)('%s refuses %i + 1 characters with too_long', async (field, limit) => {
-      const { biz, key } = await account();
+      const { biz, key } = await account(t);
       expectError(await create(key, { ...VALID, [field]: 'x'.repeat(limit + 1) }), 400, 'too_long', field);
       expectError(await create(key, { ...VALID, [field]: 'é'.repeat(limit + 1) }), 400, 'too_long', field);
       expectError(await create(key, { ...VALID, [field]: '😀'.repeat(limit + 1) }), 400, 'too_long', field);
@@ -376,7 +343,7 @@ describe('POST /v1/payment_links', () => {
 
   describe('validation errors of spec 7.2', () => {
     let rejects: Account;
-    beforeAll(async () => { rejects = await account(); });
+    beforeAll(async () => { rejects = await account(t); });
 
     const INVALID: Array<[string, Record<string, unknown>, string, string]> = [
       ['amount missing', { amount: undefined }, 'invalid_amount', 'amount'],
@@ -431,7 +398,7 @@ describe('POST /v1/payment_links', () => {
 
   describe('addresses (spec 4.1, 7.2 invalid_address)', () => {
     let rejects: Account;
-    beforeAll(async () => { rejects = await account(); });
+    beforeAll(async () => { rejects = await account(t); });
 
     const omit = <T extends Record<string, unknown>>(address: T, key: keyof T) => ({ ...address, [key]: undefined });
 
@@ -474,7 +441,7 @@ describe('POST /v1/payment_links', () => {
     ];
 
     it.each(ACCEPTED)('accepts %s', async (_case, address, expected) => {
-      const { key } = await account();
+      const { key } = await account(t);
       const link = await createLink(key, { shipping_address: address, billing_address: address });
       const order = await orderOf(link.order_id);
       expect(order.ship_to).toMatchObject(expected);
@@ -484,18 +451,18 @@ describe('POST /v1/payment_links', () => {
 
   describe('success_url and mode', () => {
     it('accepts http:// in Test mode', async () => {
-      const { key } = await account();
+      const { key } = await account(t);
       expect((await createLink(key, { success_url: 'http://shop.example/thanks' })).success_url).toBe('http://shop.example/thanks');
     });
 
     it('refuses http:// in Live mode with invalid_url and stores nothing', async () => {
-      const { biz, key } = await account({}, 'live');
+      const { biz, key } = await account(t, {}, 'live');
       expectError(await create(key, { ...VALID, success_url: 'http://shop.example/thanks' }), 400, 'invalid_url', 'success_url');
       await expectNothingStored(biz.id);
     });
 
     it('accepts https:// in Live mode', async () => {
-      const { key } = await account({}, 'live');
+      const { key } = await account(t, {}, 'live');
       expect((await createLink(key, { success_url: 'https://shop.example/thanks' })).success_url).toBe('https://shop.example/thanks');
     });
   });
@@ -511,19 +478,19 @@ describe('POST /v1/payment_links', () => {
     ];
 
     it.each(REFUSED)('%s → %i', async (_case, changes, mode, status, code) => {
-      const { biz, key } = await account({}, mode);
+      const { biz, key } = await account(t, {}, mode);
       await biz.update(changes);
       expectError(await create(key, VALID), status, code);
       await expectNothingStored(biz.id);
     });
 
     it('needs no payout wallet in Test mode', async () => {
-      const { key } = await account({ payoutWallet: null });
+      const { key } = await account(t, { payoutWallet: null });
       await createLink(key);
     });
 
     it('is not blocked by disabling only the checkouts integration', async () => {
-      const { key } = await account({ disable: ['checkouts'] });
+      const { key } = await account(t, { disable: ['checkouts'] });
       await createLink(key);
     });
 
@@ -538,7 +505,7 @@ describe('POST /v1/payment_links', () => {
 
 describe('GET /v1/payment_links/:id', () => {
   it('returns the link as it was created', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const link = await createLink(key, { reference: 'r-1', customer_email: 'a@b.example' });
     const res = await t.request('GET', `${LINKS}/${link.id}`, { key });
     expect(res.status).toBe(200);
@@ -570,7 +537,7 @@ describe('GET /v1/payment_links/:id', () => {
   });
 
   it('stays readable, in retrieve and list, for an archived account', async () => {
-    const { biz, key } = await account();
+    const { biz, key } = await account(t);
     const link = await createLink(key);
     await biz.update({ status: 'archived' });
     const read = await t.request('GET', `${LINKS}/${link.id}`, { key });
@@ -580,7 +547,7 @@ describe('GET /v1/payment_links/:id', () => {
   });
 
   it('reads a link past expires_at as expired, in retrieve and in list', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const link = await createLink(key, { expires_in_days: 1 });
     t.clock.advance(DAY - SECOND);
     expect((await t.request('GET', `${LINKS}/${link.id}`, { key })).body.status).toBe('open');
@@ -595,7 +562,7 @@ describe('GET /v1/payment_links/:id', () => {
 
 describe('GET /v1/payment_links', () => {
   it('lists newest first with a default page of 20', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const created: string[] = [];
     for (let i = 0; i < 25; i++) {
       created.push((await createLink(key)).id);
@@ -620,19 +587,19 @@ describe('GET /v1/payment_links', () => {
   });
 
   it('answers an empty page for an account without links', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const page = await list(key);
     expect(page.status).toBe(200);
     expect(page.body).toStrictEqual({ data: [], has_more: false, next_cursor: null });
   });
 
   it.each(['0', '101', 'abc', '1.5', '-1', ''])('limit=%j → 400 invalid_limit', async (limit) => {
-    const { key } = await account();
+    const { key } = await account(t);
     expectError(await t.request('GET', `${LINKS}?limit=${limit}`, { key }), 400, 'invalid_limit', 'limit');
   });
 
   it('pages through links with distinct created times', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const created: string[] = [];
     for (let i = 0; i < 7; i++) {
       created.push((await createLink(key)).id);
@@ -655,7 +622,7 @@ describe('GET /v1/payment_links', () => {
   });
 
   it('pages through links sharing one created time without losing or repeating any', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const created = new Set<string>();
     for (let i = 0; i < 7; i++) created.add((await createLink(key)).id);
     const seen: string[] = [];
@@ -675,7 +642,7 @@ describe('GET /v1/payment_links', () => {
   });
 
   it('keeps paging stable while new links are created between pages', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const older: string[] = [];
     for (let i = 0; i < 6; i++) {
       older.push((await createLink(key)).id);
@@ -699,7 +666,7 @@ describe('GET /v1/payment_links', () => {
   });
 
   it('keeps paging stable when new links share the created time of the rows being paged', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const older = new Set<string>();
     for (let i = 0; i < 6; i++) older.add((await createLink(key)).id);
     const seen: string[] = [];
@@ -750,7 +717,7 @@ describe('GET /v1/payment_links', () => {
   });
 
   it('filters by status; canceled and time-expired links count as expired', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const timeExpired = await createLink(key, { expires_in_days: 1 });
     t.clock.advance(DAY + SECOND);
     const canceled = await createLink(key);
@@ -780,7 +747,7 @@ describe('GET /v1/payment_links', () => {
   });
 
   it('filters by reference with an exact match', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const exact = await createLink(key, { reference: 'order-1' });
     t.clock.advance(SECOND);
     await createLink(key, { reference: 'order-10' });
@@ -794,7 +761,7 @@ describe('GET /v1/payment_links', () => {
   });
 
   it('filters by created_gte and created_lte, inclusive, in Unix seconds', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     toMidSecond();
     const a = await createLink(key);
     t.clock.advance(SECOND);
@@ -813,7 +780,7 @@ describe('GET /v1/payment_links', () => {
   });
 
   it('combines filters with pagination', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const tagged: string[] = [];
     for (let i = 0; i < 5; i++) {
       tagged.push((await createLink(key, { reference: 'batch' })).id);
@@ -831,12 +798,12 @@ describe('GET /v1/payment_links', () => {
 
 describe('POST /v1/payment_links/:id/cancel', () => {
   it('cancels an open link: status expired and canceled_at set', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const link = await createLink(key);
     t.clock.advance(5 * SECOND);
     const res = await cancel(key, link.id);
     expect(res.status).toBe(200);
-    expect(res.body).toStrictEqual({ ...link, status: 'expired', canceled_at: nowSeconds() });
+    expect(res.body).toStrictEqual({ ...link, status: 'expired', canceled_at: nowSeconds(t) });
     expect((await t.request('GET', `${LINKS}/${link.id}`, { key })).body).toStrictEqual(res.body);
     const row = await t.db.selectFrom('payments').select(['status', 'canceled_at']).where('id', '=', link.id).executeTakeFirstOrThrow();
     expect(row.status).toBe('expired');
@@ -844,16 +811,16 @@ describe('POST /v1/payment_links/:id/cancel', () => {
   });
 
   it('cancels a link whose payer entered an email but went to no card provider', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const link = await createLink(key);
     await t.db.updateTable('payments').set({ started_at: t.clock.now() }).where('id', '=', link.id).execute();
     const res = await cancel(key, link.id);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'expired', started_at: nowSeconds(), canceled_at: nowSeconds() });
+    expect(res.body).toMatchObject({ status: 'expired', started_at: nowSeconds(t), canceled_at: nowSeconds(t) });
   });
 
   it('returns the same link unchanged when canceled again later', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const link = await createLink(key);
     const first = await cancel(key, link.id);
     expect(first.status).toBe(200);
@@ -864,22 +831,22 @@ describe('POST /v1/payment_links/:id/cancel', () => {
   });
 
   it('takes no body, and ignores unknown fields when one is sent', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const link = await createLink(key);
     const res = await t.request('POST', `${LINKS}/${link.id}/cancel`, { key, body: { id: 'pay_other', reason: 'duplicate' } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: link.id, status: 'expired', canceled_at: nowSeconds() });
+    expect(res.body).toMatchObject({ id: link.id, status: 'expired', canceled_at: nowSeconds(t) });
   });
 
   it('gives ten concurrent cancels one identical answer', async () => {
-    const { key } = await account();
+    const { key } = await account(t);
     const link = await createLink(key);
     const results = await Promise.all(Array.from({ length: 10 }, () => cancel(key, link.id)));
     for (const res of results) {
       expect(res.status).toBe(200);
       expect(res.body).toStrictEqual(results[0]!.body);
     }
-    expect(results[0]!.body).toMatchObject({ status: 'expired', canceled_at: nowSeconds() });
+    expect(results[0]!.body).toMatchObject({ status: 'expired', canceled_at: nowSeconds(t) });
   });
 
   it.each([
@@ -887,7 +854,7 @@ describe('POST /v1/payment_links/:id/cancel', () => {
     ['the payment is pending at a card provider', { status: 'pending', provider_reached_at: true }],
     ['the link is already paid', { status: 'paid', paid_at: true }],
   ] as const)('409 not_cancelable when %s', async (_case, change) => {
-    const { key } = await account();
+    const { key } = await account(t);
     const link = await createLink(key);
     const now = t.clock.now();
     await t.db.updateTable('payments').set({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
+import { accountInBothModes, collection, expectCreated, ids, nowSeconds } from '../support/api.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
 
 // Webhook endpoints (spec 2.4, 4.4, 6.1, 7.5, 8).
 
@@ -31,30 +32,14 @@ const ALL_EVENTS = [
   'payment.started', 'payment.paid', 'payment.held', 'payment.updated', 'payment.failed', 'payment.expired', 'payment.canceled',
 ];
 const sorted = (items: readonly string[]) => [...items].sort();
-const nowSeconds = () => Math.floor(t.clock.now().getTime() / 1000);
-const ids = (response: { body: { data: Array<{ id: string }> } }) => response.body.data.map((item) => item.id);
 
-interface Setup { biz: TestBusiness; test: string; live: string }
-async function setup(): Promise<Setup> {
-  const biz = await t.business();
-  return { biz, test: (await biz.key({ mode: 'test' })).secret, live: (await biz.key({ mode: 'live' })).secret };
-}
-
-function create(key: string, body: unknown) {
-  return t.request('POST', '/v1/webhook_endpoints', { key, body });
-}
+const { create, list } = collection(() => t, '/v1/webhook_endpoints');
 
 async function created(key: string, body: Record<string, unknown>): Promise<{ id: string; secret: string; url: string }> {
-  const response = await create(key, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body;
+  return expectCreated(await create(key, body));
 }
 
-function list(key: string, params: Record<string, string> = {}) {
-  const query = new URLSearchParams(params).toString();
-  return t.request('GET', `/v1/webhook_endpoints${query ? `?${query}` : ''}`, { key });
-}
-
+/** Looser than expectError of support/api.ts: checks status, code, field when given and a message, not the whole object. */
 function expectError(response: { status: number; body: any }, status: number, code: string, field?: string) {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(response.body.error.code).toBe(code);
@@ -64,7 +49,7 @@ function expectError(response: { status: number; body: any }, status: number, co
 
 describe('POST /v1/webhook_endpoints', () => {
   it('answers 201 with the exact endpoint object and a whsec_ secret, never shown again', async () => {
-    const { test } = await setup();
+    const { test } = await accountInBothModes(t);
     const response = await create(test, { url: 'https://example.com/hook', description: 'Orders' });
     expect(response.status).toBe(201);
     expect(response.headers.get('cache-control')).toBe('no-store');
@@ -78,7 +63,7 @@ describe('POST /v1/webhook_endpoints', () => {
       livemode: false,
       mode: 'test',
       previous_secret_expires_at: null,
-      created: nowSeconds(),
+      created: nowSeconds(t),
       secret: expect.stringMatching(/^whsec_./),
     });
     expect(sorted(response.body.events)).toEqual(sorted(ALL_EVENTS));
@@ -96,7 +81,7 @@ describe('POST /v1/webhook_endpoints', () => {
   });
 
   it('stores the secret encrypted, tied to the key that added it', async () => {
-    const { biz } = await setup();
+    const { biz } = await accountInBothModes(t);
     const key = await biz.key();
     const endpoint = await created(key.secret, { url: 'https://example.com/hook' });
     const row = await t.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpoint.id).executeTakeFirstOrThrow();
@@ -110,14 +95,14 @@ describe('POST /v1/webhook_endpoints', () => {
   });
 
   it('makes a Live endpoint in Live mode', async () => {
-    const { live } = await setup();
+    const { live } = await accountInBothModes(t);
     const response = await create(live, { url: 'https://example.com/hook' });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     expect(response.body).toMatchObject({ livemode: true, mode: 'live', description: null, previous_secret_expires_at: null });
   });
 
   it('keeps a chosen subset of events', async () => {
-    const { test } = await setup();
+    const { test } = await accountInBothModes(t);
     const response = await create(test, { url: 'https://example.com/hook', events: ['payment.paid', 'payment.failed'] });
     expect(response.status).toBe(201);
     expect(sorted(response.body.events)).toEqual(['payment.failed', 'payment.paid']);
@@ -138,7 +123,7 @@ describe('POST /v1/webhook_endpoints', () => {
     ['null', null],
     ['an object', { 'payment.paid': true }],
   ])('answers 400 invalid_events for %s', async (_name, events) => {
-    const { test } = await setup();
+    const { test } = await accountInBothModes(t);
     expectError(await create(test, { url: 'https://example.com/hook', events }), 400, 'invalid_events', 'events');
   });
 
@@ -185,7 +170,7 @@ describe('POST /v1/webhook_endpoints', () => {
       ['a name with one private address among public ones', 'https://mixed.example.net/hook'],
       ['a name resolving to an IPv4-mapped private address', 'https://mapped.example.net/hook'],
     ])('answers 400 invalid_url (field url) in Live for %s', async (_name, url) => {
-      const { live } = await setup();
+      const { live } = await accountInBothModes(t);
       expectError(await create(live, { url }), 400, 'invalid_url', 'url');
     });
 
@@ -194,7 +179,7 @@ describe('POST /v1/webhook_endpoints', () => {
       ['null', null],
       ['missing', undefined],
     ])('answers 400 invalid_url (field url) when url is %s', async (_name, url) => {
-      const { test } = await setup();
+      const { test } = await accountInBothModes(t);
       expectError(await create(test, url === undefined ? {} : { url }), 400, 'invalid_url', 'url');
     });
 
@@ -206,7 +191,7 @@ describe('POST /v1/webhook_endpoints', () => {
       ['credentials on localhost', 'http://user:pass@localhost:4000/x'],
       ['2,049 characters', long(2049)],
     ])('answers 400 invalid_url in Test for %s', async (_name, url) => {
-      const { test } = await setup();
+      const { test } = await accountInBothModes(t);
       expectError(await create(test, { url }), 400, 'invalid_url', 'url');
     });
 
@@ -215,14 +200,14 @@ describe('POST /v1/webhook_endpoints', () => {
       'http://127.0.0.1:4000/x',
       'https://example.com/x',
     ])('accepts %s in Test', async (url) => {
-      const { test } = await setup();
+      const { test } = await accountInBothModes(t);
       const response = await create(test, { url });
       expect(response.status, JSON.stringify(response.body)).toBe(201);
       expect(response.body.url).toBe(url);
     });
 
     it('accepts a public https:// address in Live even when its name does not resolve now', async () => {
-      const { live } = await setup();
+      const { live } = await accountInBothModes(t);
       const response = await create(live, { url: 'https://example.com/hook' });
       expect(response.status, JSON.stringify(response.body)).toBe(201);
       expect(response.body.url).toBe('https://example.com/hook');
@@ -234,14 +219,14 @@ describe('POST /v1/webhook_endpoints', () => {
       'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hook',
       'https://example.com:8443/hook?source=api',
     ])('accepts the public address %s in Live', async (url) => {
-      const { live } = await setup();
+      const { live } = await accountInBothModes(t);
       const response = await create(live, { url });
       expect(response.status, JSON.stringify(response.body)).toBe(201);
       expect(response.body.url).toBe(url);
     });
 
     it('accepts a url of exactly 2,048 characters', async () => {
-      const { live } = await setup();
+      const { live } = await accountInBothModes(t);
       const url = long(2048);
       expect(url).toHaveLength(2048);
       const response = await create(live, { url });
@@ -256,7 +241,7 @@ describe('POST /v1/webhook_endpoints', () => {
       ['an object', { text: 'x' }, 'invalid_description'],
       ['81 characters', 'd'.repeat(81), 'too_long'],
     ])('answers 400 for %s', async (_name, description, code) => {
-      const { test } = await setup();
+      const { test } = await accountInBothModes(t);
       expectError(await create(test, { url: 'https://example.com/hook', description }), 400, code, 'description');
     });
 
@@ -264,7 +249,7 @@ describe('POST /v1/webhook_endpoints', () => {
       ['80 characters', 'd'.repeat(80)],
       ['80 emoji (characters, not UTF-16 units)', '😀'.repeat(80)],
     ])('accepts %s', async (_name, description) => {
-      const { test } = await setup();
+      const { test } = await accountInBothModes(t);
       const response = await create(test, { url: 'https://example.com/hook', description });
       expect(response.status, JSON.stringify(response.body)).toBe(201);
       expect(response.body.description).toBe(description);
@@ -272,7 +257,7 @@ describe('POST /v1/webhook_endpoints', () => {
   });
 
   it('answers 409 duplicate_url in the same mode only; a deleted endpoint frees its url', async () => {
-    const { test, live } = await setup();
+    const { test, live } = await accountInBothModes(t);
     const first = await created(test, { url: 'https://example.com/hook' });
     expectError(await create(test, { url: 'https://example.com/hook', description: 'again' }), 409, 'duplicate_url');
     await created(live, { url: 'https://example.com/hook' });
@@ -284,7 +269,7 @@ describe('POST /v1/webhook_endpoints', () => {
   });
 
   it('answers 409 too_many at the 11th endpoint of a mode', async () => {
-    const { test, live } = await setup();
+    const { test, live } = await accountInBothModes(t);
     const endpoints = [];
     for (let i = 1; i <= 10; i++) endpoints.push(await created(test, { url: `https://example.com/hook/${i}` }));
     expectError(await create(test, { url: 'https://example.com/hook/11' }), 409, 'too_many');
@@ -297,7 +282,7 @@ describe('POST /v1/webhook_endpoints', () => {
   });
 
   it('lets only 10 of 12 concurrent creates succeed', async () => {
-    const { biz, test } = await setup();
+    const { biz, test } = await accountInBothModes(t);
     const responses = await Promise.all(
       Array.from({ length: 12 }, (_, i) => create(test, { url: `https://example.com/concurrent/${i}` })),
     );
@@ -310,7 +295,7 @@ describe('POST /v1/webhook_endpoints', () => {
   });
 
   it('lets only one of concurrent creates with the same url succeed', async () => {
-    const { biz, test } = await setup();
+    const { biz, test } = await accountInBothModes(t);
     const responses = await Promise.all(Array.from({ length: 5 }, () => create(test, { url: 'https://example.com/same' })));
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([201, 409, 409, 409, 409]);
@@ -320,7 +305,7 @@ describe('POST /v1/webhook_endpoints', () => {
   });
 
   it('answers 403 merchant_read_only for an archived business', async () => {
-    const { biz, test, live } = await setup();
+    const { biz, test, live } = await accountInBothModes(t);
     await biz.update({ status: 'archived' });
     expectError(await create(test, { url: 'https://example.com/hook' }), 403, 'merchant_read_only');
     expectError(await create(live, { url: 'https://example.com/hook' }), 403, 'merchant_read_only');
@@ -328,7 +313,7 @@ describe('POST /v1/webhook_endpoints', () => {
   });
 
   it('is refused to keys without the webhook scopes', async () => {
-    const { biz } = await setup();
+    const { biz } = await accountInBothModes(t);
     for (const options of [{ access: 'read_only' as const }, { kind: 'plugin' as const }, { kind: 'legacy' as const }]) {
       const key = (await biz.key(options)).secret;
       const response = await create(key, { url: 'https://example.com/hook' });
@@ -343,7 +328,7 @@ describe('POST /v1/webhook_endpoints', () => {
 
 describe('GET /v1/webhook_endpoints/:id', () => {
   it("answers 404 not_found for another business's, the other mode's, or an unknown endpoint", async () => {
-    const { test, live } = await setup();
+    const { test, live } = await accountInBothModes(t);
     const endpoint = await created(test, { url: 'https://example.com/hook' });
     const other = (await (await t.business()).key()).secret;
     for (const [key, id] of [[other, endpoint.id], [live, endpoint.id], [test, 'we_doesnotexist']] as const) {
@@ -354,7 +339,7 @@ describe('GET /v1/webhook_endpoints/:id', () => {
 
 describe('GET /v1/webhook_endpoints', () => {
   it('lists newest first with pagination, only this mode', async () => {
-    const { test, live } = await setup();
+    const { test, live } = await accountInBothModes(t);
     const made: string[] = [];
     for (let i = 1; i <= 5; i++) {
       made.unshift((await created(test, { url: `https://example.com/page/${i}` })).id);
@@ -380,12 +365,12 @@ describe('GET /v1/webhook_endpoints', () => {
   });
 
   it.each(['0', '101', 'x'])('answers 400 invalid_limit for limit=%s', async (limit) => {
-    const { test } = await setup();
+    const { test } = await accountInBothModes(t);
     expectError(await list(test, { limit }), 400, 'invalid_limit', 'limit');
   });
 
   it("answers 400 invalid_cursor for another business's, the other mode's, or an unknown endpoint", async () => {
-    const { test, live } = await setup();
+    const { test, live } = await accountInBothModes(t);
     await created(test, { url: 'https://example.com/hook' });
     const liveOne = await created(live, { url: 'https://example.com/hook' });
     const other = (await (await t.business()).key()).secret;
@@ -398,7 +383,7 @@ describe('GET /v1/webhook_endpoints', () => {
 
 describe('DELETE /v1/webhook_endpoints/:id', () => {
   it('removes the endpoint: 200 {id, object, deleted}, then 404 and omitted from the list', async () => {
-    const { test } = await setup();
+    const { test } = await accountInBothModes(t);
     const keep = await created(test, { url: 'https://example.com/keep' });
     const endpoint = await created(test, { url: 'https://example.com/hook' });
     const response = await t.request('DELETE', `/v1/webhook_endpoints/${endpoint.id}`, { key: test });
@@ -417,7 +402,7 @@ describe('DELETE /v1/webhook_endpoints/:id', () => {
   });
 
   it("answers 404 for another business's or the other mode's endpoint and leaves it alone", async () => {
-    const { test, live } = await setup();
+    const { test, live } = await accountInBothModes(t);
     const endpoint = await created(test, { url: 'https://example.com/hook' });
     const other = (await (await t.business()).key()).secret;
     for (const key of [other, live]) {
@@ -427,7 +412,7 @@ describe('DELETE /v1/webhook_endpoints/:id', () => {
   });
 
   it('works for a suspended business, whose other calls answer 403 suspended', async () => {
-    const { biz, test } = await setup();
+    const { biz, test } = await accountInBothModes(t);
     const endpoint = await created(test, { url: 'https://example.com/hook' });
     const other = await created(test, { url: 'https://example.com/other' });
     await biz.update({ status: 'suspended' });
@@ -439,7 +424,7 @@ describe('DELETE /v1/webhook_endpoints/:id', () => {
   });
 
   it('works for an archived business', async () => {
-    const { biz, test } = await setup();
+    const { biz, test } = await accountInBothModes(t);
     const endpoint = await created(test, { url: 'https://example.com/hook' });
     await biz.update({ status: 'archived' });
     const response = await t.request('DELETE', `/v1/webhook_endpoints/${endpoint.id}`, { key: test });
@@ -450,7 +435,7 @@ describe('DELETE /v1/webhook_endpoints/:id', () => {
 
 describe('revoking a key', () => {
   it('removes the endpoints that key added and keeps those of other keys', async () => {
-    const { biz } = await setup();
+    const { biz } = await accountInBothModes(t);
     const adder = await biz.key();
     const other = await biz.key();
     const mine = await created(adder.secret, { url: 'https://example.com/by-adder' });
