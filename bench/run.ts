@@ -186,7 +186,7 @@ async function main(): Promise<void> {
   await migrate(migrator.db).finally(() => migrator.close());
 
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMITS: 'off', DATABASE_URL: cluster.url, DB_POOL_SIZE: String(POOL_SIZE) });
-  const service = openAppContext(cluster.url, config, { secretKey: randomBytes(32) });
+  const service = await openAppContext(cluster.url, config, { secretKey: randomBytes(32) });
   cleanups.push({ what: 'service pool', run: () => service.close() });
   const { context } = service;
   const handle = { db: context.db };

@@ -1,27 +1,43 @@
+import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { operations } from './operations.ts';
+import { expireDuePayments } from './resources/payments/expire.ts';
 import { openRuntime } from './runtime.ts';
 
-// The process: config -> database -> migrations -> HTTP, and a graceful stop on SIGINT/SIGTERM.
+// The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
+// SIGINT/SIGTERM. --role api serves HTTP only, --role worker runs only the background jobs
+// (pg-boss workers and schedules), --role all (the default) does both.
+const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' } } });
+const role = values.role ?? 'all';
+if (!['api', 'worker', 'all'].includes(role)) {
+  console.error('--role must be api, worker or all');
+  process.exit(2);
+}
 
 const config = loadConfig();
 const runtime = await openRuntime(config);
-const app = await buildApp(runtime.context, operations);
-await app.listen({ port: config.port, host: config.host });
+const { context } = runtime;
 
-const businesses = await runtime.context.db.selectFrom('businesses').select('id').limit(1).execute();
-if (businesses.length === 0) {
-  app.log.info('No business yet. Create a demo business and a Test key with: npm run --silent cli -- demo');
-  console.log('\nNo business yet. Next, create a demo business and a Test key:\n\n  npm run --silent cli -- demo\n');
+if (role !== 'api') {
+  await runtime.jobs.work({ expirePayments: () => expireDuePayments(context) });
+}
+
+const app = role === 'worker' ? undefined : await buildApp(context, operations);
+if (app) {
+  await app.listen({ port: config.port, host: config.host });
+  const businesses = await context.db.selectFrom('businesses').select('id').limit(1).execute();
+  if (businesses.length === 0) {
+    console.log('\nNo business yet. Next, create a demo business and a Test key:\n\n  npm run --silent cli -- demo\n');
+  }
 }
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  app.log.info({ signal }, 'shutting down');
-  await app.close();
+  console.error(`${signal}: shutting down`);
+  await app?.close();
   await runtime.close();
   process.exit(0);
 }

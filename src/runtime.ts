@@ -11,14 +11,14 @@ import { SecretBox } from './core/secret-box.ts';
 import { openDatabase } from './db/database.ts';
 import { startEmbedded } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
+import { startJobs, type Jobs } from './jobs/boss.ts';
+import type { Clock as BossClock } from 'pg-boss';
 
 // What the server, the CLI, the tests and the benchmarks share: the database (embedded unless
 // DATABASE_URL is set), migrations, and the application context.
 
-export interface Runtime {
-  context: AppContext;
+export interface Runtime extends AppHandle {
   databaseUrl: string;
-  close(): Promise<void>;
 }
 
 async function encryptionKey(config: Config): Promise<Buffer> {
@@ -48,10 +48,24 @@ export async function resolveHost(hostname: string): Promise<string[]> {
   }
 }
 
-/** The application context on a migrated database: a pool and the credential-change listener. */
-export function openAppContext(databaseUrl: string, config: Config, options: { clock?: Clock; secretKey: Buffer }): { context: AppContext; close(): Promise<void> } {
+export interface AppHandle {
+  context: AppContext;
+  jobs: Jobs;
+  close(): Promise<void>;
+}
+
+/**
+ * The application context on a migrated database: a pool, the credential-change listener and
+ * pg-boss (for sending; workers start only where the process's role asks for them).
+ */
+export async function openAppContext(databaseUrl: string, config: Config, options: { clock?: Clock; bossClock?: BossClock; secretKey: Buffer }): Promise<AppHandle> {
   const handle = openDatabase(databaseUrl, config.dbPoolSize, { prepare: true });
   const authChanges = listenForAuthChanges(databaseUrl);
+  const jobs = await startJobs(databaseUrl, { clock: options.bossClock }).catch(async (error: unknown) => {
+    await authChanges.close();
+    await handle.close();
+    throw error;
+  });
   const context: AppContext = {
     db: handle.db,
     clock: options.clock ?? systemClock,
@@ -59,10 +73,13 @@ export function openAppContext(databaseUrl: string, config: Config, options: { c
     secrets: new SecretBox(options.secretKey),
     resolveHost,
     authChanges,
+    jobs: jobs.sender,
   };
   return {
     context,
+    jobs,
     async close() {
+      await jobs.stop();
       await authChanges.close();
       await handle.close();
     },
@@ -77,12 +94,12 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
   try {
     const migrator = openDatabase(databaseUrl, 1);
     await migrate(migrator.db).finally(() => migrator.close());
-    const { context, close } = openAppContext(databaseUrl, config, { clock: options.clock, secretKey: await encryptionKey(config) });
+    const app = await openAppContext(databaseUrl, config, { clock: options.clock, secretKey: await encryptionKey(config) });
     return {
-      context,
+      ...app,
       databaseUrl,
       async close() {
-        await close();
+        await app.close();
         await embedded?.stop();
       },
     };

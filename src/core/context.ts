@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { SecretBox } from './secret-box.ts';
 import type { Clock } from './clock.ts';
+import type { JobSender } from '../jobs/queues.ts';
 
 /** What every verb may use, built once per process. */
 export interface AppContext {
@@ -14,6 +15,8 @@ export interface AppContext {
   resolveHost: (hostname: string) => Promise<string[]>;
   /** Whether credential-change notices arrive, so verified credentials may be cached. */
   authChanges: { readonly listening: boolean };
+  /** Queues background work (webhook deliveries) inside the caller's transaction. */
+  jobs: JobSender;
 }
 
 /** A verb's view of one call: the app plus the caller. */

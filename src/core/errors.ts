@@ -42,6 +42,8 @@ export const ERROR_STATUS = {
   no_payout_wallet: 409,
   commerce_paused: 409,
   not_cancelable: 409,
+  invalid_state: 409,
+  test_mode_only: 400,
   duplicate_url: 409,
   too_many: 409,
   payload_too_large: 413,

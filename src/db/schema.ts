@@ -101,6 +101,18 @@ export interface OrderItem {
 }
 
 export type PaymentSource = 'api' | 'checkout' | 'payment_link';
+
+/** The store an order came from (sessions sent with order.id). */
+export interface StoreInfo {
+  platform: string | null;
+  id: string | null;
+  name: string | null;
+  url: string | null;
+  order_id: string;
+  order_number: string | null;
+  order_url: string | null;
+  customer_id: string | null;
+}
 export interface OrdersTable {
   id: string;
   business_id: string;
@@ -109,7 +121,7 @@ export interface OrdersTable {
   customer_id: string | null;
   source: PaymentSource;
   checkout_id: string | null;
-  store: Json<Record<string, unknown> | null>;
+  store: Json<StoreInfo | null>;
   status: Generated<string>;
   fulfillment: Generated<'none' | 'unfulfilled' | 'fulfilled'>;
   fulfilled_at: Timestamp | null;
@@ -129,6 +141,8 @@ export interface OrdersTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   paid_at: Timestamp | null;
+  store_order_key: string | null;
+  store_customer_id: string | null;
 }
 
 export type PaymentStatus = 'open' | 'pending' | 'paid' | 'held' | 'failed' | 'expired';
@@ -156,6 +170,26 @@ export interface PaymentsTable {
   provider_reached_at: Timestamp | null;
   paid_at: Timestamp | null;
   canceled_at: Timestamp | null;
+  routing: Json<Routing | null>;
+  provider: string | null;
+  provider_name: string | null;
+  method: Generated<'card' | 'crypto'>;
+  network: string | null;
+  deposit_address: string | null;
+  payout_wallet: string | null;
+  fee_bps: number | null;
+  usd_value_minor: number | null;
+  /** numeric(30,6): read as a decimal string. */
+  value_coin: string | null;
+  coin: string | null;
+  merchant_received: string | null;
+  received_minor: number | null;
+  hold_reason: string | null;
+  hold_acceptable: Generated<boolean>;
+  txid_in: string | null;
+  txid_out: string | null;
+  plan_label: string | null;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 export interface Routing {
@@ -201,6 +235,72 @@ export interface WebhookEndpointsTable {
   api_key_id: string | null;
   created_at: Timestamp;
   deleted_at: Timestamp | null;
+  events_edited_at: Timestamp | null;
+}
+
+export interface OrderTimelineTable {
+  id: Generated<number>;
+  order_id: string;
+  type: 'canceled' | 'refunded';
+  amount_minor: number | null;
+  reason: string | null;
+  actor: string;
+  created_at: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  business_id: string;
+  livemode: boolean;
+  key: string;
+  request_hash: Buffer;
+  payment_id: string;
+  created_at: Timestamp;
+}
+
+export interface EventsTable {
+  id: string;
+  business_id: string;
+  livemode: boolean;
+  type: string;
+  payment_id: string | null;
+  order_id: string | null;
+  customer_id: string | null;
+  body: string;
+  created_at: Timestamp;
+  seq: Generated<number>;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: Generated<DeliveryStatus>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp | null;
+  last_attempt_at: Timestamp | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+export interface ProcessorNoticesTable {
+  id: Generated<number>;
+  notice_id: string | null;
+  kind: string | null;
+  payment_id: string | null;
+  outcome: 'applied' | 'duplicate' | 'rejected';
+  reason: string | null;
+  body: string;
+  received_at: Timestamp;
+}
+
+export interface FxRatesTable {
+  currency: string;
+  /** numeric: read as a decimal string. */
+  usd_per_unit: string;
+  updated_at: Timestamp;
 }
 
 export interface ActivityTable {
@@ -216,6 +316,12 @@ export interface ActivityTable {
 
 export interface Database {
   activity: ActivityTable;
+  order_timeline: OrderTimelineTable;
+  idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  processor_notices: ProcessorNoticesTable;
+  fx_rates: FxRatesTable;
   businesses: BusinessesTable;
   people: PeopleTable;
   memberships: MembershipsTable;
@@ -236,4 +342,6 @@ export type PaymentRow = Selectable<PaymentsTable>;
 export type NewPayment = Insertable<PaymentsTable>;
 export type CheckoutRow = Selectable<CheckoutsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type OrderTimelineRow = Selectable<OrderTimelineTable>;
 export type BusinessUpdate = Updateable<BusinessesTable>;

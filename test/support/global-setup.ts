@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbedded } from '../../src/db/embedded.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { installJobs } from '../../src/jobs/boss.ts';
 
 export const TEMPLATE = 'template_app';
 
@@ -43,6 +44,8 @@ export default async function setup(project: TestProject) {
   const template = openDatabase(cluster.url.replace(/\/postgres$/, `/${TEMPLATE}`), 1);
   await migrate(template.db);
   await template.close();
+  // pg-boss's schema too, so no test file installs it again.
+  await installJobs(cluster.url.replace(/\/postgres$/, `/${TEMPLATE}`));
   project.provide('pgUrl', cluster.url);
   return async () => {
     await cluster.stop();

@@ -10,6 +10,9 @@ import type { KeyAccess, KeyKind } from '../../src/db/schema.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { operations } from '../../src/operations.ts';
 import { openAppContext } from '../../src/runtime.ts';
+import { TestClock } from 'pg-boss';
+import type { Jobs } from '../../src/jobs/boss.ts';
+import { expireDuePayments } from '../../src/resources/payments/expire.ts';
 import { createBusiness, updateBusiness, type BusinessChanges } from '../../src/tenancy/businesses.ts';
 import { createSecretKey, revokeSecretKey } from '../../src/auth/key-admin.ts';
 
@@ -34,6 +37,9 @@ export interface TestApp {
   url: string;
   db: Db;
   clock: ManualClock;
+  /** Moves the app's clock and pg-boss's together, firing the timers due on the way. */
+  tick(ms: number): Promise<void>;
+  jobs: Jobs;
   config: Config;
   context: AppContext;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
@@ -68,12 +74,26 @@ async function createDatabase(): Promise<string> {
   return adminUrl.replace(/\/postgres$/, `/${name}`);
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** Run the pg-boss workers and schedules (expiry) as `--role all` does. */
+  workers?: boolean;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const databaseUrl = await createDatabase();
   const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, BASE_URL: 'https://pay.example.test', DB_POOL_SIZE: '5', ...env });
   const clock = new ManualClock();
-  const { context, close } = openAppContext(databaseUrl, config, { clock, secretKey: randomBytes(32) });
-  const handle = { db: context.db, close };
+  // pg-boss runs on a TestClock kept level with the app's clock: tick() moves both, firing
+  // pg-boss's timers (schedules, polls) and moving its time in PostgreSQL too.
+  const bossClock = new TestClock(clock.now().getTime());
+  const opened = await openAppContext(databaseUrl, config, { clock, bossClock, secretKey: randomBytes(32) });
+  const { context, jobs } = opened;
+  const handle = { db: context.db, close: opened.close };
+  if (options.workers) await jobs.work({ expirePayments: () => expireDuePayments(context) });
+  async function tick(ms: number): Promise<void> {
+    clock.advance(ms);
+    await bossClock.tick(clock.now().getTime() - bossClock.now());
+  }
   const app = await buildApp(context, operations);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -117,6 +137,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     url,
     db: handle.db,
     clock,
+    tick,
+    jobs,
     config,
     context,
     request,

@@ -4,7 +4,7 @@ import { newId } from '../../core/ids.ts';
 import type { PaymentRow, PaymentsTable } from '../../db/schema.ts';
 
 export type PaymentFields = Pick<PaymentRow, 'source' | 'order_id' | 'amount_minor' | 'currency' | 'description' | 'expires_at'>
-  & Partial<Omit<PaymentRow, 'id' | 'business_id' | 'livemode' | 'created_at' | 'status'>>;
+  & Partial<Omit<PaymentRow, 'id' | 'business_id' | 'livemode' | 'created_at' | 'updated_at' | 'status'>>;
 
 /**
  * A new open payment in the caller's mode, as the row it will be once inserted: the verb can
@@ -28,16 +28,33 @@ export function newPayment(principal: Principal, fields: PaymentFields, now: Dat
     provider_reached_at: null,
     paid_at: null,
     canceled_at: null,
+    routing: null,
+    provider: null,
+    provider_name: null,
+    method: 'card',
+    network: null,
+    deposit_address: null,
+    payout_wallet: null,
+    fee_bps: null,
+    usd_value_minor: null,
+    value_coin: null,
+    coin: null,
+    merchant_received: null,
+    received_minor: null,
+    hold_reason: null,
+    hold_acceptable: false,
+    txid_in: null,
+    txid_out: null,
+    plan_label: null,
     ...fields,
     created_at: now,
+    updated_at: now,
   };
 }
 
+const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+
 /** The row as insert values (JSON columns as text). */
 export function paymentValues(row: PaymentRow): Insertable<PaymentsTable> {
-  return {
-    ...row,
-    metadata: row.metadata === null ? null : JSON.stringify(row.metadata),
-    collect: row.collect === null ? null : JSON.stringify(row.collect),
-  };
+  return { ...row, metadata: json(row.metadata), collect: json(row.collect), routing: json(row.routing) };
 }

@@ -1,0 +1,87 @@
+import { sql } from 'kysely';
+import { unixSeconds } from '../core/clock.ts';
+import { newId } from '../core/ids.ts';
+import type { Db } from '../db/database.ts';
+import type { CustomerRow, OrderRow, PaymentRow } from '../db/schema.ts';
+import type { JobSender } from '../jobs/queues.ts';
+import { customerSnapshot, orderSnapshot, paymentSnapshot } from './snapshots.ts';
+import type { PaymentEventType } from './types.ts';
+
+// Writing an event: the envelope (spec 2.5) stored as the exact body every attempt will send,
+// one delivery per subscribed endpoint of the same mode, and the first attempt of each queued
+// in pg-boss, all in the transaction of the change.
+
+/** Endpoints added before this date receive only payment.paid and payment.failed until their events are edited (spec 6.1). */
+export const ALL_EVENTS_SINCE = new Date('2026-09-26T00:00:00Z');
+const LEGACY_TYPES = ['payment.paid', 'payment.failed'];
+
+export interface EventDeps {
+  baseUrl: string;
+  jobs: JobSender;
+  now: Date;
+}
+
+export interface PaymentState {
+  payment: PaymentRow;
+  order: OrderRow | null;
+  /** Every payment of the order, the changed one included. */
+  payments: readonly PaymentRow[];
+  customer: CustomerRow | null;
+}
+
+export function eventBody(id: string, type: string, state: PaymentState, deps: Pick<EventDeps, 'baseUrl' | 'now'>): string {
+  const { payment, order, payments, customer } = state;
+  return JSON.stringify({
+    id,
+    type,
+    created: unixSeconds(deps.now),
+    livemode: payment.livemode,
+    data: {
+      payment: paymentSnapshot(payment, deps.baseUrl),
+      order: order === null ? null : orderSnapshot(order, payments, customer, deps.now),
+      customer: customer === null ? null : customerSnapshot(customer),
+    },
+  });
+}
+
+/** Records a payment event and queues its deliveries; returns the event id. */
+export async function recordPaymentEvent(db: Db, deps: EventDeps, type: PaymentEventType, state: PaymentState): Promise<string> {
+  const { payment } = state;
+  const id = newId('evt');
+  const deliveries = await db
+    .with('event', (qc) => qc.insertInto('events').values({
+      id,
+      business_id: payment.business_id,
+      livemode: payment.livemode,
+      type,
+      payment_id: payment.id,
+      order_id: state.order?.id ?? null,
+      customer_id: state.customer?.id ?? null,
+      body: eventBody(id, type, state, deps),
+      created_at: deps.now,
+    }))
+    .insertInto('webhook_deliveries')
+    .columns(['id', 'event_id', 'endpoint_id', 'next_attempt_at', 'created_at'])
+    .expression((eb) => {
+      const subscribed = eb
+        .selectFrom('webhook_endpoints as we')
+        .select([
+          sql<string>`'dlv_' || replace(gen_random_uuid()::text, '-', '')`.as('id'),
+          sql<string>`${id}::text`.as('event_id'),
+          'we.id as endpoint_id',
+          sql<Date>`${deps.now}::timestamptz`.as('next_attempt_at'),
+          sql<Date>`${deps.now}::timestamptz`.as('created_at'),
+        ])
+        .where('we.business_id', '=', payment.business_id)
+        .where('we.livemode', '=', payment.livemode)
+        .where('we.deleted_at', 'is', null)
+        .where(sql<boolean>`${type}::text = ANY(we.events)`);
+      return LEGACY_TYPES.includes(type)
+        ? subscribed
+        : subscribed.where((w) => w.or([w('we.created_at', '>=', ALL_EVENTS_SINCE), w('we.events_edited_at', 'is not', null)]));
+    })
+    .returning('id')
+    .execute();
+  await deps.jobs.enqueueDeliveries(db, deliveries.map((row) => row.id));
+  return id;
+}

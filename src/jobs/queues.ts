@@ -1,0 +1,26 @@
+import { fromKysely } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
+import type { Db } from '../db/database.ts';
+
+// The pg-boss queues, and sending to them inside the caller's transaction, so a job exists
+// exactly when the change that asked for it committed.
+export const QUEUES = {
+  /** One job per delivery attempt of a webhook event (sent by the webhook worker). */
+  delivery: 'webhook-delivery',
+  /** Every minute: expire unpaid payments whose time is up, with payment.expired. */
+  expiry: 'expire-payments',
+} as const;
+
+export interface JobSender {
+  /** Queues the first attempt of each delivery, in the transaction `db` belongs to. */
+  enqueueDeliveries(db: Db, deliveryIds: readonly string[]): Promise<void>;
+}
+
+export function jobSender(boss: PgBoss): JobSender {
+  return {
+    async enqueueDeliveries(db, deliveryIds) {
+      if (deliveryIds.length === 0) return;
+      await boss.insert(QUEUES.delivery, deliveryIds.map((deliveryId) => ({ data: { deliveryId } })), { db: fromKysely(db) });
+    },
+  };
+}
