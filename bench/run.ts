@@ -12,7 +12,7 @@ import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { buildApp } from '../src/http/app.ts';
 import { operations } from '../src/operations.ts';
-import { openAppContext } from '../src/runtime.ts';
+import { loadSecrets, openAppContext } from '../src/runtime.ts';
 import { createBusiness, updateBusiness } from '../src/tenancy/businesses.ts';
 import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
@@ -186,7 +186,7 @@ async function main(): Promise<void> {
   await migrate(migrator.db).finally(() => migrator.close());
 
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMITS: 'off', DATABASE_URL: cluster.url, DB_POOL_SIZE: String(POOL_SIZE) });
-  const service = await openAppContext(cluster.url, config, { secretKey: randomBytes(32) });
+  const service = await openAppContext(cluster.url, config, { secrets: await loadSecrets({ ...config, dataDir }) });
   cleanups.push({ what: 'service pool', run: () => service.close() });
   const { context } = service;
   const handle = { db: context.db };

@@ -116,3 +116,6 @@ CREATE TABLE fx_rates (
 );
 INSERT INTO fx_rates (currency, usd_per_unit, updated_at) VALUES
   ('USD', 1, now()), ('EUR', 1.08, now()), ('GBP', 1.27, now()), ('CAD', 0.73, now()), ('AUD', 0.66, now());
+
+-- Child index of each Live deposit address derived from the processor's extended public key.
+CREATE SEQUENCE deposit_address_index START 0 MINVALUE 0;

@@ -14,6 +14,8 @@ const Env = z.object({
   EMBEDDED_PG_PORT: Port.default(54329),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   SECRET_ENCRYPTION_KEY: z.base64().optional(),
+  DEPOSIT_XPUB: z.string().regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,}$/, 'an extended public key (xpub…)').optional(),
+  PROCESSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
@@ -42,6 +44,10 @@ export interface Config {
   dbPoolSize: number;
   /** 32-byte key that encrypts webhook signing secrets at rest; generated under dataDir when unset. */
   secretEncryptionKey: Buffer | undefined;
+  /** Extended public key Live deposit addresses are derived from; generated under dataDir when unset. */
+  depositXpub: string | undefined;
+  /** Shared secret the payment processor signs its notices with; generated under dataDir when unset. */
+  processorSecret: string | undefined;
   logLevel: string;
   trustProxy: boolean;
   rateLimits: RateLimitConfig;
@@ -65,6 +71,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     dbPoolSize: e.DB_POOL_SIZE,
     secretEncryptionKey: key,
+    depositXpub: e.DEPOSIT_XPUB,
+    processorSecret: e.PROCESSOR_SECRET,
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY === 'true',
     rateLimits: {

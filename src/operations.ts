@@ -1,7 +1,10 @@
 import type { Operation } from './core/operation.ts';
+import { checkoutSessionOperations } from './resources/checkout-sessions/operations.ts';
 import { checkoutOperations } from './resources/checkouts/operations.ts';
 import { customerOperations } from './resources/customers/operations.ts';
+import { orderOperations } from './resources/orders/operations.ts';
 import { paymentLinkOperations } from './resources/payment-links/operations.ts';
+import { paymentOperations } from './resources/payments/operations.ts';
 import { webhookEndpointOperations } from './resources/webhook-endpoints/operations.ts';
 
 // The registry: every API operation once. REST routes, the OpenAPI document and MCP tools
@@ -11,4 +14,7 @@ export const operations: readonly Operation[] = [
   ...checkoutOperations,
   ...customerOperations,
   ...webhookEndpointOperations,
+  ...checkoutSessionOperations,
+  ...paymentOperations,
+  ...orderOperations,
 ] as readonly Operation[];

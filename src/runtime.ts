@@ -8,6 +8,8 @@ import type { Config } from './config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
 import type { AppContext } from './core/context.ts';
 import { SecretBox } from './core/secret-box.ts';
+import { DepositAddresses } from './processor/deposit-addresses.ts';
+import { HDKey } from '@scure/bip32';
 import { openDatabase } from './db/database.ts';
 import { startEmbedded } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -21,15 +23,36 @@ export interface Runtime extends AppHandle {
   databaseUrl: string;
 }
 
-async function encryptionKey(config: Config): Promise<Buffer> {
-  if (config.secretEncryptionKey) return config.secretEncryptionKey;
-  const file = path.join(config.dataDir, 'secret-encryption.key');
-  if (!existsSync(file)) {
+/**
+ * A secret kept under DATA_DIR when the environment does not set it (the embedded default):
+ * made once, mode 0600. 'wx': when two processes start at once, the first one written wins.
+ */
+async function dataSecret(config: Config, file: string, make: () => string): Promise<string> {
+  const target = path.join(config.dataDir, file);
+  if (!existsSync(target)) {
     await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-    // 'wx': when two processes start at once, the first key written wins and both read it.
-    await writeFile(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+    await writeFile(target, `${make()}\n`, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
   }
-  return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
+  return (await readFile(target, 'utf8')).trim();
+}
+
+export interface Secrets {
+  encryptionKey: Buffer;
+  depositXpub: string;
+  processorSecret: string;
+}
+
+/** The process's secrets: from the environment, else from DATA_DIR. */
+export async function loadSecrets(config: Config): Promise<Secrets> {
+  const encryptionKey = config.secretEncryptionKey
+    ?? Buffer.from(await dataSecret(config, 'secret-encryption.key', () => randomBytes(32).toString('base64')), 'base64');
+  // Without a processor's key the embedded default makes its own HD wallet; the seed stays in
+  // DATA_DIR so whoever runs it can sweep what test deposits arrive.
+  const depositXpub = config.depositXpub ?? HDKey.fromMasterSeed(
+    Buffer.from(await dataSecret(config, 'deposit-wallet.seed', () => randomBytes(32).toString('hex')), 'hex'),
+  ).derive("m/44'/60'/0'/0").publicExtendedKey;
+  const processorSecret = config.processorSecret ?? await dataSecret(config, 'processor.secret', () => randomBytes(32).toString('base64url'));
+  return { encryptionKey, depositXpub, processorSecret };
 }
 
 // A resolver that stalls must not hold a request: past this, the name counts as not resolving now.
@@ -58,7 +81,7 @@ export interface AppHandle {
  * The application context on a migrated database: a pool, the credential-change listener and
  * pg-boss (for sending; workers start only where the process's role asks for them).
  */
-export async function openAppContext(databaseUrl: string, config: Config, options: { clock?: Clock; bossClock?: BossClock; secretKey: Buffer }): Promise<AppHandle> {
+export async function openAppContext(databaseUrl: string, config: Config, options: { clock?: Clock; bossClock?: BossClock; secrets: Secrets }): Promise<AppHandle> {
   const handle = openDatabase(databaseUrl, config.dbPoolSize, { prepare: true });
   const authChanges = listenForAuthChanges(databaseUrl);
   const jobs = await startJobs(databaseUrl, { clock: options.bossClock }).catch(async (error: unknown) => {
@@ -70,10 +93,12 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     db: handle.db,
     clock: options.clock ?? systemClock,
     config,
-    secrets: new SecretBox(options.secretKey),
+    secrets: new SecretBox(options.secrets.encryptionKey),
     resolveHost,
     authChanges,
     jobs: jobs.sender,
+    deposits: new DepositAddresses(options.secrets.depositXpub),
+    processorSecret: options.secrets.processorSecret,
   };
   return {
     context,
@@ -94,7 +119,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
   try {
     const migrator = openDatabase(databaseUrl, 1);
     await migrate(migrator.db).finally(() => migrator.close());
-    const app = await openAppContext(databaseUrl, config, { clock: options.clock, secretKey: await encryptionKey(config) });
+    const app = await openAppContext(databaseUrl, config, { clock: options.clock, secrets: await loadSecrets(config) });
     return {
       ...app,
       databaseUrl,

@@ -39,6 +39,12 @@ async function roomForEndpoint(): Promise<{ url: string }> {
   return { url: `https://hooks.example.com/${++endpointCount}` };
 }
 const endpoint = async (key: string) => created(key, '/v1/webhook_endpoints', await roomForEndpoint());
+const session = (key: string) => created(key, '/v1/checkout_sessions', { amount: '10.00', currency: 'USD', customer_email: 'buyer@shop.example' });
+async function orderOf(key: string): Promise<string> {
+  const id = await session(key);
+  const row = await t.db.selectFrom('payments').select('order_id').where('id', '=', id).executeTakeFirstOrThrow();
+  return row.order_id ?? '';
+}
 async function customer(key: string): Promise<string> {
   const id = await link(key);
   const row = await t.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('o.customer_id').where('p.id', '=', id).executeTakeFirstOrThrow();
@@ -60,6 +66,16 @@ const fixtures: Record<string, Fixture> = {
   retrieve_webhook_endpoint: async (key) => ({ path: `/v1/webhook_endpoints/${await endpoint(key)}` }),
   list_webhook_endpoints: async () => ({ path: '/v1/webhook_endpoints' }),
   delete_webhook_endpoint: async (key) => ({ path: `/v1/webhook_endpoints/${await endpoint(key)}` }),
+  create_checkout_session: async () => ({ path: '/v1/checkout_sessions', body: { amount: '10.00', currency: 'USD' } }),
+  retrieve_checkout_session: async (key) => ({ path: `/v1/checkout_sessions/${await session(key)}` }),
+  start_checkout_session: async (key) => ({ path: `/v1/checkout_sessions/${await session(key)}/start`, body: { email: 'buyer@shop.example' } }),
+  retrieve_payment: async (key) => ({ path: `/v1/payments/${await session(key)}` }),
+  list_payments: async () => ({ path: '/v1/payments' }),
+  simulate_payment: async (key) => ({ path: `/v1/payments/${await session(key)}/simulate`, body: { outcome: 'failed' } }),
+  retrieve_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}` }),
+  list_orders: async () => ({ path: '/v1/orders' }),
+  update_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}`, body: { fulfillment: 'unfulfilled' } }),
+  report_order_event: async (key) => ({ path: `/v1/orders/${await orderOf(key)}/events`, body: { type: 'canceled' } }),
 };
 
 function call(operation: Operation, key: string | null, c: Call) {

@@ -21,15 +21,17 @@ export class Gate {
   readonly #limits: RateLimitConfig;
   readonly #perBusiness: WindowCounter;
   readonly #failuresPerAddress: WindowCounter;
+  readonly #sessionStarts: WindowCounter;
 
   constructor(authenticator: Authenticator, limits: RateLimitConfig, clock: Clock) {
     this.#authenticator = authenticator;
     this.#limits = limits;
     this.#perBusiness = new WindowCounter(limits.businessPerMinute, MINUTE, clock);
     this.#failuresPerAddress = new WindowCounter(limits.unauthenticatedPerMinute, MINUTE, clock);
+    this.#sessionStarts = new WindowCounter(limits.sessionStartsPerMinute, MINUTE, clock);
   }
 
-  async admit(authorization: string | undefined, address: string, operation: Operation): Promise<Principal> {
+  async admit(authorization: string | undefined, address: string, operation: Pick<Operation, 'scope' | 'allowWhenSuspended' | 'sessionStart'>): Promise<Principal> {
     let principal: Principal;
     try {
       principal = await this.#authenticator.authenticate(authorization);
@@ -43,6 +45,9 @@ export class Gate {
       throw rateLimited('for this account');
     }
     authorize(principal, operation);
+    if (this.#limits.enabled && operation.sessionStart && !this.#sessionStarts.take(principal.businessId)) {
+      throw rateLimited('of checkout-session starts for this account');
+    }
     return principal;
   }
 }

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { SecretBox } from './secret-box.ts';
 import type { Clock } from './clock.ts';
 import type { JobSender } from '../jobs/queues.ts';
+import type { DepositAddresses } from '../processor/deposit-addresses.ts';
 
 /** What every verb may use, built once per process. */
 export interface AppContext {
@@ -17,6 +18,10 @@ export interface AppContext {
   authChanges: { readonly listening: boolean };
   /** Queues background work (webhook deliveries) inside the caller's transaction. */
   jobs: JobSender;
+  /** Live deposit addresses, derived from the processor's extended public key. */
+  deposits: DepositAddresses;
+  /** The secret processor notices are signed with. */
+  processorSecret: string;
 }
 
 /** A verb's view of one call: the app plus the caller. */

@@ -13,6 +13,23 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
+/**
+ * A verb's answer when it is not the operation's usual one: an idempotent replay of a create
+ * answers 200 with the object instead of 201. Transports that have no status ignore it.
+ */
+export class Answer<T> {
+  readonly body: T;
+  readonly status: number;
+
+  constructor(body: T, status: number) {
+    this.body = body;
+    this.status = status;
+  }
+}
+
+/** Request headers an operation reads, mapped to input fields (REST); MCP passes the field itself. */
+export type HeaderInputs = Record<string, string>;
+
 export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
   /** snake_case verb_object, also the MCP tool name. */
   name: string;
@@ -23,11 +40,13 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   scope: Scope;
   input: I;
   output: O;
-  http: { method: HttpMethod; path: string; status: number };
+  http: { method: HttpMethod; path: string; status: number; headers?: HeaderInputs };
   annotations: ToolAnnotations;
   /** Allowed while the business is suspended (deleting a webhook endpoint). */
   allowWhenSuspended?: boolean;
-  run(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
+  /** Counts toward the business's session starts per minute (spec 8). */
+  sessionStart?: boolean;
+  run(ctx: OperationContext, input: z.output<I>): Promise<z.input<O> | Answer<z.input<O>>>;
 }
 
 export function defineOperation<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O>): Operation<I, O> {

@@ -25,16 +25,20 @@ function operationObject(operation: Operation) {
   const inPath = new Set(pathParams(operation));
   const properties = input.properties ?? {};
   const required = new Set(input.required ?? []);
+  const fromHeaders = new Map(Object.entries(operation.http.headers ?? {}).map(([header, field]) => [field, header]));
   const parameters = [...inPath].map((name) => ({ name, in: 'path', required: true, schema: properties[name] ?? { type: 'string' } }));
+  for (const [field, header] of fromHeaders) {
+    parameters.push({ name: header, in: 'header', required: false, schema: properties[field] ?? { type: 'string' } });
+  }
   let requestBody: unknown;
   if (operation.http.method === 'GET' || operation.http.method === 'DELETE') {
     for (const [name, schema] of Object.entries(properties)) {
       if (!inPath.has(name)) parameters.push({ name, in: 'query', required: required.has(name), schema });
     }
   } else {
-    const bodyProperties = Object.fromEntries(Object.entries(properties).filter(([name]) => !inPath.has(name)));
+    const bodyProperties = Object.fromEntries(Object.entries(properties).filter(([name]) => !inPath.has(name) && !fromHeaders.has(name)));
     if (Object.keys(bodyProperties).length > 0) {
-      const bodyRequired = [...required].filter((name) => !inPath.has(name));
+      const bodyRequired = [...required].filter((name) => !inPath.has(name) && !fromHeaders.has(name));
       requestBody = {
         required: bodyRequired.length > 0,
         content: { 'application/json': { schema: { type: 'object', properties: bodyProperties, ...(bodyRequired.length ? { required: bodyRequired } : {}) } } },

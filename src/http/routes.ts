@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Gate } from '../auth/gate.ts';
 import type { AppContext } from '../core/context.ts';
 import { ApiError } from '../core/errors.ts';
-import { pathParams, type Operation } from '../core/operation.ts';
+import { Answer, pathParams, type Operation } from '../core/operation.ts';
 import { parseOrThrow } from '../core/validation.ts';
 import { isJsonObject } from './json-body.ts';
 
@@ -36,7 +36,10 @@ function rawInput(operation: Operation, request: FastifyRequest): Record<string,
   }
   const body = request.body;
   if (body !== undefined && !isJsonObject(body)) throw new ApiError('invalid_json', 'The body must be a JSON object.');
-  return { ...body, ...fromPath };
+  const fromHeaders = Object.fromEntries(Object.entries(operation.http.headers ?? {})
+    .filter(([header]) => request.headers[header.toLowerCase()] !== undefined)
+    .map(([header, field]) => [field, request.headers[header.toLowerCase()]]));
+  return { ...body, ...fromHeaders, ...fromPath };
 }
 
 /** One route per registry operation: admit the caller, validate, run the verb. */
@@ -49,6 +52,7 @@ export function registerOperationRoutes(app: FastifyInstance, operations: readon
         const principal = await gate.admit(request.headers.authorization, request.ip, operation);
         const input = parseOrThrow(operation.input, rawInput(operation, request));
         const output = await operation.run({ ...appContext, principal }, input);
+        if (output instanceof Answer) return reply.code(output.status).send(output.body);
         return reply.code(operation.http.status).send(output);
       },
     });

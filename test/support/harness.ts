@@ -11,6 +11,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { operations } from '../../src/operations.ts';
 import { openAppContext } from '../../src/runtime.ts';
 import { TestClock } from 'pg-boss';
+import { HDKey } from '@scure/bip32';
 import type { Jobs } from '../../src/jobs/boss.ts';
 import { expireDuePayments } from '../../src/resources/payments/expire.ts';
 import { createBusiness, updateBusiness, type BusinessChanges } from '../../src/tenancy/businesses.ts';
@@ -61,6 +62,11 @@ export interface TestKey {
 
 export const LIVE_WALLET = '0x1111111111111111111111111111111111111111';
 
+/** The processor's side of the test wallet: its xpub derives the Live deposit addresses. */
+export const TEST_DEPOSIT_WALLET = HDKey.fromMasterSeed(Buffer.alloc(32, 7)).derive("m/44'/60'/0'/0");
+export const TEST_PROCESSOR_SECRET = 'test-processor-secret-0123456789abcdef';
+const TEST_SECRETS = { encryptionKey: randomBytes(32), depositXpub: TEST_DEPOSIT_WALLET.publicExtendedKey, processorSecret: TEST_PROCESSOR_SECRET };
+
 async function createDatabase(): Promise<string> {
   const adminUrl = inject('pgUrl');
   const name = `t_${randomBytes(6).toString('hex')}`;
@@ -86,7 +92,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   // pg-boss runs on a TestClock kept level with the app's clock: tick() moves both, firing
   // pg-boss's timers (schedules, polls) and moving its time in PostgreSQL too.
   const bossClock = new TestClock(clock.now().getTime());
-  const opened = await openAppContext(databaseUrl, config, { clock, bossClock, secretKey: randomBytes(32) });
+  const opened = await openAppContext(databaseUrl, config, { clock, bossClock, secrets: TEST_SECRETS });
   const { context, jobs } = opened;
   const handle = { db: context.db, close: opened.close };
   if (options.workers) await jobs.work({ expirePayments: () => expireDuePayments(context) });

@@ -52,3 +52,19 @@ export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal,
 export async function recordCustomer(db: Db, principal: Principal, details: CustomerDetails, now: Date): Promise<string> {
   return (await upsertCustomer(db, principal, details, now).executeTakeFirstOrThrow()).id;
 }
+
+/**
+ * Records the store's own customer id on the customer of an order (spec 2.3 store_accounts):
+ * one entry per store, the latest id winning.
+ */
+export async function linkStoreAccount(db: Db, orderId: string, store: { platform?: string | null; id?: string | null; name?: string | null }, storeCustomerId: string): Promise<void> {
+  const entry = JSON.stringify({ platform: store.platform ?? '', store_id: store.id ?? '', store_name: store.name ?? null, customer_id: storeCustomerId });
+  await sql`
+    UPDATE customers c SET store_accounts = (
+      SELECT COALESCE(jsonb_agg(account), '[]'::jsonb) FROM (
+        SELECT account FROM jsonb_array_elements(c.store_accounts) account
+        WHERE NOT (account->>'platform' = ${store.platform ?? ''} AND account->>'store_id' = ${store.id ?? ''})
+        UNION ALL SELECT ${entry}::jsonb) accounts)
+    FROM orders o
+    WHERE o.id = ${orderId} AND c.id = o.customer_id`.execute(db);
+}

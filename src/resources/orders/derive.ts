@@ -61,7 +61,7 @@ export function fromMicros(micros: bigint): string {
   return `${negative ? '-' : ''}${abs / 1_000_000n}.${String(abs % 1_000_000n).padStart(6, '0')}`;
 }
 
-export function summaryOf(items: readonly OrderItem[]): string {
+export function summaryOf(items: ReadonlyArray<{ name: string; variant?: string | null }>): string {
   const first = items[0];
   if (!first) return '';
   const name = first.variant ? `${first.name} (${first.variant})` : first.name;

@@ -1,30 +1,27 @@
+import { sql } from 'kysely';
 import type { OperationContext } from '../../core/context.ts';
 import { ApiError } from '../../core/errors.ts';
+import { applyMove } from '../payments/machine.ts';
 import { readStatus } from '../payments/status.ts';
 import { assertWritable } from '../shared/business-rules.ts';
 import { getPaymentLink } from './queries.ts';
 import { toPaymentLinkOut, type PaymentLinkOut } from './schemas.ts';
 
 /**
- * Closes a link nobody has started paying at a card provider (spec 4.1, 3 rules 2-3).
- * The conditional update makes a cancel racing a payer's move to a provider apply at most once.
+ * Closes a link nobody has started paying at a card provider (spec 4.1, 3 rules 2-3), with
+ * payment.canceled. The move is conditional, so a cancel racing a payer's move to a provider
+ * applies at most once; canceling again returns the link unchanged.
  */
 export async function cancelPaymentLink(ctx: OperationContext, input: { id: string }): Promise<PaymentLinkOut> {
   const { db, principal } = ctx;
   assertWritable(principal);
   const now = ctx.clock.now();
-  const canceled = await db
-    .updateTable('payments')
-    .set({ status: 'expired', canceled_at: now })
-    .where('id', '=', input.id)
-    .where('business_id', '=', principal.businessId)
-    .where('livemode', '=', principal.livemode)
-    .where('source', '=', 'payment_link')
-    .where('status', '=', 'open')
-    .where('provider_reached_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returningAll()
-    .executeTakeFirst();
+  const link = await getPaymentLink(db, principal, input.id);
+  const canceled = link.canceled_at === null && await db.transaction().execute((trx) =>
+    applyMove(trx, ctx, link.id, 'cancel', {
+      set: { canceled_at: now },
+      where: sql<boolean>`provider_reached_at IS NULL AND expires_at > ${now}`,
+    }));
   if (canceled) return toPaymentLinkOut(canceled, ctx.config.baseUrl, now);
 
   const row = await getPaymentLink(db, principal, input.id);

@@ -1,10 +1,8 @@
 import { DAY } from '../../core/clock.ts';
 import type { OperationContext } from '../../core/context.ts';
 import { newId } from '../../core/ids.ts';
-import { newPayment, paymentValues } from '../payments/insert.ts';
-import { sql } from 'kysely';
-import { upsertCustomer } from '../customers/record.ts';
-import { allocateOrderNumber, newOrder } from '../orders/insert.ts';
+import { newPayment } from '../payments/insert.ts';
+import { insertPaymentWithOrder } from '../payments/create-with-order.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';
 import { requireHttpsInLive } from '../shared/fields.ts';
 import { toPaymentLinkOut, type CreatePaymentLinkInput, type PaymentLinkOut } from './schemas.ts';
@@ -20,25 +18,6 @@ export async function createPaymentLink(ctx: OperationContext, input: CreatePaym
   const now = ctx.clock.now();
 
   const orderId = newId('ord');
-  const order = newOrder(principal, orderId, {
-    source: 'payment_link',
-    currency: input.currency,
-    subtotal_minor: input.amount,
-    total_minor: input.amount,
-    customer_name: input.customer_name ?? null,
-    customer_phone: input.customer_phone ?? null,
-    ship_to: input.shipping_address ? JSON.stringify(input.shipping_address) : null,
-    bill_to: input.billing_address ? JSON.stringify(input.billing_address) : null,
-    items: JSON.stringify([{
-      name: input.description, variant: null, sku: null, quantity: 1,
-      unit_amount_minor: input.amount, amount_minor: input.amount,
-    }]),
-  }, now);
-  const customer = input.customer_email
-    ? { email: input.customer_email, name: input.customer_name, phone: input.customer_phone,
-        shipping_address: input.shipping_address, billing_address: input.billing_address }
-    : null;
-
   const payment = newPayment(principal, {
     source: 'payment_link',
     order_id: orderId,
@@ -51,26 +30,30 @@ export async function createPaymentLink(ctx: OperationContext, input: CreatePaym
     memo: input.memo ?? null,
     success_url: input.success_url ?? null,
     collect: input.collect,
+    fee_bps: principal.business.fee_bps,
     expires_at: new Date(now.getTime() + input.expires_in_days * DAY),
   }, now);
-
-  // One statement (customer, order number, order, payment): atomic without a transaction's
-  // extra round trips, and the order-number row is locked only for its duration. Nothing is
-  // read back: the answer is the row as written.
-  await ctx.db
-    .with('number', (qc) => allocateOrderNumber(qc, principal))
-    .with('customer', (qc) => customer
-      ? upsertCustomer(qc, principal, customer, now)
-      : qc.selectFrom('customers').select('id').where(sql<boolean>`false`))
-    .with('new_order', (qc) => qc
-      .insertInto('orders')
-      .values({
-        ...order,
-        number: (eb) => eb.selectFrom('number').select('last_number'),
-        customer_id: (eb) => eb.selectFrom('customer').select('id'),
-      }))
-    .insertInto('payments')
-    .values(paymentValues(payment))
-    .execute();
+  await insertPaymentWithOrder(ctx.db, principal, {
+    payment,
+    order: {
+      source: 'payment_link',
+      currency: input.currency,
+      subtotal_minor: input.amount,
+      total_minor: input.amount,
+      customer_name: input.customer_name ?? null,
+      customer_phone: input.customer_phone ?? null,
+      ship_to: input.shipping_address ? JSON.stringify(input.shipping_address) : null,
+      bill_to: input.billing_address ? JSON.stringify(input.billing_address) : null,
+      items: JSON.stringify([{
+        name: input.description, variant: null, sku: null, quantity: 1,
+        unit_amount_minor: input.amount, amount_minor: input.amount,
+      }]),
+    },
+    customer: input.customer_email
+      ? { email: input.customer_email, name: input.customer_name, phone: input.customer_phone,
+          shipping_address: input.shipping_address, billing_address: input.billing_address }
+      : null,
+    now,
+  });
   return toPaymentLinkOut(payment, ctx.config.baseUrl, now);
 }

@@ -4,7 +4,7 @@ import { newId } from '../../core/ids.ts';
 import type { PaymentRow, PaymentsTable } from '../../db/schema.ts';
 
 export type PaymentFields = Pick<PaymentRow, 'source' | 'order_id' | 'amount_minor' | 'currency' | 'description' | 'expires_at'>
-  & Partial<Omit<PaymentRow, 'id' | 'business_id' | 'livemode' | 'created_at' | 'updated_at' | 'status'>>;
+  & Partial<Omit<PaymentRow, 'business_id' | 'livemode' | 'created_at' | 'updated_at' | 'status'>>;
 
 /**
  * A new open payment in the caller's mode, as the row it will be once inserted: the verb can

@@ -10,13 +10,15 @@ export function readStatus(row: { status: PaymentStatus; expires_at: Date }, now
   return (UNPAID as readonly string[]).includes(row.status) && row.expires_at <= now ? 'expired' : row.status;
 }
 
-/** SQL filter equal to readStatus(row, now) = status. */
-export function statusIs(status: PaymentStatus, now: Date): Expression<SqlBool> {
+/** SQL filter equal to readStatus(row, now) = status; alias names the payments table. */
+export function statusIs(status: PaymentStatus, now: Date, alias?: string): Expression<SqlBool> {
+  const column = (name: string) => sql.ref(alias ? `${alias}.${name}` : name);
+  const [state, expires] = [column('status'), column('expires_at')];
   if (status === 'expired') {
-    return sql<SqlBool>`(status = 'expired' OR (status IN ('open', 'pending') AND expires_at <= ${now}))`;
+    return sql<SqlBool>`(${state} = 'expired' OR (${state} IN ('open', 'pending') AND ${expires} <= ${now}))`;
   }
   if ((UNPAID as readonly string[]).includes(status)) {
-    return sql<SqlBool>`(status = ${status} AND expires_at > ${now})`;
+    return sql<SqlBool>`(${state} = ${status} AND ${expires} > ${now})`;
   }
-  return sql<SqlBool>`status = ${status}`;
+  return sql<SqlBool>`${state} = ${status}`;
 }

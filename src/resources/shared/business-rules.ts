@@ -12,13 +12,13 @@ export function assertWritable(principal: Principal): void {
 }
 
 /** Everything that must hold before a payment can be asked for. */
-export function assertCanTakePayments(principal: Principal, integration: Exclude<Integration, 'api'>): void {
+export function assertCanTakePayments(principal: Principal, integration?: Exclude<Integration, 'api'>): void {
   assertWritable(principal);
   const { business } = principal;
   if (business.disabled_integrations.includes('api')) {
     throw new ApiError('integration_disabled', 'The API integration is disabled for this account.');
   }
-  if (business.disabled_integrations.includes(integration)) {
+  if (integration && business.disabled_integrations.includes(integration)) {
     throw new ApiError('integration_disabled', `The ${integration.replace('_', ' ')} integration is disabled for this account.`);
   }
   if (business.commerce === 'paused') {

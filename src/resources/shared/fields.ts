@@ -93,3 +93,27 @@ export const collectField = z
   .meta({ description: `What the payer page asks besides email: any of ${COLLECTABLE.join(', ')} set to true. Null asks nothing more.` });
 
 export const collectOut = z.record(z.string(), z.boolean()).nullable();
+
+// Merchant metadata: up to 50 keys of at most 40 characters, each a string (≤ 500 characters),
+// number, boolean or null. Kept as sent and returned in the payment and its events.
+export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 } as const;
+
+export const metadataField = z
+  .record(z.string(), z.unknown(), coded('invalid_metadata', 'metadata must be an object of keys to values.'))
+  .superRefine((metadata, ctx) => {
+    const entries = Object.entries(metadata);
+    const fail = (message: string, key?: string) =>
+      ctx.addIssue({ code: 'custom', path: key === undefined ? [] : [key], message: coded('invalid_metadata', message).error });
+    if (entries.length > METADATA_LIMITS.keys) return fail(`metadata can hold at most ${METADATA_LIMITS.keys} keys.`);
+    for (const [key, value] of entries) {
+      if (characters(key) > METADATA_LIMITS.keyLength || key === '') return fail(`metadata keys must be 1 to ${METADATA_LIMITS.keyLength} characters.`, key);
+      const scalar = value === null || ['string', 'number', 'boolean'].includes(typeof value);
+      if (!scalar) return fail('metadata values must be strings, numbers, booleans or null.', key);
+      if (typeof value === 'string' && characters(value) > METADATA_LIMITS.valueLength) {
+        return fail(`metadata values must be at most ${METADATA_LIMITS.valueLength} characters.`, key);
+      }
+    }
+  })
+  .nullish()
+  .transform((metadata) => metadata ?? null)
+  .meta({ description: 'Your own key-value data (≤ 50 keys; keys ≤ 40 characters; values strings ≤ 500 characters, numbers, booleans or null).' });

@@ -1,0 +1,37 @@
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { HDKey } from '@scure/bip32';
+
+// Live deposit addresses: one fresh EVM address per started payment, derived from the
+// processor's extended public key (BIP-32, non-hardened child i of the account key), so the
+// service never holds the keys that can move the money.
+
+export function toChecksumAddress(hex40: string): string {
+  const lower = hex40.toLowerCase();
+  const hash = Buffer.from(keccak_256(new TextEncoder().encode(lower))).toString('hex');
+  let out = '0x';
+  for (let i = 0; i < 40; i++) out += parseInt(hash[i] ?? '0', 16) >= 8 ? (lower[i] ?? '').toUpperCase() : lower[i];
+  return out;
+}
+
+/** The EVM address of a secp256k1 public key (compressed or not). */
+export function addressOfPublicKey(publicKey: Uint8Array): string {
+  const uncompressed = secp256k1.Point.fromBytes(publicKey).toBytes(false);
+  const hash = keccak_256(uncompressed.subarray(1));
+  return toChecksumAddress(Buffer.from(hash.subarray(12)).toString('hex'));
+}
+
+export class DepositAddresses {
+  readonly #account: HDKey;
+
+  constructor(extendedPublicKey: string) {
+    this.#account = HDKey.fromExtendedKey(extendedPublicKey);
+    if (this.#account.privateKey) throw new Error('DEPOSIT_XPUB must be an extended public key (xpub), never a private one.');
+  }
+
+  address(index: number): string {
+    const child = this.#account.deriveChild(index);
+    if (!child.publicKey) throw new Error('Could not derive a deposit address.');
+    return addressOfPublicKey(child.publicKey);
+  }
+}

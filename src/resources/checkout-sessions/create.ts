@@ -1,0 +1,131 @@
+import { DAY } from '../../core/clock.ts';
+import type { OperationContext } from '../../core/context.ts';
+import { newId } from '../../core/ids.ts';
+import { Answer } from '../../core/operation.ts';
+import type { Db } from '../../db/database.ts';
+import type { OrderItem, PaymentRow, StoreInfo } from '../../db/schema.ts';
+import type { Principal } from '../../auth/principal.ts';
+import { linkStoreAccount, upsertCustomer, type CustomerDetails } from '../customers/record.ts';
+import { summaryOf } from '../orders/derive.ts';
+import { storeOrderKey } from '../orders/input.ts';
+import type { OrderFields } from '../orders/insert.ts';
+import { insertPaymentWithOrder } from '../payments/create-with-order.ts';
+import { newPayment, paymentValues } from '../payments/insert.ts';
+import { getPayment } from '../payments/queries.ts';
+import type { PaymentWithCustomer } from '../payments/schemas.ts';
+import { assertCanTakePayments } from '../shared/business-rules.ts';
+import { requireHttpsInLive } from '../shared/fields.ts';
+import { claimIdempotencyKey, requestHash } from './idempotency.ts';
+import { DEFAULT_ROUTING, toCheckoutSessionOut, type CheckoutSessionOut, type CreateCheckoutSessionInput } from './schemas.ts';
+
+export const SESSION_LIFETIME_MS = DAY;
+
+type SessionBody = Omit<CreateCheckoutSessionInput, 'idempotency_key'>;
+
+const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
+
+/** The order a session pays for: the store's order when sent, else one line for the amount. */
+function orderFieldsOf(body: SessionBody, description: string): OrderFields {
+  const order = body.order;
+  const items: OrderItem[] = order && order.items.length > 0
+    ? order.items.map((item) => ({
+        name: item.name, variant: item.variant ?? null, sku: item.sku ?? null, quantity: item.quantity,
+        unit_amount_minor: item.unit_amount ?? null, amount_minor: item.amount,
+      }))
+    : [{ name: description, variant: null, sku: null, quantity: 1, unit_amount_minor: body.amount, amount_minor: body.amount }];
+  const subtotal = order?.subtotal ?? (order && order.items.length > 0 ? items.reduce((sum, item) => sum + item.amount_minor, 0) : body.amount);
+  const [discount, shipping, tax] = [order?.discount ?? 0, order?.shipping ?? 0, order?.tax ?? 0];
+  const store: StoreInfo | null = order
+    ? {
+        platform: order.store?.platform ?? null, id: order.store?.id ?? null, name: order.store?.name ?? null, url: order.store?.url ?? null,
+        order_id: order.id, order_number: order.number ?? null, order_url: order.url ?? null, customer_id: order.customer_id ?? null,
+      }
+    : null;
+  return {
+    source: 'api',
+    currency: body.currency,
+    subtotal_minor: subtotal,
+    discount_minor: discount,
+    discount_code: order?.discount_code ?? null,
+    shipping_minor: shipping,
+    shipping_method: order?.shipping_method ?? null,
+    tax_minor: tax,
+    total_minor: order?.total ?? subtotal - discount + shipping + tax,
+    customer_name: body.customer?.name ?? null,
+    customer_phone: body.customer?.phone ?? null,
+    ship_to: json(order?.ship_to ?? body.shipping_address),
+    bill_to: json(order?.bill_to ?? body.billing_address),
+    items: JSON.stringify(items),
+    store: json(store),
+    store_order_key: order ? storeOrderKey(order) : null,
+    store_customer_id: order?.customer_id ?? null,
+  };
+}
+
+/** Writes the session: a new order, or the store order an earlier session made (second try). */
+async function writeSession(db: Db, principal: Principal, body: SessionBody, paymentId: string, now: Date): Promise<PaymentWithCustomer> {
+  const email = body.customer_email ?? body.customer?.email ?? null;
+  const description = body.description ?? (body.order && body.order.items.length > 0 ? summaryOf(body.order.items) : 'Payment');
+  const orderFields = orderFieldsOf(body, description);
+  const customer: CustomerDetails | null = email
+    ? { email, name: body.customer?.name, phone: body.customer?.phone,
+        shipping_address: body.order?.ship_to ?? body.shipping_address, billing_address: body.order?.bill_to ?? body.billing_address }
+    : null;
+  const existing = orderFields.store_order_key
+    ? await db.selectFrom('orders').select(['id', 'customer_id'])
+        .where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode)
+        .where('store_order_key', '=', orderFields.store_order_key).forUpdate().executeTakeFirst()
+    : undefined;
+  const payment: PaymentRow = newPayment(principal, {
+    id: paymentId,
+    source: 'api',
+    order_id: existing?.id ?? newId('ord'),
+    amount_minor: body.amount,
+    currency: body.currency,
+    description,
+    reference: body.reference ?? null,
+    metadata: body.metadata,
+    customer_email: email,
+    success_url: body.success_url ?? null,
+    collect: body.collect,
+    routing: body.routing ?? { ...DEFAULT_ROUTING },
+    fee_bps: principal.business.fee_bps,
+    expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
+  }, now);
+  let customerId: string | null;
+  if (existing) {
+    // A second try at the same store order: the latest session's details replace the order's.
+    customerId = customer ? (await upsertCustomer(db, principal, customer, now).executeTakeFirstOrThrow()).id : existing.customer_id;
+    await db.updateTable('orders').set({ ...orderFields, customer_id: customerId, updated_at: now }).where('id', '=', existing.id).execute();
+    await db.insertInto('payments').values(paymentValues(payment)).execute();
+  } else {
+    ({ customerId } = await insertPaymentWithOrder(db, principal, { payment, order: orderFields, customer, now }));
+  }
+  const order = body.order;
+  if (customerId && order?.customer_id) {
+    await linkStoreAccount(db, payment.order_id ?? '', order.store ?? { platform: null, id: null, name: null }, order.customer_id);
+  }
+  return { ...payment, customer_id: customerId };
+}
+
+/**
+ * Creates a checkout session (spec 4.5) for a store order or a plain amount. With an
+ * Idempotency-Key, a repeat with the same body answers 200 with the same session (spec 4.6).
+ */
+export async function createCheckoutSession(ctx: OperationContext, input: CreateCheckoutSessionInput): Promise<CheckoutSessionOut | Answer<CheckoutSessionOut>> {
+  const { principal } = ctx;
+  requireHttpsInLive(principal.livemode, input.success_url, 'success_url');
+  assertCanTakePayments(principal);
+  const now = ctx.clock.now();
+  const { idempotency_key: key, ...body } = input;
+  return ctx.db.transaction().execute(async (trx) => {
+    const paymentId = newId('pay');
+    if (key !== undefined) {
+      const claim = await claimIdempotencyKey(trx, principal, key, requestHash(body), paymentId, now);
+      if (claim.kind === 'replay') {
+        return new Answer(toCheckoutSessionOut(await getPayment(trx, principal, claim.paymentId, 'checkout session'), ctx.config.baseUrl, now), 200);
+      }
+    }
+    return toCheckoutSessionOut(await writeSession(trx, principal, body, paymentId, now), ctx.config.baseUrl, now);
+  });
+}

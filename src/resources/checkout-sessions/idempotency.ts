@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import type { Principal } from '../../auth/principal.ts';
+import { DAY } from '../../core/clock.ts';
+import { ApiError } from '../../core/errors.ts';
+import type { Db } from '../../db/database.ts';
+
+// Idempotency-Key for checkout-session creation (spec 4.6). The claim is an insert on the
+// key's primary key inside the creating transaction: a concurrent request with the same key
+// waits on it, then finds the committed session and answers 200 with it.
+
+export const IDEMPOTENCY_WINDOW_MS = DAY;
+
+/** Canonical JSON: object keys sorted at every depth, so metadata key order is irrelevant. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function requestHash(body: unknown): Buffer {
+  return createHash('sha256').update(canonicalJson(body)).digest();
+}
+
+export type Claim = { kind: 'new' } | { kind: 'replay'; paymentId: string };
+
+/**
+ * Claims `key` for a new session `paymentId`, or finds the session an earlier request with the
+ * same key and body created. A key older than 24 hours is claimed afresh.
+ */
+export async function claimIdempotencyKey(db: Db, principal: Principal, key: string, hash: Buffer, paymentId: string, now: Date): Promise<Claim> {
+  const claimed = await db
+    .insertInto('idempotency_keys')
+    .values({ business_id: principal.businessId, livemode: principal.livemode, key, request_hash: hash, payment_id: paymentId, created_at: now })
+    .onConflict((conflict) => conflict
+      .columns(['business_id', 'livemode', 'key'])
+      .doUpdateSet((eb) => ({
+        request_hash: eb.ref('excluded.request_hash'),
+        payment_id: eb.ref('excluded.payment_id'),
+        created_at: eb.ref('excluded.created_at'),
+      }))
+      .where('idempotency_keys.created_at', '<=', new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)))
+    .returning('payment_id')
+    .executeTakeFirst();
+  if (claimed) return { kind: 'new' };
+  const existing = await db
+    .selectFrom('idempotency_keys')
+    .select(['request_hash', 'payment_id'])
+    .where('business_id', '=', principal.businessId)
+    .where('livemode', '=', principal.livemode)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (!existing) {
+    throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+  }
+  if (!existing.request_hash.equals(hash)) {
+    throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body.');
+  }
+  return { kind: 'replay', paymentId: existing.payment_id };
+}

@@ -1,0 +1,50 @@
+import { defineOperation } from '../../core/operation.ts';
+import { createCheckoutSession } from './create.ts';
+import { retrieveCheckoutSession } from './retrieve.ts';
+import { CheckoutSessionIdInput, CheckoutSessionOut, CreateCheckoutSessionInput, StartCheckoutSessionInput, StartedCheckoutSessionOut } from './schemas.ts';
+import { startCheckoutSession } from './start.ts';
+
+export const checkoutSessionOperations = [
+  defineOperation({
+    name: 'create_checkout_session',
+    title: 'Create checkout session',
+    description: 'Create a checkout session: one attempt at paying, for a store order (send `order` with the store\'s order id, items and totals) ' +
+      'or a plain amount. A second session for the same store order attaches to the same order. Amounts are decimal strings such as "42.50". ' +
+      'Send an Idempotency-Key (idempotency_key) unique per order attempt so a retry returns the same session. The session expires after 24 hours. ' +
+      'Created in the credential\'s mode (Test or Live). Returns the checkout_session with its url, order_id and status "open".',
+    tag: 'Checkout sessions',
+    scope: 'checkouts:write',
+    input: CreateCheckoutSessionInput,
+    output: CheckoutSessionOut,
+    http: { method: 'POST', path: '/checkout_sessions', status: 201, headers: { 'Idempotency-Key': 'idempotency_key' } },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: createCheckoutSession,
+  }),
+  defineOperation({
+    name: 'retrieve_checkout_session',
+    title: 'Get checkout session',
+    description: 'Get a checkout session by its pay_ id, with its current status (past expires_at and unpaid reads as "expired").',
+    tag: 'Checkout sessions',
+    scope: 'payments:read',
+    input: CheckoutSessionIdInput,
+    output: CheckoutSessionOut,
+    http: { method: 'GET', path: '/checkout_sessions/:id', status: 200 },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: retrieveCheckoutSession,
+  }),
+  defineOperation({
+    name: 'start_checkout_session',
+    title: 'Start checkout session',
+    description: 'Start paying a session (or payment link) with the buyer\'s email and details: finds or creates the customer, locks the fee and the ' +
+      'order\'s USD value, assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, ' +
+      'the card providers that can take this buyer (best first), and whether crypto is possible. Counts toward 12 starts per minute per account.',
+    tag: 'Checkout sessions',
+    scope: 'checkouts:write',
+    input: StartCheckoutSessionInput,
+    output: StartedCheckoutSessionOut,
+    http: { method: 'POST', path: '/checkout_sessions/:id/start', status: 200 },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    sessionStart: true,
+    run: startCheckoutSession,
+  }),
+];

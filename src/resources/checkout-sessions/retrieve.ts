@@ -1,0 +1,9 @@
+import type { OperationContext } from '../../core/context.ts';
+import { getPayment } from '../payments/queries.ts';
+import { toCheckoutSessionOut, type CheckoutSessionOut } from './schemas.ts';
+
+/** A checkout session is a payment the API created (source api). */
+export async function retrieveCheckoutSession(ctx: OperationContext, input: { id: string }): Promise<CheckoutSessionOut> {
+  const row = await getPayment(ctx.db, ctx.principal, input.id, 'checkout session', ['api']);
+  return toCheckoutSessionOut(row, ctx.config.baseUrl, ctx.clock.now());
+}

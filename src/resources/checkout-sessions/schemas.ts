@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
+import { formatAmount } from '../../core/money.ts';
+import { coded } from '../../core/validation.ts';
+import { routingField } from '../checkouts/schemas.ts';
+import { OrderInput } from '../orders/input.ts';
+import type { PaymentWithCustomer } from '../payments/schemas.ts';
+import { PAYMENT_STATUSES, readStatus } from '../payments/status.ts';
+import { addressField } from '../shared/addresses.ts';
+import {
+  amountField, collectField, collectOut, currencyField, emailField, metadataField, optionalText, requiredText, urlField,
+} from '../shared/fields.ts';
+import { idParam } from '../shared/ids.ts';
+
+// Checkout sessions (spec 4.5, 4.6; shapes ours): one attempt at paying a store order.
+
+const IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,120}$/;
+
+export const idempotencyKeyField = z
+  .string(coded('invalid_idempotency_key', 'Idempotency-Key must be 1 to 120 printable ASCII characters.'))
+  .refine((key) => IDEMPOTENCY_KEY.test(key) && key.trim() !== '',
+    coded('invalid_idempotency_key', 'Idempotency-Key must be 1 to 120 printable ASCII characters, not blank.'))
+  .optional()
+  .describe('Idempotency-Key: 1 to 120 printable ASCII characters, unique per order attempt; remembered 24 hours.');
+
+const customerField = z.object({
+  email: emailField.nullish(),
+  name: optionalText('customer.name', 200, 'invalid_customer'),
+  phone: optionalText('customer.phone', 40, 'invalid_customer'),
+}, coded('invalid_customer', 'customer must be an object with email, name and phone.'))
+  .nullish()
+  .describe('The buyer: email, name and phone.');
+
+export const CreateCheckoutSessionInput = z.object({
+  amount: amountField,
+  currency: currencyField,
+  description: optionalText('description', 120, 'missing_description')
+    .describe('What is being paid for, shown to the buyer; up to 120 characters. Default: the order summary.'),
+  reference: optionalText('reference', 64, 'invalid_reference').describe('Your own id for this attempt; up to 64 characters.'),
+  metadata: metadataField,
+  success_url: urlField('success_url').nullish()
+    .describe('Where the buyer lands after paying; {PAYMENT_ID} and {REFERENCE} are kept as placeholders. https:// in Live mode.'),
+  collect: collectField,
+  customer_email: emailField.nullish().describe('The buyer\'s email; finds or creates the customer now.'),
+  customer: customerField,
+  shipping_address: addressField.nullish(),
+  billing_address: addressField.nullish(),
+  routing: routingField.optional(),
+  order: OrderInput.nullish(),
+  idempotency_key: idempotencyKeyField,
+}).superRefine((input, ctx) => {
+  const email = input.customer?.email;
+  if (input.customer_email && email && input.customer_email !== email) {
+    ctx.addIssue({ code: 'custom', path: ['customer', 'email'], message: coded('invalid_customer', 'customer.email and customer_email differ; send one.').error });
+  }
+});
+export type CreateCheckoutSessionInput = z.output<typeof CreateCheckoutSessionInput>;
+
+export const CheckoutSessionIdInput = z.object({ id: idParam('pay') });
+
+export const StartCheckoutSessionInput = z.object({
+  id: idParam('pay'),
+  email: emailField.nullish().describe('The buyer\'s email; required unless the session already has one.'),
+  name: optionalText('name', 200, 'invalid_customer'),
+  phone: optionalText('phone', 40, 'invalid_customer'),
+  shipping_address: addressField.nullish(),
+  billing_address: addressField.nullish(),
+  country: z.string(coded('invalid_address', 'country must be a two-letter country code.'))
+    .regex(/^[A-Za-z]{2}$/, coded('invalid_address', 'country must be a two-letter country code.'))
+    .transform((code) => code.toUpperCase())
+    .optional()
+    .describe('Where the buyer is, for which card providers can take them. Default: the billing, then shipping address country.'),
+});
+export type StartCheckoutSessionInput = z.output<typeof StartCheckoutSessionInput>;
+
+export const CheckoutSessionOut = z.object({
+  id: z.string(),
+  object: z.literal('checkout_session'),
+  livemode: z.boolean(),
+  status: z.enum(PAYMENT_STATUSES),
+  url: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  description: z.string(),
+  reference: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  success_url: z.string().nullable(),
+  collect: collectOut,
+  routing: z.object({ choice: z.enum(['smart', 'buyer', 'fixed']), provider: z.string().nullable(), fallback: z.boolean() }),
+  customer_email: z.string().nullable(),
+  customer_id: z.string().nullable(),
+  order_id: z.string(),
+  payment_id: z.string(),
+  deposit_address: z.string().nullable(),
+  created: z.number().int(),
+  expires_at: z.number().int(),
+  started_at: z.number().int().nullable(),
+  paid_at: z.number().int().nullable(),
+});
+export type CheckoutSessionOut = z.infer<typeof CheckoutSessionOut>;
+
+export const CardProviderOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  recommended: z.boolean(),
+});
+
+export const StartedCheckoutSessionOut = CheckoutSessionOut.extend({
+  card_providers: z.array(CardProviderOut).describe('Card providers that can take this buyer, best first; empty when none can (crypto may still be possible).'),
+  crypto: z.boolean().describe('Whether the buyer may pay by sending stablecoins.'),
+});
+export type StartedCheckoutSessionOut = z.infer<typeof StartedCheckoutSessionOut>;
+
+
+export const DEFAULT_ROUTING = { choice: 'smart', provider: null, fallback: false } as const;
+
+export function toCheckoutSessionOut(row: PaymentWithCustomer, baseUrl: string, now: Date): CheckoutSessionOut {
+  return {
+    id: row.id,
+    object: 'checkout_session',
+    livemode: row.livemode,
+    status: readStatus(row, now),
+    url: `${baseUrl}/pay/${row.id}`,
+    amount: formatAmount(row.amount_minor),
+    currency: row.currency,
+    description: row.description,
+    reference: row.reference,
+    metadata: row.metadata,
+    success_url: row.success_url,
+    collect: row.collect,
+    routing: row.routing ?? { ...DEFAULT_ROUTING },
+    customer_email: row.customer_email,
+    customer_id: row.customer_id,
+    order_id: row.order_id ?? '',
+    payment_id: row.id,
+    deposit_address: row.deposit_address,
+    created: unixSeconds(row.created_at),
+    expires_at: unixSeconds(row.expires_at),
+    started_at: unixSecondsOrNull(row.started_at),
+    paid_at: unixSecondsOrNull(row.paid_at),
+  };
+}

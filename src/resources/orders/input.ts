@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { MAX_AMOUNT_MINOR, parseAmount } from '../../core/money.ts';
+import { characters, coded } from '../../core/validation.ts';
+import { addressField } from '../shared/addresses.ts';
+
+// The store order a checkout session is for (issue: "order" on session create): its lines,
+// totals, addresses and the store it came from. Errors answer invalid_order naming the field.
+
+const fail = (message: string) => coded('invalid_order', message);
+
+function text(field: string, max: number) {
+  return z
+    .string(fail(`${field} must be a string.`))
+    .refine((value) => characters(value) <= max, coded('too_long', `${field} must be at most ${max} characters.`))
+    .nullish();
+}
+
+/** A non-negative decimal string with at most two decimals, in minor units. */
+function money(field: string) {
+  return z
+    .string(fail(`${field} must be a decimal string such as "12.50".`))
+    .refine((value) => {
+      const minor = parseAmount(value);
+      return minor !== null && minor <= MAX_AMOUNT_MINOR * 10;
+    }, fail(`${field} must be a decimal string such as "12.50", at most two decimals.`))
+    .transform((value) => parseAmount(value) ?? 0);
+}
+
+export const MAX_ORDER_ITEMS = 500;
+
+const ItemInput = z.object({
+  name: z.string(fail('Each item needs a name.')).refine((v) => v.trim() !== '', fail('Each item needs a name.'))
+    .refine((v) => characters(v) <= 200, coded('too_long', 'Item names are at most 200 characters.')),
+  variant: text('variant', 200),
+  sku: text('sku', 100),
+  quantity: z.number(fail('quantity must be a whole number from 1.')).int(fail('quantity must be a whole number from 1.'))
+    .min(1, fail('quantity must be a whole number from 1.')).max(100_000, fail('quantity is at most 100000.')),
+  unit_amount: money('unit_amount').nullish(),
+  amount: money('amount'),
+}, fail('Each item must be an object with name, quantity and amount.'));
+
+const StoreInput = z.object({
+  platform: text('store.platform', 40),
+  id: text('store.id', 100),
+  name: text('store.name', 200),
+  url: text('store.url', 2048),
+}, fail('order.store must be an object with platform, id, name and url.'));
+
+export const OrderInput = z.object({
+  id: z.string(fail('order.id, the store\'s own order id, must be a string.'))
+    .refine((v) => v.trim() !== '' && characters(v) <= 100, fail('order.id must be 1 to 100 characters.')),
+  number: text('order.number', 64),
+  url: text('order.url', 2048),
+  items: z.array(ItemInput, fail('order.items must be an array of item lines.'))
+    .max(MAX_ORDER_ITEMS, fail(`An order has at most ${MAX_ORDER_ITEMS} item lines.`)).default([]),
+  subtotal: money('subtotal').nullish(),
+  discount: money('discount').nullish(),
+  discount_code: text('discount_code', 100),
+  shipping: money('shipping').nullish(),
+  shipping_method: text('shipping_method', 200),
+  tax: money('tax').nullish(),
+  total: money('total').nullish(),
+  ship_to: addressField.nullish(),
+  bill_to: addressField.nullish(),
+  store: StoreInput.nullish(),
+  customer_id: text('order.customer_id', 100).describe("The store's own id for the customer."),
+}, fail('order must be an object.'))
+  .superRefine((order, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message: fail(message).error });
+    const itemsTotal = order.items.reduce((sum, item) => sum + item.amount, 0);
+    const subtotal = order.subtotal ?? itemsTotal;
+    if (order.items.length > 0 && order.subtotal != null && order.subtotal !== itemsTotal) {
+      issue('subtotal', 'subtotal must be the sum of the item amounts.');
+    }
+    order.items.forEach((item, index) => {
+      if (item.unit_amount != null && item.unit_amount * item.quantity !== item.amount) {
+        ctx.addIssue({ code: 'custom', path: ['items', index, 'amount'], message: fail('amount must be unit_amount × quantity.').error });
+      }
+    });
+    const computed = subtotal - (order.discount ?? 0) + (order.shipping ?? 0) + (order.tax ?? 0);
+    if (order.total != null && order.total !== computed) issue('total', 'total must be subtotal - discount + shipping + tax.');
+    if (computed < 0) issue('discount', 'discount cannot exceed the subtotal plus shipping and tax.');
+  })
+  .meta({ description: "The store's order: id (required), number, url, items, subtotal, discount, discount_code, shipping, shipping_method, tax, total, ship_to, bill_to, store {platform, id, name, url} and customer_id. A second session with the same store and order id attaches to the same order." });
+export type OrderInput = z.output<typeof OrderInput>;
+
+/** Identifies a store order within a business and mode. */
+export function storeOrderKey(order: Pick<OrderInput, 'id' | 'store'>): string {
+  return JSON.stringify([order.store?.platform ?? null, order.store?.id ?? null, order.id]);
+}

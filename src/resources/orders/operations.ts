@@ -1,0 +1,61 @@
+import { defineOperation } from '../../core/operation.ts';
+import { listOrders } from './list.ts';
+import { reportOrderEvent } from './report-event.ts';
+import { retrieveOrder } from './retrieve.ts';
+import { ListOrdersInput, OrderIdInput, OrderList, OrderOut, ReportOrderEventInput, UpdateOrderInput } from './schemas.ts';
+import { updateOrder } from './update.ts';
+
+const WHAT = 'An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). ' +
+  'Amounts are decimal strings in the order currency.';
+
+export const orderOperations = [
+  defineOperation({
+    name: 'retrieve_order',
+    title: 'Get order',
+    description: `Get one order by its ord_ id with every item line, totals, amount_paid, payment_ids, fulfilment and timeline. ${WHAT}`,
+    tag: 'Orders',
+    scope: 'orders:read',
+    input: OrderIdInput,
+    output: OrderOut,
+    http: { method: 'GET', path: '/orders/:id', status: 200 },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: retrieveOrder,
+  }),
+  defineOperation({
+    name: 'list_orders',
+    title: 'List orders',
+    description: `List orders newest first, by customer_id, status or creation time, or find one by the store's own order id (store_order_id). ${WHAT}`,
+    tag: 'Orders',
+    scope: 'orders:read',
+    input: ListOrdersInput,
+    output: OrderList,
+    http: { method: 'GET', path: '/orders', status: 200 },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: listOrders,
+  }),
+  defineOperation({
+    name: 'update_order',
+    title: 'Update order fulfilment',
+    description: 'Set an order\'s fulfillment to none, unfulfilled or fulfilled (fulfilled_at defaults to now). Fulfil only orders whose status is paid.',
+    tag: 'Orders',
+    scope: 'orders:write',
+    input: UpdateOrderInput,
+    output: OrderOut,
+    http: { method: 'PATCH', path: '/orders/:id', status: 200 },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: updateOrder,
+  }),
+  defineOperation({
+    name: 'report_order_event',
+    title: 'Report order cancellation or refund',
+    description: 'Record on the order\'s timeline that you canceled it or refunded money (type canceled or refunded, optional amount and reason). ' +
+      'Payments are not changed; this is the merchant\'s record. Returns the order with its timeline.',
+    tag: 'Orders',
+    scope: 'orders:write',
+    input: ReportOrderEventInput,
+    output: OrderOut,
+    http: { method: 'POST', path: '/orders/:id/events', status: 201 },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: reportOrderEvent,
+  }),
+];

@@ -1,0 +1,57 @@
+import { sql } from 'kysely';
+import type { Principal } from '../../auth/principal.ts';
+import { notFound } from '../../core/errors.ts';
+import { createdBounds, pageRows } from '../../core/pagination.ts';
+import type { Db } from '../../db/database.ts';
+import type { OrderRow } from '../../db/schema.ts';
+import type { ListOrdersInput, OrderParts } from './schemas.ts';
+
+function orders(db: Db, principal: Principal) {
+  return db
+    .selectFrom('orders')
+    .selectAll()
+    .where('business_id', '=', principal.businessId)
+    .where('livemode', '=', principal.livemode);
+}
+
+/** Orders with their payments, customers and timelines, three queries for any number of orders. */
+async function withParts(db: Db, rows: OrderRow[]): Promise<OrderParts[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  const customerIds = [...new Set(rows.map((row) => row.customer_id).filter((id): id is string => id !== null))];
+  const [payments, customers, timeline] = await Promise.all([
+    db.selectFrom('payments').selectAll().where('order_id', 'in', ids).execute(),
+    customerIds.length ? db.selectFrom('customers').selectAll().where('id', 'in', customerIds).execute() : Promise.resolve([]),
+    db.selectFrom('order_timeline').selectAll().where('order_id', 'in', ids).orderBy('id').execute(),
+  ]);
+  return rows.map((order) => ({
+    order,
+    payments: payments.filter((p) => p.order_id === order.id),
+    customer: customers.find((c) => c.id === order.customer_id) ?? null,
+    timeline: timeline.filter((entry) => entry.order_id === order.id),
+  }));
+}
+
+export async function findOrderRow(db: Db, principal: Principal, id: string): Promise<OrderRow | undefined> {
+  return orders(db, principal).where('id', '=', id).executeTakeFirst();
+}
+
+export async function getOrder(db: Db, principal: Principal, id: string): Promise<OrderParts> {
+  const row = await findOrderRow(db, principal, id);
+  if (!row) throw notFound('order', id);
+  const [parts] = await withParts(db, [row]);
+  if (!parts) throw notFound('order', id);
+  return parts;
+}
+
+export async function listOrderParts(db: Db, principal: Principal, input: ListOrdersInput): Promise<{ rows: OrderRow[]; parts: OrderParts[] }> {
+  let query = orders(db, principal);
+  if (input.customer_id !== undefined) query = query.where('customer_id', '=', input.customer_id);
+  if (input.store_order_id !== undefined) query = query.where(sql<boolean>`store ->> 'order_id' = ${input.store_order_id}`);
+  if (input.status !== undefined) query = query.where('status', '=', input.status);
+  const { from, before } = createdBounds(input);
+  if (from) query = query.where('created_at', '>=', from);
+  if (before) query = query.where('created_at', '<', before);
+  const rows = await pageRows(query, input, (id) => findOrderRow(db, principal, id), 'an order');
+  return { rows, parts: await withParts(db, rows.slice(0, input.limit)) };
+}

@@ -1,0 +1,7 @@
+import type { OperationContext } from '../../core/context.ts';
+import { getOrder } from './queries.ts';
+import { toOrderOut, type OrderOut } from './schemas.ts';
+
+export async function retrieveOrder(ctx: OperationContext, input: { id: string }): Promise<OrderOut> {
+  return toOrderOut(await getOrder(ctx.db, ctx.principal, input.id), ctx.clock.now());
+}

@@ -1,0 +1,32 @@
+import type { OperationContext } from '../../core/context.ts';
+import { ApiError, notFound } from '../../core/errors.ts';
+import { assertWritable } from '../shared/business-rules.ts';
+import { getOrder } from './queries.ts';
+import { toOrderOut, type OrderOut, type UpdateOrderInput } from './schemas.ts';
+
+/**
+ * Sets an order's fulfilment (none, unfulfilled, fulfilled). Becoming fulfilled records when
+ * (now unless fulfilled_at is sent); leaving fulfilled clears it.
+ */
+export async function updateOrder(ctx: OperationContext, input: UpdateOrderInput): Promise<OrderOut> {
+  const { principal } = ctx;
+  assertWritable(principal);
+  if (input.fulfillment === undefined && input.fulfilled_at === undefined) {
+    throw new ApiError('invalid_fulfillment', 'Send fulfillment, fulfilled_at or both.');
+  }
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('orders').select(['id', 'fulfillment', 'fulfilled_at']).where('id', '=', input.id)
+      .where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode).forUpdate().executeTakeFirst();
+    if (!current) throw notFound('order', input.id);
+    const fulfillment = input.fulfillment ?? current.fulfillment;
+    if (fulfillment !== 'fulfilled' && input.fulfilled_at != null) {
+      throw new ApiError('invalid_fulfillment', 'fulfilled_at goes only with fulfillment "fulfilled".', 'fulfilled_at');
+    }
+    const fulfilledAt = fulfillment !== 'fulfilled'
+      ? null
+      : input.fulfilled_at != null ? new Date(input.fulfilled_at * 1000) : input.fulfilled_at === null || current.fulfilled_at === null ? now : current.fulfilled_at;
+    await trx.updateTable('orders').set({ fulfillment, fulfilled_at: fulfilledAt, updated_at: now }).where('id', '=', current.id).execute();
+  });
+  return toOrderOut(await getOrder(ctx.db, principal, input.id), now);
+}

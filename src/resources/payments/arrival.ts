@@ -1,0 +1,98 @@
+import type { Db } from '../../db/database.ts';
+import type { PaymentRow } from '../../db/schema.ts';
+import { formatAmount } from '../../core/money.ts';
+import { fromMicros, toMicros } from '../orders/derive.ts';
+import { applyMove, type MachineDeps } from './machine.ts';
+
+// Money arriving at a payment, and the checks of spec 3 that decide paid or held: a dollar
+// coin, at least 90 % of the order's USD value locked at start, forwarded to the merchant's
+// payout wallet, by a transaction never used before. The same checks serve the processor's
+// Live notices and Test simulations.
+
+export const DOLLAR_COINS: Record<string, string> = {
+  polygon_usdc: 'USDC on Polygon',
+  polygon_usdt: 'USDT on Polygon',
+  ethereum_usdc: 'USDC on Ethereum',
+  base_usdc: 'USDC on Base',
+};
+
+/** Arrival below this share of the order's USD value fails the check (spec 8 hold threshold). */
+export const HOLD_THRESHOLD_PERCENT = 90n;
+
+export interface Arrival {
+  /** What arrived, six decimals, in `coin`. */
+  valueCoin: string;
+  coin: string;
+  network: string;
+  txidIn: string;
+  /** The wallet the processor forwarded the money to, when it says. */
+  forwardedTo: string | null;
+  /** Forwarding details when the processor already has them. */
+  txidOut?: string | null;
+  merchantReceived?: string | null;
+  /** The card provider the buyer paid through; null for a payment from the buyer's own wallet. */
+  provider?: { id: string; name: string } | null;
+}
+
+export type ArrivalOutcome = { move: 'pay' | 'hold'; payment: PaymentRow } | { move: 'none'; reason: string };
+
+interface Verdict {
+  move: 'pay' | 'hold';
+  holdReason: string | null;
+  holdAcceptable: boolean;
+  receivedMinor: number;
+}
+
+function judge(payment: PaymentRow, arrival: Arrival, txidUsedElsewhere: boolean): Verdict {
+  const hold = (reason: string, acceptable: boolean, receivedMinor: number): Verdict =>
+    ({ move: 'hold', holdReason: reason, holdAcceptable: acceptable, receivedMinor });
+  const usdMicros = BigInt(payment.usd_value_minor ?? 0) * 10_000n;
+  const valueMicros = toMicros(arrival.valueCoin);
+  const proportional = usdMicros === 0n ? 0 : Number((BigInt(payment.amount_minor) * valueMicros) / usdMicros);
+  const received = Math.min(payment.amount_minor, proportional);
+  if (txidUsedElsewhere) return hold(`Transaction ${arrival.txidIn} already paid another payment.`, false, 0);
+  if (arrival.forwardedTo !== null && payment.payout_wallet !== null
+    && arrival.forwardedTo.toLowerCase() !== payment.payout_wallet.toLowerCase()) {
+    return hold(`The money was forwarded to ${arrival.forwardedTo}, which is not the merchant's payout wallet.`, false, received);
+  }
+  if (!(arrival.coin in DOLLAR_COINS)) {
+    return hold(`${arrival.valueCoin} ${arrival.coin} arrived, which is not a dollar coin.`, true, 0);
+  }
+  if (valueMicros * 100n < usdMicros * HOLD_THRESHOLD_PERCENT) {
+    return hold(`Underpaid: ${fromMicros(valueMicros)} USD arrived of ${formatAmount(payment.usd_value_minor ?? 0)} USD due ` +
+      `(at least ${HOLD_THRESHOLD_PERCENT}% is needed).`, true, received);
+  }
+  return { move: 'pay', holdReason: null, holdAcceptable: false, receivedMinor: payment.amount_minor };
+}
+
+/**
+ * Applies money that arrived at `payment` (inside a transaction): paid when it passes every
+ * check, held with a plain-words reason otherwise. Money may arrive late, after expiry or a
+ * cancel (spec 3 rule 3), but never changes a paid or held payment.
+ */
+export async function applyArrival(db: Db, deps: MachineDeps, payment: PaymentRow, arrival: Arrival): Promise<ArrivalOutcome> {
+  if (payment.usd_value_minor === null) return { move: 'none', reason: 'The payment was never started, so no money can be due to it.' };
+  const used = await db.selectFrom('payments').select('id').where('txid_in', '=', arrival.txidIn).where('id', '<>', payment.id).executeTakeFirst();
+  const verdict = judge(payment, arrival, used !== undefined);
+  const provider = arrival.provider ?? null;
+  const row = await applyMove(db, deps, payment.id, verdict.move, {
+    set: {
+      value_coin: arrival.valueCoin,
+      coin: arrival.coin,
+      network: arrival.network,
+      // A transaction that already paid another payment is named in the reason, not stored.
+      txid_in: used ? null : arrival.txidIn,
+      txid_out: arrival.txidOut ?? null,
+      merchant_received: arrival.merchantReceived ?? null,
+      method: provider ? 'card' : 'crypto',
+      provider: provider?.id ?? null,
+      provider_name: provider?.name ?? DOLLAR_COINS[arrival.coin] ?? arrival.coin,
+      hold_reason: verdict.holdReason,
+      hold_acceptable: verdict.holdAcceptable,
+      received_minor: verdict.receivedMinor,
+      ...(verdict.move === 'pay' ? { paid_at: deps.clock.now() } : {}),
+    },
+  });
+  if (!row) return { move: 'none', reason: `The payment is already ${payment.status}.` };
+  return { move: verdict.move, payment: row };
+}

@@ -1,0 +1,50 @@
+import { defineOperation } from '../../core/operation.ts';
+import { listPayments } from './list.ts';
+import { retrievePayment } from './retrieve.ts';
+import { ListPaymentsInput, PaymentIdInput, PaymentList, PaymentOut } from './schemas.ts';
+import { SimulatePaymentInput, simulatePayment } from './simulate.ts';
+
+const MONEY = 'Amounts are decimal strings ("25.00"); coin amounts have six decimals.';
+
+export const paymentOperations = [
+  defineOperation({
+    name: 'retrieve_payment',
+    title: 'Get payment',
+    description: `Get one payment (a checkout session, payment link or checkout purchase share its pay_ id) with its status and money facts: ` +
+      `what arrived (value_coin, coin, txid_in), what reached the merchant (merchant_received, txid_out), hold reason, fee. ${MONEY}`,
+    tag: 'Payments',
+    scope: 'payments:read',
+    input: PaymentIdInput,
+    output: PaymentOut,
+    http: { method: 'GET', path: '/payments/:id', status: 200 },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: retrievePayment,
+  }),
+  defineOperation({
+    name: 'list_payments',
+    title: 'List payments',
+    description: `List payments newest first, filtered by status, reference, source, order_id, customer_id or creation time. ` +
+      `Pass next_cursor as starting_after for the next page. ${MONEY}`,
+    tag: 'Payments',
+    scope: 'payments:read',
+    input: ListPaymentsInput,
+    output: PaymentList,
+    http: { method: 'GET', path: '/payments', status: 200 },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: listPayments,
+  }),
+  defineOperation({
+    name: 'simulate_payment',
+    title: 'Simulate payment outcome (Test)',
+    description: 'Test mode only: make something happen to a Test payment, with the same states and webhook events real money causes. ' +
+      'Start the payment first for money outcomes. Typical runs: paid then settled; underpaid then accepted; failed; expired; paid after expired ' +
+      '(late payment); provider_reached (links can then no longer be canceled). Returns the payment.',
+    tag: 'Payments',
+    scope: 'checkouts:write',
+    input: SimulatePaymentInput,
+    output: PaymentOut,
+    http: { method: 'POST', path: '/payments/:id/simulate', status: 200 },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: simulatePayment,
+  }),
+];
