@@ -68,7 +68,7 @@ describe('operator CLI', () => {
       '--payout-wallet', '0x2222222222222222222222222222222222222222', '--crypto', 'off', '--fee-bps', '150', '--json'])).stdout);
     expect(updated).toMatchObject({ commerce: 'paused', disabled_integrations: ['api', 'checkouts'], crypto_enabled: false, fee_bps: 150 });
     const created = await t.request('POST', '/v1/payment_links', { key: key.secret, body: { amount: '5.00', currency: 'USD', description: 'x' } });
-    expect(created.body.error.code).toBe('integration_disabled');
+    expect(created.body.error.code, JSON.stringify(created)).toBe('integration_disabled');
     json((await cli(['business', 'update', business.id, '--enable', 'api', '--commerce', 'active', '--json'])).stdout);
     expect((await t.request('POST', '/v1/payment_links', { key: key.secret, body: { amount: '5.00', currency: 'USD', description: 'x' } })).status).toBe(201);
 

@@ -1,3 +1,4 @@
+import { RefusedError } from '../core/errors.ts';
 import type { Clock } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
 import type { Db } from '../db/database.ts';
@@ -9,7 +10,7 @@ import { generateSecretKey, hashSecret, secretHint } from './secret-keys.ts';
 // Creating and revoking secret keys (CLI now, dashboard later). The secret is returned once
 // and never stored.
 
-export class KeyAdminError extends Error {}
+export class KeyAdminError extends RefusedError {}
 
 export interface CreatedKey {
   key: ApiKeyRow;

@@ -36,6 +36,7 @@ export const ERROR_STATUS = {
   invalid_event_type: 400,
   invalid_api_key: 401,
   invalid_token: 401,
+  invalid_signature: 401,
   agent_disconnected: 401,
   insufficient_scope: 403,
   suspended: 403,
@@ -98,3 +99,6 @@ export function errorBody(error: ApiError): ErrorBody {
     },
   };
 }
+
+/** An operator action refused for a reason the operator can act on (CLI and dashboard actions). */
+export class RefusedError extends Error {}

@@ -5,6 +5,7 @@ import type { AppContext } from '../core/context.ts';
 import type { Operation } from '../core/operation.ts';
 import { asApiError, registerErrorHandling, sendError } from './errors.ts';
 import { registerJsonBody } from './json-body.ts';
+import { PROCESSOR_NOTICES_PATH, registerProcessorNotices } from './processor.ts';
 import { openApiDocument } from './openapi.ts';
 import { API_PREFIX, methodMatcher, registerOperationRoutes, restPath } from './routes.ts';
 import { registerWellKnown, WELL_KNOWN_PATHS } from './well-known.ts';
@@ -31,19 +32,22 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     return payload;
   });
 
+  // Error handling first: routes take the handler of their context when they are registered.
+  const routes = [
+    ...operations.map((operation) => ({ method: operation.http.method, path: restPath(operation) })),
+    ...WELL_KNOWN_PATHS.map((path) => ({ method: 'GET', path })),
+    { method: 'GET', path: `${API_PREFIX}/openapi.json` },
+    { method: 'POST', path: PROCESSOR_NOTICES_PATH },
+  ];
+  registerErrorHandling(app, context.config.baseUrl, methodMatcher(routes));
+
   registerJsonBody(app);
   const gate = new Gate(new Authenticator(context.db, context.clock, () => context.authChanges.listening), context.config.rateLimits, context.clock);
   registerOperationRoutes(app, operations, context, gate);
   registerWellKnown(app, context.config.baseUrl);
   const openapi = openApiDocument(operations, context.config.baseUrl);
   app.get(`${API_PREFIX}/openapi.json`, async () => openapi);
-
-  const routes = [
-    ...operations.map((operation) => ({ method: operation.http.method, path: restPath(operation) })),
-    ...WELL_KNOWN_PATHS.map((path) => ({ method: 'GET', path })),
-    { method: 'GET', path: `${API_PREFIX}/openapi.json` },
-  ];
-  registerErrorHandling(app, context.config.baseUrl, methodMatcher(routes));
+  await registerProcessorNotices(app, context);
   await app.ready();
   return app;
 }

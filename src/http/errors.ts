@@ -43,7 +43,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   const metadata = `resource_metadata="${resourceMetadataUrl(baseUrl)}"`;
   // Set here too: errors raised before routing skip the app's onSend hook.
   reply.header('Cache-Control', 'no-store');
-  if (error.status === 401) {
+  if (error.code === 'invalid_api_key' || error.code === 'invalid_token' || error.code === 'agent_disconnected') {
     const sent = bearerCredential(request.headers.authorization) !== null;
     reply.header('WWW-Authenticate', sent ? `Bearer error="invalid_token", ${metadata}` : `Bearer ${metadata}`);
   } else if (error.code === 'insufficient_scope') {

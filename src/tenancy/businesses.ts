@@ -1,3 +1,4 @@
+import { RefusedError } from '../core/errors.ts';
 import type { Db } from '../db/database.ts';
 import type { BusinessRow, BusinessUpdate, Integration, Role } from '../db/schema.ts';
 import { newId } from '../core/ids.ts';
@@ -10,7 +11,7 @@ import { announceAuthChange } from '../auth/changes.ts';
 export const INTEGRATIONS: readonly Integration[] = ['api', 'payment_links', 'checkouts'];
 export const PAYOUT_WALLET = /^0x[0-9a-fA-F]{40}$/;
 
-export class TenancyError extends Error {}
+export class TenancyError extends RefusedError {}
 
 export async function findOrCreatePerson(db: Db, email: string, now: Date): Promise<string> {
   const normalized = email.trim().toLowerCase();

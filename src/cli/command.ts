@@ -1,0 +1,33 @@
+import type { Runtime } from '../runtime.ts';
+
+// What every operator command is, and the small parsing helpers they share.
+
+export class UsageError extends Error {}
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+export interface Command {
+  usage: string;
+  options: Record<string, { type: 'string' | 'boolean' }>;
+  run(runtime: Runtime, flags: Flags, positionals: string[]): Promise<{ json: object; text: string }>;
+}
+
+export function required(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required.`);
+  return value;
+}
+
+export function oneOf<T extends string>(value: unknown, allowed: readonly T[], name: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}.`);
+  }
+  return value as T;
+}
+
+export function positional(positionals: string[], what: string, usage: string): string {
+  const value = positionals[0];
+  if (!value) throw new UsageError(`Name the ${what}: ${usage}`);
+  return value;
+}

@@ -1,0 +1,63 @@
+import { createSecretKey, listSecretKeys, revokeSecretKey } from '../auth/key-admin.ts';
+import { scopesForKey } from '../auth/scopes.ts';
+import type { ApiKeyRow } from '../db/schema.ts';
+import { oneOf, required, UsageError, type Command } from './command.ts';
+
+function keyJson(key: ApiKeyRow) {
+  return {
+    id: key.id,
+    business: key.business_id,
+    mode: key.livemode ? 'live' : 'test',
+    kind: key.kind,
+    access: key.access,
+    scopes: scopesForKey(key.kind, key.access),
+    hint: key.secret_hint,
+    created: key.created_at.toISOString(),
+    last_used: key.last_used_at?.toISOString() ?? null,
+    revoked: key.revoked_at?.toISOString() ?? null,
+  };
+}
+
+export const keyCommands: Record<string, Command> = {
+  'keys create': {
+    usage: 'keys create --business ID --mode test|live [--access full|read_only] [--kind api|plugin|legacy] [--name NAME] [--json]',
+    options: { business: { type: 'string' }, mode: { type: 'string' }, access: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' } },
+    async run({ context }, flags) {
+      const mode = oneOf(required(flags, 'mode'), ['test', 'live'], 'mode');
+      const { key, secret } = await createSecretKey(context.db, context.clock, {
+        businessId: required(flags, 'business'),
+        livemode: mode === 'live',
+        access: oneOf(flags.access, ['full', 'read_only'], 'access'),
+        kind: oneOf(flags.kind, ['api', 'plugin', 'legacy'], 'kind'),
+        name: typeof flags.name === 'string' ? flags.name : null,
+      });
+      return {
+        json: { ...keyJson(key), secret },
+        text: `Created ${mode} key ${key.id}. Its secret is shown only now:\n\n  ${secret}\n`,
+      };
+    },
+  },
+  'keys revoke': {
+    usage: 'keys revoke KEY_ID [--json]',
+    options: {},
+    async run({ context }, _flags, [id]) {
+      if (!id) throw new UsageError('Name the key: keys revoke KEY_ID');
+      const { key, removedEndpoints } = await revokeSecretKey(context.db, context.clock, id);
+      return {
+        json: { ...keyJson(key), removed_webhook_endpoints: removedEndpoints },
+        text: `Revoked ${key.id}.${removedEndpoints.length ? ` Removed the webhook endpoints it added: ${removedEndpoints.join(', ')}.` : ''}`,
+      };
+    },
+  },
+  'keys list': {
+    usage: 'keys list --business ID [--json]',
+    options: { business: { type: 'string' } },
+    async run({ context }, flags) {
+      const keys = (await listSecretKeys(context.db, required(flags, 'business'))).map(keyJson);
+      return {
+        json: { data: keys },
+        text: keys.map((k) => `${k.id}  ${k.mode}  ${k.kind}/${k.access}  ${k.hint}${k.revoked ? '  revoked' : ''}`).join('\n') || 'No keys.',
+      };
+    },
+  },
+};

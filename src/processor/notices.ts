@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import type { AppContext } from '../core/context.ts';
+import { ApiError } from '../core/errors.ts';
+import { unixSeconds } from '../core/clock.ts';
+import { parseOrThrow, coded } from '../core/validation.ts';
+import type { Db } from '../db/database.ts';
+import { applyArrival } from '../resources/payments/arrival.ts';
+import { applyMove } from '../resources/payments/machine.ts';
+import { findProvider } from '../resources/providers/catalogue.ts';
+import { verifySignature } from '../webhooks/signature.ts';
+
+// Signed notices from the payment processor about Live money (issue 3, "Live money"): a deposit
+// confirmed at a payment's deposit address, and later its settlement to the merchant. Every
+// notice is recorded, applied or not; unsigned, stale or mismatched ones change nothing.
+
+const coin = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/);
+const invalid = (message: string) => coded('invalid_request', message);
+
+export const ProcessorNotice = z.object({
+  id: z.string(invalid('id must be a string.')).min(1).max(200),
+  type: z.enum(['deposit.confirmed', 'settlement.completed'], invalid('type must be deposit.confirmed or settlement.completed.')),
+  deposit_address: z.string(invalid('deposit_address must be a string.')).min(1).max(100),
+  payment_id: z.string().max(100).nullish(),
+  coin: z.string(invalid('coin must be a string.')).min(1).max(40).optional(),
+  network: z.string().min(1).max(40).optional(),
+  amount: coin.optional(),
+  txid: z.string().min(1).max(200).optional(),
+  forwarded_to: z.string().max(100).nullish(),
+  txid_out: z.string().max(200).nullish(),
+  merchant_received: coin.nullish(),
+  provider: z.string().max(40).nullish(),
+});
+export type ProcessorNotice = z.output<typeof ProcessorNotice>;
+
+export type NoticeOutcome = { outcome: 'applied' | 'duplicate' | 'rejected'; reason: string | null; paymentId: string | null };
+
+type Deps = Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs' | 'processorSecret'>;
+
+async function record(db: Db, now: Date, body: string, notice: Partial<ProcessorNotice>, result: NoticeOutcome): Promise<NoticeOutcome> {
+  await db.insertInto('processor_notices').values({
+    notice_id: notice.id ?? null, kind: notice.type ?? null, payment_id: result.paymentId,
+    outcome: result.outcome, reason: result.reason, body, received_at: now,
+  }).execute();
+  return result;
+}
+
+async function apply(trx: Db, deps: Deps, notice: ProcessorNotice): Promise<NoticeOutcome> {
+  const rejected = (reason: string, paymentId: string | null = null): NoticeOutcome => ({ outcome: 'rejected', reason, paymentId });
+  const payment = await trx.selectFrom('payments').selectAll().where('deposit_address', '=', notice.deposit_address)
+    .where('livemode', '=', true).forUpdate().executeTakeFirst();
+  if (!payment) return rejected('No Live payment has this deposit address.');
+  if (notice.payment_id && notice.payment_id !== payment.id) return rejected(`The deposit address belongs to ${payment.id}, not ${notice.payment_id}.`, payment.id);
+
+  if (notice.type === 'deposit.confirmed') {
+    if (!notice.coin || !notice.network || !notice.amount || !notice.txid) return rejected('A deposit needs coin, network, amount and txid.', payment.id);
+    const provider = notice.provider ? findProvider(notice.provider) : undefined;
+    const outcome = await applyArrival(trx, deps, payment, {
+      valueCoin: notice.amount, coin: notice.coin, network: notice.network, txidIn: notice.txid,
+      forwardedTo: notice.forwarded_to ?? null, txidOut: notice.txid_out ?? null, merchantReceived: notice.merchant_received ?? null,
+      provider: provider ? { id: provider.id, name: provider.name } : null,
+    });
+    return outcome.move === 'none' ? rejected(outcome.reason, payment.id) : { outcome: 'applied', reason: outcome.move === 'hold' ? outcome.payment.hold_reason : null, paymentId: payment.id };
+  }
+  if (!notice.txid_out || !notice.merchant_received) return rejected('A settlement needs txid_out and merchant_received.', payment.id);
+  if (payment.txid_out !== null) return { outcome: 'duplicate', reason: 'The settlement is already recorded.', paymentId: payment.id };
+  const settled = await applyMove(trx, deps, payment.id, 'settle', { set: { txid_out: notice.txid_out, merchant_received: notice.merchant_received } });
+  return settled ? { outcome: 'applied', reason: null, paymentId: payment.id } : rejected(`A settlement applies to a paid payment; this one is ${payment.status}.`, payment.id);
+}
+
+/** Verifies, records and applies one notice (its raw body and signature header). */
+export async function receiveProcessorNotice(deps: Deps, rawBody: string, signature: string | undefined): Promise<NoticeOutcome> {
+  const now = deps.clock.now();
+  const verification = verifySignature(signature, deps.processorSecret, rawBody, unixSeconds(now));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawBody);
+  } catch {
+    parsed = undefined;
+  }
+  const partial = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Partial<ProcessorNotice>;
+  if (!verification.ok) {
+    await record(deps.db, now, rawBody, { id: typeof partial.id === 'string' ? partial.id : undefined }, { outcome: 'rejected', reason: verification.reason, paymentId: null });
+    throw new ApiError('invalid_signature', `The notice is not signed correctly: ${verification.reason}.`);
+  }
+  if (parsed === undefined) {
+    await record(deps.db, now, rawBody, {}, { outcome: 'rejected', reason: 'body is not JSON', paymentId: null });
+    throw new ApiError('invalid_json', 'The notice is not valid JSON.');
+  }
+  let notice: ProcessorNotice;
+  try {
+    notice = parseOrThrow(ProcessorNotice, parsed);
+  } catch (error) {
+    await record(deps.db, now, rawBody, {}, { outcome: 'rejected', reason: error instanceof Error ? error.message : 'invalid notice', paymentId: null });
+    throw error;
+  }
+  return deps.db.transaction().execute(async (trx) => {
+    const seen = await trx.selectFrom('processor_notices').select('payment_id')
+      .where('notice_id', '=', notice.id).where('outcome', '=', 'applied').executeTakeFirst();
+    if (seen) return record(trx, now, rawBody, notice, { outcome: 'duplicate', reason: 'This notice was already applied.', paymentId: seen.payment_id });
+    return record(trx, now, rawBody, notice, await apply(trx, deps, notice));
+  });
+}
