@@ -1,0 +1,36 @@
+import { expect } from 'vitest';
+import type { TestApp } from '../support/harness.ts';
+
+// Reading what a payment change left behind: its events (in order, as stored bodies) and the
+// queued deliveries in pg-boss.
+
+export interface StoredEvent {
+  id: string;
+  type: string;
+  created: number;
+  livemode: boolean;
+  data: { payment: any; order: any; customer: any };
+}
+
+export async function eventsOf(t: TestApp, paymentId: string): Promise<StoredEvent[]> {
+  const rows = await t.db.selectFrom('events').select(['body']).where('payment_id', '=', paymentId).orderBy('seq').execute();
+  return rows.map((row) => JSON.parse(row.body) as StoredEvent);
+}
+
+export async function typesOf(t: TestApp, paymentId: string): Promise<string[]> {
+  return (await eventsOf(t, paymentId)).map((event) => event.type);
+}
+
+/** pg-boss jobs queued for the deliveries of an event. */
+export async function queuedJobsFor(t: TestApp, eventId: string): Promise<number> {
+  const deliveries = await t.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).execute();
+  if (deliveries.length === 0) return 0;
+  const jobs = await t.jobs.boss.findJobs<{ deliveryId: string }>('webhook-delivery', { queued: true });
+  return jobs.filter((job) => deliveries.some((d) => d.id === job.data.deliveryId)).length;
+}
+
+export async function call(t: TestApp, key: string, method: string, path: string, body?: unknown, expected = [200, 201]) {
+  const response = await t.request(method, path, { key, body });
+  expect(expected, `${method} ${path}: ${JSON.stringify(response.body)}`).toContain(response.status);
+  return response.body;
+}
