@@ -11,11 +11,25 @@ const aggregateResult = (autocannon as unknown as {
 
 const options = workerData as LoadOptions;
 const { request } = options;
+// A sequence: each response's id is kept on the connection's context for the next request.
+interface Context { id?: string }
+const sequence = request.then === undefined ? undefined : [
+  {
+    method: request.method, path: request.path, headers: request.headers ?? {}, body: request.body,
+    onResponse: (_status: number, body: string, context: Context) => { context.id = JSON.parse(body).id; },
+  },
+  ...request.then.map((next) => ({
+    method: next.method, headers: next.headers ?? {}, body: next.body,
+    setupRequest: (req: object, context: Context) => ({ ...req, path: next.path.replace('{id}', context.id ?? '') }),
+    onResponse: (_status: number, body: string, context: Context) => { context.id = JSON.parse(body).id ?? context.id; },
+  })),
+];
 const cannonOptions: autocannon.Options = {
   url: `${options.url}${request.path}`,
   method: request.method,
   headers: request.headers ?? {},
   ...(request.body === undefined ? {} : { body: request.body }),
+  ...(sequence === undefined ? {} : { requests: sequence as unknown as autocannon.Request[] }),
   idReplacement: request.idReplacement ?? false,
   connections: options.connections,
   duration: options.seconds,

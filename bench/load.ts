@@ -11,6 +11,11 @@ export interface RequestSpec {
   body?: string;
   /** Replace every `[<id>]` in the request (path, headers, body) with a fresh id per request. */
   idReplacement?: boolean;
+  /**
+   * Requests sent after this one on the same connection, in order, each counted as a request:
+   * `{id}` in a path is the `id` of the previous JSON response (create, then start it).
+   */
+  then?: Array<Omit<RequestSpec, 'then' | 'idReplacement'>>;
 }
 
 export interface LoadOptions {

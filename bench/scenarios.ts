@@ -49,6 +49,11 @@ export function resolveRequest<S>(request: RequestFor<S>, state: S, env: BenchEn
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SMALL_LINK = { amount: '25.00', currency: 'USD', description: 'Bench' };
+const SESSION = {
+  amount: '42.50', currency: 'USD', reference: 'bench', customer_email: 'buyer@bench.example',
+  order: { id: 'bench-[<id>]', items: [{ name: 'Coffee beans', quantity: 1, unit_amount: '42.50', amount: '42.50' }], total: '42.50' },
+};
+const BASELINE_INSERT: RequestSpec = { method: 'POST', path: '/baseline/payment_links', headers: JSON_HEADERS, body: JSON.stringify(SMALL_LINK) };
 
 export const scenarios: readonly Scenario<unknown>[] = [
   defineScenario({
@@ -71,6 +76,35 @@ export const scenarios: readonly Scenario<unknown>[] = [
       headers: { ...env.auth, ...JSON_HEADERS },
       body: JSON.stringify(SMALL_LINK),
     }),
-    baseline: { method: 'POST', path: '/baseline/payment_links', headers: JSON_HEADERS, body: JSON.stringify(SMALL_LINK) },
+    baseline: BASELINE_INSERT,
+  }),
+  defineScenario({
+    name: 'session create: POST /v1/checkout_sessions with Idempotency-Key',
+    target: 0.4,
+    service: (_state, env) => ({
+      method: 'POST',
+      path: '/v1/checkout_sessions',
+      headers: { ...env.auth, ...JSON_HEADERS, 'idempotency-key': 'bench-[<id>]' },
+      body: JSON.stringify(SESSION),
+      idReplacement: true,
+    }),
+    baseline: BASELINE_INSERT,
+  }),
+  defineScenario({
+    name: 'create + start: POST /v1/checkout_sessions, then POST …/start (each request counted)',
+    target: 0.4,
+    // A subscribed endpoint, so each start writes its event, a delivery and its pg-boss job.
+    async setup(env) {
+      const endpoint = await env.api('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/bench-hooks' });
+      if (endpoint.status !== 201) throw new Error(`Adding the endpoint failed: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+    },
+    service: (_state, env) => ({
+      method: 'POST',
+      path: '/v1/checkout_sessions',
+      headers: { ...env.auth, ...JSON_HEADERS },
+      body: JSON.stringify({ amount: '42.50', currency: 'USD', customer_email: 'buyer@bench.example' }),
+      then: [{ method: 'POST', path: '/v1/checkout_sessions/{id}/start', headers: { ...env.auth, ...JSON_HEADERS }, body: JSON.stringify({ email: 'buyer@bench.example' }) }],
+    }),
+    baseline: BASELINE_INSERT,
   }),
 ];

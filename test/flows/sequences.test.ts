@@ -157,6 +157,7 @@ describe('spec 6.2 sequences', () => {
     const first = await session({ order, customer_email: 'ann@buyer.example' });
     await start(first.id);
     await simulate(first.id, 'expired');
+    t.clock.advance(MINUTE);
     const second = await session({ order, customer_email: 'ann@buyer.example' });
     expect(second.order_id).toBe(first.order_id);
     await start(second.id);

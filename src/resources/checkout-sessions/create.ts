@@ -2,7 +2,7 @@ import { DAY } from '../../core/clock.ts';
 import type { OperationContext } from '../../core/context.ts';
 import { newId } from '../../core/ids.ts';
 import { Answer } from '../../core/operation.ts';
-import type { Db } from '../../db/database.ts';
+import { isUniqueViolation, type Db } from '../../db/database.ts';
 import type { OrderItem, PaymentRow, StoreInfo } from '../../db/schema.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { linkStoreAccount, upsertCustomer, type CustomerDetails } from '../customers/record.ts';
@@ -62,8 +62,15 @@ function orderFieldsOf(body: SessionBody, description: string): OrderFields {
   };
 }
 
-/** Writes the session: a new order, or the store order an earlier session made (second try). */
-async function writeSession(db: Db, principal: Principal, body: SessionBody, paymentId: string, now: Date): Promise<PaymentWithCustomer> {
+interface Prepared {
+  email: string | null;
+  orderFields: OrderFields;
+  customer: CustomerDetails | null;
+  payment: PaymentRow;
+}
+
+/** The rows a session writes, before deciding whether its store order exists already. */
+function prepareSession(principal: Principal, body: SessionBody, paymentId: string, now: Date): Prepared {
   const email = body.customer_email ?? body.customer?.email ?? null;
   const description = body.description ?? (body.order && body.order.items.length > 0 ? summaryOf(body.order.items) : 'Payment');
   const orderFields = orderFieldsOf(body, description);
@@ -71,15 +78,10 @@ async function writeSession(db: Db, principal: Principal, body: SessionBody, pay
     ? { email, name: body.customer?.name, phone: body.customer?.phone,
         shipping_address: body.order?.ship_to ?? body.shipping_address, billing_address: body.order?.bill_to ?? body.billing_address }
     : null;
-  const existing = orderFields.store_order_key
-    ? await db.selectFrom('orders').select(['id', 'customer_id'])
-        .where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode)
-        .where('store_order_key', '=', orderFields.store_order_key).forUpdate().executeTakeFirst()
-    : undefined;
-  const payment: PaymentRow = newPayment(principal, {
+  const payment = newPayment(principal, {
     id: paymentId,
     source: 'api',
-    order_id: existing?.id ?? newId('ord'),
+    order_id: newId('ord'),
     amount_minor: body.amount,
     currency: body.currency,
     description,
@@ -92,20 +94,68 @@ async function writeSession(db: Db, principal: Principal, body: SessionBody, pay
     fee_bps: principal.business.fee_bps,
     expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
   }, now);
-  let customerId: string | null;
-  if (existing) {
-    // A second try at the same store order: the latest session's details replace the order's.
-    customerId = customer ? (await upsertCustomer(db, principal, customer, now).executeTakeFirstOrThrow()).id : existing.customer_id;
-    await db.updateTable('orders').set({ ...orderFields, customer_id: customerId, updated_at: now }).where('id', '=', existing.id).execute();
-    await db.insertInto('payments').values(paymentValues(payment)).execute();
-  } else {
-    ({ customerId } = await insertPaymentWithOrder(db, principal, { payment, order: orderFields, customer, now }));
-  }
-  const order = body.order;
-  if (customerId && order?.customer_id) {
-    await linkStoreAccount(db, payment.order_id ?? '', order.store ?? { platform: null, id: null, name: null }, order.customer_id);
-  }
+  return { email, orderFields, customer, payment };
+}
+
+/** A second try at a store order an earlier session made: the latest session's details replace the order's. */
+async function attachToStoreOrder(db: Db, principal: Principal, prepared: Prepared, now: Date): Promise<PaymentWithCustomer | null> {
+  const existing = await db.selectFrom('orders').select(['id', 'customer_id'])
+    .where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode)
+    .where('store_order_key', '=', prepared.orderFields.store_order_key ?? '').forUpdate().executeTakeFirst();
+  if (!existing) return null;
+  const customerId = prepared.customer
+    ? (await upsertCustomer(db, principal, prepared.customer, now).returning('id').executeTakeFirstOrThrow()).id
+    : existing.customer_id;
+  await db.updateTable('orders').set({ ...prepared.orderFields, customer_id: customerId, updated_at: now }).where('id', '=', existing.id).execute();
+  const payment = { ...prepared.payment, order_id: existing.id };
+  await db.insertInto('payments').values(paymentValues(payment)).execute();
   return { ...payment, customer_id: customerId };
+}
+
+async function linkStore(db: Db, body: SessionBody, row: PaymentWithCustomer): Promise<void> {
+  if (row.customer_id && body.order?.customer_id) {
+    await linkStoreAccount(db, row.order_id ?? '', body.order.store ?? {}, body.order.customer_id);
+  }
+}
+
+/**
+ * The new session (and its new order) in one statement, claiming the Idempotency-Key in it;
+ * a second session for a store order goes to a transaction that attaches it instead.
+ */
+async function writeSession(ctx: OperationContext, body: SessionBody, claim: { key: string; hash: Buffer } | null, now: Date): Promise<PaymentWithCustomer | Answer<CheckoutSessionOut>> {
+  const { principal } = ctx;
+  const prepared = prepareSession(principal, body, newId('pay'), now);
+  const inTransaction = async () => ctx.db.transaction().execute(async (trx) => {
+    if (claim) {
+      const claimed = await claimIdempotencyKey(trx, principal, claim.key, claim.hash, prepared.payment.id, now);
+      if (claimed.kind === 'replay') return replay(trx, ctx, claimed.paymentId, now);
+    }
+    const attached = await attachToStoreOrder(trx, principal, prepared, now);
+    const row = attached ?? { ...prepared.payment, customer_id: (await insertPaymentWithOrder(trx, principal, { ...prepared, order: prepared.orderFields, now })).customerId };
+    await linkStore(trx, body, row);
+    return row;
+  });
+  if (prepared.orderFields.store_order_key) {
+    const known = await ctx.db.selectFrom('orders').select('id').where('business_id', '=', principal.businessId)
+      .where('livemode', '=', principal.livemode).where('store_order_key', '=', prepared.orderFields.store_order_key).executeTakeFirst();
+    if (known) return inTransaction();
+  }
+  try {
+    const { customerId } = await insertPaymentWithOrder(ctx.db, principal, { ...prepared, order: prepared.orderFields, now, idempotency: claim });
+    const row = { ...prepared.payment, customer_id: customerId };
+    await linkStore(ctx.db, body, row);
+    return row;
+  } catch (error) {
+    // The key is taken (a replay, a concurrent twin, or a key past its 24 hours), or another
+    // session created this store order meanwhile: decide under the transaction's locks.
+    if (isUniqueViolation(error, 'idempotency_keys_pkey') || isUniqueViolation(error, 'orders_store_order')) return inTransaction();
+    throw error;
+  }
+}
+
+async function replay(db: Db, ctx: OperationContext, paymentId: string, now: Date): Promise<Answer<CheckoutSessionOut>> {
+  const row = await getPayment(db, ctx.principal, paymentId, 'checkout session');
+  return new Answer(toCheckoutSessionOut(row, ctx.config.baseUrl, now), 200);
 }
 
 /**
@@ -118,14 +168,6 @@ export async function createCheckoutSession(ctx: OperationContext, input: Create
   assertCanTakePayments(principal);
   const now = ctx.clock.now();
   const { idempotency_key: key, ...body } = input;
-  return ctx.db.transaction().execute(async (trx) => {
-    const paymentId = newId('pay');
-    if (key !== undefined) {
-      const claim = await claimIdempotencyKey(trx, principal, key, requestHash(body), paymentId, now);
-      if (claim.kind === 'replay') {
-        return new Answer(toCheckoutSessionOut(await getPayment(trx, principal, claim.paymentId, 'checkout session'), ctx.config.baseUrl, now), 200);
-      }
-    }
-    return toCheckoutSessionOut(await writeSession(trx, principal, body, paymentId, now), ctx.config.baseUrl, now);
-  });
+  const written = await writeSession(ctx, body, key === undefined ? null : { key, hash: requestHash(body) }, now);
+  return written instanceof Answer ? written : toCheckoutSessionOut(written, ctx.config.baseUrl, now);
 }

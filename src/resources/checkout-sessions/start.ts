@@ -1,73 +1,111 @@
 import { sql } from 'kysely';
 import type { OperationContext } from '../../core/context.ts';
-import { ApiError } from '../../core/errors.ts';
+import { ApiError, notFound } from '../../core/errors.ts';
+import type { Db } from '../../db/database.ts';
+import type { PaymentRow, StoredAddress } from '../../db/schema.ts';
+import { recordPaymentEvent } from '../../events/record.ts';
 import { linkStoreAccount, upsertCustomer } from '../customers/record.ts';
-import { applyMove, cannotMove } from '../payments/machine.ts';
-import { getPayment } from '../payments/queries.ts';
+import { deriveOrder } from '../orders/derive.ts';
+import { cannotMove, MOVES } from '../payments/machine.ts';
+import { customerFromJson, orderFromJson, paymentFromJson } from '../payments/rows-from-json.ts';
 import { readStatus } from '../payments/status.ts';
-import { usdValueMinor } from '../payments/usd-value.ts';
 import { offerProviders } from '../providers/routing.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';
 import { DEFAULT_ROUTING, toCheckoutSessionOut, type StartCheckoutSessionInput, type StartedCheckoutSessionOut } from './schemas.ts';
 
+type Json = Record<string, unknown>;
+
+/** The payment (locked), its order and the order's other payments, in one round trip. */
+async function lockPayment(db: Db, ctx: OperationContext, id: string) {
+  const { principal } = ctx;
+  const row = await db
+    .selectFrom('payments as p')
+    .innerJoin('orders as o', 'o.id', 'p.order_id')
+    .selectAll('p')
+    .select([
+      sql<Json>`to_jsonb(o)`.as('order_json'),
+      sql<Json[]>`(SELECT coalesce(jsonb_agg(to_jsonb(s) || jsonb_build_object('value_coin', s.value_coin::text,
+        'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
+    ])
+    .where('p.id', '=', id)
+    .where('p.business_id', '=', principal.businessId)
+    .where('p.livemode', '=', principal.livemode)
+    .forUpdate('p')
+    .executeTakeFirst();
+  if (!row) throw notFound('checkout session', id);
+  const { order_json, siblings_json, ...payment } = row;
+  return { payment: payment as PaymentRow, order: orderFromJson(order_json), siblings: siblings_json.map(paymentFromJson) };
+}
+
 /**
  * The buyer gives an email and is given ways to pay (spec 3, "open -> open"): the customer is
  * found or created and the order moves to them (spec 2.3 rules 2, 4, 5); fee, USD value and
- * payout wallet are locked; a Live payment gets its deposit address; payment.started is written.
- * Works for any unpaid payment of the caller: sessions, payment links, checkout purchases.
+ * payout wallet are locked; a Live payment gets its deposit address; payment.started is written
+ * with its deliveries. Works for any unpaid payment of the caller: sessions, links, purchases.
+ * The writes go in one statement, so a start costs a handful of round trips.
  */
 export async function startCheckoutSession(ctx: OperationContext, input: StartCheckoutSessionInput): Promise<StartedCheckoutSessionOut> {
   const { principal } = ctx;
+  const { business } = principal;
   assertCanTakePayments(principal);
   const now = ctx.clock.now();
-  const { business } = principal;
 
-  const { row, country } = await ctx.db.transaction().execute(async (trx) => {
-    // Lock first: two starts of one session apply one after the other.
-    await trx.selectFrom('payments').select('id').where('id', '=', input.id)
-      .where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode).forUpdate().execute();
-    const payment = await getPayment(trx, principal, input.id, 'checkout session');
+  const { row, customerId, country } = await ctx.db.transaction().execute(async (trx) => {
+    const { payment, order, siblings } = await lockPayment(trx, ctx, input.id);
     if (readStatus(payment, now) !== 'open') throw cannotMove(payment, now, 'be started');
     const email = input.email ?? payment.customer_email;
     if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
-    const order = await trx.selectFrom('orders').selectAll().where('id', '=', payment.order_id ?? '').forUpdate().executeTakeFirstOrThrow();
 
     // Details given now win; otherwise those the order kept while no email was known (rule 4).
+    const address = (given: StoredAddress | null | undefined, kept: StoredAddress | null) => given ?? kept;
     const details = {
       email,
       name: input.name ?? order.customer_name,
       phone: input.phone ?? order.customer_phone,
-      shipping_address: input.shipping_address ?? order.ship_to,
-      billing_address: input.billing_address ?? order.bill_to,
+      shipping_address: address(input.shipping_address, order.ship_to),
+      billing_address: address(input.billing_address, order.bill_to),
     };
-    const customer = await upsertCustomer(trx, principal, details, now).executeTakeFirstOrThrow();
-    // The order belongs to whoever starts paying (rule 5), with the details they gave.
-    await trx.updateTable('orders').set({
-      customer_id: customer.id,
-      customer_name: details.name,
-      customer_phone: details.phone,
-      ship_to: details.shipping_address ? JSON.stringify(details.shipping_address) : null,
-      bill_to: details.billing_address ? JSON.stringify(details.billing_address) : null,
-      updated_at: now,
-    }).where('id', '=', order.id).execute();
-    if (order.store_customer_id && order.store) await linkStoreAccount(trx, order.id, order.store, order.store_customer_id);
-
     const depositAddress = payment.deposit_address ?? (principal.livemode
       ? ctx.deposits.address(Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(trx)).rows[0]?.index))
       : null);
-    const started = await applyMove(trx, ctx, payment.id, 'start', {
-      set: {
+    const started: PaymentRow = { ...payment, customer_email: email, started_at: payment.started_at ?? now, updated_at: now };
+    const facts = deriveOrder([...siblings, started], now);
+
+    // One statement: the customer, the order moved to them (rule 5), the payment's locked facts.
+    const written = await trx
+      .with('customer', (qc) => upsertCustomer(qc, principal, details, now).returningAll())
+      .with('moved_order', (qc) => qc.updateTable('orders').set({
+        customer_id: (eb) => eb.selectFrom('customer').select('id'),
+        customer_name: details.name,
+        customer_phone: details.phone,
+        ship_to: details.shipping_address ? JSON.stringify(details.shipping_address) : null,
+        bill_to: details.billing_address ? JSON.stringify(details.billing_address) : null,
+        status: facts.status,
+        updated_at: now,
+      }).where('id', '=', order.id).returningAll())
+      .with('started', (qc) => qc.updateTable('payments').set({
+        status: MOVES.start.to,
         customer_email: email,
-        started_at: payment.started_at ?? now,
+        started_at: started.started_at,
         fee_bps: business.fee_bps,
         payout_wallet: business.payout_wallet,
-        usd_value_minor: await usdValueMinor(trx, payment.currency, payment.amount_minor),
+        usd_value_minor: sql<number>`(SELECT round(payments.amount_minor * usd_per_unit)::bigint FROM fx_rates WHERE fx_rates.currency = payments.currency)`,
         deposit_address: depositAddress,
-      },
-    });
-    if (!started) throw cannotMove(payment, now, 'be started');
+        updated_at: now,
+      }).where('id', '=', payment.id).where('status', 'in', [...MOVES.start.from]).returningAll())
+      .selectFrom(['started', 'moved_order', 'customer'])
+      .selectAll('started')
+      .select([sql<Json>`to_jsonb(moved_order)`.as('order_json'), sql<Json>`to_jsonb(customer)`.as('customer_json')])
+      .executeTakeFirst();
+    if (!written) throw cannotMove(payment, now, 'be started');
+    const { order_json, customer_json, ...startedRow } = written;
+    const newOrder = orderFromJson(order_json);
+    const customer = customerFromJson(customer_json);
+    if (newOrder.store_customer_id && newOrder.store) await linkStoreAccount(trx, newOrder.id, newOrder.store, newOrder.store_customer_id);
+    const state = { payment: startedRow, order: newOrder, payments: [...siblings, startedRow], customer };
+    await recordPaymentEvent(trx, { baseUrl: ctx.config.baseUrl, jobs: ctx.jobs, now }, 'payment.started', state);
     const buyerCountry = input.country ?? details.billing_address?.country ?? details.shipping_address?.country ?? null;
-    return { row: { ...started, customer_id: customer.id }, country: buyerCountry };
+    return { row: startedRow, customerId: customer.id, country: buyerCountry };
   });
 
   const checkout = row.checkout_id
@@ -75,7 +113,7 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     : undefined;
   const routing = checkout?.routing ?? row.routing ?? { ...DEFAULT_ROUTING };
   return {
-    ...toCheckoutSessionOut(row, ctx.config.baseUrl, now),
+    ...toCheckoutSessionOut({ ...row, customer_id: customerId }, ctx.config.baseUrl, now),
     card_providers: offerProviders(routing, { currency: row.currency, usdValueMinor: row.usd_value_minor ?? 0, country }),
     crypto: business.crypto_enabled && (checkout?.crypto ?? true),
   };

@@ -15,8 +15,8 @@ export interface CustomerDetails {
 /**
  * Finds or creates the customer for an email in the caller's mode (spec 2.3 rules 1 and 3):
  * one customer per lowercased email; details sent now replace the saved ones, details left
- * out keep their earlier value. A statement returning the customer's id, to run inside the
- * creating statement or transaction.
+ * out keep their earlier value. The statement, to run inside the creating statement or
+ * transaction with the RETURNING the caller needs.
  */
 export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal, details: CustomerDetails, now: Date) {
   const json = (value: StoredAddress | null | undefined) => (value ? JSON.stringify(value) : null);
@@ -45,12 +45,11 @@ export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal,
           billing_address: sql`COALESCE(excluded.billing_address, customers.billing_address)`,
           last_order_at: sql`GREATEST(customers.last_order_at, excluded.last_order_at)`,
         }),
-    )
-    .returning('id');
+    );
 }
 
 export async function recordCustomer(db: Db, principal: Principal, details: CustomerDetails, now: Date): Promise<string> {
-  return (await upsertCustomer(db, principal, details, now).executeTakeFirstOrThrow()).id;
+  return (await upsertCustomer(db, principal, details, now).returning('id').executeTakeFirstOrThrow()).id;
 }
 
 /**

@@ -7,6 +7,7 @@ import { recordPaymentEvent, type PaymentState } from '../../events/record.ts';
 import type { PaymentEventType } from '../../events/types.ts';
 import { deriveOrder } from '../orders/derive.ts';
 import { readStatus } from './status.ts';
+import { customerFromJson } from './rows-from-json.ts';
 
 // The payment state machine of spec section 3, in one place. Every move is a conditional
 // UPDATE ... WHERE status IN (from) RETURNING, so of two concurrent moves at most one applies,
@@ -43,6 +44,8 @@ export interface MoveOptions {
   set?: Omit<Updateable<PaymentsTable>, 'status' | 'updated_at'>;
   /** Further conditions, e.g. a link's cancel requires no provider reached. */
   where?: ReturnType<typeof sql<boolean>>;
+  /** Skip expiring a payment whose time is up first (the caller has checked it is not). */
+  notDue?: boolean;
 }
 
 async function loadState(db: Db, payment: PaymentRow): Promise<{ order: OrderRow | null; payments: PaymentRow[]; customer: CustomerRow | null }> {
@@ -52,22 +55,13 @@ async function loadState(db: Db, payment: PaymentRow): Promise<{ order: OrderRow
     .selectFrom('orders as o')
     .leftJoin('customers as c', 'c.id', 'o.customer_id')
     .selectAll('o')
-    .select(sql<CustomerRow | null>`CASE WHEN c.id IS NULL THEN NULL ELSE to_jsonb(c) END`.as('customer_json'))
+    .select(sql<Record<string, unknown> | null>`CASE WHEN c.id IS NULL THEN NULL ELSE to_jsonb(c) END`.as('customer_json'))
     .where('o.id', '=', payment.order_id)
     .executeTakeFirstOrThrow();
   const { customer_json, ...order } = row;
-  return { order, payments, customer: customer_json === null ? null : reviveCustomer(customer_json) };
+  return { order, payments, customer: customer_json === null ? null : customerFromJson(customer_json) };
 }
 
-// to_jsonb gives timestamps as text; the snapshots need Dates.
-function reviveCustomer(json: CustomerRow): CustomerRow {
-  const raw = json as unknown as Record<string, unknown>;
-  return {
-    ...json,
-    created_at: new Date(String(raw.created_at)),
-    last_order_at: raw.last_order_at ? new Date(String(raw.last_order_at)) : null,
-  };
-}
 
 /**
  * After a payment changed: bring its order up to date (status, paid time) and write the event.
@@ -99,7 +93,7 @@ export async function afterPaymentChange(db: Db, deps: MachineDeps, payment: Pay
 export async function applyMove(db: Db, deps: MachineDeps, paymentId: string, move: Move, options: MoveOptions = {}): Promise<PaymentRow | null> {
   const now = deps.clock.now();
   const { from, to, event } = MOVES[move];
-  if (move !== 'expire') {
+  if (move !== 'expire' && !options.notDue) {
     const due = await db
       .updateTable('payments')
       .set({ status: 'expired', updated_at: now })
