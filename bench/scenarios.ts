@@ -50,7 +50,7 @@ export function resolveRequest<S>(request: RequestFor<S>, state: S, env: BenchEn
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SMALL_LINK = { amount: '25.00', currency: 'USD', description: 'Bench' };
 const SESSION = {
-  amount: '42.50', currency: 'USD', reference: 'bench', customer_email: 'buyer@bench.example',
+  amount: '42.50', currency: 'USD', reference: 'bench', customer_email: 'buyer-[<id>]@bench.example',
   order: { id: 'bench-[<id>]', items: [{ name: 'Coffee beans', quantity: 1, unit_amount: '42.50', amount: '42.50' }], total: '42.50' },
 };
 const BASELINE_INSERT: RequestSpec = { method: 'POST', path: '/baseline/payment_links', headers: JSON_HEADERS, body: JSON.stringify(SMALL_LINK) };
@@ -102,8 +102,11 @@ export const scenarios: readonly Scenario<unknown>[] = [
       method: 'POST',
       path: '/v1/checkout_sessions',
       headers: { ...env.auth, ...JSON_HEADERS },
-      body: JSON.stringify({ amount: '42.50', currency: 'USD', customer_email: 'buyer@bench.example' }),
-      then: [{ method: 'POST', path: '/v1/checkout_sessions/{id}/start', headers: { ...env.auth, ...JSON_HEADERS }, body: JSON.stringify({ email: 'buyer@bench.example' }) }],
+      // Every buyer their own email, as in a real shop (one shared email would queue every
+      // request behind the same customer row).
+      body: JSON.stringify({ amount: '42.50', currency: 'USD', customer_email: 'buyer-[<id>]@bench.example' }),
+      idReplacement: true,
+      then: [{ method: 'POST', path: '/v1/checkout_sessions/{id}/start', headers: { ...env.auth, ...JSON_HEADERS }, body: '{}' }],
     }),
     baseline: BASELINE_INSERT,
   }),

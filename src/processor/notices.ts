@@ -52,7 +52,9 @@ async function apply(trx: Db, deps: Deps, notice: ProcessorNotice): Promise<Noti
   if (notice.payment_id && notice.payment_id !== payment.id) return rejected(`The deposit address belongs to ${payment.id}, not ${notice.payment_id}.`, payment.id);
 
   if (notice.type === 'deposit.confirmed') {
-    if (!notice.coin || !notice.network || !notice.amount || !notice.txid) return rejected('A deposit needs coin, network, amount and txid.', payment.id);
+    if (!notice.coin || !notice.network || !notice.amount || !notice.txid || !notice.forwarded_to) {
+      return rejected('A deposit needs coin, network, amount, txid and forwarded_to (the wallet it is forwarded to).', payment.id);
+    }
     const provider = notice.provider ? findProvider(notice.provider) : undefined;
     const outcome = await applyArrival(trx, deps, payment, {
       valueCoin: notice.amount, coin: notice.coin, network: notice.network, txidIn: notice.txid,
@@ -63,6 +65,9 @@ async function apply(trx: Db, deps: Deps, notice: ProcessorNotice): Promise<Noti
   }
   if (!notice.txid_out || !notice.merchant_received) return rejected('A settlement needs txid_out and merchant_received.', payment.id);
   if (payment.txid_out !== null) return { outcome: 'duplicate', reason: 'The settlement is already recorded.', paymentId: payment.id };
+  if (payment.status === 'paid' && payment.hold_reason !== null) {
+    return rejected('The payment was accepted from a hold; its settlement details are not recorded.', payment.id);
+  }
   const settled = await applyMove(trx, deps, payment.id, 'settle', { set: { txid_out: notice.txid_out, merchant_received: notice.merchant_received } });
   return settled ? { outcome: 'applied', reason: null, paymentId: payment.id } : rejected(`A settlement applies to a paid payment; this one is ${payment.status}.`, payment.id);
 }

@@ -82,8 +82,9 @@ export async function applyArrival(db: Db, deps: MachineDeps, payment: PaymentRo
       network: arrival.network,
       // A transaction that already paid another payment is named in the reason, not stored.
       txid_in: used ? null : arrival.txidIn,
-      txid_out: arrival.txidOut ?? null,
-      merchant_received: arrival.merchantReceived ?? null,
+      // What reached the merchant is recorded for a paid payment only, never for a hold.
+      txid_out: verdict.move === 'pay' ? arrival.txidOut ?? null : null,
+      merchant_received: verdict.move === 'pay' ? arrival.merchantReceived ?? null : null,
       method: provider ? 'card' : 'crypto',
       provider: provider?.id ?? null,
       provider_name: provider?.name ?? DOLLAR_COINS[arrival.coin] ?? arrival.coin,

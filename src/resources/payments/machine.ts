@@ -25,7 +25,7 @@ export const MOVES = {
   hold: { from: ['open', 'pending', 'expired'], to: 'held', event: 'payment.held' },
   /** The merchant accepted a held payment whose hold is acceptable. */
   accept: { from: ['held'], to: 'paid', event: 'payment.paid' },
-  /** Settlement details of a paid payment arrived. */
+  /** Settlement details of a paid payment arrived (never for an accepted hold: spec 3). */
   settle: { from: ['paid'], to: 'paid', event: 'payment.updated' },
   /** Terminal failure (Test simulation). */
   fail: { from: ['open', 'pending'], to: 'failed', event: 'payment.failed' },
@@ -109,6 +109,8 @@ export async function applyMove(db: Db, deps: MachineDeps, paymentId: string, mo
     .set({ ...options.set, status: to, updated_at: now })
     .where('id', '=', paymentId)
     .where('status', 'in', [...from]);
+  // An accepted hold keeps merchant_received null and gets no payment.updated (spec 3).
+  if (move === 'settle') update = update.where('hold_reason', 'is', null);
   if (options.where) update = update.where(options.where);
   const row = await update.returningAll().executeTakeFirst();
   if (!row) return null;

@@ -1,0 +1,571 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAY, MINUTE } from '../../src/core/clock.ts';
+import { acceptHeldPayment } from '../../src/resources/payments/accept.ts';
+import { eventsOf, typesOf } from '../flows/support.ts';
+import { LIVE_WALLET, startTestApp, TEST_DEPOSIT_WALLET, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
+import { expectError } from '../support/api.ts';
+
+// The payment processor's signed notices about Live money (POST /processor/notices): the arrival
+// checks of spec 3 (dollar coin, 90 % of the USD value locked at start, payout wallet, a
+// transaction never used before), the events of spec 6.2, and the signature of spec 6.4, which
+// this file computes with its own HMAC code rather than the service's signer.
+
+let t: TestApp;
+let live: string;
+let test: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ RATE_LIMITS: 'off' });
+  const biz = await t.business();
+  live = (await biz.key({ mode: 'live' })).secret;
+  test = (await biz.key({ mode: 'test' })).secret;
+});
+afterAll(async () => t?.close());
+
+// ---- signing and sending, independent of src/webhooks/signature.ts ----
+
+const hmacHex = (secret: string, timestamp: number, body: string) =>
+  createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex');
+const nowSeconds = () => Math.floor(t.clock.now().getTime() / 1000);
+const header = (body: string, timestamp = nowSeconds(), secret = TEST_PROCESSOR_SECRET) => `t=${timestamp},v1=${hmacHex(secret, timestamp, body)}`;
+
+interface Sent {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** POSTs `raw` as the notice body, with `signature` as the Processor-Signature header (none when null). */
+async function postRaw(raw: string, signature: string | null): Promise<Sent> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (signature !== null) headers['processor-signature'] = signature;
+  const response = await fetch(`${t.url}/processor/notices`, { method: 'POST', headers, body: raw });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Signs `notice` correctly with the processor secret and the app's clock, and POSTs it. */
+async function send(notice: Record<string, unknown>): Promise<Sent> {
+  const raw = JSON.stringify(notice);
+  return postRaw(raw, header(raw));
+}
+
+/** Sends a notice that the test expects the service to take (200), and returns its answer. */
+async function deliver(notice: Record<string, unknown>): Promise<any> {
+  const sent = await send(notice);
+  expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+  return sent.body;
+}
+
+const noticeId = () => `ntc_${randomBytes(8).toString('hex')}`;
+const txid = () => `0x${randomBytes(32).toString('hex')}`;
+
+function deposit(address: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: noticeId(), type: 'deposit.confirmed', deposit_address: address,
+    coin: 'polygon_usdc', network: 'polygon', amount: '40.000000', txid: txid(), forwarded_to: LIVE_WALLET, ...fields,
+  };
+}
+
+function settlement(address: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: noticeId(), type: 'settlement.completed', deposit_address: address, txid_out: txid(), merchant_received: '39.600000', ...fields };
+}
+
+// ---- the API side ----
+
+async function api(method: string, path: string, body?: unknown, key = live): Promise<any> {
+  const response = await t.request(method, path, { key, body });
+  expect([200, 201], `${method} ${path}: ${JSON.stringify(response.body)}`).toContain(response.status);
+  return response.body;
+}
+
+/** A started Live session: its id and deposit address. */
+async function started(amount = '40.00', currency = 'USD'): Promise<{ id: string; address: string }> {
+  const session = await api('POST', '/v1/checkout_sessions', { amount, currency });
+  const start = await api('POST', `/v1/checkout_sessions/${session.id}/start`, { email: 'ann@buyer.example' });
+  expect(start.deposit_address, 'a started Live session has a deposit address').toMatch(/^0x[0-9a-fA-F]{40}$/);
+  return { id: session.id, address: start.deposit_address };
+}
+
+const payment = (id: string) => api('GET', `/v1/payments/${id}`);
+
+async function noticeRows(id: string) {
+  return t.db.selectFrom('processor_notices').selectAll().where('notice_id', '=', id).orderBy('id').execute();
+}
+
+// An EVM address computed here from the test wallet's xpub (BIP-32 child, keccak of the public key).
+function walletAddress(index: number): string {
+  const child = TEST_DEPOSIT_WALLET.deriveChild(index);
+  const point = secp256k1.Point.fromBytes(child.publicKey as Uint8Array).toBytes(false);
+  return `0x${Buffer.from(keccak_256(point.subarray(1)).subarray(12)).toString('hex')}`;
+}
+
+describe('deposit and settlement', () => {
+  it('a started Live session gets a deposit address of the processor wallet, shown in payment.started', async () => {
+    const { id, address } = await started();
+    const known = Array.from({ length: 60 }, (_, i) => walletAddress(i));
+    expect(known).toContain(address.toLowerCase());
+    const [event] = await eventsOf(t, id);
+    expect(event).toMatchObject({ type: 'payment.started', livemode: true });
+    expect(event?.data.payment).toMatchObject({ status: 'open', mode: 'live', depositAddress: address, payoutWallet: LIVE_WALLET });
+  });
+
+  it('a full deposit forwarded to the payout wallet pays: started then paid; a later settlement sends payment.updated', async () => {
+    const { id, address } = await started();
+    const notice = deposit(address);
+    const answer = await deliver(notice);
+    expect(answer).toEqual({ received: true, outcome: 'applied', reason: null, payment_id: id });
+
+    const paid = await payment(id);
+    expect(paid).toMatchObject({
+      status: 'paid', livemode: true, value_coin: '40.000000', coin: 'polygon_usdc', network: 'polygon', method: 'crypto',
+      txid_in: notice.txid, txid_out: null, merchant_received: null, hold_reason: null, paid_at: nowSeconds(),
+    });
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.paid']);
+    const [, paidEvent] = await eventsOf(t, id);
+    expect(paidEvent?.livemode).toBe(true);
+    expect(paidEvent?.data.payment).toMatchObject({
+      status: 'paid', valueCoin: '40.000000', coin: 'polygon_usdc', txidIn: notice.txid, txidOut: null, merchantReceived: null,
+      depositAddress: address, paidAt: t.clock.now().getTime(),
+    });
+    expect(paidEvent?.data.order).toMatchObject({ status: 'paid', received: null });
+
+    await t.jump(10 * MINUTE);
+    const settle = settlement(address, { payment_id: id });
+    expect(await deliver(settle)).toMatchObject({ outcome: 'applied', payment_id: id });
+    const settled = await payment(id);
+    expect(settled).toMatchObject({ status: 'paid', txid_out: settle.txid_out, merchant_received: '39.600000', txid_in: notice.txid });
+    expect(settled.paid_at).toBe(paid.paid_at);
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.paid', 'payment.updated']);
+    const updated = (await eventsOf(t, id))[2];
+    expect(updated?.data.payment).toMatchObject({
+      status: 'paid', txidIn: notice.txid, valueCoin: '40.000000', coin: 'polygon_usdc', txidOut: settle.txid_out, merchantReceived: '39.600000',
+    });
+    expect(updated?.data.order).toMatchObject({ status: 'paid', received: '39.600000' });
+  });
+
+  it('a deposit that already carries the forwarding details pays with them; no payment.updated is needed', async () => {
+    const { id, address } = await started();
+    const notice = deposit(address, { payment_id: id, txid_out: txid(), merchant_received: '39.600000' });
+    expect(await deliver(notice)).toMatchObject({ outcome: 'applied', payment_id: id });
+    expect(await payment(id)).toMatchObject({ status: 'paid', txid_in: notice.txid, txid_out: notice.txid_out, merchant_received: '39.600000' });
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.paid']);
+    const [, paidEvent] = await eventsOf(t, id);
+    expect(paidEvent?.data.payment).toMatchObject({ status: 'paid', txidOut: notice.txid_out, merchantReceived: '39.600000' });
+    // The processor's later settlement notice changes nothing.
+    const again = await deliver(settlement(address));
+    expect(again.outcome).not.toBe('applied');
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.paid']);
+    expect((await payment(id)).txid_out).toBe(notice.txid_out);
+  });
+
+  it('amounts with fewer decimals are kept with six (spec 2.6)', async () => {
+    const { id, address } = await started();
+    await deliver(deposit(address, { amount: '40' }));
+    await deliver(settlement(address, { merchant_received: '39.6' }));
+    expect(await payment(id)).toMatchObject({ status: 'paid', value_coin: '40.000000', merchant_received: '39.600000' });
+    const [, paid, updated] = await eventsOf(t, id);
+    expect(paid?.data.payment.valueCoin).toBe('40.000000');
+    expect(updated?.data.payment.merchantReceived).toBe('39.600000');
+  });
+
+  it('the card provider named in a deposit is recorded; the checks are the same', async () => {
+    const { id, address } = await started();
+    await deliver(deposit(address, { provider: 'moonpay' }));
+    expect(await payment(id)).toMatchObject({ status: 'paid', method: 'card', provider: 'moonpay' });
+  });
+});
+
+describe('the arrival checks', () => {
+  it.each([
+    ['USD', '100.00', '89.990000', 'held'],
+    ['USD', '100.00', '90.000000', 'paid'],
+    // EUR 100.00 at 1.08 locks USD 108.00 at start: 97.20 is exactly 90 %.
+    ['EUR', '100.00', '97.199999', 'held'],
+    ['EUR', '100.00', '97.200000', 'paid'],
+  ])('%s %s session, %s arrives: %s (the 90-percent boundary, on the USD value locked at start)', async (currency, amount, value, status) => {
+    const { id, address } = await started(amount, currency);
+    await deliver(deposit(address, { amount: value }));
+    const read = await payment(id);
+    expect(read).toMatchObject({ status, value_coin: value, currency, amount });
+    if (status === 'held') {
+      expect(read.hold_acceptable).toBe(true);
+      expect(read.hold_reason).toMatch(/underpaid/i);
+      expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.held']);
+      const [, held] = await eventsOf(t, id);
+      expect(held?.data.payment).toMatchObject({ status: 'held', holdAcceptable: true, holdReason: read.hold_reason, valueCoin: value });
+      expect(held?.data.order).toMatchObject({ status: 'held', needsReview: true });
+    } else {
+      expect(read.hold_reason).toBeNull();
+      expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.paid']);
+    }
+  });
+
+  it('the USD value is the one locked at start, not the rate when the money arrives', async () => {
+    const { id, address } = await started('100.00', 'EUR');
+    await t.db.updateTable('fx_rates').set({ usd_per_unit: '1.5' }).where('currency', '=', 'EUR').execute();
+    try {
+      await deliver(deposit(address, { amount: '97.200000' }));
+    } finally {
+      await t.db.updateTable('fx_rates').set({ usd_per_unit: '1.08' }).where('currency', '=', 'EUR').execute();
+    }
+    expect((await payment(id)).status).toBe('paid');
+  });
+
+  it('a transaction that already paid another payment: held, not acceptable, the txid not stored', async () => {
+    const first = await started();
+    const used = deposit(first.address);
+    await deliver(used);
+    expect((await payment(first.id)).status).toBe('paid');
+
+    const second = await started();
+    expect(await deliver(deposit(second.address, { txid: used.txid }))).toMatchObject({ outcome: 'applied', payment_id: second.id });
+    const read = await payment(second.id);
+    expect(read).toMatchObject({ status: 'held', hold_acceptable: false, txid_in: null });
+    expect(read.hold_reason).toContain(String(used.txid));
+    expect(await typesOf(t, second.id)).toEqual(['payment.started', 'payment.held']);
+    const [, held] = await eventsOf(t, second.id);
+    expect(held?.data.payment).toMatchObject({ status: 'held', holdAcceptable: false, txidIn: null });
+    // The first payment keeps its transaction.
+    expect(await payment(first.id)).toMatchObject({ status: 'paid', txid_in: used.txid });
+  });
+
+  it('money forwarded to a wallet that is not the payout wallet: held, not acceptable', async () => {
+    const { id, address } = await started();
+    const elsewhere = '0x2222222222222222222222222222222222222222';
+    await deliver(deposit(address, { forwarded_to: elsewhere }));
+    const read = await payment(id);
+    expect(read).toMatchObject({ status: 'held', hold_acceptable: false });
+    expect(read.hold_reason).toContain(elsewhere);
+    const [, held] = await eventsOf(t, id);
+    expect(held).toMatchObject({ type: 'payment.held' });
+    expect(held?.data.payment).toMatchObject({ holdAcceptable: false, holdReason: read.hold_reason });
+  });
+
+  it('the payout wallet is compared without regard to letter case', async () => {
+    const { id, address } = await started();
+    await deliver(deposit(address, { forwarded_to: LIVE_WALLET.toUpperCase().replace('0X', '0x') }));
+    expect((await payment(id)).status).toBe('paid');
+  });
+
+  it('a coin that is not a dollar coin: held, acceptable', async () => {
+    const { id, address } = await started();
+    await deliver(deposit(address, { coin: 'polygon_matic', amount: '100.000000' }));
+    const read = await payment(id);
+    expect(read).toMatchObject({ status: 'held', hold_acceptable: true, coin: 'polygon_matic', value_coin: '100.000000' });
+    expect(read.hold_reason).toMatch(/not a dollar coin/i);
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.held']);
+  });
+
+  it('a Live session that was never started has no deposit address, so no notice can reach it', async () => {
+    const session = await api('POST', '/v1/checkout_sessions', { amount: '40.00', currency: 'USD' });
+    expect((await payment(session.id)).deposit_address).toBeNull();
+  });
+});
+
+describe('accepting a held payment', () => {
+  it('an acceptable hold accepted: paid, payment.paid; merchant_received stays null and no payment.updated', async () => {
+    const { id, address } = await started();
+    await deliver(deposit(address, { amount: '30.000000' }));
+    expect((await payment(id)).status).toBe('held');
+    await t.jump(MINUTE);
+    const accepted = await acceptHeldPayment(t.context, id);
+    expect(accepted.status).toBe('paid');
+    const read = await payment(id);
+    expect(read).toMatchObject({ status: 'paid', merchant_received: null, paid_at: nowSeconds() });
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.held', 'payment.paid']);
+    const [, , paid] = await eventsOf(t, id);
+    expect(paid?.data.payment).toMatchObject({ status: 'paid', merchantReceived: null, paidAt: t.clock.now().getTime() });
+    expect(paid?.data.order).toMatchObject({ status: 'paid' });
+  });
+
+  it('a settlement notice after an acceptance sends no payment.updated and merchant_received stays null (spec 3: held -> paid)', async () => {
+    const { id, address } = await started();
+    await deliver(deposit(address, { amount: '30.000000' }));
+    await acceptHeldPayment(t.context, id);
+    // Spec 3, held -> paid by acceptance: "merchantReceived stays null and no payment.updated follows".
+    await send(settlement(address));
+    expect((await payment(id)).merchant_received).toBeNull();
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.held', 'payment.paid']);
+  });
+
+  it('a hold that is not acceptable is refused and nothing changes', async () => {
+    const { id, address } = await started();
+    await deliver(deposit(address, { forwarded_to: '0x3333333333333333333333333333333333333333' }));
+    await expect(acceptHeldPayment(t.context, id)).rejects.toThrow();
+    expect((await payment(id)).status).toBe('held');
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.held']);
+  });
+
+  it('a payment that is not held cannot be accepted', async () => {
+    const { id, address } = await started();
+    await expect(acceptHeldPayment(t.context, id)).rejects.toThrow();
+    await deliver(deposit(address));
+    await expect(acceptHeldPayment(t.context, id)).rejects.toThrow();
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.paid']);
+  });
+});
+
+describe('late money', () => {
+  it('after expiry: payment.expired, then payment.paid', async () => {
+    const { id, address } = await started();
+    await t.jump(DAY + MINUTE);
+    expect((await payment(id)).status).toBe('expired');
+    await deliver(deposit(address));
+    expect(await payment(id)).toMatchObject({ status: 'paid', paid_at: nowSeconds() });
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.expired', 'payment.paid']);
+  });
+
+  it('after expiry and underpaid: payment.expired, then payment.held', async () => {
+    const { id, address } = await started();
+    await t.jump(DAY + MINUTE);
+    await deliver(deposit(address, { amount: '10.000000' }));
+    expect((await payment(id)).status).toBe('held');
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.expired', 'payment.held']);
+  });
+
+  it('after a payment link cancel: the link is paid', async () => {
+    const link = await api('POST', '/v1/payment_links', { amount: '12.00', currency: 'USD', description: 'Tea', customer_email: 'ann@buyer.example' });
+    const start = await api('POST', `/v1/checkout_sessions/${link.id}/start`, { email: 'ann@buyer.example' });
+    expect(start.deposit_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(await api('POST', `/v1/payment_links/${link.id}/cancel`)).toMatchObject({ status: 'expired' });
+    await deliver(deposit(start.deposit_address, { amount: '12.000000', payment_id: link.id }));
+    expect(await api('GET', `/v1/payment_links/${link.id}`)).toMatchObject({ status: 'paid' });
+    expect(await typesOf(t, link.id)).toEqual(['payment.started', 'payment.canceled', 'payment.paid']);
+  });
+});
+
+describe('notices that change nothing', () => {
+  it('the same notice twice: the second answers 200 duplicate', async () => {
+    const { id, address } = await started();
+    const notice = deposit(address);
+    const raw = JSON.stringify(notice);
+    expect((await postRaw(raw, header(raw))).body).toMatchObject({ outcome: 'applied' });
+    const before = await payment(id);
+    await t.jump(MINUTE);
+    const again = await postRaw(raw, header(raw));
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ received: true, outcome: 'duplicate', payment_id: id });
+    expect(await payment(id)).toEqual(before);
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.paid']);
+    expect((await noticeRows(String(notice.id))).map((row) => row.outcome)).toEqual(['applied', 'duplicate']);
+  });
+
+  it('a notice id seen before with a different body is still a duplicate', async () => {
+    const { id, address } = await started();
+    const notice = deposit(address);
+    await deliver(notice);
+    const changed = await deliver({ ...notice, amount: '1.000000', txid: txid() });
+    expect(changed.outcome).toBe('duplicate');
+    expect(await payment(id)).toMatchObject({ status: 'paid', value_coin: '40.000000', txid_in: notice.txid });
+  });
+
+  it('a paid payment stays paid when a second deposit arrives', async () => {
+    const { id, address } = await started();
+    const first = deposit(address);
+    await deliver(first);
+    const before = await payment(id);
+    for (const later of [
+      deposit(address),
+      deposit(address, { amount: '1.000000' }),
+      deposit(address, { forwarded_to: '0x4444444444444444444444444444444444444444' }),
+      deposit(address, { coin: 'polygon_matic' }),
+    ]) {
+      const answer = await deliver(later);
+      expect(answer.outcome).toBe('rejected');
+    }
+    expect(await payment(id)).toEqual(before);
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.paid']);
+  });
+
+  it('a held payment is not changed by a second deposit', async () => {
+    const { id, address } = await started();
+    await deliver(deposit(address, { amount: '10.000000' }));
+    const before = await payment(id);
+    expect((await deliver(deposit(address))).outcome).toBe('rejected');
+    expect(await payment(id)).toEqual(before);
+  });
+
+  it('a settlement for a held payment is rejected', async () => {
+    const { id, address } = await started();
+    await deliver(deposit(address, { amount: '10.000000' }));
+    const before = await payment(id);
+    const answer = await deliver(settlement(address));
+    expect(answer).toMatchObject({ outcome: 'rejected', payment_id: id });
+    expect(answer.reason).toEqual(expect.any(String));
+    expect(await payment(id)).toEqual(before);
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.held']);
+  });
+
+  it('a settlement for an open payment is rejected', async () => {
+    const { id, address } = await started();
+    expect((await deliver(settlement(address))).outcome).toBe('rejected');
+    expect(await payment(id)).toMatchObject({ status: 'open', txid_out: null, merchant_received: null });
+  });
+
+  it('an unknown deposit address is rejected and recorded', async () => {
+    const notice = deposit('0x5555555555555555555555555555555555555555');
+    const answer = await deliver(notice);
+    expect(answer).toMatchObject({ received: true, outcome: 'rejected', payment_id: null });
+    const [row] = await noticeRows(String(notice.id));
+    expect(row).toMatchObject({ outcome: 'rejected', kind: 'deposit.confirmed', body: JSON.stringify(notice) });
+  });
+
+  it('a payment_id that does not match the deposit address is rejected', async () => {
+    const a = await started();
+    const b = await started();
+    const answer = await deliver(deposit(a.address, { payment_id: b.id }));
+    expect(answer.outcome).toBe('rejected');
+    for (const id of [a.id, b.id]) {
+      expect((await payment(id)).status).toBe('open');
+      expect(await typesOf(t, id)).toEqual(['payment.started']);
+    }
+  });
+
+  it('a Test payment never has a deposit address, so no notice reaches it', async () => {
+    const session = await api('POST', '/v1/checkout_sessions', { amount: '40.00', currency: 'USD' }, test);
+    const start = await api('POST', `/v1/checkout_sessions/${session.id}/start`, { email: 'ann@buyer.example' }, test);
+    expect(start.deposit_address).toBeNull();
+  });
+
+  it('a Live key cannot simulate: 400 test_mode_only, and nothing changes', async () => {
+    const { id } = await started();
+    const refused = await t.request('POST', `/v1/payments/${id}/simulate`, { key: live, body: { outcome: 'paid' } });
+    expectError(refused, 400, 'test_mode_only');
+    expect((await payment(id)).status).toBe('open');
+    expect(await typesOf(t, id)).toEqual(['payment.started']);
+  });
+});
+
+describe('signed notices the service cannot read', () => {
+  it.each([
+    ['not JSON', () => 'not json', 'invalid_json'],
+    ['an unknown type', (address: string) => JSON.stringify({ ...deposit(address), type: 'deposit.pending' }), 'invalid_request'],
+    ['an amount that is not a decimal string', (address: string) => JSON.stringify(deposit(address, { amount: 40 })), 'invalid_request'],
+    ['no deposit address', (address: string) => JSON.stringify({ ...deposit(address), deposit_address: undefined }), 'invalid_request'],
+  ])('%s: 400, recorded as rejected, nothing changes', async (_name, body, code) => {
+    const { id, address } = await started();
+    const raw = body(address);
+    const count = async () => (await t.db.selectFrom('processor_notices').select('id').where('body', '=', raw).execute()).length;
+    const answer = await postRaw(raw, header(raw));
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.code).toBe(code);
+    expect(await count()).toBe(1);
+    expect((await payment(id)).status).toBe('open');
+    expect(await typesOf(t, id)).toEqual(['payment.started']);
+  });
+
+  it('a deposit missing its txid is rejected and recorded', async () => {
+    const { id, address } = await started();
+    const notice: Record<string, unknown> = { ...deposit(address), txid: undefined };
+    expect(await deliver(notice)).toMatchObject({ outcome: 'rejected', payment_id: id });
+    expect((await noticeRows(String(notice.id)))[0]).toMatchObject({ outcome: 'rejected', payment_id: id });
+    expect((await payment(id)).status).toBe('open');
+  });
+});
+
+describe('the signature (spec 6.4)', () => {
+  /** Sends `raw` with `signature`, expects 401 invalid_signature, and that the attempt was recorded and changed nothing. */
+  async function expectRefused(id: string, notice: Record<string, unknown>, raw: string, signature: string | null) {
+    const before = await payment(id);
+    const rowsBefore = (await noticeRows(String(notice.id))).length;
+    const answer = await postRaw(raw, signature);
+    expectError(answer, 401, 'invalid_signature');
+    expect(await payment(id)).toEqual(before);
+    expect(await typesOf(t, id)).toEqual(['payment.started']);
+    const rows = await noticeRows(String(notice.id));
+    expect(rows).toHaveLength(rowsBefore + 1);
+    expect(rows.at(-1)).toMatchObject({ outcome: 'rejected', payment_id: null, body: raw });
+    expect(rows.at(-1)?.reason).toEqual(expect.any(String));
+  }
+
+  const CASES: Array<[string, (raw: string) => string | null]> = [
+    ['no header', () => null],
+    ['an empty header', () => ''],
+    ['a header that is not t=…,v1=…', () => 'garbage'],
+    ['a header without t', (raw) => `v1=${hmacHex(TEST_PROCESSOR_SECRET, nowSeconds(), raw)}`],
+    ['a header without v1', () => `t=${nowSeconds()}`],
+    ['a v1 that is not 64 hex characters', (raw) => `t=${nowSeconds()},v1=${hmacHex(TEST_PROCESSOR_SECRET, nowSeconds(), raw).slice(0, 63)}`],
+    ['a v1 in uppercase hex', (raw) => `t=${nowSeconds()},v1=${hmacHex(TEST_PROCESSOR_SECRET, nowSeconds(), raw).toUpperCase()}`],
+    ['a non-numeric timestamp', (raw) => `t=now,v1=${hmacHex(TEST_PROCESSOR_SECRET, nowSeconds(), raw)}`],
+    ['the signature signed with another secret', (raw) => header(raw, nowSeconds(), 'not-the-processor-secret')],
+    ['a timestamp 301 seconds old', (raw) => header(raw, nowSeconds() - 301)],
+    ['a timestamp 301 seconds ahead', (raw) => header(raw, nowSeconds() + 301)],
+    ['a header signed for another timestamp', (raw) => `t=${nowSeconds()},v1=${hmacHex(TEST_PROCESSOR_SECRET, nowSeconds() - 1, raw)}`],
+    ['the HMAC of the body alone', (raw) => `t=${nowSeconds()},v1=${createHmac('sha256', TEST_PROCESSOR_SECRET).update(raw).digest('hex')}`],
+  ];
+
+  it.each(CASES)('%s: 401 invalid_signature, recorded, nothing changes', async (_name, sign) => {
+    const { id, address } = await started();
+    const notice = deposit(address);
+    const raw = JSON.stringify(notice);
+    await expectRefused(id, notice, raw, sign(raw));
+  });
+
+  it('a body altered after signing: 401, recorded, nothing changes', async () => {
+    const { id, address } = await started();
+    const notice = deposit(address, { amount: '1.000000' });
+    const signed = JSON.stringify(notice);
+    const altered = JSON.stringify({ ...notice, amount: '40.000000' });
+    await expectRefused(id, notice, altered, header(signed));
+  });
+
+  it('a refused notice does not block the same notice signed correctly afterwards', async () => {
+    const { id, address } = await started();
+    const notice = deposit(address);
+    const raw = JSON.stringify(notice);
+    await expectRefused(id, notice, raw, header(raw, nowSeconds(), 'wrong'));
+    expect((await postRaw(raw, header(raw))).body).toMatchObject({ outcome: 'applied', payment_id: id });
+    expect((await noticeRows(String(notice.id))).map((row) => row.outcome)).toEqual(['rejected', 'applied']);
+  });
+
+  it.each([300, -300])('a timestamp %i seconds from now is accepted', async (offset) => {
+    const { id, address } = await started();
+    const raw = JSON.stringify(deposit(address));
+    const answer = await postRaw(raw, header(raw, nowSeconds() - offset));
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.outcome).toBe('applied');
+    expect((await payment(id)).status).toBe('paid');
+  });
+
+  it('two v1 values of which one matches are accepted, whichever comes first', async () => {
+    for (const order of ['wrong first', 'right first']) {
+      const { id, address } = await started();
+      const raw = JSON.stringify(deposit(address));
+      const ts = nowSeconds();
+      const right = `v1=${hmacHex(TEST_PROCESSOR_SECRET, ts, raw)}`;
+      const wrong = `v1=${hmacHex('an-old-secret', ts, raw)}`;
+      const answer = await postRaw(raw, order === 'wrong first' ? `t=${ts},${wrong},${right}` : `t=${ts},${right},${wrong}`);
+      expect(answer.status, `${order}: ${JSON.stringify(answer.body)}`).toBe(200);
+      expect((await payment(id)).status).toBe('paid');
+    }
+  });
+
+  it('two v1 values of which none matches are refused', async () => {
+    const { id, address } = await started();
+    const notice = deposit(address);
+    const raw = JSON.stringify(notice);
+    const ts = nowSeconds();
+    await expectRefused(id, notice, raw, `t=${ts},v1=${hmacHex('one', ts, raw)},v1=${hmacHex('two', ts, raw)}`);
+  });
+
+  it('the signature covers the exact raw bytes: whitespace and non-ASCII text as sent', async () => {
+    const { id, address } = await started();
+    const notice = deposit(address, { id: `ntc_ünïcode_☕_${randomBytes(4).toString('hex')}` });
+    const raw = `${JSON.stringify(notice, null, 2)}\n`;
+    const answer = await postRaw(raw, header(raw));
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.outcome).toBe('applied');
+    expect((await payment(id)).status).toBe('paid');
+    const [row] = await noticeRows(String(notice.id));
+    expect(row?.body).toBe(raw);
+    // The same notice re-serialized compactly under the pretty body's signature is refused.
+    const other = await started();
+    const second = deposit(other.address, { id: `ntc_ünïcode_☕_${randomBytes(4).toString('hex')}` });
+    const pretty = JSON.stringify(second, null, 2);
+    await expectRefused(other.id, second, JSON.stringify(second), header(pretty));
+  });
+});
