@@ -82,7 +82,6 @@ export interface CustomersTable {
   store_accounts: JsonDefault<StoreAccount[]>;
   erased: Generated<boolean>;
   created_at: Timestamp;
-  last_order_at: Timestamp | null;
 }
 
 export interface OrderNumbersTable {

@@ -36,10 +36,25 @@ function rawInput(operation: Operation, request: FastifyRequest): Record<string,
   }
   const body = request.body;
   if (body !== undefined && !isJsonObject(body)) throw new ApiError('invalid_json', 'The body must be a JSON object.');
-  const fromHeaders = Object.fromEntries(Object.entries(operation.http.headers ?? {})
+  // A header-borne input (Idempotency-Key) comes from its header only; a body field of the
+  // same name is an unknown field, and ignored.
+  const headers = Object.entries(operation.http.headers ?? {});
+  const fromBody = Object.fromEntries(Object.entries(body ?? {}).filter(([name]) => !headers.some(([, field]) => field === name)));
+  const fromHeaders = Object.fromEntries(headers
     .filter(([header]) => request.headers[header.toLowerCase()] !== undefined)
     .map(([header, field]) => [field, request.headers[header.toLowerCase()]]));
-  return { ...body, ...fromHeaders, ...fromPath };
+  return { ...fromBody, ...fromHeaders, ...fromPath };
+}
+
+/** Validates an operation's input; an error in a header-borne field names the header. */
+function parseInput(operation: Operation, raw: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return parseOrThrow(operation.input, raw);
+  } catch (error) {
+    const header = Object.entries(operation.http.headers ?? {}).find(([, field]) => error instanceof ApiError && error.field === field)?.[0];
+    if (header && error instanceof ApiError) throw new ApiError(error.code, error.message, header);
+    throw error;
+  }
 }
 
 /** One route per registry operation: admit the caller, validate, run the verb. */
@@ -50,7 +65,7 @@ export function registerOperationRoutes(app: FastifyInstance, operations: readon
       url: restPath(operation),
       handler: async (request, reply) => {
         const principal = await gate.admit(request.headers.authorization, request.ip, operation);
-        const input = parseOrThrow(operation.input, rawInput(operation, request));
+        const input = parseInput(operation, rawInput(operation, request));
         const output = await operation.run({ ...appContext, principal }, input);
         if (output instanceof Answer) return reply.code(output.status).send(output.body);
         return reply.code(operation.http.status).send(output);

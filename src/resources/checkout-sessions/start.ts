@@ -73,7 +73,7 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
 
     // One statement: the customer, the order moved to them (rule 5), the payment's locked facts.
     const written = await trx
-      .with('customer', (qc) => upsertCustomer(qc, principal, details, now).returningAll())
+      .with('customer', (qc) => upsertCustomer(qc, principal, details, now, order.created_at).returningAll())
       .with('moved_order', (qc) => qc.updateTable('orders').set({
         customer_id: (eb) => eb.selectFrom('customer').select('id'),
         customer_name: details.name,

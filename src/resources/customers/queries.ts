@@ -13,12 +13,14 @@ function customers(db: Db, principal: Principal) {
     .select([
       sql<number>`(SELECT count(*)::int FROM orders o WHERE o.customer_id = c.id)`.as('orders_count'),
       sql<number>`(SELECT count(*)::int FROM orders o WHERE o.customer_id = c.id AND o.status = 'paid')`.as('paid_orders_count'),
+      // Paid payments in full, and what arrived on held ones (part-payments), per currency.
       sql<Record<string, number> | null>`(
         SELECT jsonb_object_agg(s.currency, s.total) FROM (
-          SELECT p.currency, sum(p.amount_minor) AS total
+          SELECT p.currency, sum(CASE WHEN p.status = 'paid' THEN p.amount_minor ELSE coalesce(p.received_minor, 0) END) AS total
           FROM payments p JOIN orders o ON o.id = p.order_id
-          WHERE o.customer_id = c.id AND p.status = 'paid'
+          WHERE o.customer_id = c.id AND p.status IN ('paid', 'held')
           GROUP BY p.currency) s)`.as('spent_minor'),
+      sql<Date | null>`(SELECT max(o.created_at) FROM orders o WHERE o.customer_id = c.id)`.as('last_order_at'),
     ])
     .where('c.business_id', '=', principal.businessId)
     .where('c.livemode', '=', principal.livemode);

@@ -18,8 +18,12 @@ export interface CustomerDetails {
  * out keep their earlier value. The statement, to run inside the creating statement or
  * transaction with the RETURNING the caller needs.
  */
-export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal, details: CustomerDetails, now: Date) {
+export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal, details: CustomerDetails, now: Date, orderCreatedAt: Date = now) {
   const json = (value: StoredAddress | null | undefined) => (value ? JSON.stringify(value) : null);
+  // Only the customer's latest order speaks for them (rule 3): details from an older order,
+  // started after a newer one was placed, do not replace the newer ones.
+  const latest = sql<boolean>`NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = customers.id AND o.created_at > ${orderCreatedAt})`;
+  const keep = <T>(column: string) => sql<T>`CASE WHEN ${latest} THEN COALESCE(${sql.ref(`excluded.${column}`)}, ${sql.ref(`customers.${column}`)}) ELSE ${sql.ref(`customers.${column}`)} END`;
   return qc
     .insertInto('customers')
     .values({
@@ -32,18 +36,16 @@ export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal,
       shipping_address: json(details.shipping_address),
       billing_address: json(details.billing_address),
       created_at: now,
-      last_order_at: now,
     })
     .onConflict((conflict) =>
       conflict
         .columns(['business_id', 'livemode', 'email'])
         .where('email', 'is not', null)
         .doUpdateSet({
-          name: sql`COALESCE(excluded.name, customers.name)`,
-          phone: sql`COALESCE(excluded.phone, customers.phone)`,
-          shipping_address: sql`COALESCE(excluded.shipping_address, customers.shipping_address)`,
-          billing_address: sql`COALESCE(excluded.billing_address, customers.billing_address)`,
-          last_order_at: sql`GREATEST(customers.last_order_at, excluded.last_order_at)`,
+          name: keep<string | null>('name'),
+          phone: keep<string | null>('phone'),
+          shipping_address: keep<string | null>('shipping_address'),
+          billing_address: keep<string | null>('billing_address'),
         }),
     );
 }

@@ -48,6 +48,7 @@ export const CustomerList = pageOf(CustomerOut);
 
 /** A customer row with the counts and spend computed from its orders and payments. */
 export type CustomerWithTotals = CustomerRow & {
+  last_order_at: Date | null;
   orders_count: number;
   paid_orders_count: number;
   spent_minor: Record<string, number> | null;

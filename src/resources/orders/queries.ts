@@ -44,11 +44,25 @@ export async function getOrder(db: Db, principal: Principal, id: string): Promis
   return parts;
 }
 
-export async function listOrderParts(db: Db, principal: Principal, input: ListOrdersInput): Promise<{ rows: OrderRow[]; parts: OrderParts[] }> {
+/**
+ * The order's status as deriveOrder reads it (paid over held over the latest attempt, an unpaid
+ * attempt past its time being expired), in SQL, so the list filter agrees with the objects even
+ * before the expiry sweep has written a change.
+ */
+function derivedStatus(now: Date) {
+  return sql<string>`(CASE
+    WHEN EXISTS (SELECT 1 FROM payments p WHERE p.order_id = orders.id AND p.status = 'paid') THEN 'paid'
+    WHEN EXISTS (SELECT 1 FROM payments p WHERE p.order_id = orders.id AND p.status = 'held') THEN 'held'
+    ELSE (SELECT CASE WHEN p.status IN ('open', 'pending') AND p.expires_at <= ${now} THEN 'expired' ELSE p.status END
+          FROM payments p WHERE p.order_id = orders.id ORDER BY p.created_at DESC, p.id DESC LIMIT 1)
+  END)`;
+}
+
+export async function listOrderParts(db: Db, principal: Principal, input: ListOrdersInput, now: Date): Promise<{ rows: OrderRow[]; parts: OrderParts[] }> {
   let query = orders(db, principal);
   if (input.customer_id !== undefined) query = query.where('customer_id', '=', input.customer_id);
   if (input.store_order_id !== undefined) query = query.where(sql<boolean>`store ->> 'order_id' = ${input.store_order_id}`);
-  if (input.status !== undefined) query = query.where('status', '=', input.status);
+  if (input.status !== undefined) query = query.where(derivedStatus(now), '=', input.status);
   const { from, before } = createdBounds(input);
   if (from) query = query.where('created_at', '>=', from);
   if (before) query = query.where('created_at', '<', before);
