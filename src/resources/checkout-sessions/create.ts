@@ -135,19 +135,14 @@ async function writeSession(ctx: OperationContext, body: SessionBody, claim: { k
     await linkStore(trx, body, row);
     return row;
   });
-  if (prepared.orderFields.store_order_key) {
-    const known = await ctx.db.selectFrom('orders').select('id').where('business_id', '=', principal.businessId)
-      .where('livemode', '=', principal.livemode).where('store_order_key', '=', prepared.orderFields.store_order_key).executeTakeFirst();
-    if (known) return inTransaction();
-  }
   try {
     const { customerId } = await insertPaymentWithOrder(ctx.db, principal, { ...prepared, order: prepared.orderFields, now, idempotency: claim });
     const row = { ...prepared.payment, customer_id: customerId };
     await linkStore(ctx.db, body, row);
     return row;
   } catch (error) {
-    // The key is taken (a replay, a concurrent twin, or a key past its 24 hours), or another
-    // session created this store order meanwhile: decide under the transaction's locks.
+    // The key is taken (a replay, a concurrent twin, or a key past its 24 hours), or the store
+    // order exists (a second try): decide under the transaction's locks.
     if (isUniqueViolation(error, 'idempotency_keys_pkey') || isUniqueViolation(error, 'orders_store_order')) return inTransaction();
     throw error;
   }
