@@ -82,6 +82,8 @@ export interface CustomersTable {
   store_accounts: JsonDefault<StoreAccount[]>;
   erased: Generated<boolean>;
   created_at: Timestamp;
+  /** Creation time of the order the saved details came from (rule 3: the latest order wins). */
+  details_at: Timestamp | null;
 }
 
 export interface OrderNumbersTable {

@@ -22,7 +22,7 @@ export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal,
   const json = (value: StoredAddress | null | undefined) => (value ? JSON.stringify(value) : null);
   // Only the customer's latest order speaks for them (rule 3): details from an older order,
   // started after a newer one was placed, do not replace the newer ones.
-  const latest = sql<boolean>`NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = customers.id AND o.created_at > ${orderCreatedAt})`;
+  const latest = sql<boolean>`(customers.details_at IS NULL OR excluded.details_at >= customers.details_at)`;
   const keep = <T>(column: string) => sql<T>`CASE WHEN ${latest} THEN COALESCE(${sql.ref(`excluded.${column}`)}, ${sql.ref(`customers.${column}`)}) ELSE ${sql.ref(`customers.${column}`)} END`;
   return qc
     .insertInto('customers')
@@ -36,6 +36,7 @@ export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal,
       shipping_address: json(details.shipping_address),
       billing_address: json(details.billing_address),
       created_at: now,
+      details_at: orderCreatedAt,
     })
     .onConflict((conflict) =>
       conflict
@@ -46,6 +47,7 @@ export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal,
           phone: keep<string | null>('phone'),
           shipping_address: keep<string | null>('shipping_address'),
           billing_address: keep<string | null>('billing_address'),
+          details_at: sql<Date>`GREATEST(customers.details_at, excluded.details_at)`,
         }),
     );
 }

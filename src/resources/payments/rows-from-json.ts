@@ -19,7 +19,7 @@ export function orderFromJson(json: Json): OrderRow {
 }
 
 export function customerFromJson(json: Json): CustomerRow {
-  return dates<CustomerRow>(json, ['created_at']);
+  return dates<CustomerRow>(json, ['created_at', 'details_at']);
 }
 
 /** Payments as JSON must carry their numeric columns as text (::text in the query). */
