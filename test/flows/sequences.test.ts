@@ -259,3 +259,34 @@ describe('event content', () => {
     expect([...PAYMENT_EVENT_TYPES].sort()).toEqual(['payment.canceled', 'payment.expired', 'payment.failed', 'payment.held', 'payment.paid', 'payment.started', 'payment.updated']);
   });
 });
+
+describe('checkout purchases', () => {
+  it('gives every buyer of a checkout their own payment and order, in the same state machine', async () => {
+    const checkout = await call(t, key, 'POST', '/v1/checkouts', { name: 'Bean subscription', amount: '18.00', currency: 'EUR', routing: { choice: 'fixed', provider: 'ramp' } });
+    const first = await call(t, key, 'POST', '/v1/checkout_sessions', { checkout_id: checkout.id });
+    const second = await call(t, key, 'POST', '/v1/checkout_sessions', { checkout_id: checkout.id, customer_email: 'cy@buyer.example' });
+    expect(first).toMatchObject({ amount: '18.00', currency: 'EUR', description: 'Bean subscription', routing: { choice: 'fixed', provider: 'ramp', fallback: true } });
+    expect(second.order_id).not.toBe(first.order_id);
+    const started = await call(t, key, 'POST', `/v1/checkout_sessions/${first.id}/start`, { email: 'di@buyer.example' });
+    expect(started.card_providers).toEqual([{ id: 'ramp', name: 'Ramp Network', recommended: true }]);
+    await simulate(first.id, 'paid');
+    const [, paid] = await eventsOf(t, first.id);
+    expect(paid?.data.payment).toMatchObject({ source: 'checkout', checkoutId: checkout.id, status: 'paid' });
+    expect(paid?.data.order).toMatchObject({ source: 'checkout', checkoutId: checkout.id, status: 'paid', total: '18.00', currency: 'EUR' });
+    expect((await call(t, key, 'GET', `/v1/payments/${second.id}`)).status).toBe('open');
+  });
+
+  it('refuses a price other than the checkout\'s, an unknown checkout and a deleted one', async () => {
+    const checkout = await call(t, key, 'POST', '/v1/checkouts', { name: 'Mug', amount: '9.00', currency: 'USD' });
+    const wrongPrice = await t.request('POST', '/v1/checkout_sessions', { key, body: { checkout_id: checkout.id, amount: '8.00' } });
+    expect(wrongPrice.body.error).toMatchObject({ code: 'invalid_amount', field: 'amount' });
+    const unknown = await t.request('POST', '/v1/checkout_sessions', { key, body: { checkout_id: 'chk_nope' } });
+    expect(unknown.body.error).toMatchObject({ code: 'invalid_checkout', field: 'checkout_id' });
+    await t.db.updateTable('checkouts').set({ active: false }).where('id', '=', checkout.id).execute();
+    const deleted = await t.request('POST', '/v1/checkout_sessions', { key, body: { checkout_id: checkout.id } });
+    expect(deleted.status).toBe(409);
+    expect(deleted.body.error.code).toBe('checkout_inactive');
+    const noAmount = await t.request('POST', '/v1/checkout_sessions', { key, body: { currency: 'USD' } });
+    expect(noAmount.body.error).toMatchObject({ code: 'invalid_amount', field: 'amount' });
+  });
+});

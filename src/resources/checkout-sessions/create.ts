@@ -3,7 +3,10 @@ import type { OperationContext } from '../../core/context.ts';
 import { newId } from '../../core/ids.ts';
 import { Answer } from '../../core/operation.ts';
 import { isUniqueViolation, type Db } from '../../db/database.ts';
-import type { OrderItem, PaymentRow, StoreInfo } from '../../db/schema.ts';
+import type { CheckoutRow, OrderItem, PaymentRow, StoreInfo } from '../../db/schema.ts';
+import { ApiError } from '../../core/errors.ts';
+import { formatAmount, type Currency } from '../../core/money.ts';
+import { findCheckout } from '../checkouts/queries.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { linkStoreAccount, upsertCustomer, type CustomerDetails } from '../customers/record.ts';
 import { summaryOf } from '../orders/derive.ts';
@@ -20,7 +23,9 @@ import { DEFAULT_ROUTING, toCheckoutSessionOut, type CheckoutSessionOut, type Cr
 
 export const SESSION_LIFETIME_MS = DAY;
 
-type SessionBody = Omit<CreateCheckoutSessionInput, 'idempotency_key'>;
+type SessionInput = Omit<CreateCheckoutSessionInput, 'idempotency_key'>;
+/** The request with its price settled (from the body, or from the checkout it sells). */
+type SessionBody = SessionInput & { amount: number; currency: Currency; checkout: CheckoutRow | null };
 
 const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
 
@@ -42,7 +47,8 @@ function orderFieldsOf(body: SessionBody, description: string): OrderFields {
       }
     : null;
   return {
-    source: 'api',
+    source: body.checkout ? 'checkout' : 'api',
+    checkout_id: body.checkout?.id ?? null,
     currency: body.currency,
     subtotal_minor: subtotal,
     discount_minor: discount,
@@ -72,15 +78,17 @@ interface Prepared {
 /** The rows a session writes, before deciding whether its store order exists already. */
 function prepareSession(principal: Principal, body: SessionBody, paymentId: string, now: Date): Prepared {
   const email = body.customer_email ?? body.customer?.email ?? null;
-  const description = body.description ?? (body.order && body.order.items.length > 0 ? summaryOf(body.order.items) : 'Payment');
+  const description = body.description ?? (body.order && body.order.items.length > 0 ? summaryOf(body.order.items) : body.checkout?.name ?? 'Payment');
   const orderFields = orderFieldsOf(body, description);
   const customer: CustomerDetails | null = email
     ? { email, name: body.customer?.name, phone: body.customer?.phone,
         shipping_address: body.order?.ship_to ?? body.shipping_address, billing_address: body.order?.bill_to ?? body.billing_address }
     : null;
+  const checkout = body.checkout;
   const payment = newPayment(principal, {
     id: paymentId,
-    source: 'api',
+    source: checkout ? 'checkout' : 'api',
+    checkout_id: checkout?.id ?? null,
     order_id: newId('ord'),
     amount_minor: body.amount,
     currency: body.currency,
@@ -88,9 +96,9 @@ function prepareSession(principal: Principal, body: SessionBody, paymentId: stri
     reference: body.reference ?? null,
     metadata: body.metadata,
     customer_email: email,
-    success_url: body.success_url ?? null,
-    collect: body.collect,
-    routing: body.routing ?? { ...DEFAULT_ROUTING },
+    success_url: body.success_url ?? checkout?.success_url ?? null,
+    collect: body.collect ?? checkout?.collect ?? null,
+    routing: body.routing ?? checkout?.routing ?? { ...DEFAULT_ROUTING },
     fee_bps: principal.business.fee_bps,
     expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
   }, now);
@@ -157,12 +165,30 @@ async function replay(db: Db, ctx: OperationContext, paymentId: string, now: Dat
  * Creates a checkout session (spec 4.5) for a store order or a plain amount. With an
  * Idempotency-Key, a repeat with the same body answers 200 with the same session (spec 4.6).
  */
+/** The price of the session: its own, or that of the checkout it sells (a fixed price). */
+async function settlePrice(ctx: OperationContext, input: SessionInput): Promise<SessionBody> {
+  if (input.checkout_id === undefined) {
+    return { ...input, amount: input.amount ?? 0, currency: input.currency ?? 'USD', checkout: null };
+  }
+  const checkout = await findCheckout(ctx.db, ctx.principal, input.checkout_id);
+  if (!checkout) throw new ApiError('invalid_checkout', `No checkout with id '${input.checkout_id}' exists in this mode.`, 'checkout_id');
+  if (!checkout.active) throw new ApiError('checkout_inactive', 'This checkout was deleted and takes no new buyers.', 'checkout_id');
+  if (input.amount !== undefined && input.amount !== checkout.amount_minor) {
+    throw new ApiError('invalid_amount', `A checkout has a fixed price: ${formatAmount(checkout.amount_minor)} ${checkout.currency}.`, 'amount');
+  }
+  if (input.currency !== undefined && input.currency !== checkout.currency) {
+    throw new ApiError('invalid_currency', `This checkout is priced in ${checkout.currency}.`, 'currency');
+  }
+  return { ...input, amount: checkout.amount_minor, currency: checkout.currency as Currency, checkout };
+}
+
 export async function createCheckoutSession(ctx: OperationContext, input: CreateCheckoutSessionInput): Promise<CheckoutSessionOut | Answer<CheckoutSessionOut>> {
   const { principal } = ctx;
   requireHttpsInLive(principal.livemode, input.success_url, 'success_url');
-  assertCanTakePayments(principal);
+  assertCanTakePayments(principal, input.checkout_id === undefined ? undefined : 'checkouts');
   const now = ctx.clock.now();
-  const { idempotency_key: key, ...body } = input;
-  const written = await writeSession(ctx, body, key === undefined ? null : { key, hash: requestHash(body) }, now);
+  const { idempotency_key: key, ...rest } = input;
+  const body = await settlePrice(ctx, rest);
+  const written = await writeSession(ctx, body, key === undefined ? null : { key, hash: requestHash(rest) }, now);
   return written instanceof Answer ? written : toCheckoutSessionOut(written, ctx.config.baseUrl, now);
 }

@@ -2,8 +2,8 @@ import type { OperationContext } from '../../core/context.ts';
 import { getPayment } from '../payments/queries.ts';
 import { toCheckoutSessionOut, type CheckoutSessionOut } from './schemas.ts';
 
-/** A checkout session is a payment the API created (source api). */
+/** A checkout session is a payment the API created: for an amount (source api) or a checkout's purchase (source checkout). */
 export async function retrieveCheckoutSession(ctx: OperationContext, input: { id: string }): Promise<CheckoutSessionOut> {
-  const row = await getPayment(ctx.db, ctx.principal, input.id, 'checkout session', ['api']);
+  const row = await getPayment(ctx.db, ctx.principal, input.id, 'checkout session', ['api', 'checkout']);
   return toCheckoutSessionOut(row, ctx.config.baseUrl, ctx.clock.now());
 }

@@ -32,8 +32,10 @@ const customerField = z.object({
   .describe('The buyer: email, name and phone.');
 
 export const CreateCheckoutSessionInput = z.object({
-  amount: amountField,
-  currency: currencyField,
+  amount: amountField.optional().describe('Decimal string from "1.00" to "100000.00"; required unless checkout_id is sent (then the checkout\'s price).'),
+  currency: currencyField.optional().describe('USD, EUR, GBP, CAD or AUD; required unless checkout_id is sent.'),
+  checkout_id: z.string(coded('invalid_checkout', 'checkout_id must be a checkout id (chk_…).')).optional()
+    .describe('Sell one of your checkouts: the session is that checkout\'s purchase (source checkout) at its price, routing and settings; each buyer gets their own payment and order.'),
   description: optionalText('description', 120, 'missing_description')
     .describe('What is being paid for, shown to the buyer; up to 120 characters. Default: the order summary.'),
   reference: optionalText('reference', 64, 'invalid_reference').describe('Your own id for this attempt; up to 64 characters.'),
@@ -49,6 +51,10 @@ export const CreateCheckoutSessionInput = z.object({
   order: OrderInput.nullish(),
   idempotency_key: idempotencyKeyField,
 }).superRefine((input, ctx) => {
+  if (input.checkout_id === undefined) {
+    if (input.amount === undefined) ctx.addIssue({ code: 'custom', path: ['amount'], message: coded('invalid_amount', 'amount is required: a decimal string such as "25.00".').error });
+    if (input.currency === undefined) ctx.addIssue({ code: 'custom', path: ['currency'], message: coded('invalid_currency', 'currency is required: USD, EUR, GBP, CAD or AUD.').error });
+  }
   const email = input.customer?.email;
   if (input.customer_email && email && input.customer_email !== email) {
     ctx.addIssue({ code: 'custom', path: ['customer', 'email'], message: coded('invalid_customer', 'customer.email and customer_email differ; send one.').error });

@@ -13,9 +13,13 @@ function checkouts(db: Db, principal: Principal) {
     .where('livemode', '=', principal.livemode);
 }
 
+export async function findCheckout(db: Db, principal: Principal, id: string): Promise<CheckoutRow | undefined> {
+  return checkouts(db, principal).where('id', '=', id).executeTakeFirst();
+}
+
 /** Any checkout of the caller's business and mode, deleted ones included (spec 4.2). */
 export async function getCheckout(db: Db, principal: Principal, id: string): Promise<CheckoutRow> {
-  const row = await checkouts(db, principal).where('id', '=', id).executeTakeFirst();
+  const row = await findCheckout(db, principal, id);
   if (!row) throw notFound('checkout', id);
   return row;
 }
