@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import type { OperationContext } from '../../core/context.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import type { Db } from '../../db/database.ts';
-import type { PaymentRow, StoredAddress } from '../../db/schema.ts';
+import type { Database, PaymentRow, StoredAddress } from '../../db/schema.ts';
 import { recordPaymentEvent } from '../../events/record.ts';
 import { linkStoreAccount, upsertCustomer } from '../customers/record.ts';
 import { deriveOrder } from '../orders/derive.ts';
@@ -15,7 +15,7 @@ import { DEFAULT_ROUTING, toCheckoutSessionOut, type StartCheckoutSessionInput, 
 
 type Json = Record<string, unknown>;
 
-/** The payment (locked), its order and the order's other payments, in one round trip. */
+/** The payment (locked), its order, the order's customer and other payments, in one round trip. */
 async function lockPayment(db: Db, ctx: OperationContext, id: string) {
   const { principal } = ctx;
   const row = await db
@@ -24,6 +24,7 @@ async function lockPayment(db: Db, ctx: OperationContext, id: string) {
     .selectAll('p')
     .select([
       sql<Json>`to_jsonb(o)`.as('order_json'),
+      sql<Json | null>`(SELECT to_jsonb(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
       sql<Json[]>`(SELECT coalesce(jsonb_agg(to_jsonb(s) || jsonb_build_object('value_coin', s.value_coin::text,
         'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
     ])
@@ -33,8 +34,13 @@ async function lockPayment(db: Db, ctx: OperationContext, id: string) {
     .forUpdate('p')
     .executeTakeFirst();
   if (!row) throw notFound('checkout session', id);
-  const { order_json, siblings_json, ...payment } = row;
-  return { payment: payment as PaymentRow, order: orderFromJson(order_json), siblings: siblings_json.map(paymentFromJson) };
+  const { order_json, customer_json, siblings_json, ...payment } = row;
+  return {
+    payment: payment as PaymentRow,
+    order: orderFromJson(order_json),
+    customer: customer_json === null ? null : customerFromJson(customer_json),
+    siblings: siblings_json.map(paymentFromJson),
+  };
 }
 
 /**
@@ -51,7 +57,7 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   const now = ctx.clock.now();
 
   const { row, customerId, country } = await ctx.db.transaction().execute(async (trx) => {
-    const { payment, order, siblings } = await lockPayment(trx, ctx, input.id);
+    const { payment, order, customer: orderCustomer, siblings } = await lockPayment(trx, ctx, input.id);
     if (readStatus(payment, now) !== 'open') throw cannotMove(payment, now, 'be started');
     const email = input.email ?? payment.customer_email;
     if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
@@ -71,37 +77,56 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     const started: PaymentRow = { ...payment, customer_email: email, started_at: payment.started_at ?? now, updated_at: now };
     const facts = deriveOrder([...siblings, started], now);
 
-    // One statement: the customer, the order moved to them (rule 5), the payment's locked facts.
-    const written = await trx
-      .with('customer', (qc) => upsertCustomer(qc, principal, details, now, order.created_at).returningAll())
-      .with('moved_order', (qc) => qc.updateTable('orders').set({
-        customer_id: (eb) => eb.selectFrom('customer').select('id'),
-        customer_name: details.name,
-        customer_phone: details.phone,
-        ship_to: details.shipping_address ? JSON.stringify(details.shipping_address) : null,
-        bill_to: details.billing_address ? JSON.stringify(details.billing_address) : null,
-        status: facts.status,
-        updated_at: now,
-      }).where('id', '=', order.id).returningAll())
-      .with('started', (qc) => qc.updateTable('payments').set({
-        status: MOVES.start.to,
-        customer_email: email,
-        started_at: started.started_at,
-        fee_bps: business.fee_bps,
-        payout_wallet: business.payout_wallet,
-        usd_value_minor: sql<number>`(SELECT round(payments.amount_minor * usd_per_unit)::bigint FROM fx_rates WHERE fx_rates.currency = payments.currency)`,
-        deposit_address: depositAddress,
-        updated_at: now,
-      }).where('id', '=', payment.id).where('status', 'in', [...MOVES.start.from]).returningAll())
-      .selectFrom(['started', 'moved_order', 'customer'])
-      .selectAll('started')
-      .select([sql<Json>`to_jsonb(moved_order)`.as('order_json'), sql<Json>`to_jsonb(customer)`.as('customer_json')])
-      .executeTakeFirst();
-    if (!written) throw cannotMove(payment, now, 'be started');
-    const { order_json, customer_json, ...startedRow } = written;
-    const newOrder = orderFromJson(order_json);
-    const customer = customerFromJson(customer_json);
-    if (newOrder.store_customer_id && newOrder.store) await linkStoreAccount(trx, newOrder.id, newOrder.store, newOrder.store_customer_id);
+    const locked = {
+      status: MOVES.start.to,
+      customer_email: email,
+      started_at: started.started_at,
+      fee_bps: business.fee_bps,
+      payout_wallet: business.payout_wallet,
+      usd_value_minor: sql<number>`(SELECT round(payments.amount_minor * usd_per_unit)::bigint FROM fx_rates WHERE fx_rates.currency = payments.currency)`,
+      deposit_address: depositAddress,
+      updated_at: now,
+    };
+    const startPayment = (qc: QueryCreator<Database>) =>
+      qc.updateTable('payments').set(locked).where('id', '=', payment.id).where('status', 'in', [...MOVES.start.from]).returningAll();
+
+    // The buyer the order already has, giving no new details, and no change of order status:
+    // only the payment changes. Otherwise one statement writes the customer, the order moved to
+    // them (rule 5) and the payment.
+    const sameBuyer = orderCustomer !== null && orderCustomer.email === email.toLowerCase()
+      && [input.name, input.phone, input.shipping_address, input.billing_address].every((given) => given == null);
+    let startedRow: PaymentRow;
+    let newOrder = order;
+    let customer = orderCustomer;
+    if (sameBuyer && facts.status === order.status) {
+      const updated = await startPayment(trx).executeTakeFirst();
+      if (!updated) throw cannotMove(payment, now, 'be started');
+      startedRow = updated;
+    } else {
+      const written = await trx
+        .with('customer', (qc) => upsertCustomer(qc, principal, details, now, order.created_at).returningAll())
+        .with('moved_order', (qc) => qc.updateTable('orders').set({
+          customer_id: (eb) => eb.selectFrom('customer').select('id'),
+          customer_name: details.name,
+          customer_phone: details.phone,
+          ship_to: details.shipping_address ? JSON.stringify(details.shipping_address) : null,
+          bill_to: details.billing_address ? JSON.stringify(details.billing_address) : null,
+          status: facts.status,
+          updated_at: now,
+        }).where('id', '=', order.id).returningAll())
+        .with('started', startPayment)
+        .selectFrom(['started', 'moved_order', 'customer'])
+        .selectAll('started')
+        .select([sql<Json>`to_jsonb(moved_order)`.as('order_json'), sql<Json>`to_jsonb(customer)`.as('customer_json')])
+        .executeTakeFirst();
+      if (!written) throw cannotMove(payment, now, 'be started');
+      const { order_json, customer_json, ...row } = written;
+      startedRow = row;
+      newOrder = orderFromJson(order_json);
+      customer = customerFromJson(customer_json);
+      if (newOrder.store_customer_id && newOrder.store) await linkStoreAccount(trx, newOrder.id, newOrder.store, newOrder.store_customer_id);
+    }
+    if (customer === null) throw new Error('A started payment has a customer.');
     const state = { payment: startedRow, order: newOrder, payments: [...siblings, startedRow], customer };
     await recordPaymentEvent(trx, { baseUrl: ctx.config.baseUrl, jobs: ctx.jobs, now }, 'payment.started', state);
     const buyerCountry = input.country ?? details.billing_address?.country ?? details.shipping_address?.country ?? null;
