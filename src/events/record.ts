@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { unixSeconds } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
 import type { Db } from '../db/database.ts';
-import type { CustomerRow, OrderRow, PaymentRow } from '../db/schema.ts';
+import type { Updateable } from 'kysely';
+import type { CustomerRow, OrderRow, PaymentRow, PaymentStatus, PaymentsTable } from '../db/schema.ts';
 import type { JobSender } from '../jobs/queues.ts';
 import { customerSnapshot, orderSnapshot, paymentSnapshot } from './snapshots.ts';
 import type { PaymentEventType } from './types.ts';
@@ -44,11 +45,30 @@ export function eventBody(id: string, type: string, state: PaymentState, deps: P
   });
 }
 
-/** Records a payment event and queues its deliveries; returns the event id. */
-export async function recordPaymentEvent(db: Db, deps: EventDeps, type: PaymentEventType, state: PaymentState): Promise<string> {
+/**
+ * A payment change to make in the same statement as its event, when the caller already knows
+ * the row it leaves (so the event could be written first): applied only while the payment is
+ * in one of `from`.
+ */
+export interface MoveWithEvent {
+  set: Updateable<PaymentsTable>;
+  from: readonly PaymentStatus[];
+}
+
+export class MoveNotApplied extends Error {}
+
+/**
+ * Records a payment event and queues its deliveries; returns the event id. With `move`, the
+ * payment's change goes in the same statement, and MoveNotApplied is thrown (roll the
+ * transaction back) when the payment was no longer in a state it applies to.
+ */
+export async function recordPaymentEvent(db: Db, deps: EventDeps, type: PaymentEventType, state: PaymentState, move?: MoveWithEvent): Promise<string> {
   const { payment } = state;
   const id = newId('evt');
-  const deliveries = await db
+  const result = await db
+    .with('moved', (qc) => move
+      ? qc.updateTable('payments').set(move.set).where('id', '=', payment.id).where('status', 'in', [...move.from]).returning('id')
+      : qc.selectFrom('payments').select('id').where('id', '=', payment.id))
     .with('event', (qc) => qc.insertInto('events').values({
       id,
       business_id: payment.business_id,
@@ -60,28 +80,34 @@ export async function recordPaymentEvent(db: Db, deps: EventDeps, type: PaymentE
       body: eventBody(id, type, state, deps),
       created_at: deps.now,
     }))
-    .insertInto('webhook_deliveries')
-    .columns(['id', 'event_id', 'endpoint_id', 'next_attempt_at', 'created_at'])
-    .expression((eb) => {
-      const subscribed = eb
-        .selectFrom('webhook_endpoints as we')
-        .select([
-          sql<string>`'dlv_' || replace(gen_random_uuid()::text, '-', '')`.as('id'),
-          sql<string>`${id}::text`.as('event_id'),
-          'we.id as endpoint_id',
-          sql<Date>`${deps.now}::timestamptz`.as('next_attempt_at'),
-          sql<Date>`${deps.now}::timestamptz`.as('created_at'),
-        ])
-        .where('we.business_id', '=', payment.business_id)
-        .where('we.livemode', '=', payment.livemode)
-        .where('we.deleted_at', 'is', null)
-        .where(sql<boolean>`${type}::text = ANY(we.events)`);
-      return LEGACY_TYPES.includes(type)
-        ? subscribed
-        : subscribed.where((w) => w.or([w('we.created_at', '>=', ALL_EVENTS_SINCE), w('we.events_edited_at', 'is not', null)]));
-    })
-    .returning('id')
-    .execute();
-  await deps.jobs.enqueueDeliveries(db, deliveries.map((row) => row.id));
+    .with('deliveries', (qc) => qc
+      .insertInto('webhook_deliveries')
+      .columns(['id', 'event_id', 'endpoint_id', 'next_attempt_at', 'created_at'])
+      .expression((eb) => {
+        const subscribed = eb
+          .selectFrom('webhook_endpoints as we')
+          .select([
+            sql<string>`'dlv_' || replace(gen_random_uuid()::text, '-', '')`.as('id'),
+            sql<string>`${id}::text`.as('event_id'),
+            'we.id as endpoint_id',
+            sql<Date>`${deps.now}::timestamptz`.as('next_attempt_at'),
+            sql<Date>`${deps.now}::timestamptz`.as('created_at'),
+          ])
+          .where('we.business_id', '=', payment.business_id)
+          .where('we.livemode', '=', payment.livemode)
+          .where('we.deleted_at', 'is', null)
+          .where(sql<boolean>`${type}::text = ANY(we.events)`);
+        return LEGACY_TYPES.includes(type)
+          ? subscribed
+          : subscribed.where((w) => w.or([w('we.created_at', '>=', ALL_EVENTS_SINCE), w('we.events_edited_at', 'is not', null)]));
+      })
+      .returning('id'))
+    .selectNoFrom([
+      sql<number>`(SELECT count(*) FROM moved)::int`.as('moved'),
+      sql<string[]>`coalesce((SELECT array_agg(id) FROM deliveries), '{}')`.as('delivery_ids'),
+    ])
+    .executeTakeFirstOrThrow();
+  if (result.moved === 0) throw new MoveNotApplied(`Payment ${payment.id} is no longer in a state this change applies to.`);
+  await deps.jobs.enqueueDeliveries(db, result.delivery_ids);
   return id;
 }
