@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
 import { formatAmount } from '../../core/money.ts';
-import { createdRange, listParams, pageOf } from '../../core/pagination.ts';
+import { pageOf } from '../../core/pagination.ts';
+import { ListPaymentsInput } from '../payments/schemas.ts';
 import { coded } from '../../core/validation.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { addressField } from '../shared/addresses.ts';
@@ -36,14 +37,9 @@ export type CreatePaymentLinkInput = z.output<typeof CreatePaymentLinkInput>;
 
 export const PaymentLinkIdInput = z.object({ id: idParam('pay') });
 
-export const ListPaymentLinksInput = z.object({
-  ...listParams,
-  status: z
-    .enum(PAYMENT_STATUSES, coded('invalid_filter', `status must be one of ${PAYMENT_STATUSES.join(', ')}.`))
-    .optional()
-    .describe('Only links in this status; canceled links count as expired.'),
-  reference: z.string(coded('invalid_filter', 'reference must be a string.')).optional().describe('Exact match on reference.'),
-  ...createdRange,
+// The payment-link list takes the payments list's parameters (spec 4.5).
+export const ListPaymentLinksInput = ListPaymentsInput.pick({
+  limit: true, starting_after: true, status: true, reference: true, created_gte: true, created_lte: true,
 });
 export type ListPaymentLinksInput = z.output<typeof ListPaymentLinksInput>;
 
