@@ -6,6 +6,7 @@ import { routingField } from '../checkouts/schemas.ts';
 import { OrderInput } from '../orders/input.ts';
 import type { PaymentWithCustomer } from '../payments/schemas.ts';
 import { PAYMENT_STATUSES, readStatus } from '../payments/status.ts';
+import { routingOut } from '../providers/routing.ts';
 import { addressField } from '../shared/addresses.ts';
 import {
   amountField, collectField, collectOut, currencyField, emailField, metadataField, optionalText, requiredText, urlField,
@@ -134,7 +135,7 @@ export function toCheckoutSessionOut(row: PaymentWithCustomer, baseUrl: string, 
     metadata: row.metadata,
     success_url: row.success_url,
     collect: row.collect,
-    routing: row.routing ?? { ...DEFAULT_ROUTING },
+    routing: routingOut(row.routing ?? DEFAULT_ROUTING),
     customer_email: row.customer_email,
     customer_id: row.customer_id,
     order_id: row.order_id ?? '',

@@ -5,6 +5,7 @@ import { listParams, pageOf } from '../../core/pagination.ts';
 import { coded } from '../../core/validation.ts';
 import type { CheckoutRow, Routing } from '../../db/schema.ts';
 import { CARD_PROVIDER_IDS, findProvider } from '../providers/catalogue.ts';
+import { routingOut } from '../providers/routing.ts';
 import { amountField, collectField, collectOut, currencyField, optionalText, requiredText, urlField } from '../shared/fields.ts';
 import { idParam } from '../shared/ids.ts';
 
@@ -113,7 +114,7 @@ export function toCheckoutOut(row: CheckoutRow, baseUrl: string): CheckoutOut {
     theme: row.theme,
     button_label: row.button_label,
     crypto: row.crypto,
-    routing: { choice: row.routing.choice, provider: row.routing.provider, fallback: row.routing.fallback },
+    routing: routingOut(row.routing),
     collect: row.collect,
     options: row.options,
     plans: row.plans as CheckoutOut['plans'],

@@ -44,3 +44,8 @@ export function offerProviders(routing: Routing, buyer: Buyer): OfferedProvider[
     }
   }
 }
+
+/** Routing in the documented key order (jsonb does not keep it). */
+export function routingOut(routing: Routing): Routing {
+  return { choice: routing.choice, provider: routing.provider, fallback: routing.fallback };
+}
