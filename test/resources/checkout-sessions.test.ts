@@ -721,7 +721,7 @@ describe('POST /v1/checkout_sessions/:id/start', () => {
       expectError(await start(key, live.id, { email: 'ann@buyer.example' }), 404, 'not_found');
     });
 
-    it('writes payment.started once per start, nothing at creation', async () => {
+    it('writes payment.started at the first start and when the buyer changes, nothing at creation or on a repeat', async () => {
       const { key } = await account(t);
       const session = await createSession(key, { customer_email: 'ann@buyer.example' });
       expect(await eventsOf(t, session.id)).toEqual([]);
@@ -732,7 +732,11 @@ describe('POST /v1/checkout_sessions/:id/start', () => {
       expect(events[0]?.data.customer).toMatchObject({ id: started.customer_id, email: 'ann@buyer.example' });
       t.clock.advance(MINUTE);
       await startOk(key, session.id);
-      expect((await eventsOf(t, session.id)).map((e) => e.type)).toEqual(['payment.started', 'payment.started']);
+      expect((await eventsOf(t, session.id)).map((e) => e.type)).toEqual(['payment.started']);
+      await startOk(key, session.id, { email: 'bea@buyer.example' });
+      const all = await eventsOf(t, session.id);
+      expect(all.map((e) => e.type)).toEqual(['payment.started', 'payment.started']);
+      expect(all[1]?.data.customer).toMatchObject({ email: 'bea@buyer.example' });
     });
 
     it('answers the account rules at start too (commerce paused)', async () => {

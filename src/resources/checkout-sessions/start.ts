@@ -2,23 +2,31 @@ import { sql } from 'kysely';
 import type { OperationContext } from '../../core/context.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import type { Db } from '../../db/database.ts';
-import type { PaymentRow, StoredAddress } from '../../db/schema.ts';
+import type { PaymentRow } from '../../db/schema.ts';
 import { MoveNotApplied, recordPaymentEvent } from '../../events/record.ts';
-import { convertMinor } from '../payments/usd-value.ts';
 import { linkStoreAccount, upsertCustomer } from '../customers/record.ts';
 import { deriveOrder } from '../orders/derive.ts';
 import { cannotMove, MOVES } from '../payments/machine.ts';
 import { customerFromJson, orderFromJson, paymentFromJson } from '../payments/rows-from-json.ts';
 import { readStatus } from '../payments/status.ts';
+import { convertMinor } from '../payments/usd-value.ts';
 import { offerProviders } from '../providers/routing.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';
 import { DEFAULT_ROUTING, toCheckoutSessionOut, type StartCheckoutSessionInput, type StartedCheckoutSessionOut } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
-/** The payment (locked), its order, the order's customer and other payments, in one round trip. */
-async function lockPayment(db: Db, ctx: OperationContext, id: string) {
+/**
+ * Locks the payment and its order (payment first, then order, as every move does), then reads
+ * them with the order's customer, its other payments and the exchange rate: read after the
+ * lock, so a start that waited sees what the other one wrote.
+ */
+async function lockAndRead(db: Db, ctx: OperationContext, id: string) {
   const { principal } = ctx;
+  const locked = await db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('p.id')
+    .where('p.id', '=', id).where('p.business_id', '=', principal.businessId).where('p.livemode', '=', principal.livemode)
+    .forUpdate(['p', 'o']).executeTakeFirst();
+  if (!locked) throw notFound('checkout session', id);
   const row = await db
     .selectFrom('payments as p')
     .innerJoin('orders as o', 'o.id', 'p.order_id')
@@ -31,11 +39,7 @@ async function lockPayment(db: Db, ctx: OperationContext, id: string) {
         'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
     ])
     .where('p.id', '=', id)
-    .where('p.business_id', '=', principal.businessId)
-    .where('p.livemode', '=', principal.livemode)
-    .forUpdate('p')
-    .executeTakeFirst();
-  if (!row) throw notFound('checkout session', id);
+    .executeTakeFirstOrThrow();
   const { order_json, customer_json, siblings_json, usd_per_unit, ...payment } = row;
   return {
     payment: payment as PaymentRow,
@@ -49,9 +53,10 @@ async function lockPayment(db: Db, ctx: OperationContext, id: string) {
 /**
  * The buyer gives an email and is given ways to pay (spec 3, "open -> open"): the customer is
  * found or created and the order moves to them (spec 2.3 rules 2, 4, 5); fee, USD value and
- * payout wallet are locked; a Live payment gets its deposit address; payment.started is written
- * with its deliveries. Works for any unpaid payment of the caller: sessions, links, purchases.
- * The writes go in one statement, so a start costs a handful of round trips.
+ * payout wallet are locked at the first start; a Live payment gets its deposit address;
+ * payment.started is written with its deliveries. Works for any unpaid payment of the caller:
+ * sessions, links, checkout purchases. Starting again with the same buyer and nothing new
+ * changes nothing and sends nothing.
  */
 export async function startCheckoutSession(ctx: OperationContext, input: StartCheckoutSessionInput): Promise<StartedCheckoutSessionOut> {
   const { principal } = ctx;
@@ -60,31 +65,31 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   const now = ctx.clock.now();
 
   const { row, customerId, country } = await ctx.db.transaction().execute(async (trx) => {
-    const { payment, order, customer: orderCustomer, siblings, usdPerUnit } = await lockPayment(trx, ctx, input.id);
+    const { payment, order, customer: orderCustomer, siblings, usdPerUnit } = await lockAndRead(trx, ctx, input.id);
     if (readStatus(payment, now) !== 'open') throw cannotMove(payment, now, 'be started');
-    const email = input.email ?? payment.customer_email;
+    const email = (input.email ?? payment.customer_email)?.toLowerCase();
     if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
 
-    // Details given now win; otherwise those the order kept while no email was known (rule 4).
-    const address = (given: StoredAddress | null | undefined, kept: StoredAddress | null) => given ?? kept;
-    const details = {
-      email,
-      name: input.name ?? order.customer_name,
-      phone: input.phone ?? order.customer_phone,
-      shipping_address: address(input.shipping_address, order.ship_to),
-      billing_address: address(input.billing_address, order.bill_to),
-    };
+    const givesDetails = [input.name, input.phone, input.shipping_address, input.billing_address].some((given) => given != null);
+    const sameBuyer = orderCustomer !== null && orderCustomer.email === email;
+    const country = input.country ?? input.billing_address?.country ?? order.bill_to?.country
+      ?? input.shipping_address?.country ?? order.ship_to?.country ?? null;
+    if (payment.started_at !== null && sameBuyer && !givesDetails) {
+      return { row: payment, customerId: orderCustomer.id, country };
+    }
+
+    // Fee, payout wallet, USD value and deposit address are locked once, at the first start.
     const depositAddress = payment.deposit_address ?? (principal.livemode
       ? ctx.deposits.address(Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(trx)).rows[0]?.index))
       : null);
-    // The payment as the start leaves it: fee, payout wallet and USD value locked.
+    const firstStart = payment.started_at === null;
     const locked = {
       status: MOVES.start.to,
       customer_email: email,
       started_at: payment.started_at ?? now,
-      fee_bps: business.fee_bps,
-      payout_wallet: business.payout_wallet,
-      usd_value_minor: convertMinor(payment.amount_minor, usdPerUnit),
+      fee_bps: firstStart ? business.fee_bps : payment.fee_bps,
+      payout_wallet: firstStart ? business.payout_wallet : payment.payout_wallet,
+      usd_value_minor: firstStart ? convertMinor(payment.amount_minor, usdPerUnit) : payment.usd_value_minor,
       deposit_address: depositAddress,
       updated_at: now,
     } satisfies Partial<PaymentRow>;
@@ -92,28 +97,36 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     const facts = deriveOrder([...siblings, started], now);
     const events = { baseUrl: ctx.config.baseUrl, jobs: ctx.jobs, now };
 
-    const buyerCountry = input.country ?? details.billing_address?.country ?? details.shipping_address?.country ?? null;
-
-    // The buyer the order already has, giving no new details, and no change of order status:
-    // everything the event shows is known, so the payment's move and its event go in one
-    // statement. Otherwise the buyer is written first (customer, order moved to them: rule 5).
-    const sameBuyer = orderCustomer !== null && orderCustomer.email === email.toLowerCase()
-      && [input.name, input.phone, input.shipping_address, input.billing_address].every((given) => given == null);
-    if (sameBuyer && facts.status === order.status) {
+    // The order's own buyer, giving nothing new, and no change of order status: everything
+    // the event shows is known, so the payment's move and its event go in one statement.
+    if (sameBuyer && !givesDetails && facts.status === order.status) {
       const state = { payment: started, order, payments: [...siblings, started], customer: orderCustomer };
       await recordPaymentEvent(trx, events, MOVES.start.event, state, { set: locked, from: MOVES.start.from }).catch((error: unknown) => {
         throw error instanceof MoveNotApplied ? cannotMove(payment, now, 'be started') : error;
       });
-      return { row: started, customerId: orderCustomer.id, country: buyerCountry };
+      return { row: started, customerId: orderCustomer.id, country };
     }
+
+    // Details given now win. Otherwise the order's own details (rule 4), unless the order is
+    // moving to another buyer (rule 5): that person's name and phone do not follow it.
+    const moving = orderCustomer !== null && !sameBuyer;
+    const details = {
+      email,
+      name: input.name ?? (moving ? null : order.customer_name),
+      phone: input.phone ?? (moving ? null : order.customer_phone),
+      shipping_address: input.shipping_address ?? (moving ? null : order.ship_to),
+      billing_address: input.billing_address ?? (moving ? null : order.bill_to),
+    };
+    const shipTo = input.shipping_address ?? order.ship_to;
+    const billTo = input.billing_address ?? order.bill_to;
     const written = await trx
       .with('customer', (qc) => upsertCustomer(qc, principal, details, now, order.created_at).returningAll())
       .with('moved_order', (qc) => qc.updateTable('orders').set({
         customer_id: (eb) => eb.selectFrom('customer').select('id'),
         customer_name: details.name,
         customer_phone: details.phone,
-        ship_to: details.shipping_address ? JSON.stringify(details.shipping_address) : null,
-        bill_to: details.billing_address ? JSON.stringify(details.billing_address) : null,
+        ship_to: shipTo ? JSON.stringify(shipTo) : null,
+        bill_to: billTo ? JSON.stringify(billTo) : null,
         status: facts.status,
         updated_at: now,
       }).where('id', '=', order.id).returningAll())
@@ -129,7 +142,7 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     const customer = customerFromJson(customer_json);
     if (movedOrder.store_customer_id && movedOrder.store) await linkStoreAccount(trx, movedOrder.id, movedOrder.store, movedOrder.store_customer_id);
     await recordPaymentEvent(trx, events, MOVES.start.event, { payment: startedRow, order: movedOrder, payments: [...siblings, startedRow], customer });
-    return { row: startedRow, customerId: customer.id, country: buyerCountry };
+    return { row: startedRow, customerId: customer.id, country };
   });
 
   const checkout = row.checkout_id

@@ -12,7 +12,8 @@ function customers(db: Db, principal: Principal) {
     .selectAll('c')
     .select([
       sql<number>`(SELECT count(*)::int FROM orders o WHERE o.customer_id = c.id)`.as('orders_count'),
-      sql<number>`(SELECT count(*)::int FROM orders o WHERE o.customer_id = c.id AND o.status = 'paid')`.as('paid_orders_count'),
+      sql<number>`(SELECT count(*)::int FROM orders o WHERE o.customer_id = c.id
+        AND EXISTS (SELECT 1 FROM payments p WHERE p.order_id = o.id AND p.status = 'paid'))`.as('paid_orders_count'),
       // Paid payments in full, and what arrived on held ones (part-payments), per currency.
       sql<Record<string, number> | null>`(
         SELECT jsonb_object_agg(s.currency, s.total) FROM (

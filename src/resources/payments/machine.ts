@@ -48,16 +48,21 @@ export interface MoveOptions {
   notDue?: boolean;
 }
 
+/**
+ * The order of a changed payment, locked, then its payments and customer as they are now: two
+ * moves on payments of one order take turns, so neither writes a status from a stale read.
+ * (Locks go payment first, then order, everywhere.)
+ */
 async function loadState(db: Db, payment: PaymentRow): Promise<{ order: OrderRow | null; payments: PaymentRow[]; customer: CustomerRow | null }> {
   if (payment.order_id === null) return { order: null, payments: [payment], customer: null };
-  const payments = await db.selectFrom('payments').selectAll().where('order_id', '=', payment.order_id).execute();
   const row = await db
     .selectFrom('orders as o')
-    .leftJoin('customers as c', 'c.id', 'o.customer_id')
     .selectAll('o')
-    .select(sql<Record<string, unknown> | null>`CASE WHEN c.id IS NULL THEN NULL ELSE to_jsonb(c) END`.as('customer_json'))
+    .select(sql<Record<string, unknown> | null>`(SELECT to_jsonb(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'))
     .where('o.id', '=', payment.order_id)
+    .forUpdate('o')
     .executeTakeFirstOrThrow();
+  const payments = await db.selectFrom('payments').selectAll().where('order_id', '=', payment.order_id).execute();
   const { customer_json, ...order } = row;
   return { order, payments, customer: customer_json === null ? null : customerFromJson(customer_json) };
 }
@@ -109,8 +114,9 @@ export async function applyMove(db: Db, deps: MachineDeps, paymentId: string, mo
     .set({ ...options.set, status: to, updated_at: now })
     .where('id', '=', paymentId)
     .where('status', 'in', [...from]);
-  // An accepted hold keeps merchant_received null and gets no payment.updated (spec 3).
-  if (move === 'settle') update = update.where('hold_reason', 'is', null);
+  // An accepted hold keeps merchant_received null and gets no payment.updated (spec 3); a
+  // payment settles once.
+  if (move === 'settle') update = update.where('hold_reason', 'is', null).where('txid_out', 'is', null);
   if (options.where) update = update.where(options.where);
   const row = await update.returningAll().executeTakeFirst();
   if (!row) return null;
