@@ -293,7 +293,10 @@ export interface ProcessorNoticesTable {
   payment_id: string | null;
   outcome: 'applied' | 'duplicate' | 'rejected';
   reason: string | null;
-  body: string;
+  /** The notice as received; null for one refused before its signature was verified. */
+  body: string | null;
+  body_sha256: string | null;
+  body_length: number | null;
   received_at: Timestamp;
 }
 

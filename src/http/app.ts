@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { Authenticator } from '../auth/authenticate.ts';
 import { Gate } from '../auth/gate.ts';
 import type { AppContext } from '../core/context.ts';
@@ -12,6 +12,14 @@ import { registerWellKnown, WELL_KNOWN_PATHS } from './well-known.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
+// What a log line may carry: the path without its query (which can hold an email), never a
+// header, and of an error its class, code and message, never a database error's detail, which
+// quotes the data it choked on.
+const logSerializers = {
+  req: (request: FastifyRequest) => ({ method: request.method, path: request.url.split('?')[0], ip: request.ip }),
+  err: (error: FastifyError) => ({ type: error.name, code: error.code, message: error.message, stack: error.stack ?? '' }),
+};
+
 /** The HTTP application, without a port: main.ts listens, tests inject or listen on port 0. */
 export async function buildApp(context: AppContext, operations: readonly Operation[]): Promise<FastifyInstance> {
   const app = Fastify({
@@ -20,9 +28,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     forceCloseConnections: 'idle',
     // Errors raised before routing (a malformed or overlong URL) get the API's error shape too.
     frameworkErrors: (error, request, reply) => sendError(request, reply, asApiError(error), context.config.baseUrl),
-    logger: context.config.logLevel === 'silent'
-      ? false
-      : { level: context.config.logLevel, redact: ['req.headers.authorization'] },
+    logger: context.config.logLevel === 'silent' ? false : { level: context.config.logLevel, serializers: logSerializers },
   });
 
   // Every response, errors included: never cached, never shared with a browser origin.

@@ -12,14 +12,25 @@ export function registerJsonBody(app: FastifyInstance): void {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     if (NUL_ESCAPE.test(text)) return done(new ApiError('invalid_json', 'The body must not contain the NUL character (\\u0000).'), undefined);
+    let parsed: unknown;
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+      parsed = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
     } catch {
-      done(new ApiError('invalid_json', 'The body is not valid JSON.'), undefined);
+      return done(new ApiError('invalid_json', 'The body is not valid JSON.'), undefined);
     }
+    if (!wellFormed(parsed)) return done(new ApiError('invalid_json', 'The body has text that is not valid Unicode (a lone surrogate such as \\ud800).'), undefined);
+    done(null, parsed);
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
   app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parse);
+}
+
+/** Every string (and key) is well-formed UTF-16: a lone surrogate has no UTF-8 form to store. */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed();
+  if (Array.isArray(value)) return value.every(wellFormed);
+  if (typeof value === 'object' && value !== null) return Object.entries(value).every(([key, item]) => key.isWellFormed() && wellFormed(item));
+  return true;
 }
 
 export function isJsonObject(value: unknown): value is Record<string, unknown> {

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../core/context.ts';
 import { ApiError } from '../core/errors.ts';
@@ -36,18 +38,25 @@ export type NoticeOutcome = { outcome: 'applied' | 'duplicate' | 'rejected'; rea
 
 type Deps = Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs' | 'processorSecret'>;
 
-async function record(db: Db, now: Date, body: string, notice: Partial<ProcessorNotice>, result: NoticeOutcome): Promise<NoticeOutcome> {
+/**
+ * Records a notice. Only a verified one keeps its body; a refused one keeps a digest and its
+ * length, so what anyone may post costs the database a small row.
+ */
+async function record(db: Db, now: Date, raw: string, verified: boolean, notice: Partial<ProcessorNotice>, result: NoticeOutcome): Promise<NoticeOutcome> {
   await db.insertInto('processor_notices').values({
-    notice_id: notice.id ?? null, kind: notice.type ?? null, payment_id: result.paymentId,
-    outcome: result.outcome, reason: result.reason, body, received_at: now,
+    notice_id: verified ? notice.id ?? null : null, kind: verified ? notice.type ?? null : null, payment_id: result.paymentId,
+    outcome: result.outcome, reason: result.reason, received_at: now,
+    body: verified && !raw.includes('\u0000') ? raw : null,
+    body_sha256: createHash('sha256').update(raw).digest('hex'),
+    body_length: Buffer.byteLength(raw),
   }).execute();
   return result;
 }
 
 async function apply(trx: Db, deps: Deps, notice: ProcessorNotice): Promise<NoticeOutcome> {
   const rejected = (reason: string, paymentId: string | null = null): NoticeOutcome => ({ outcome: 'rejected', reason, paymentId });
-  const payment = await trx.selectFrom('payments').selectAll().where('deposit_address', '=', notice.deposit_address)
-    .where('livemode', '=', true).forUpdate().executeTakeFirst();
+  const payment = await trx.selectFrom('payments').selectAll().where(sql`lower(deposit_address)`, '=', notice.deposit_address.toLowerCase())
+    .where('deposit_address', 'is not', null).where('livemode', '=', true).forUpdate().executeTakeFirst();
   if (!payment) return rejected('No Live payment has this deposit address.');
   if (notice.payment_id && notice.payment_id !== payment.id) return rejected(`The deposit address belongs to ${payment.id}, not ${notice.payment_id}.`, payment.id);
 
@@ -82,26 +91,25 @@ export async function receiveProcessorNotice(deps: Deps, rawBody: string, signat
   } catch {
     parsed = undefined;
   }
-  const partial = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Partial<ProcessorNotice>;
   if (!verification.ok) {
-    await record(deps.db, now, rawBody, { id: typeof partial.id === 'string' ? partial.id : undefined }, { outcome: 'rejected', reason: verification.reason, paymentId: null });
+    await record(deps.db, now, rawBody, false, {}, { outcome: 'rejected', reason: verification.reason, paymentId: null });
     throw new ApiError('invalid_signature', `The notice is not signed correctly: ${verification.reason}.`);
   }
-  if (parsed === undefined) {
-    await record(deps.db, now, rawBody, {}, { outcome: 'rejected', reason: 'body is not JSON', paymentId: null });
+  if (parsed === undefined || /\\u0000/i.test(rawBody)) {
+    await record(deps.db, now, rawBody, true, {}, { outcome: 'rejected', reason: 'body is not JSON without NUL characters', paymentId: null });
     throw new ApiError('invalid_json', 'The notice is not valid JSON.');
   }
   let notice: ProcessorNotice;
   try {
     notice = parseOrThrow(ProcessorNotice, parsed);
   } catch (error) {
-    await record(deps.db, now, rawBody, {}, { outcome: 'rejected', reason: error instanceof Error ? error.message : 'invalid notice', paymentId: null });
+    await record(deps.db, now, rawBody, true, {}, { outcome: 'rejected', reason: error instanceof Error ? error.message : 'invalid notice', paymentId: null });
     throw error;
   }
   return deps.db.transaction().execute(async (trx) => {
     const seen = await trx.selectFrom('processor_notices').select('payment_id')
       .where('notice_id', '=', notice.id).where('outcome', '=', 'applied').executeTakeFirst();
-    if (seen) return record(trx, now, rawBody, notice, { outcome: 'duplicate', reason: 'This notice was already applied.', paymentId: seen.payment_id });
-    return record(trx, now, rawBody, notice, await apply(trx, deps, notice));
+    if (seen) return record(trx, now, rawBody, true, notice, { outcome: 'duplicate', reason: 'This notice was already applied.', paymentId: seen.payment_id });
+    return record(trx, now, rawBody, true, notice, await apply(trx, deps, notice));
   });
 }

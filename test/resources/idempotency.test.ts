@@ -103,7 +103,7 @@ describe('same key', () => {
   });
 
   it.each<[string, Record<string, unknown>]>([
-    ['the amount', { amount: '41.00' }],
+    ['the amount (with the order\'s shipping)', { amount: '41.00', order: { ...ORDER, shipping: '1.00', total: '41.00' } }],
     ['the reference', { reference: 'cart-2' }],
     ['a metadata value', { metadata: { ...BODY.metadata, cart: 'c-2' } }],
     ['one metadata key more', { metadata: { ...BODY.metadata, extra: true } }],

@@ -10,7 +10,7 @@ import { findCheckout } from '../checkouts/queries.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { linkStoreAccount, upsertCustomer, type CustomerDetails } from '../customers/record.ts';
 import { summaryOf } from '../orders/derive.ts';
-import { storeOrderKey } from '../orders/input.ts';
+import { orderTotal, storeOrderKey } from '../orders/input.ts';
 import type { OrderFields } from '../orders/insert.ts';
 import { insertPaymentWithOrder } from '../payments/create-with-order.ts';
 import { newPayment, paymentValues } from '../payments/insert.ts';
@@ -107,10 +107,14 @@ function prepareSession(principal: Principal, body: SessionBody, paymentId: stri
 
 /** A second try at a store order an earlier session made: the latest session's details replace the order's. */
 async function attachToStoreOrder(db: Db, principal: Principal, prepared: Prepared, now: Date): Promise<PaymentWithCustomer | null> {
-  const existing = await db.selectFrom('orders').select(['id', 'customer_id'])
+  const existing = await db.selectFrom('orders').select(['id', 'customer_id', 'currency'])
     .where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode)
     .where('store_order_key', '=', prepared.orderFields.store_order_key ?? '').forUpdate().executeTakeFirst();
   if (!existing) return null;
+  // Every amount on an order is in its currency (spec 2.7), what was paid on it included.
+  if (existing.currency !== prepared.orderFields.currency) {
+    throw new ApiError('invalid_currency', `This store order is in ${existing.currency}; a further session for it must be too.`, 'currency');
+  }
   const customerId = prepared.customer
     ? (await upsertCustomer(db, principal, prepared.customer, now).returning('id').executeTakeFirstOrThrow()).id
     : existing.customer_id;
@@ -143,11 +147,11 @@ async function writeSession(ctx: OperationContext, body: SessionBody, claim: { k
     await linkStore(trx, body, row);
     return row;
   });
+  // Linking the store's customer id is a second write: that session goes in a transaction.
+  if (body.order?.customer_id) return inTransaction();
   try {
     const { customerId } = await insertPaymentWithOrder(ctx.db, principal, { ...prepared, order: prepared.orderFields, now, idempotency: claim });
-    const row = { ...prepared.payment, customer_id: customerId };
-    await linkStore(ctx.db, body, row);
-    return row;
+    return { ...prepared.payment, customer_id: customerId };
   } catch (error) {
     // The key is taken (a replay, a concurrent twin, or a key past its 24 hours), or the store
     // order exists (a second try): decide under the transaction's locks.
@@ -168,7 +172,7 @@ async function replay(db: Db, ctx: OperationContext, paymentId: string, now: Dat
 /** The price of the session: its own, or that of the checkout it sells (a fixed price). */
 async function settlePrice(ctx: OperationContext, input: SessionInput): Promise<SessionBody> {
   if (input.checkout_id === undefined) {
-    return { ...input, amount: input.amount ?? 0, currency: input.currency ?? 'USD', checkout: null };
+    return { ...input, amount: input.amount ?? (input.order ? orderTotal(input.order) : null) ?? 0, currency: input.currency ?? 'USD', checkout: null };
   }
   const checkout = await findCheckout(ctx.db, ctx.principal, input.checkout_id);
   if (!checkout) throw new ApiError('invalid_checkout', `No checkout with id '${input.checkout_id}' exists in this mode.`, 'checkout_id');

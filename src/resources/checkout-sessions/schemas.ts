@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
-import { formatAmount } from '../../core/money.ts';
+import { formatAmount, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR } from '../../core/money.ts';
 import { coded } from '../../core/validation.ts';
 import { routingField } from '../checkouts/schemas.ts';
-import { OrderInput } from '../orders/input.ts';
+import { OrderInput, orderTotal } from '../orders/input.ts';
 import type { PaymentWithCustomer } from '../payments/schemas.ts';
 import { PAYMENT_STATUSES, readStatus } from '../payments/status.ts';
 import { routingOut } from '../providers/routing.ts';
@@ -52,9 +52,19 @@ export const CreateCheckoutSessionInput = z.object({
   order: OrderInput.nullish(),
   idempotency_key: idempotencyKeyField,
 }).superRefine((input, ctx) => {
+  const issue = (path: string, code: 'invalid_amount' | 'invalid_currency', message: string) =>
+    ctx.addIssue({ code: 'custom', path: [path], message: coded(code, message).error });
+  // What the session asks is what the order costs: the hold check compares what arrives with it.
+  const total = input.order ? orderTotal(input.order) : null;
   if (input.checkout_id === undefined) {
-    if (input.amount === undefined) ctx.addIssue({ code: 'custom', path: ['amount'], message: coded('invalid_amount', 'amount is required: a decimal string such as "25.00".').error });
-    if (input.currency === undefined) ctx.addIssue({ code: 'custom', path: ['currency'], message: coded('invalid_currency', 'currency is required: USD, EUR, GBP, CAD or AUD.').error });
+    if (input.amount === undefined && total === null) issue('amount', 'invalid_amount', 'amount is required: a decimal string such as "25.00".');
+    if (input.currency === undefined) issue('currency', 'invalid_currency', 'currency is required: USD, EUR, GBP, CAD or AUD.');
+  }
+  if (input.amount === undefined && total !== null && (total < MIN_AMOUNT_MINOR || total > MAX_AMOUNT_MINOR)) {
+    issue('amount', 'invalid_amount', 'The order total must be from 1.00 to 100000.00 to be paid in one session.');
+  }
+  if (input.amount !== undefined && total !== null && input.amount !== total) {
+    issue('amount', 'invalid_amount', `amount must equal the order's total, ${formatAmount(total)}.`);
   }
   const email = input.customer?.email;
   if (input.customer_email && email && input.customer_email !== email) {

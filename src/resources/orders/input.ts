@@ -88,3 +88,11 @@ export type OrderInput = z.output<typeof OrderInput>;
 export function storeOrderKey(order: Pick<OrderInput, 'id' | 'store'>): string {
   return JSON.stringify([order.store?.platform ?? null, order.store?.id ?? null, order.id]);
 }
+
+/** The order's total as sent or as its lines and charges add up; null when it says nothing of money. */
+export function orderTotal(order: OrderInput): number | null {
+  if (order.total != null) return order.total;
+  const subtotal = order.subtotal ?? (order.items.length > 0 ? order.items.reduce((sum, item) => sum + item.amount, 0) : null);
+  if (subtotal === null) return null;
+  return subtotal - (order.discount ?? 0) + (order.shipping ?? 0) + (order.tax ?? 0);
+}

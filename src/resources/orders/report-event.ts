@@ -1,6 +1,7 @@
 import { actorOf } from '../../audit/activity.ts';
 import type { OperationContext } from '../../core/context.ts';
-import { ApiError } from '../../core/errors.ts';
+import { sql } from 'kysely';
+import { ApiError, notFound } from '../../core/errors.ts';
 import { formatAmount } from '../../core/money.ts';
 import { assertWritable } from '../shared/business-rules.ts';
 import { deriveOrder } from './derive.ts';
@@ -16,25 +17,32 @@ export async function reportOrderEvent(ctx: OperationContext, input: ReportOrder
   const { principal } = ctx;
   assertWritable(principal);
   const now = ctx.clock.now();
-  const parts = await getOrder(ctx.db, principal, input.id);
-  const paid = deriveOrder(parts.payments, now).amountPaidMinor;
-  if (input.type === 'refunded') {
-    const refunded = parts.timeline.filter((entry) => entry.type === 'refunded').reduce((sum, entry) => sum + (entry.amount_minor ?? 0), 0);
-    const amount = input.amount ?? paid - refunded;
-    if (amount <= 0 || refunded + amount > paid) {
-      throw new ApiError('invalid_amount', `Refunds cannot exceed what was paid: ${formatAmount(paid)} ${parts.order.currency}, ` +
-        `of which ${formatAmount(refunded)} is already refunded.`, 'amount');
-    }
-    input = { ...input, amount };
-  } else if (input.amount !== undefined) {
+  if (input.type !== 'refunded' && input.amount !== undefined) {
     throw new ApiError('invalid_amount', 'amount goes only with type "refunded".', 'amount');
   }
+  // The order is locked while refunds are checked against what was paid, so two refunds at once
+  // cannot both fit in the same money.
   await ctx.db.transaction().execute(async (trx) => {
+    const order = await trx.selectFrom('orders').select(['id', 'currency']).where('id', '=', input.id)
+      .where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode).forUpdate().executeTakeFirst();
+    if (!order) throw notFound('order', input.id);
+    let amount: number | null = null;
+    if (input.type === 'refunded') {
+      const payments = await trx.selectFrom('payments').selectAll().where('order_id', '=', order.id).execute();
+      const paid = deriveOrder(payments, now).amountPaidMinor;
+      const previous = await trx.selectFrom('order_timeline').select(sql<number>`coalesce(sum(amount_minor), 0)::bigint`.as('total'))
+        .where('order_id', '=', order.id).where('type', '=', 'refunded').executeTakeFirstOrThrow();
+      const refunded = Number(previous.total);
+      amount = input.amount ?? paid - refunded;
+      if (amount <= 0 || refunded + amount > paid) {
+        throw new ApiError('invalid_amount', `Refunds cannot exceed what was paid: ${formatAmount(paid)} ${order.currency}, ` +
+          `of which ${formatAmount(refunded)} is already refunded.`, 'amount');
+      }
+    }
     await trx.insertInto('order_timeline').values({
-      order_id: parts.order.id, type: input.type, amount_minor: input.amount ?? null, reason: input.reason ?? null,
-      actor: actorOf(principal), created_at: now,
+      order_id: order.id, type: input.type, amount_minor: amount, reason: input.reason ?? null, actor: actorOf(principal), created_at: now,
     }).execute();
-    await trx.updateTable('orders').set({ updated_at: now }).where('id', '=', parts.order.id).execute();
+    await trx.updateTable('orders').set({ updated_at: now }).where('id', '=', order.id).execute();
   });
   return toOrderOut(await getOrder(ctx.db, principal, input.id), now);
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { formatAmount } from '../../core/money.ts';
@@ -55,7 +56,7 @@ function judge(payment: PaymentRow, arrival: Arrival, txidUsedElsewhere: boolean
     && arrival.forwardedTo.toLowerCase() !== payment.payout_wallet.toLowerCase()) {
     return hold(`The money was forwarded to ${arrival.forwardedTo}, which is not the merchant's payout wallet.`, false, received);
   }
-  if (!(arrival.coin in DOLLAR_COINS)) {
+  if (!Object.hasOwn(DOLLAR_COINS, arrival.coin)) {
     return hold(`${arrival.valueCoin} ${arrival.coin} arrived, which is not a dollar coin.`, true, 0);
   }
   if (valueMicros * 100n < usdMicros * HOLD_THRESHOLD_PERCENT) {
@@ -72,6 +73,8 @@ function judge(payment: PaymentRow, arrival: Arrival, txidUsedElsewhere: boolean
  */
 export async function applyArrival(db: Db, deps: MachineDeps, payment: PaymentRow, arrival: Arrival): Promise<ArrivalOutcome> {
   if (payment.usd_value_minor === null) return { move: 'none', reason: 'The payment was never started, so no money can be due to it.' };
+  // Arrivals naming one transaction take turns, so it pays one payment at most.
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`txid:${arrival.txidIn}`}, 0))`.execute(db);
   const used = await db.selectFrom('payments').select('id').where('txid_in', '=', arrival.txidIn).where('id', '<>', payment.id).executeTakeFirst();
   const verdict = judge(payment, arrival, used !== undefined);
   const provider = arrival.provider ?? null;
@@ -87,7 +90,7 @@ export async function applyArrival(db: Db, deps: MachineDeps, payment: PaymentRo
       merchant_received: verdict.move === 'pay' ? arrival.merchantReceived ?? null : null,
       method: provider ? 'card' : 'crypto',
       provider: provider?.id ?? null,
-      provider_name: provider?.name ?? DOLLAR_COINS[arrival.coin] ?? arrival.coin,
+      provider_name: provider?.name ?? (Object.hasOwn(DOLLAR_COINS, arrival.coin) ? DOLLAR_COINS[arrival.coin] : null) ?? arrival.coin,
       hold_reason: verdict.holdReason,
       hold_acceptable: verdict.holdAcceptable,
       received_minor: verdict.receivedMinor,
