@@ -3,6 +3,7 @@ import { loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { operations } from './operations.ts';
 import { expireDuePayments } from './resources/payments/expire.ts';
+import { forgetExpired } from './jobs/retention.ts';
 import { openRuntime } from './runtime.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
@@ -20,7 +21,7 @@ const runtime = await openRuntime(config);
 const { context } = runtime;
 
 if (role !== 'api') {
-  await runtime.jobs.work({ expirePayments: () => expireDuePayments(context) });
+  await runtime.jobs.work({ expirePayments: () => expireDuePayments(context), forgetExpired: () => forgetExpired(context) });
 }
 
 const app = role === 'worker' ? undefined : await buildApp(context, operations);

@@ -6,6 +6,8 @@ export const BOSS_SCHEMA = 'pgboss';
 export interface JobWorkers {
   /** Expires due payments; returns how many. */
   expirePayments(): Promise<number>;
+  /** Deletes what is kept only for a while; returns how many rows. */
+  forgetExpired(): Promise<number>;
 }
 
 export interface Jobs {
@@ -31,6 +33,7 @@ async function createQueues(boss: PgBoss): Promise<void> {
   // attempt its own job; pg-boss retries only a worker that crashed mid-attempt.
   if (!existing.has(QUEUES.delivery)) await boss.createQueue(QUEUES.delivery, { retryLimit: 2, retryDelay: 30, expireInSeconds: 60 });
   if (!existing.has(QUEUES.expiry)) await boss.createQueue(QUEUES.expiry, { retryLimit: 1, expireInSeconds: 120 });
+  if (!existing.has(QUEUES.retention)) await boss.createQueue(QUEUES.retention, { retryLimit: 1, expireInSeconds: 600 });
 }
 
 export async function startJobs(connectionString: string, options: { clock?: BossClock; log?: (error: Error) => void } = {}): Promise<Jobs> {
@@ -51,6 +54,10 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
       await boss.schedule(QUEUES.expiry, '* * * * *');
       await boss.work(QUEUES.expiry, async () => {
         await workers.expirePayments();
+      });
+      await boss.schedule(QUEUES.retention, '17 * * * *');
+      await boss.work(QUEUES.retention, async () => {
+        await workers.forgetExpired();
       });
     },
     stop: () => boss.stop({ graceful: true, timeout: 10_000 }),

@@ -9,6 +9,8 @@ export const QUEUES = {
   delivery: 'webhook-delivery',
   /** Every minute: expire unpaid payments whose time is up, with payment.expired. */
   expiry: 'expire-payments',
+  /** Every hour: forget what is kept only for a while (Idempotency-Keys after 24 hours). */
+  retention: 'retention',
 } as const;
 
 export interface JobSender {

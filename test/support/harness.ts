@@ -14,6 +14,7 @@ import { TestClock } from 'pg-boss';
 import { HDKey } from '@scure/bip32';
 import type { Jobs } from '../../src/jobs/boss.ts';
 import { expireDuePayments } from '../../src/resources/payments/expire.ts';
+import { forgetExpired } from '../../src/jobs/retention.ts';
 import { createBusiness, updateBusiness, type BusinessChanges } from '../../src/tenancy/businesses.ts';
 import { createSecretKey, revokeSecretKey } from '../../src/auth/key-admin.ts';
 
@@ -97,7 +98,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const opened = await openAppContext(databaseUrl, config, { clock, bossClock, secrets: TEST_SECRETS });
   const { context, jobs } = opened;
   const handle = { db: context.db, close: opened.close };
-  if (options.workers) await jobs.work({ expirePayments: () => expireDuePayments(context) });
+  if (options.workers) await jobs.work({ expirePayments: () => expireDuePayments(context), forgetExpired: () => forgetExpired(context) });
   async function tick(ms: number): Promise<void> {
     clock.advance(ms);
     await bossClock.tick(clock.now().getTime() - bossClock.now());
