@@ -15,7 +15,3 @@ export interface Principal {
   connectionId: string | null;
   business: BusinessState;
 }
-
-export function modeName(principal: Pick<Principal, 'livemode'>): 'live' | 'test' {
-  return principal.livemode ? 'live' : 'test';
-}

@@ -20,7 +20,3 @@ export function scopesForKey(kind: KeyKind, access: KeyAccess): readonly Scope[]
   if (kind === 'api') return access === 'full' ? [...API_SCOPES, ...WEBHOOK_SCOPES] : READ_ONLY_SCOPES;
   return API_SCOPES;
 }
-
-export function isReadOnlyScope(scope: Scope): boolean {
-  return scope.endsWith(':read');
-}

@@ -20,7 +20,3 @@ export function randomBase62(length: number): string {
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(24)}`;
 }
-
-export function hasPrefix(id: string, prefix: IdPrefix): boolean {
-  return id.startsWith(`${prefix}_`) && /^[a-z]+_[0-9A-Za-z]{1,64}$/.test(id);
-}

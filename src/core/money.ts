@@ -21,7 +21,3 @@ export function formatAmount(minor: number): string {
   const abs = Math.abs(minor);
   return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
-
-export function isCurrency(text: string): text is Currency {
-  return (CURRENCIES as readonly string[]).includes(text);
-}

@@ -52,10 +52,6 @@ export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal,
     );
 }
 
-export async function recordCustomer(db: Db, principal: Principal, details: CustomerDetails, now: Date): Promise<string> {
-  return (await upsertCustomer(db, principal, details, now).returning('id').executeTakeFirstOrThrow()).id;
-}
-
 /**
  * Records the store's own customer id on the customer of an order (spec 2.3 store_accounts):
  * one entry per store, the latest id winning.

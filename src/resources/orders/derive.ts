@@ -1,4 +1,3 @@
-import { formatAmount } from '../../core/money.ts';
 import type { OrderItem, OrderRow, PaymentRow, PaymentStatus } from '../../db/schema.ts';
 import { readStatus } from '../payments/status.ts';
 
@@ -75,8 +74,4 @@ export function unitCount(items: readonly OrderItem[]): number {
 export function displayNumber(order: Pick<OrderRow, 'number' | 'store'>): string {
   const storeNumber = order.store?.order_number;
   return typeof storeNumber === 'string' && storeNumber !== '' ? storeNumber : String(order.number);
-}
-
-export function money(minor: number): string {
-  return formatAmount(minor);
 }

@@ -1,5 +1,3 @@
-import type { Db } from '../../db/database.ts';
-
 const SCALE = 100_000_000n;
 
 /** Exact product of minor units and a decimal rate with up to 8 places, rounded half up. */
@@ -9,8 +7,3 @@ export function convertMinor(minor: number, rate: string): number {
   return Number((BigInt(minor) * scaled + SCALE / 2n) / SCALE);
 }
 
-/** The USD value (in cents) of an amount, at the current rate (fx_rates). */
-export async function usdValueMinor(db: Db, currency: string, amountMinor: number): Promise<number> {
-  const row = await db.selectFrom('fx_rates').select('usd_per_unit').where('currency', '=', currency).executeTakeFirstOrThrow();
-  return convertMinor(amountMinor, row.usd_per_unit);
-}
