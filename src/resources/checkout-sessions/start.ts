@@ -17,37 +17,44 @@ import { DEFAULT_ROUTING, toCheckoutSessionOut, type StartCheckoutSessionInput, 
 type Json = Record<string, unknown>;
 
 /**
- * Locks the payment and its order (payment first, then order, as every move does), then reads
- * them with the order's customer, its other payments and the exchange rate: read after the
- * lock, so a start that waited sees what the other one wrote.
+ * Reads the payment, locked, with its order, the order's customer, its other payments and the
+ * exchange rate, in one round trip. With `lockOrder` the order is locked too (payment first,
+ * then order, as every move does). A lock that had to wait returns the row as the other
+ * transaction left it while the rest of the statement saw the older state: the row's
+ * updated_at tells, and then the read is simply made again, under the lock now held.
  */
-async function lockAndRead(db: Db, ctx: OperationContext, id: string) {
+async function readLocked(db: Db, ctx: OperationContext, id: string, lockOrder: boolean) {
   const { principal } = ctx;
-  const locked = await db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('p.id')
-    .where('p.id', '=', id).where('p.business_id', '=', principal.businessId).where('p.livemode', '=', principal.livemode)
-    .forUpdate(['p', 'o']).executeTakeFirst();
-  if (!locked) throw notFound('checkout session', id);
-  const row = await db
-    .selectFrom('payments as p')
-    .innerJoin('orders as o', 'o.id', 'p.order_id')
-    .selectAll('p')
-    .select([
-      sql<Json>`to_jsonb(o)`.as('order_json'),
-      sql<Json | null>`(SELECT to_jsonb(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
-      sql<string>`(SELECT usd_per_unit::text FROM fx_rates WHERE fx_rates.currency = p.currency)`.as('usd_per_unit'),
-      sql<Json[]>`(SELECT coalesce(jsonb_agg(to_jsonb(s) || jsonb_build_object('value_coin', s.value_coin::text,
-        'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
-    ])
-    .where('p.id', '=', id)
-    .executeTakeFirstOrThrow();
-  const { order_json, customer_json, siblings_json, usd_per_unit, ...payment } = row;
-  return {
-    payment: payment as PaymentRow,
-    usdPerUnit: usd_per_unit,
-    order: orderFromJson(order_json),
-    customer: customer_json === null ? null : customerFromJson(customer_json),
-    siblings: siblings_json.map(paymentFromJson),
-  };
+  for (;;) {
+    const row = await db
+      .selectFrom('payments as p')
+      .innerJoin('orders as o', 'o.id', 'p.order_id')
+      .selectAll('p')
+      .select([
+        sql<Json>`to_jsonb(o)`.as('order_json'),
+        sql<Json | null>`(SELECT to_jsonb(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
+        sql<string>`(SELECT usd_per_unit::text FROM fx_rates WHERE fx_rates.currency = p.currency)`.as('usd_per_unit'),
+        sql<Json[]>`(SELECT coalesce(jsonb_agg(to_jsonb(s) || jsonb_build_object('value_coin', s.value_coin::text,
+          'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
+        sql<boolean>`(SELECT s.updated_at FROM payments s WHERE s.id = p.id) = p.updated_at
+          AND (SELECT x.updated_at FROM orders x WHERE x.id = o.id) = o.updated_at`.as('current'),
+      ])
+      .where('p.id', '=', id)
+      .where('p.business_id', '=', principal.businessId)
+      .where('p.livemode', '=', principal.livemode)
+      .forUpdate(lockOrder ? ['p', 'o'] : 'p')
+      .executeTakeFirst();
+    if (!row) throw notFound('checkout session', id);
+    if (!row.current) continue;
+    const { order_json, customer_json, siblings_json, usd_per_unit, current: _current, ...payment } = row;
+    return {
+      payment: payment as PaymentRow,
+      usdPerUnit: usd_per_unit,
+      order: orderFromJson(order_json),
+      customer: customer_json === null ? null : customerFromJson(customer_json),
+      siblings: siblings_json.map(paymentFromJson),
+    };
+  }
 }
 
 /**
@@ -65,51 +72,65 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   const now = ctx.clock.now();
 
   const { row, customerId, country } = await ctx.db.transaction().execute(async (trx) => {
-    const { payment, order, customer: orderCustomer, siblings, usdPerUnit } = await lockAndRead(trx, ctx, input.id);
-    if (readStatus(payment, now) !== 'open') throw cannotMove(payment, now, 'be started');
-    const email = (input.email ?? payment.customer_email)?.toLowerCase();
-    if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
-
+    let read = await readLocked(trx, ctx, input.id, false);
     const givesDetails = [input.name, input.phone, input.shipping_address, input.billing_address].some((given) => given != null);
-    const sameBuyer = orderCustomer !== null && orderCustomer.email === email;
-    const country = input.country ?? input.billing_address?.country ?? order.bill_to?.country
-      ?? input.shipping_address?.country ?? order.ship_to?.country ?? null;
-    if (payment.started_at !== null && sameBuyer && !givesDetails) {
+    let deposit: string | null | undefined;
+
+    // What the start makes of what was read: the buyer, and the payment and order it leaves.
+    const plan = async () => {
+      const { payment, order, customer } = read;
+      if (readStatus(payment, now) !== 'open') throw cannotMove(payment, now, 'be started');
+      const email = (input.email ?? payment.customer_email)?.toLowerCase();
+      if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
+      // Fee, payout wallet, USD value and deposit address are locked once, at the first start.
+      deposit ??= payment.deposit_address ?? (principal.livemode
+        ? ctx.deposits.address(Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(trx)).rows[0]?.index))
+        : null);
+      const firstStart = payment.started_at === null;
+      const locked = {
+        status: MOVES.start.to,
+        customer_email: email,
+        started_at: payment.started_at ?? now,
+        fee_bps: firstStart ? business.fee_bps : payment.fee_bps,
+        payout_wallet: firstStart ? business.payout_wallet : payment.payout_wallet,
+        usd_value_minor: firstStart ? convertMinor(payment.amount_minor, read.usdPerUnit) : payment.usd_value_minor,
+        deposit_address: deposit,
+        updated_at: now,
+      } satisfies Partial<PaymentRow>;
+      const started: PaymentRow = { ...payment, ...locked };
+      return {
+        email, locked, started,
+        sameBuyer: customer !== null && customer.email === email,
+        facts: deriveOrder([...read.siblings, started], now),
+        country: input.country ?? input.billing_address?.country ?? order.bill_to?.country
+          ?? input.shipping_address?.country ?? order.ship_to?.country ?? null,
+      };
+    };
+    let { email, locked, started, sameBuyer, facts, country } = await plan();
+    const { payment, customer: orderCustomer } = read;
+    if (payment.started_at !== null && sameBuyer && !givesDetails && orderCustomer) {
       return { row: payment, customerId: orderCustomer.id, country };
     }
-
-    // Fee, payout wallet, USD value and deposit address are locked once, at the first start.
-    const depositAddress = payment.deposit_address ?? (principal.livemode
-      ? ctx.deposits.address(Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(trx)).rows[0]?.index))
-      : null);
-    const firstStart = payment.started_at === null;
-    const locked = {
-      status: MOVES.start.to,
-      customer_email: email,
-      started_at: payment.started_at ?? now,
-      fee_bps: firstStart ? business.fee_bps : payment.fee_bps,
-      payout_wallet: firstStart ? business.payout_wallet : payment.payout_wallet,
-      usd_value_minor: firstStart ? convertMinor(payment.amount_minor, usdPerUnit) : payment.usd_value_minor,
-      deposit_address: depositAddress,
-      updated_at: now,
-    } satisfies Partial<PaymentRow>;
-    const started: PaymentRow = { ...payment, ...locked };
-    const facts = deriveOrder([...siblings, started], now);
     const events = { baseUrl: ctx.config.baseUrl, jobs: ctx.jobs, now };
 
-    // The order's own buyer, giving nothing new, and no change of order status: everything
-    // the event shows is known, so the payment's move and its event go in one statement.
-    if (sameBuyer && !givesDetails && facts.status === order.status) {
-      const state = { payment: started, order, payments: [...siblings, started], customer: orderCustomer };
+    // The order's own buyer, giving nothing new, and no change of order status: the order is
+    // not written, everything the event shows is known, and the payment's move and its event
+    // go in one statement.
+    if (sameBuyer && !givesDetails && facts.status === read.order.status && orderCustomer) {
+      const state = { payment: started, order: read.order, payments: [...read.siblings, started], customer: orderCustomer };
       await recordPaymentEvent(trx, events, MOVES.start.event, state, { set: locked, from: MOVES.start.from }).catch((error: unknown) => {
         throw error instanceof MoveNotApplied ? cannotMove(payment, now, 'be started') : error;
       });
       return { row: started, customerId: orderCustomer.id, country };
     }
 
+    // The order will be written: lock it too, and plan again from what is now current.
+    read = await readLocked(trx, ctx, input.id, true);
+    ({ email, locked, started, sameBuyer, facts, country } = await plan());
+    const { order, siblings } = read;
     // Details given now win. Otherwise the order's own details (rule 4), unless the order is
     // moving to another buyer (rule 5): that person's name and phone do not follow it.
-    const moving = orderCustomer !== null && !sameBuyer;
+    const moving = read.customer !== null && !sameBuyer;
     const details = {
       email,
       name: input.name ?? (moving ? null : order.customer_name),
