@@ -84,7 +84,7 @@ export interface AppHandle {
 export async function openAppContext(databaseUrl: string, config: Config, options: { clock?: Clock; bossClock?: BossClock; secrets: Secrets }): Promise<AppHandle> {
   const handle = openDatabase(databaseUrl, config.dbPoolSize, { prepare: true });
   const authChanges = listenForAuthChanges(databaseUrl);
-  const jobs = await startJobs(databaseUrl, { clock: options.bossClock }).catch(async (error: unknown) => {
+  const jobs = await startJobs(databaseUrl, { clock: options.bossClock, log: (error) => console.error(`[jobs] ${error.message}`) }).catch(async (error: unknown) => {
     await authChanges.close();
     await handle.close();
     throw error;
