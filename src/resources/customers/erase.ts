@@ -70,13 +70,14 @@ export function eraseFromEventBody(body: string, customerId: string, paymentIds:
 
 export async function eraseCustomer(ctx: Pick<AppContext, 'db' | 'clock'>, customerId: string): Promise<{ orders: number; payments: number; events: number }> {
   return ctx.db.transaction().execute(async (trx: Db) => {
+    // Locks in the order payment changes take them (payment, order, customer), so an erasure and
+    // a payment never wait on each other crosswise; the customer is read first, locked last.
     const customer = await trx.selectFrom('customers').select(['id', 'business_id', 'livemode', 'email', 'name', 'phone'])
-      .where('id', '=', customerId).forUpdate().executeTakeFirst();
+      .where('id', '=', customerId).executeTakeFirst();
     if (!customer) throw new ErasureError(`No customer ${customerId}.`);
     const scrub = scrubber(customer);
     const orderIds = (await trx.selectFrom('orders').select('id').where('customer_id', '=', customerId).execute()).map((order) => order.id);
 
-    // Payments first, then orders: the order every payment change takes its locks in.
     const payments = await trx.selectFrom('payments').select(['id', 'order_id', 'description', 'reference', 'memo', 'metadata'])
       .where((eb) => eb.or([
         ...(orderIds.length > 0 ? [eb('order_id', 'in', orderIds)] : []),
@@ -105,6 +106,7 @@ export async function eraseCustomer(ctx: Pick<AppContext, 'db' | 'clock'>, custo
         ...(own ? { customer_name: null, customer_phone: null, ship_to: null, bill_to: null } : {}),
       }).where('id', '=', order.id).execute();
     }
+    await trx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().execute();
     await trx.updateTable('customers')
       .set({ email: null, name: null, phone: null, shipping_address: null, billing_address: null, erased: true })
       .where('id', '=', customerId).execute();
