@@ -28,5 +28,5 @@ export async function getCheckout(db: Db, principal: Principal, id: string): Pro
 export async function listCheckoutRows(db: Db, principal: Principal, input: ListCheckoutsInput): Promise<CheckoutRow[]> {
   let query = checkouts(db, principal).where('active', '=', true);
   if (input.kind !== undefined) query = query.where('kind', '=', input.kind);
-  return pageRows(query, input, (id) => checkouts(db, principal).where('id', '=', id).executeTakeFirst(), 'a checkout');
+  return pageRows(query, input, (id) => findCheckout(db, principal, id), 'a checkout');
 }

@@ -72,7 +72,7 @@ async function loadState(db: Db, payment: PaymentRow): Promise<{ order: OrderRow
  * After a payment changed: bring its order up to date (status, paid time) and write the event.
  * Returns the state the event describes.
  */
-export async function afterPaymentChange(db: Db, deps: MachineDeps, payment: PaymentRow, event: PaymentEventType | null): Promise<PaymentState> {
+async function afterPaymentChange(db: Db, deps: MachineDeps, payment: PaymentRow, event: PaymentEventType | null): Promise<PaymentState> {
   const now = deps.clock.now();
   let { order, payments, customer } = await loadState(db, payment);
   if (order !== null) {
