@@ -2,9 +2,10 @@ import { parseArgs } from 'node:util';
 import { keyCommands } from './cli/keys.ts';
 import { moneyCommands } from './cli/money.ts';
 import { tenancyCommands } from './cli/tenancy.ts';
+import { webhookCommands } from './cli/webhooks.ts';
 import { UsageError, type Command } from './cli/command.ts';
 import { loadConfig } from './config.ts';
-import { RefusedError } from './core/errors.ts';
+import { ApiError, RefusedError } from './core/errors.ts';
 import { openRuntime } from './runtime.ts';
 
 // Operator commands. With --json every command prints exactly one JSON object on stdout.
@@ -15,6 +16,7 @@ const commands: Record<string, Command> = {
   ...tenancyCommands,
   ...keyCommands,
   ...moneyCommands,
+  ...webhookCommands,
   migrate: {
     usage: 'migrate [--json]',
     options: {},
@@ -53,7 +55,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || error instanceof RefusedError) {
+    if (error instanceof UsageError || error instanceof RefusedError || error instanceof ApiError) {
       if (json) console.log(JSON.stringify({ error: { message: error.message } }));
       console.error(error instanceof UsageError ? `${error.message}\nUsage: ${command.usage}` : error.message);
       return error instanceof UsageError ? 2 : 1;

@@ -23,6 +23,8 @@ const Env = z.object({
   RATE_LIMIT_AGENT_PER_MINUTE: PerMinute.default(120),
   RATE_LIMIT_SESSION_STARTS_PER_MINUTE: PerMinute.default(12),
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: PerMinute.default(60),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
 export interface RateLimitConfig {
@@ -51,6 +53,14 @@ export interface Config {
   logLevel: string;
   trustProxy: boolean;
   rateLimits: RateLimitConfig;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** A delivery succeeds on a 2xx, body included, within this time (spec: 10 seconds). */
+  timeoutMs: number;
+  /** Deliveries one worker process sends at once. */
+  concurrency: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -82,5 +92,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionStartsPerMinute: e.RATE_LIMIT_SESSION_STARTS_PER_MINUTE,
       unauthenticatedPerMinute: e.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
     },
+    webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS, concurrency: e.WEBHOOK_CONCURRENCY },
   };
 }

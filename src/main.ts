@@ -2,9 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { operations } from './operations.ts';
-import { expireDuePayments } from './resources/payments/expire.ts';
-import { forgetExpired } from './jobs/retention.ts';
-import { openRuntime } from './runtime.ts';
+import { openRuntime, startWorkers } from './runtime.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
 // SIGINT/SIGTERM. --role api serves HTTP only, --role worker runs only the background jobs
@@ -21,7 +19,7 @@ const runtime = await openRuntime(config);
 const { context } = runtime;
 
 if (role !== 'api') {
-  await runtime.jobs.work({ expirePayments: () => expireDuePayments(context), forgetExpired: () => forgetExpired(context) });
+  await startWorkers(runtime);
 }
 
 const app = role === 'worker' ? undefined : await buildApp(context, operations);

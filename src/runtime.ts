@@ -13,7 +13,11 @@ import { HDKey } from '@scure/bip32';
 import { openDatabase } from './db/database.ts';
 import { startEmbedded } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
-import { startJobs, type Jobs } from './jobs/boss.ts';
+import { BOSS_TEST_CLOCK_SETTING, startJobs, type Jobs } from './jobs/boss.ts';
+import { forgetExpired } from './jobs/retention.ts';
+import { expireDuePayments } from './resources/payments/expire.ts';
+import { runDeliveryJobs } from './webhooks/deliveries.ts';
+import { WebhookSender } from './webhooks/sender.ts';
 import type { Clock as BossClock } from 'pg-boss';
 
 // What the server, the CLI, the tests and the benchmarks share: the database (embedded unless
@@ -81,14 +85,24 @@ export interface AppHandle {
  * The application context on a migrated database: a pool, the credential-change listener and
  * pg-boss (for sending; workers start only where the process's role asks for them).
  */
-export async function openAppContext(databaseUrl: string, config: Config, options: { clock?: Clock; bossClock?: BossClock; secrets: Secrets }): Promise<AppHandle> {
+export async function openAppContext(databaseUrl: string, config: Config, options: {
+  clock?: Clock;
+  bossClock?: BossClock;
+  secrets: Secrets;
+  /** Extra certificate authorities webhook sends trust (tests serving https on loopback). */
+  webhookCa?: string;
+}): Promise<AppHandle> {
   const handle = openDatabase(databaseUrl, config.dbPoolSize, { prepare: true });
+  // Jobs queued inside our transactions take their times from pg-boss's job_now(): on a test
+  // clock, our sessions must read the clock pg-boss's own sessions read.
+  if (options.bossClock) handle.pool.on('connect', (client) => void client.query(`SET ${BOSS_TEST_CLOCK_SETTING} = 'on'`).catch(() => undefined));
   const authChanges = listenForAuthChanges(databaseUrl);
   const jobs = await startJobs(databaseUrl, { clock: options.bossClock, log: (error) => console.error(`[jobs] ${error.message}`) }).catch(async (error: unknown) => {
     await authChanges.close();
     await handle.close();
     throw error;
   });
+  const webhookSender = new WebhookSender({ resolveHost: (host) => context.resolveHost(host), timeoutMs: config.webhooks.timeoutMs, ca: options.webhookCa });
   const context: AppContext = {
     db: handle.db,
     clock: options.clock ?? systemClock,
@@ -99,12 +113,14 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     jobs: jobs.sender,
     deposits: new DepositAddresses(options.secrets.depositXpub),
     processorSecret: options.secrets.processorSecret,
+    webhookSender,
   };
   return {
     context,
     jobs,
     async close() {
       await jobs.stop();
+      await webhookSender.close();
       await authChanges.close();
       await handle.close();
     },
@@ -132,4 +148,17 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
     await embedded?.stop();
     throw error;
   }
+}
+
+/**
+ * Starts this process's background work (role worker or all): payment expiry, retention and
+ * webhook delivery. A graceful stop waits for deliveries in flight up to their time limit.
+ */
+export async function startWorkers(app: AppHandle): Promise<void> {
+  const { context } = app;
+  await app.jobs.work({
+    expirePayments: () => expireDuePayments(context),
+    forgetExpired: () => forgetExpired(context),
+    deliver: (jobs) => runDeliveryJobs({ ...context, sender: context.webhookSender }, jobs),
+  }, { deliveryConcurrency: context.config.webhooks.concurrency, stopTimeoutMs: context.config.webhooks.timeoutMs + 5_000 });
 }

@@ -6,14 +6,21 @@ export function actorOf(principal: Principal): string {
   return principal.kind === 'agent' ? `agent:${principal.connectionId}` : `key:${principal.keyId}`;
 }
 
+/** Where an action happened and who did it, when no principal did (the service itself, an operator). */
+export interface ActivitySubject {
+  businessId: string;
+  livemode: boolean;
+  actor: string;
+}
+
 /** Records an action in the account's activity, inside the caller's transaction. */
-export async function recordActivity(db: Db, principal: Principal, action: string, subjectId: string, details: Record<string, unknown>, now: Date): Promise<void> {
+export async function recordActivity(db: Db, by: Principal | ActivitySubject, action: string, subjectId: string, details: Record<string, unknown>, now: Date): Promise<void> {
   await db
     .insertInto('activity')
     .values({
-      business_id: principal.businessId,
-      livemode: principal.livemode,
-      actor: actorOf(principal),
+      business_id: by.businessId,
+      livemode: by.livemode,
+      actor: 'actor' in by ? by.actor : actorOf(by),
       action,
       subject_id: subjectId,
       details: JSON.stringify(details),

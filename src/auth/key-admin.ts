@@ -1,3 +1,4 @@
+import { cancelPendingDeliveries } from '../webhooks/deliveries.ts';
 import { RefusedError } from '../core/errors.ts';
 import type { Clock } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
@@ -70,7 +71,9 @@ export async function revokeSecretKey(db: Db, clock: Clock, keyId: string): Prom
       .where('deleted_at', 'is', null)
       .returning('id')
       .execute();
-    return { key: revoked, removedEndpoints: removed.map((row) => row.id) };
+    const removedEndpoints = removed.map((row) => row.id);
+    await cancelPendingDeliveries(trx, removedEndpoints, now);
+    return { key: revoked, removedEndpoints };
   });
   announceAuthChange();
   return result;

@@ -5,6 +5,7 @@ import type { SecretBox } from './secret-box.ts';
 import type { Clock } from './clock.ts';
 import type { JobSender } from '../jobs/queues.ts';
 import type { DepositAddresses } from '../processor/deposit-addresses.ts';
+import type { WebhookSender } from '../webhooks/sender.ts';
 
 /** What every verb may use, built once per process. */
 export interface AppContext {
@@ -22,6 +23,8 @@ export interface AppContext {
   deposits: DepositAddresses;
   /** The secret processor notices are signed with. */
   processorSecret: string;
+  /** Sends webhook requests to vetted, pinned addresses. */
+  webhookSender: WebhookSender;
 }
 
 /** A verb's view of one call: the app plus the caller. */

@@ -284,6 +284,29 @@ export interface WebhookDeliveriesTable {
   last_error: string | null;
   created_at: Timestamp;
   finished_at: Timestamp | null;
+  kind: Generated<DeliveryKind>;
+  /** A test send's event type and exact body; an event's are in events. */
+  event_type: string | null;
+  body: string | null;
+  manual_attempts: Generated<number>;
+}
+
+export type DeliveryKind = 'event' | 'test';
+export type AttemptTrigger = 'automatic' | 'retry_now' | 'resend' | 'test';
+export interface WebhookDeliveryAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  endpoint_id: string;
+  trigger: AttemptTrigger;
+  /** The automatic attempt's number, 1 to 7; null for the manual ones. */
+  number: number | null;
+  url: string;
+  sent_at: Timestamp;
+  duration_ms: number;
+  succeeded: boolean;
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
 }
 
 export interface ProcessorNoticesTable {
@@ -324,6 +347,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   processor_notices: ProcessorNoticesTable;
   fx_rates: FxRatesTable;
   businesses: BusinessesTable;

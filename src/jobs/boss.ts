@@ -1,20 +1,31 @@
-import { PgBoss, type Clock as BossClock } from 'pg-boss';
-import { jobSender, QUEUES, type JobSender } from './queues.ts';
+import { PgBoss, type Clock as BossClock, type JobResult } from 'pg-boss';
+import { jobSender, QUEUES, type DeliveryJobData, type JobSender } from './queues.ts';
 
 export const BOSS_SCHEMA = 'pgboss';
+/** The session setting that makes pg-boss's job_now() read an attached TestClock's time. */
+export const BOSS_TEST_CLOCK_SETTING = 'pgboss.test_clock';
 
 export interface JobWorkers {
   /** Expires due payments; returns how many. */
   expirePayments(): Promise<number>;
   /** Deletes what is kept only for a while; returns how many rows. */
   forgetExpired(): Promise<number>;
+  /** Makes the delivery attempts of a batch of jobs, each settled on its own. */
+  deliver(jobs: ReadonlyArray<{ id: string; data: Partial<DeliveryJobData> }>): Promise<JobResult[]>;
+}
+
+export interface WorkOptions {
+  /** Deliveries in flight at once in this process. */
+  deliveryConcurrency: number;
+  /** How long a graceful stop waits for deliveries in flight. */
+  stopTimeoutMs: number;
 }
 
 export interface Jobs {
   boss: PgBoss;
   sender: JobSender;
   /** Starts the workers and schedules of this process (role worker or all). */
-  work(workers: JobWorkers): Promise<void>;
+  work(workers: JobWorkers, options: WorkOptions): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -30,8 +41,11 @@ export async function installJobs(connectionString: string): Promise<void> {
 async function createQueues(boss: PgBoss): Promise<void> {
   const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
   // Delivery attempts are retried by the webhook worker on the spec's own schedule, each
-  // attempt its own job; pg-boss retries only a worker that crashed mid-attempt.
-  if (!existing.has(QUEUES.delivery)) await boss.createQueue(QUEUES.delivery, { retryLimit: 2, retryDelay: 30, expireInSeconds: 60 });
+  // attempt its own job; pg-boss retries only a job whose worker died mid-attempt (it comes back
+  // once it has been active past its expiry). NOTIFY wakes a worker the moment one is queued.
+  const delivery = { retryLimit: 5, retryDelay: 30, expireInSeconds: 60, notify: true };
+  if (existing.has(QUEUES.delivery)) await boss.updateQueue(QUEUES.delivery, delivery);
+  else await boss.createQueue(QUEUES.delivery, delivery);
   if (!existing.has(QUEUES.expiry)) await boss.createQueue(QUEUES.expiry, { retryLimit: 1, expireInSeconds: 120 });
   if (!existing.has(QUEUES.retention)) await boss.createQueue(QUEUES.retention, { retryLimit: 1, expireInSeconds: 600 });
 }
@@ -41,16 +55,18 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
     connectionString,
     schema: BOSS_SCHEMA,
     max: 4,
+    useListenNotify: true,
     application_name: 'payment-service-jobs',
     ...(options.clock ? { clock: options.clock } : {}),
   });
   boss.on('error', (error: Error) => options.log?.(error));
   await boss.start();
   await createQueues(boss);
+  let stopTimeoutMs = 10_000;
   return {
     boss,
     sender: jobSender(boss),
-    async work(workers) {
+    async work(workers, options) {
       await boss.schedule(QUEUES.expiry, '* * * * *');
       await boss.work(QUEUES.expiry, async () => {
         await workers.expirePayments();
@@ -59,7 +75,20 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
       await boss.work(QUEUES.retention, async () => {
         await workers.forgetExpired();
       });
+      // Several small batches rather than one big one: a slow endpoint holds up only its batch.
+      const localConcurrency = Math.max(1, Math.min(10, Math.ceil(options.deliveryConcurrency / 10)));
+      const batchSize = Math.max(1, Math.floor(options.deliveryConcurrency / localConcurrency));
+      stopTimeoutMs = options.stopTimeoutMs;
+      await boss.work<Partial<DeliveryJobData>>(QUEUES.delivery, {
+        batchSize,
+        localConcurrency,
+        perJobResults: true,
+        burstWhenBatchFull: batchSize > 1,
+        pollingIntervalSeconds: 2,
+        notifyPollingIntervalSeconds: 5,
+      }, (jobs) => workers.deliver(jobs));
     },
-    stop: () => boss.stop({ graceful: true, timeout: 10_000 }),
+    // A graceful stop lets the deliveries in flight finish; one cut short comes back after its expiry.
+    stop: () => boss.stop({ graceful: true, timeout: stopTimeoutMs }),
   };
 }

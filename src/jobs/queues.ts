@@ -13,16 +13,28 @@ export const QUEUES = {
   retention: 'retention',
 } as const;
 
+/** A delivery job: which attempt (1 to 7) of which delivery it makes. */
+export interface DeliveryJobData {
+  deliveryId: string;
+  attempt: number;
+}
+
 export interface JobSender {
   /** Queues the first attempt of each delivery, in the transaction `db` belongs to. */
   enqueueDeliveries(db: Db, deliveryIds: readonly string[]): Promise<void>;
+  /** Queues a later attempt of a delivery, to start at `startAfter`, in the transaction `db` belongs to. */
+  enqueueAttempt(db: Db, job: DeliveryJobData, startAfter: Date): Promise<void>;
 }
 
 export function jobSender(boss: PgBoss): JobSender {
   return {
     async enqueueDeliveries(db, deliveryIds) {
       if (deliveryIds.length === 0) return;
-      await boss.insert(QUEUES.delivery, deliveryIds.map((deliveryId) => ({ data: { deliveryId } })), { db: fromKysely(db) });
+      const jobs = deliveryIds.map((deliveryId) => ({ data: { deliveryId, attempt: 1 } satisfies DeliveryJobData }));
+      await boss.insert(QUEUES.delivery, jobs, { db: fromKysely(db) });
+    },
+    async enqueueAttempt(db, job, startAfter) {
+      await boss.insert(QUEUES.delivery, [{ data: job, startAfter: startAfter.toISOString() }], { db: fromKysely(db) });
     },
   };
 }

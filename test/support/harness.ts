@@ -9,12 +9,10 @@ import type { Db } from '../../src/db/database.ts';
 import type { KeyAccess, KeyKind } from '../../src/db/schema.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { operations } from '../../src/operations.ts';
-import { openAppContext } from '../../src/runtime.ts';
+import { openAppContext, startWorkers } from '../../src/runtime.ts';
 import { TestClock } from 'pg-boss';
 import { HDKey } from '@scure/bip32';
 import type { Jobs } from '../../src/jobs/boss.ts';
-import { expireDuePayments } from '../../src/resources/payments/expire.ts';
-import { forgetExpired } from '../../src/jobs/retention.ts';
 import { createBusiness, updateBusiness, type BusinessChanges } from '../../src/tenancy/businesses.ts';
 import { createSecretKey, revokeSecretKey } from '../../src/auth/key-admin.ts';
 
@@ -86,6 +84,8 @@ async function createDatabase(): Promise<string> {
 export interface TestAppOptions {
   /** Run the pg-boss workers and schedules (expiry) as `--role all` does. */
   workers?: boolean;
+  /** A certificate authority webhook sends trust (an https receiver on loopback). */
+  webhookCa?: string;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -95,10 +95,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   // pg-boss runs on a TestClock kept level with the app's clock: tick() moves both, firing
   // pg-boss's timers (schedules, polls) and moving its time in PostgreSQL too.
   const bossClock = new TestClock(clock.now().getTime());
-  const opened = await openAppContext(databaseUrl, config, { clock, bossClock, secrets: TEST_SECRETS });
+  const opened = await openAppContext(databaseUrl, config, { clock, bossClock, secrets: TEST_SECRETS, webhookCa: options.webhookCa });
   const { context, jobs } = opened;
   const handle = { db: context.db, close: opened.close };
-  if (options.workers) await jobs.work({ expirePayments: () => expireDuePayments(context), forgetExpired: () => forgetExpired(context) });
+  if (options.workers) await startWorkers(opened);
   async function tick(ms: number): Promise<void> {
     clock.advance(ms);
     await bossClock.tick(clock.now().getTime() - bossClock.now());

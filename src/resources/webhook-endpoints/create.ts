@@ -4,7 +4,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { ApiError } from '../../core/errors.ts';
 import { newId, randomBase62 } from '../../core/ids.ts';
 import { isUniqueViolation } from '../../db/database.ts';
-import { hostOf, isLoopbackHost, refusalForHost } from '../../net/address-policy.ts';
+import { hostOf, isLoopbackHost, refusalForHost, type Resolver } from '../../net/address-policy.ts';
 import { assertWritable } from '../shared/business-rules.ts';
 import { toWebhookEndpointOut, type CreateWebhookEndpointInput, type WebhookEndpointOut } from './schemas.ts';
 
@@ -14,20 +14,24 @@ function invalidUrl(message: string): ApiError {
   return new ApiError('invalid_url', message, 'url');
 }
 
+export function duplicateUrl(): ApiError {
+  return new ApiError('duplicate_url', 'An endpoint with this url already exists in this mode.', 'url');
+}
+
 /**
  * Where an endpoint may point (spec 4.4, 7.5): https:// on the public internet. Test endpoints
  * may also use this machine (http://localhost) for local development; nothing else private.
  */
-async function checkEndpointUrl(ctx: OperationContext, text: string): Promise<string> {
+export async function checkEndpointUrl(resolveHost: Resolver, livemode: boolean, text: string): Promise<string> {
   const url = new URL(text);
   if (url.username !== '' || url.password !== '') throw invalidUrl('url must not contain a username or password.');
   const host = hostOf(url);
-  const loopbackInTest = !ctx.principal.livemode && isLoopbackHost(host);
+  const loopbackInTest = !livemode && isLoopbackHost(host);
   if (url.protocol !== 'https:' && !(loopbackInTest && url.protocol === 'http:')) {
-    throw invalidUrl(ctx.principal.livemode ? 'url must be a full https:// address.' : 'url must be a full https:// address (or http://localhost in Test mode).');
+    throw invalidUrl(livemode ? 'url must be a full https:// address.' : 'url must be a full https:// address (or http://localhost in Test mode).');
   }
   if (!loopbackInTest) {
-    const refusal = await refusalForHost(host, ctx.resolveHost);
+    const refusal = await refusalForHost(host, resolveHost);
     if (refusal) throw invalidUrl(`url must be on the public internet: ${refusal}.`);
   }
   return url.href;
@@ -37,7 +41,7 @@ async function checkEndpointUrl(ctx: OperationContext, text: string): Promise<st
 export async function createWebhookEndpoint(ctx: OperationContext, input: CreateWebhookEndpointInput): Promise<WebhookEndpointOut & { secret: string }> {
   const { principal } = ctx;
   assertWritable(principal);
-  const url = await checkEndpointUrl(ctx, input.url);
+  const url = await checkEndpointUrl(ctx.resolveHost, principal.livemode, input.url);
   const secret = `whsec_${randomBase62(32)}`;
   const now = ctx.clock.now();
   const row = await ctx.db.transaction().execute(async (trx) => {
@@ -50,9 +54,7 @@ export async function createWebhookEndpoint(ctx: OperationContext, input: Create
       .where('livemode', '=', principal.livemode)
       .where('deleted_at', 'is', null)
       .execute();
-    if (existing.some((endpoint) => endpoint.url === url)) {
-      throw new ApiError('duplicate_url', 'An endpoint with this url already exists in this mode.', 'url');
-    }
+    if (existing.some((endpoint) => endpoint.url === url)) throw duplicateUrl();
     if (existing.length >= MAX_ENDPOINTS_PER_MODE) {
       throw new ApiError('too_many', `This mode already has ${MAX_ENDPOINTS_PER_MODE} webhook endpoints; delete one first.`);
     }
@@ -73,7 +75,7 @@ export async function createWebhookEndpoint(ctx: OperationContext, input: Create
       .returningAll()
       .executeTakeFirstOrThrow()
       .catch((error: unknown) => {
-        if (isUniqueViolation(error, 'webhook_endpoints_url')) throw new ApiError('duplicate_url', 'An endpoint with this url already exists in this mode.', 'url');
+        if (isUniqueViolation(error, 'webhook_endpoints_url')) throw duplicateUrl();
         throw error;
       });
     await recordActivity(trx, principal, 'webhook_endpoint.created', inserted.id, { url, events: input.events }, now);

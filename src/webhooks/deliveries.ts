@@ -1,0 +1,222 @@
+import { sql } from 'kysely';
+import { recordActivity } from '../audit/activity.ts';
+import { MINUTE, HOUR, unixSeconds } from '../core/clock.ts';
+import type { AppContext } from '../core/context.ts';
+import type { Db } from '../db/database.ts';
+import type { AttemptTrigger, DeliveryStatus } from '../db/schema.ts';
+import type { DeliveryJobData } from '../jobs/queues.ts';
+import type { SendOutcome, WebhookSender } from './sender.ts';
+import { signatureHeader } from './signature.ts';
+
+// Delivering an event to an endpoint (spec 6.1, 6.3): each automatic attempt is its own pg-boss
+// job; a failed attempt records itself and queues the next one on the schedule, in one
+// transaction. Attempts are numbered, so a job that runs twice (a worker killed mid-delivery
+// comes back after its expiry) never records or schedules twice.
+
+/** Waits after failed attempts 1 to 6; the seventh attempt is the last. */
+export const RETRY_DELAYS_MS = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR, 12 * HOUR] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+
+export type DeliveryDeps = Pick<AppContext, 'db' | 'clock' | 'secrets' | 'jobs'> & { sender: WebhookSender };
+
+/** A delivery with what sending it needs: its endpoint as it is now, and the exact body. */
+export interface DeliveryTarget {
+  id: string;
+  kind: 'event' | 'test';
+  status: DeliveryStatus;
+  attempts: number;
+  event_id: string;
+  event_type: string;
+  body: string;
+  endpoint_id: string;
+  business_id: string;
+  livemode: boolean;
+  url: string;
+  added_via: 'api' | 'dashboard';
+  secret_encrypted: Buffer | null;
+  previous_secret_encrypted: Buffer | null;
+  previous_secret_expires_at: Date | null;
+  deleted_at: Date | null;
+}
+
+function targetQuery(db: Db) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as we', 'we.id', 'd.endpoint_id')
+    .leftJoin('events as e', 'e.id', 'd.event_id')
+    .select([
+      'd.id', 'd.kind', 'd.status', 'd.attempts', 'd.event_id', 'we.id as endpoint_id', 'we.business_id', 'we.livemode', 'we.url',
+      'we.added_via', 'we.secret_encrypted', 'we.previous_secret_encrypted', 'we.previous_secret_expires_at', 'we.deleted_at',
+      sql<string>`coalesce(d.event_type, e.type)`.as('event_type'),
+      sql<string>`coalesce(d.body, e.body)`.as('body'),
+    ]);
+}
+
+export async function loadTargets(db: Db, deliveryIds: readonly string[]): Promise<Map<string, DeliveryTarget>> {
+  if (deliveryIds.length === 0) return new Map();
+  const rows = await targetQuery(db).where('d.id', 'in', [...deliveryIds]).execute();
+  return new Map(rows.map((row) => [row.id, row as DeliveryTarget]));
+}
+
+/** One delivery of a business (the dashboard's and the CLI's view), or undefined. */
+export async function loadTarget(db: Db, businessId: string | undefined, deliveryId: string): Promise<DeliveryTarget | undefined> {
+  let query = targetQuery(db).where('d.id', '=', deliveryId);
+  if (businessId !== undefined) query = query.where('we.business_id', '=', businessId);
+  const row = await query.executeTakeFirst();
+  return row as DeliveryTarget | undefined;
+}
+
+/**
+ * The Service-Signature header for a send now: the current secret, plus the previous one while
+ * a roll keeps it (previous_secret_expires_at), each its own v1= entry.
+ */
+export function signFor(deps: Pick<DeliveryDeps, 'secrets'>, target: DeliveryTarget, now: Date): string {
+  if (target.secret_encrypted === null) throw new Error(`Endpoint ${target.endpoint_id} has no signing secret.`);
+  const secrets = [deps.secrets.open(target.secret_encrypted)];
+  if (target.previous_secret_encrypted !== null && target.previous_secret_expires_at !== null && target.previous_secret_expires_at > now) {
+    secrets.push(deps.secrets.open(target.previous_secret_encrypted));
+  }
+  return signatureHeader(secrets, unixSeconds(now), target.body);
+}
+
+/** Signs and sends the delivery's body to its endpoint's current address. */
+export async function sendTarget(deps: DeliveryDeps, target: DeliveryTarget): Promise<{ outcome: SendOutcome; sentAt: Date }> {
+  const sentAt = deps.clock.now();
+  const outcome = await deps.sender.send({ url: target.url, livemode: target.livemode, body: target.body, signature: signFor(deps, target, sentAt) });
+  return { outcome, sentAt };
+}
+
+function attemptRow(target: DeliveryTarget, trigger: AttemptTrigger, number: number | null, outcome: SendOutcome, sentAt: Date) {
+  return {
+    delivery_id: target.id,
+    endpoint_id: target.endpoint_id,
+    trigger,
+    number,
+    url: target.url,
+    sent_at: sentAt,
+    duration_ms: outcome.durationMs,
+    succeeded: outcome.ok,
+    status_code: outcome.statusCode,
+    error: outcome.error,
+    response_excerpt: outcome.excerpt,
+  };
+}
+
+/** Stops the pending deliveries of removed endpoints: their retries are not sent. */
+export async function cancelPendingDeliveries(db: Db, endpointIds: readonly string[], now: Date): Promise<void> {
+  if (endpointIds.length === 0) return;
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'canceled', next_attempt_at: null, finished_at: now })
+    .where('endpoint_id', 'in', [...endpointIds])
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Whether the endpoint asked to be removed: 410 Gone from an endpoint added through the API (spec 6.3). */
+export function isGone(target: DeliveryTarget, outcome: SendOutcome): boolean {
+  return outcome.statusCode === 410 && target.added_via === 'api';
+}
+
+/** Removes an endpoint that answered 410 Gone, as deleting it would, in the caller's transaction. */
+export async function removeGoneEndpoint(trx: Db, target: DeliveryTarget, now: Date): Promise<void> {
+  const removed = await trx
+    .updateTable('webhook_endpoints')
+    .set({ deleted_at: now, secret_encrypted: null, previous_secret_encrypted: null, previous_secret_expires_at: null })
+    .where('id', '=', target.endpoint_id)
+    .where('deleted_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  if (!removed) return;
+  await cancelPendingDeliveries(trx, [target.endpoint_id], now);
+  await recordActivity(trx, { businessId: target.business_id, livemode: target.livemode, actor: 'service' }, 'webhook_endpoint.removed_gone', target.endpoint_id, { url: target.url }, now);
+}
+
+/**
+ * Records automatic attempt `number` and what follows from it: success, the next attempt queued
+ * on the schedule, or the delivery failed for good (after the seventh, or on 410 Gone from an
+ * API endpoint, which also removes the endpoint). Applied only if this attempt was not
+ * recorded already; the attempt itself is always logged, since it was sent.
+ */
+async function recordAutomatic(deps: DeliveryDeps, target: DeliveryTarget, number: number, outcome: SendOutcome, sentAt: Date): Promise<void> {
+  const now = deps.clock.now();
+  const gone = !outcome.ok && isGone(target, outcome);
+  const last = outcome.ok || gone || number >= MAX_ATTEMPTS;
+  const nextAttemptAt = last ? null : new Date(now.getTime() + RETRY_DELAYS_MS[number - 1]!);
+  const write = (db: Db) => db
+    .with('attempt', (qc) => qc.insertInto('webhook_delivery_attempts').values(attemptRow(target, 'automatic', number, outcome, sentAt)))
+    .updateTable('webhook_deliveries')
+    .set({
+      status: outcome.ok ? 'succeeded' : last ? 'failed' : 'pending',
+      attempts: number,
+      last_attempt_at: sentAt,
+      last_status: outcome.statusCode,
+      last_error: outcome.error,
+      next_attempt_at: nextAttemptAt,
+      finished_at: last ? now : null,
+    })
+    .where('id', '=', target.id)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', number - 1)
+    .returning('id')
+    .executeTakeFirst();
+  // The common case, a success, is one statement; anything that writes more is a transaction.
+  if (outcome.ok) {
+    await write(deps.db);
+    return;
+  }
+  await deps.db.transaction().execute(async (trx) => {
+    const applied = await write(trx);
+    if (!applied) return;
+    if (gone) await removeGoneEndpoint(trx, target, now);
+    if (nextAttemptAt) await deps.jobs.enqueueAttempt(trx, { deliveryId: target.id, attempt: number + 1 }, nextAttemptAt);
+  });
+}
+
+/** Makes automatic attempt `attempt` of a delivery, unless it is already made or no longer due. */
+export async function deliverAttempt(deps: DeliveryDeps, target: DeliveryTarget | undefined, attempt: number): Promise<void> {
+  if (!target || target.kind !== 'event' || target.status !== 'pending' || target.attempts >= attempt) return;
+  if (target.deleted_at !== null || target.secret_encrypted === null) {
+    await cancelPendingDeliveries(deps.db, [target.endpoint_id], deps.clock.now());
+    return;
+  }
+  const { outcome, sentAt } = await sendTarget(deps, target);
+  await recordAutomatic(deps, target, attempt, outcome, sentAt);
+}
+
+/** The pg-boss handler: a batch of delivery jobs, sent concurrently, each settled on its own. */
+export async function runDeliveryJobs(deps: DeliveryDeps, jobs: ReadonlyArray<{ id: string; data: Partial<DeliveryJobData> }>) {
+  const targets = await loadTargets(deps.db, [...new Set(jobs.map((job) => job.data.deliveryId ?? ''))]);
+  return Promise.all(jobs.map(async (job) => {
+    try {
+      await deliverAttempt(deps, targets.get(job.data.deliveryId ?? ''), job.data.attempt ?? 1);
+      return { id: job.id, status: 'completed' as const };
+    } catch (error) {
+      return { id: job.id, status: 'failed' as const, output: { message: error instanceof Error ? error.message : String(error) } };
+    }
+  }));
+}
+
+/**
+ * Records a manual send (retry now, resend): logged like any attempt, never counted among the
+ * automatic ones; a success finishes the delivery, a failure leaves its schedule as it was.
+ */
+export async function recordManual(deps: DeliveryDeps, target: DeliveryTarget, trigger: 'retry_now' | 'resend', outcome: SendOutcome, sentAt: Date): Promise<void> {
+  const now = deps.clock.now();
+  const gone = !outcome.ok && isGone(target, outcome);
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.insertInto('webhook_delivery_attempts').values(attemptRow(target, trigger, null, outcome, sentAt)).execute();
+    await trx
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        manual_attempts: eb('manual_attempts', '+', 1),
+        last_attempt_at: sentAt,
+        last_status: outcome.statusCode,
+        last_error: outcome.error,
+        ...(outcome.ok ? { status: 'succeeded' as const, next_attempt_at: null, finished_at: now } : {}),
+      }))
+      .where('id', '=', target.id)
+      .execute();
+    if (gone) await removeGoneEndpoint(trx, target, now);
+  });
+}

@@ -1,0 +1,203 @@
+import { isIP } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import { Pool, errors as undiciErrors } from 'undici';
+import { hostOf, isInternalHostname, isIpLiteral, isLoopbackAddress, isLoopbackHost, isPublicAddress, type Resolver } from '../net/address-policy.ts';
+
+// Sending one webhook request (spec 6.1): the destination is decided before any connection: the
+// name is resolved once, every answer vetted, and the connection made to a vetted address with
+// the original Host header and TLS server name, so a name that changes its answers between the
+// check and the connection (DNS rebinding) reaches nothing new. Redirects are never followed.
+
+export const USER_AGENT = 'Service-Webhooks/1.0';
+/** How much of a response body is kept for the delivery log. */
+export const EXCERPT_BYTES = 1024;
+/** How much of a response body is read at most; the rest is not waited for. */
+const READ_LIMIT_BYTES = 64 * 1024;
+const MAX_POOLS = 256;
+
+export interface SendOutcome {
+  ok: boolean;
+  statusCode: number | null;
+  /** Why the attempt failed, for the log; null when it succeeded. */
+  error: string | null;
+  /** The start of the response body, for the log. */
+  excerpt: string | null;
+  durationMs: number;
+}
+
+export interface WebhookSenderOptions {
+  resolveHost: Resolver;
+  /** Success is a 2xx, body included, within this many milliseconds (spec: 10 seconds). */
+  timeoutMs: number;
+  /** Extra trusted certificate authorities (tests that serve https on loopback). */
+  ca?: string | Buffer;
+}
+
+export interface WebhookRequest {
+  url: string;
+  /** Live endpoints are vetted; Test endpoints may also use this machine (http://localhost). */
+  livemode: boolean;
+  body: string;
+  signature: string;
+}
+
+export class Refused extends Error {}
+
+interface Destination {
+  url: URL;
+  address: string;
+}
+
+/** Where a request for `text` may go: a vetted address to connect to, or Refused. */
+export async function destinationFor(text: string, livemode: boolean, resolveHost: Resolver): Promise<Destination> {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Refused('the endpoint address is not a valid URL');
+  }
+  if (url.username !== '' || url.password !== '') throw new Refused('the endpoint address contains credentials');
+  const host = hostOf(url);
+  const loopbackInTest = !livemode && isLoopbackHost(host);
+  if (url.protocol !== 'https:' && !(loopbackInTest && url.protocol === 'http:')) throw new Refused(`${url.protocol} addresses are not sent to`);
+
+  if (isIpLiteral(host)) {
+    if (loopbackInTest || isPublicAddress(host)) return { url, address: host };
+    throw new Refused(`${host} is not a public internet address`);
+  }
+  if (!loopbackInTest && isInternalHostname(host)) throw new Refused(`${host} is an internal host name`);
+  let answers: string[];
+  try {
+    answers = await resolveHost(host);
+  } catch {
+    throw new Refused(`the name ${host} did not resolve`);
+  }
+  if (answers.length === 0) throw new Refused(`the name ${host} did not resolve`);
+  // Every answer must pass, not just the one used: a name that also points inside is refused.
+  const allowed = loopbackInTest ? isLoopbackAddress : isPublicAddress;
+  const bad = answers.find((address) => !allowed(address));
+  if (bad !== undefined) throw new Refused(`${host} resolves to ${bad}, which is not ${loopbackInTest ? 'this machine' : 'a public internet address'}`);
+  return { url, address: answers[0]! };
+}
+
+/** A lookup that answers every name with the one vetted address. */
+function pinnedLookup(address: string): LookupFunction {
+  const family = isIP(address);
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as unknown as LookupFunction;
+}
+
+function describeError(error: unknown, timeoutMs: number, gotHeaders: boolean): string {
+  if (error instanceof Refused) return `refused: ${error.message}`;
+  const name = (error as { name?: string })?.name;
+  const code = (error as { code?: string })?.code;
+  if (name === 'TimeoutError' || name === 'AbortError' || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+    return gotHeaders ? `the response body did not complete within ${timeoutMs / 1000} seconds` : `no response within ${timeoutMs / 1000} seconds`;
+  }
+  if (error instanceof undiciErrors.ConnectTimeoutError) return `connecting timed out`;
+  switch (code) {
+    case 'ECONNREFUSED': return 'connection refused';
+    case 'ECONNRESET': case 'UND_ERR_SOCKET': return 'connection closed by the endpoint';
+    case 'EHOSTUNREACH': case 'ENETUNREACH': return 'host unreachable';
+    default:
+      if (typeof code === 'string' && (code.startsWith('ERR_TLS') || code.includes('CERT') || code.startsWith('ERR_SSL'))) return `TLS failed: ${code}`;
+      return typeof code === 'string' ? `request failed: ${code}` : 'request failed';
+  }
+}
+
+export class WebhookSender {
+  readonly #options: WebhookSenderOptions;
+  // One connection pool per origin and vetted address; least recently used closed past MAX_POOLS.
+  readonly #pools = new Map<string, Pool>();
+  #closed = false;
+
+  constructor(options: WebhookSenderOptions) {
+    this.#options = options;
+  }
+
+  get timeoutMs(): number {
+    return this.#options.timeoutMs;
+  }
+
+  #pool(destination: Destination): Pool {
+    const key = `${destination.url.origin} ${destination.address}`;
+    let pool = this.#pools.get(key);
+    if (pool) {
+      this.#pools.delete(key);
+    } else {
+      pool = new Pool(destination.url.origin, {
+        connections: 16,
+        connect: {
+          lookup: pinnedLookup(destination.address),
+          timeout: this.#options.timeoutMs,
+          ...(this.#options.ca ? { ca: this.#options.ca } : {}),
+        },
+      });
+      if (this.#pools.size >= MAX_POOLS) {
+        const [oldestKey, oldest] = this.#pools.entries().next().value!;
+        this.#pools.delete(oldestKey);
+        void oldest.close().catch(() => undefined);
+      }
+    }
+    this.#pools.set(key, pool);
+    return pool;
+  }
+
+  /** One POST of the event body; never throws: the outcome says what happened. */
+  async send(request: WebhookRequest): Promise<SendOutcome> {
+    const started = performance.now();
+    const { timeoutMs } = this.#options;
+    const signal = AbortSignal.timeout(timeoutMs);
+    let statusCode: number | null = null;
+    let excerpt: Buffer = Buffer.alloc(0);
+    const finish = (error: string | null): SendOutcome => ({
+      ok: error === null,
+      statusCode,
+      error,
+      excerpt: excerpt.length > 0 ? excerpt.toString('utf8').replace(/\uFFFD+$/, '') : null,
+      durationMs: Math.round(performance.now() - started),
+    });
+    try {
+      if (this.#closed) throw new Error('the sender is closed');
+      const destination = await destinationFor(request.url, request.livemode, this.#options.resolveHost);
+      const response = await this.#pool(destination).request({
+        path: `${destination.url.pathname}${destination.url.search}`,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          'service-signature': request.signature,
+        },
+        body: request.body,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      statusCode = response.statusCode;
+      // The whole response counts toward the time limit, a slowly trickled body included.
+      let read = 0;
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        if (excerpt.length < EXCERPT_BYTES) excerpt = Buffer.concat([excerpt, chunk.subarray(0, EXCERPT_BYTES - excerpt.length)]);
+        read += chunk.length;
+        if (read >= READ_LIMIT_BYTES) {
+          response.body.destroy();
+          break;
+        }
+      }
+      if (statusCode >= 200 && statusCode < 300) return finish(null);
+      if (statusCode >= 300 && statusCode < 400) return finish(`redirect (${statusCode}) not followed`);
+      return finish(`the endpoint answered ${statusCode}`);
+    } catch (error) {
+      return finish(describeError(error, timeoutMs, statusCode !== null));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((pool) => pool.close().catch(() => undefined)));
+  }
+}
