@@ -1,9 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MINUTE, HOUR, unixSeconds } from '../../src/core/clock.ts';
+import { DAY, MINUTE, HOUR, unixSeconds } from '../../src/core/clock.ts';
+import { newId } from '../../src/core/ids.ts';
+import { eraseCustomer } from '../../src/resources/customers/erase.ts';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/deliveries.ts';
-import { deliveryAttempts, deliveryLog } from '../../src/webhooks/manage.ts';
+import { deliveryAttempts, deliveryLog, resend, retryNow, rollSecret, sendTestEvent, updateWebhookEndpoint, type ManageDeps } from '../../src/webhooks/manage.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { answer, signaturesOf, startReceiver, verifiesWith, type Receiver } from '../support/receiver.ts';
+
+const FIXTURES = new URL('../fixtures/', import.meta.url);
+const TLS = { key: readFileSync(new URL('webhook-receiver.key', FIXTURES), 'utf8'), cert: readFileSync(new URL('webhook-receiver.crt', FIXTURES), 'utf8') };
 
 // Delivery end to end (spec 6.1, 6.3, 6.4): a payment changes, the pg-boss worker sends the
 // stored event to a real receiver on loopback, signed; failures retry on the spec's schedule,
@@ -11,9 +19,11 @@ import { answer, signaturesOf, startReceiver, verifiesWith, type Receiver } from
 
 let t: TestApp;
 let receiver: Receiver;
+let realResolve: TestApp['context']['resolveHost'];
 beforeAll(async () => {
-  t = await startTestApp({ RATE_LIMITS: 'off', WEBHOOK_TIMEOUT_MS: '400' }, { workers: true });
+  t = await startTestApp({ RATE_LIMITS: 'off', WEBHOOK_TIMEOUT_MS: '400' }, { workers: true, webhookCa: TLS.cert });
   receiver = await startReceiver();
+  realResolve = t.context.resolveHost;
 });
 afterAll(async () => {
   await t?.close();
@@ -22,11 +32,41 @@ afterAll(async () => {
 
 const OPERATOR = { actor: 'operator' };
 
-async function merchant(path = '/hooks', events?: string[]) {
-  const key = (await (await t.business()).key()).secret;
-  const created = await t.request('POST', '/v1/webhook_endpoints', { key, body: { url: `${receiver.url}${path}`, ...(events ? { events } : {}) } });
+async function merchant(path = '/hooks', events?: string[], url = `${receiver.url}${path}`) {
+  const biz = await t.business();
+  const key = (await biz.key()).secret;
+  const created = await t.request('POST', '/v1/webhook_endpoints', { key, body: { url, ...(events ? { events } : {}) } });
   expect(created.status).toBe(201);
-  return { key, endpointId: created.body.id as string, secret: created.body.secret as string, path };
+  return { biz, key, endpointId: created.body.id as string, secret: created.body.secret as string, path };
+}
+
+const deps = (): ManageDeps => ({ ...t.context, sender: t.context.webhookSender });
+
+/** The endpoint's newest delivery in the log. */
+async function latest(endpointId: string) {
+  return (await deliveryLog(t.db, OPERATOR, endpointId)).data[0];
+}
+
+/** Waits until the endpoint's newest delivery matches. */
+async function settles(endpointId: string, expected: Record<string, unknown>) {
+  await vi.waitFor(async () => expect(await latest(endpointId)).toMatchObject(expected), { timeout: 5_000 });
+}
+
+/** Answers per path; anything else 200. */
+function respondPerPath(table: Record<string, (response: ServerResponse) => void>) {
+  receiver.respond((request, response) => {
+    const handler = table[request.path];
+    if (handler) handler(response);
+    else response.writeHead(200).end('ok');
+  });
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /** Creates a session and starts it: payment.started. Returns the payment id. */
@@ -103,6 +143,216 @@ describe('the retry schedule', () => {
       await t.jump(24 * HOUR);
       await t.tick(10_000);
       expect(at('/down')).toHaveLength(7);
+    } finally {
+      receiver.respond(answer(200, 'ok'));
+    }
+  });
+});
+
+describe('what counts as delivered', () => {
+  afterAll(() => receiver.respond(answer(200, 'ok')));
+
+  it.each([
+    ['a 204', '/r204', { status: 'succeeded', last_status: 204, last_error: null, attempts: 1 }],
+    ['a 400', '/r400', { status: 'pending', last_status: 400, last_error: 'the endpoint answered 400' }],
+    ['a 500', '/r500', { status: 'pending', last_status: 500, last_error: 'the endpoint answered 500' }],
+    ['a redirect (not followed, even to this machine)', '/r301', { status: 'pending', last_status: 301, last_error: 'redirect (301) not followed' }],
+    ['no answer within the time limit', '/hang', { status: 'pending', last_status: null, last_error: 'no response within 0.4 seconds' }],
+    ['a 200 whose body trickles past the time limit', '/trickle', { status: 'pending', last_status: 200, last_error: 'the response body did not complete within 0.4 seconds' }],
+  ])('%s', async (_name, path, expected) => {
+    respondPerPath({
+      '/r204': (response) => response.writeHead(204).end(),
+      '/r400': (response) => response.writeHead(400).end('bad signature'),
+      '/r500': (response) => response.writeHead(500).end('oops'),
+      '/r301': (response) => response.writeHead(301, { location: `${receiver.url}/internal` }).end(),
+      '/hang': () => undefined,
+      '/trickle': (response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.write('a');
+        const timer = setInterval(() => response.write('.'), 100);
+        setTimeout(() => { clearInterval(timer); response.end(); }, 1_500);
+      },
+    });
+    const m = await merchant(path);
+    await startPayment(m.key);
+    await settles(m.endpointId, expected);
+    expect(at('/internal')).toHaveLength(0);
+    if (expected.status === 'pending') expect((await latest(m.endpointId))!.next_retry).toBe(unixSeconds(t.clock.now()) + 60);
+  });
+
+  it('a refused connection', async () => {
+    const m = await merchant('/', undefined, `http://127.0.0.1:${await closedPort()}/`);
+    await startPayment(m.key);
+    await settles(m.endpointId, { status: 'pending', last_status: null, last_error: 'connection refused' });
+  });
+
+  it('keeps the start of a response body for the log', async () => {
+    respondPerPath({ '/excerpt': (response) => response.writeHead(422).end('x'.repeat(5_000)) });
+    const m = await merchant('/excerpt');
+    await startPayment(m.key);
+    await settles(m.endpointId, { last_status: 422 });
+    const [attempt] = await deliveryAttempts(t.db, OPERATOR, (await latest(m.endpointId))!.id);
+    expect(attempt!.response_excerpt).toBe('x'.repeat(1024));
+  });
+});
+
+describe('410 Gone', () => {
+  afterAll(() => receiver.respond(answer(200, 'ok')));
+
+  it('removes an endpoint added through the API instead of retrying, and stops its other retries', async () => {
+    respondPerPath({ '/gone': (response) => response.writeHead(410).end() });
+    const m = await merchant('/gone');
+    await startPayment(m.key);
+    await settles(m.endpointId, { status: 'failed', last_status: 410, next_retry: null });
+    expect((await t.request('GET', `/v1/webhook_endpoints/${m.endpointId}`, { key: m.key })).status).toBe(404);
+    const activity = await t.db.selectFrom('activity').selectAll().where('subject_id', '=', m.endpointId).where('action', '=', 'webhook_endpoint.removed_gone').execute();
+    expect(activity).toHaveLength(1);
+    const before = at('/gone').length;
+    await startPayment(m.key);
+    await t.jump(MINUTE);
+    await t.tick(6_000);
+    expect(at('/gone')).toHaveLength(before);
+  });
+
+  it('keeps retrying an endpoint added in the dashboard', async () => {
+    respondPerPath({ '/gone-dash': (response) => response.writeHead(410).end() });
+    const biz = await t.business();
+    const key = (await biz.key()).secret;
+    const endpointId = newId('we');
+    await t.db.insertInto('webhook_endpoints').values({
+      id: endpointId, business_id: biz.id, livemode: false, url: `${receiver.url}/gone-dash`, description: null, events: ['payment.started'],
+      secret_encrypted: t.context.secrets.seal('whsec_dashboard'), added_via: 'dashboard', api_key_id: null, created_at: t.clock.now(),
+    }).execute();
+    await startPayment(key);
+    await settles(endpointId, { status: 'pending', last_status: 410, attempts: 1 });
+    await t.jump(MINUTE);
+    await t.tick(6_000);
+    await settles(endpointId, { status: 'pending', last_status: 410, attempts: 2 });
+    expect((await t.db.selectFrom('webhook_endpoints').select('deleted_at').where('id', '=', endpointId).executeTakeFirstOrThrow()).deleted_at).toBeNull();
+  });
+});
+
+describe('endpoint changes between attempts', () => {
+  afterAll(() => receiver.respond(answer(200, 'ok')));
+
+  it('sends pending retries to the new address after an address edit', async () => {
+    respondPerPath({ '/old': (response) => response.writeHead(500).end() });
+    const m = await merchant('/old');
+    const paymentId = await startPayment(m.key);
+    await settles(m.endpointId, { attempts: 1, status: 'pending' });
+    await updateWebhookEndpoint(deps(), OPERATOR, m.endpointId, { url: `${receiver.url}/new` });
+    await t.jump(MINUTE);
+    await t.tick(6_000);
+    await settles(m.endpointId, { attempts: 2, status: 'succeeded' });
+    expect(at('/new')).toHaveLength(1);
+    expect(at('/new')[0]!.body).toBe((await eventOf(paymentId, 'payment.started')).body);
+    const attempts = await deliveryAttempts(t.db, OPERATOR, (await latest(m.endpointId))!.id);
+    expect(attempts.map((attempt) => new URL(attempt.url).pathname)).toEqual(['/old', '/new']);
+  });
+
+  it('signs later attempts with a rolled secret only, at once', async () => {
+    respondPerPath({ '/roll-now': (response) => response.writeHead(500).end() });
+    const m = await merchant('/roll-now');
+    await startPayment(m.key);
+    await settles(m.endpointId, { attempts: 1 });
+    const rolled = await rollSecret(deps(), OPERATOR, m.endpointId, { keepPrevious: false });
+    expect(rolled.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    expect(rolled.endpoint.previous_secret_expires_at).toBeNull();
+    await t.jump(MINUTE);
+    await t.tick(6_000);
+    await settles(m.endpointId, { attempts: 2 });
+    const [first, second] = at('/roll-now');
+    const now = unixSeconds(t.clock.now());
+    expect(verifiesWith(first!.headers['service-signature'] as string, m.secret, first!.body, now)).toBe(true);
+    expect(signaturesOf(second!.headers['service-signature'] as string)).toHaveLength(1);
+    expect(verifiesWith(second!.headers['service-signature'] as string, rolled.secret, second!.body, now)).toBe(true);
+    expect(verifiesWith(second!.headers['service-signature'] as string, m.secret, second!.body, now)).toBe(false);
+    // The API shows no secret, and no previous one.
+    const shown = await t.request('GET', `/v1/webhook_endpoints/${m.endpointId}`, { key: m.key });
+    expect(shown.body.secret).toBeUndefined();
+    expect(shown.body.previous_secret_expires_at).toBeNull();
+  });
+
+  it('carries a second v1 for the previous secret for 24 hours after a roll that keeps it', async () => {
+    respondPerPath({ '/roll-keep': (response) => response.writeHead(500).end() });
+    const m = await merchant('/roll-keep');
+    await startPayment(m.key);
+    await settles(m.endpointId, { attempts: 1 });
+    const rolled = await rollSecret(deps(), OPERATOR, m.endpointId, { keepPrevious: true });
+    const expiresAt = unixSeconds(t.clock.now()) + DAY / 1000;
+    expect(rolled.endpoint.previous_secret_expires_at).toBe(expiresAt);
+    expect((await t.request('GET', `/v1/webhook_endpoints/${m.endpointId}`, { key: m.key })).body.previous_secret_expires_at).toBe(expiresAt);
+    await t.jump(MINUTE);
+    await t.tick(6_000);
+    await settles(m.endpointId, { attempts: 2 });
+    const overlap = at('/roll-keep')[1]!;
+    const header = overlap.headers['service-signature'] as string;
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(verifiesWith(header, rolled.secret, overlap.body, unixSeconds(t.clock.now()))).toBe(true);
+    expect(verifiesWith(header, m.secret, overlap.body, unixSeconds(t.clock.now()))).toBe(true);
+    // The whole schedule (about 21 hours) stays inside the 24 hours: every attempt carries both.
+    for (const delay of RETRY_DELAYS_MS.slice(1)) {
+      await t.jump(delay);
+      await t.tick(6_000);
+    }
+    await settles(m.endpointId, { attempts: 7, status: 'failed' });
+    expect(at('/roll-keep').slice(1).map((request) => signaturesOf(request.headers['service-signature'] as string).length)).toEqual([2, 2, 2, 2, 2, 2]);
+    // Past the 24 hours, only the new secret signs (a resend shows it).
+    await t.jump(4 * HOUR);
+    receiver.respond(answer(200, 'ok'));
+    const resent = await resend(deps(), OPERATOR, (await latest(m.endpointId))!.id);
+    expect(resent.outcome.ok).toBe(true);
+    const last = at('/roll-keep')[7]!;
+    expect(signaturesOf(last.headers['service-signature'] as string)).toHaveLength(1);
+    expect(verifiesWith(last.headers['service-signature'] as string, rolled.secret, last.body, unixSeconds(t.clock.now()))).toBe(true);
+  });
+});
+
+describe('subscriptions', () => {
+  it('sends an endpoint only its event types, and only its own mode\'s events', async () => {
+    const m = await merchant('/only-paid', ['payment.paid']);
+    const live = await m.biz.key({ mode: 'live' });
+    t.context.resolveHost = async () => ['93.184.215.14'];
+    try {
+      expect((await t.request('POST', '/v1/webhook_endpoints', { key: live.secret, body: { url: 'https://hooks.shop.example/live' } })).status).toBe(201);
+    } finally {
+      t.context.resolveHost = realResolve;
+    }
+    const paymentId = await startPayment(m.key);
+    expect((await t.request('POST', `/v1/payments/${paymentId}/simulate`, { key: m.key, body: { outcome: 'paid' } })).status).toBe(200);
+    await vi.waitFor(() => expect(at('/only-paid')).toHaveLength(1), { timeout: 5_000 });
+    expect(JSON.parse(at('/only-paid')[0]!.body).type).toBe('payment.paid');
+    const deliveries = await t.db.selectFrom('webhook_deliveries as d').innerJoin('webhook_endpoints as we', 'we.id', 'd.endpoint_id')
+      .select(['we.livemode']).where('we.business_id', '=', m.biz.id).execute();
+    expect(deliveries).toEqual([{ livemode: false }]);
+  });
+
+  it('sends an endpoint added before 26 September 2026 only payment.paid and payment.failed until its events are edited', async () => {
+    const m = await merchant('/legacy');
+    await t.db.updateTable('webhook_endpoints').set({ created_at: new Date('2026-09-01T00:00:00Z') }).where('id', '=', m.endpointId).execute();
+    const first = await startPayment(m.key);
+    await t.request('POST', `/v1/payments/${first}/simulate`, { key: m.key, body: { outcome: 'paid' } });
+    await vi.waitFor(() => expect(at('/legacy')).toHaveLength(1), { timeout: 5_000 });
+    expect(JSON.parse(at('/legacy')[0]!.body).type).toBe('payment.paid');
+    await updateWebhookEndpoint(deps(), OPERATOR, m.endpointId, { events: ['payment.started', 'payment.paid'] });
+    await startPayment(m.key);
+    await vi.waitFor(() => expect(at('/legacy').map((request) => JSON.parse(request.body).type)).toEqual(['payment.paid', 'payment.started']), { timeout: 5_000 });
+  });
+
+  it('stops a removed endpoint\'s pending retries and sends it nothing more', async () => {
+    respondPerPath({ '/removed': (response) => response.writeHead(500).end() });
+    try {
+      const m = await merchant('/removed');
+      await startPayment(m.key);
+      await settles(m.endpointId, { attempts: 1, status: 'pending' });
+      expect((await t.request('DELETE', `/v1/webhook_endpoints/${m.endpointId}`, { key: m.key })).status).toBe(200);
+      await settles(m.endpointId, { status: 'canceled', next_retry: null });
+      await startPayment(m.key);
+      await t.jump(MINUTE);
+      await t.tick(6_000);
+      expect(at('/removed')).toHaveLength(1);
+      // Its history stays readable.
+      expect((await deliveryLog(t.db, OPERATOR, m.endpointId)).endpoint.removed).toBe(true);
     } finally {
       receiver.respond(answer(200, 'ok'));
     }
