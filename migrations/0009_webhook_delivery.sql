@@ -6,7 +6,9 @@ ALTER TABLE webhook_deliveries
   ADD COLUMN kind text NOT NULL DEFAULT 'event' CHECK (kind IN ('event', 'test')),
   ADD COLUMN event_type text,
   ADD COLUMN body text,
-  ADD COLUMN manual_attempts integer NOT NULL DEFAULT 0;
+  ADD COLUMN manual_attempts integer NOT NULL DEFAULT 0,
+  -- Orders the log when deliveries share a creation time (one event, several endpoints).
+  ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
 
 -- Every request the service made for a delivery: automatic attempts 1 to 7, retry now, resend, test.
 CREATE TABLE webhook_delivery_attempts (
@@ -24,6 +26,10 @@ CREATE TABLE webhook_delivery_attempts (
   response_excerpt text
 );
 CREATE INDEX webhook_delivery_attempts_delivery ON webhook_delivery_attempts (delivery_id, id);
+
+-- The log: an endpoint's latest deliveries.
+DROP INDEX webhook_deliveries_endpoint;
+CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_at DESC, seq DESC);
 
 -- Retention: finished deliveries after 30 days, removed endpoints' history after 30 days.
 CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_at) WHERE finished_at IS NOT NULL;

@@ -289,6 +289,7 @@ export interface WebhookDeliveriesTable {
   event_type: string | null;
   body: string | null;
   manual_attempts: Generated<number>;
+  seq: Generated<number>;
 }
 
 export type DeliveryKind = 'event' | 'test';

@@ -80,7 +80,7 @@ export async function deliveryLog(db: Db, scope: Scope, endpointId: string): Pro
     .select((eb) => [eb.fn.coalesce('d.event_type', 'e.type').as('event_type'), eb.fn.coalesce('d.body', 'e.body').as('body')])
     .where('d.endpoint_id', '=', endpointId)
     .orderBy('d.created_at', 'desc')
-    .orderBy('d.id', 'desc')
+    .orderBy('d.seq', 'desc')
     .limit(DELIVERY_LOG_SIZE)
     .execute();
   return {

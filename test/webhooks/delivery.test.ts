@@ -358,3 +358,153 @@ describe('subscriptions', () => {
     }
   });
 });
+
+describe('the log\'s operations', () => {
+  afterAll(() => receiver.respond(answer(200, 'ok')));
+
+  it('retry now sends a still-retrying delivery at once without using up its automatic retries', async () => {
+    respondPerPath({ '/retry-now': (response) => response.writeHead(500).end() });
+    const m = await merchant('/retry-now');
+    await startPayment(m.key);
+    await settles(m.endpointId, { attempts: 1, status: 'pending' });
+    const delivery = (await latest(m.endpointId))!;
+    const failed = await retryNow(deps(), OPERATOR, delivery.id);
+    expect(failed.outcome).toMatchObject({ ok: false, statusCode: 500 });
+    await settles(m.endpointId, { attempts: 1, manual_attempts: 1, status: 'pending', next_retry: delivery.next_retry });
+    receiver.respond(answer(200, 'ok'));
+    const succeeded = await retryNow(deps(), OPERATOR, delivery.id);
+    expect(succeeded).toMatchObject({ event_id: delivery.event_id, outcome: { ok: true, statusCode: 200 } });
+    await settles(m.endpointId, { attempts: 1, manual_attempts: 2, status: 'succeeded', next_retry: null });
+    // The scheduled attempt 2 finds it delivered and sends nothing.
+    await t.jump(MINUTE);
+    await t.tick(6_000);
+    expect(at('/retry-now')).toHaveLength(3);
+    await expect(retryNow(deps(), OPERATOR, delivery.id)).rejects.toThrow(/not retrying; resend it instead/);
+    const attempts = await deliveryAttempts(t.db, OPERATOR, delivery.id);
+    expect(attempts.map((attempt) => [attempt.trigger, attempt.number, attempt.succeeded])).toEqual([['automatic', 1, false], ['retry_now', null, false], ['retry_now', null, true]]);
+  });
+
+  it('resend sends a finished delivery once more with the same event id and body; erased details stay null', async () => {
+    const m = await merchant('/resend');
+    const paymentId = await startPayment(m.key);
+    await settles(m.endpointId, { status: 'succeeded' });
+    const delivery = (await latest(m.endpointId))!;
+    const customerId = JSON.parse(at('/resend')[0]!.body).data.customer.id as string;
+    await eraseCustomer(t.context, customerId);
+    const again = await resend(deps(), OPERATOR, delivery.id);
+    expect(again.outcome.ok).toBe(true);
+    const [original, resent] = at('/resend');
+    expect(JSON.parse(resent!.body).id).toBe(JSON.parse(original!.body).id);
+    expect(resent!.body).toBe((await eventOf(paymentId, 'payment.started')).body);
+    expect(resent!.body).not.toContain('buyer@example.com');
+    expect(JSON.parse(resent!.body).data.customer.email).toBeNull();
+    await settles(m.endpointId, { status: 'succeeded', attempts: 1, manual_attempts: 1 });
+  });
+
+  it('sends a test ping or a sample payment event to a Test endpoint, at once and never retried', async () => {
+    respondPerPath({ '/samples': (response) => response.writeHead(200).end() });
+    const m = await merchant('/samples');
+    const ping = await sendTestEvent(deps(), OPERATOR, m.endpointId);
+    expect(ping.outcome.ok).toBe(true);
+    const pinged = JSON.parse(at('/samples')[0]!.body);
+    expect(pinged).toEqual({ id: ping.event_id, type: 'ping', created: unixSeconds(t.clock.now()), livemode: false, data: { payment: null, order: null, customer: null } });
+    expect(verifiesWith(at('/samples')[0]!.headers['service-signature'] as string, m.secret, at('/samples')[0]!.body, unixSeconds(t.clock.now()))).toBe(true);
+
+    const sample = await sendTestEvent(deps(), OPERATOR, m.endpointId, 'payment.paid');
+    const body = JSON.parse(at('/samples')[1]!.body);
+    expect(body).toMatchObject({ id: sample.event_id, type: 'payment.paid', livemode: false });
+    expect(body.data.payment).toMatchObject({ status: 'paid', metadata: { sample: true } });
+    expect(body.data.order).toMatchObject({ id: 'ord_sample' });
+    expect(body.data.order.items).toHaveLength(2);
+    expect(body.data.customer).toMatchObject({ id: 'cus_sample' });
+    for (const type of ['payment.started', 'payment.held', 'payment.updated', 'payment.failed', 'payment.expired', 'payment.canceled'] as const) {
+      await sendTestEvent(deps(), OPERATOR, m.endpointId, type);
+    }
+    expect(at('/samples').map((request) => JSON.parse(request.body).type)).toEqual(
+      ['ping', 'payment.paid', 'payment.started', 'payment.held', 'payment.updated', 'payment.failed', 'payment.expired', 'payment.canceled']);
+    // None of it exists in the account.
+    expect(await t.db.selectFrom('events').select('id').where('id', 'in', [ping.event_id, sample.event_id]).execute()).toEqual([]);
+
+    // A failed test send is logged and never retried.
+    respondPerPath({ '/samples': (response) => response.writeHead(503).end() });
+    const failed = await sendTestEvent(deps(), OPERATOR, m.endpointId);
+    expect(failed.outcome).toMatchObject({ ok: false, statusCode: 503 });
+    await settles(m.endpointId, { kind: 'test', event_type: 'ping', status: 'failed', attempts: 0, manual_attempts: 1, next_retry: null });
+    await t.jump(MINUTE);
+    await t.tick(6_000);
+    expect(at('/samples')).toHaveLength(9);
+  });
+});
+
+describe('Live endpoints: every send checks the address again', () => {
+  const HOST = 'hooks.merchant.example';
+  let live: { key: string; endpointId: string };
+
+  beforeAll(async () => {
+    const biz = await t.business();
+    const key = (await biz.key({ mode: 'live' })).secret;
+    t.context.resolveHost = async () => ['93.184.215.14'];
+    const created = await t.request('POST', '/v1/webhook_endpoints', { key, body: { url: `https://${HOST}:${receiver.port}/live` } });
+    t.context.resolveHost = realResolve;
+    expect(created.status).toBe(201);
+    live = { key, endpointId: created.body.id };
+  });
+  afterAll(() => { t.context.resolveHost = realResolve; });
+
+  it('refuses a test event other than ping', async () => {
+    await expect(sendTestEvent(deps(), OPERATOR, live.endpointId, 'payment.paid')).rejects.toThrow('A Live endpoint can receive a ping only.');
+  });
+
+  it.each([
+    '127.0.0.1', '::1', '::ffff:127.0.0.1', '0.0.0.0', '10.1.2.3', '172.16.5.4', '172.31.255.1', '192.168.1.1', '169.254.169.254',
+    '100.64.0.1', 'fc00::1', 'fd12:3456::1', 'fe80::1', '224.0.0.1', '168.63.129.16',
+  ])('refuses when the name now resolves to %s, and records it in the log', async (address) => {
+    const before = receiver.received.length;
+    t.context.resolveHost = async (host) => (host === HOST ? ['93.184.215.14', address] : []);
+    const sent = await sendTestEvent(deps(), OPERATOR, live.endpointId);
+    expect(sent.outcome).toMatchObject({ ok: false, statusCode: null, error: `refused: ${HOST} resolves to ${address}, which is not a public internet address` });
+    await settles(live.endpointId, { kind: 'test', status: 'failed', last_error: sent.outcome.error });
+    expect(receiver.received.length).toBe(before);
+  });
+
+  it('refuses an address that is an internal name or a private literal, even if stored', async () => {
+    for (const [url, error] of [
+      [`https://10.0.0.8:${receiver.port}/`, 'refused: 10.0.0.8 is not a public internet address'],
+      [`https://[::ffff:7f00:1]:${receiver.port}/`, 'refused: ::ffff:7f00:1 is not a public internet address'],
+      [`https://localhost:${receiver.port}/`, 'refused: localhost is an internal host name'],
+      [`https://metadata.google.internal/`, 'refused: metadata.google.internal is an internal host name'],
+      [`http://${HOST}/`, 'refused: http: addresses are not sent to'],
+    ]) {
+      await t.db.updateTable('webhook_endpoints').set({ url }).where('id', '=', live.endpointId).execute();
+      expect((await sendTestEvent(deps(), OPERATOR, live.endpointId)).outcome.error).toBe(error);
+    }
+  });
+});
+
+describe('the connection goes to the vetted address, with the original Host and TLS name', () => {
+  it('resolves once per send, connects to that answer, and a name that rebinds to a private address is refused', async () => {
+    const tls = await startReceiver({ tls: TLS, host: 'pinned.localhost' });
+    try {
+      const m = await merchant('/', undefined, `${tls.url}/tls`);
+      let lookups = 0;
+      // Test endpoints may be on this machine: the name must resolve to loopback only.
+      t.context.resolveHost = async (host) => {
+        if (host !== 'pinned.localhost') return [];
+        lookups += 1;
+        return lookups === 1 ? ['127.0.0.1'] : ['127.0.0.1', '10.0.0.1'];
+      };
+      const first = await sendTestEvent(deps(), OPERATOR, m.endpointId);
+      expect(first.outcome).toMatchObject({ ok: true, statusCode: 200 });
+      expect(lookups).toBe(1);
+      expect(tls.received).toHaveLength(1);
+      expect(tls.received[0]!.headers.host).toBe(`pinned.localhost:${tls.port}`);
+      expect(tls.received[0]!.servername).toBe('pinned.localhost');
+      const second = await sendTestEvent(deps(), OPERATOR, m.endpointId);
+      expect(second.outcome.error).toBe('refused: pinned.localhost resolves to 10.0.0.1, which is not this machine');
+      expect(tls.received).toHaveLength(1);
+    } finally {
+      t.context.resolveHost = realResolve;
+      await tls.close();
+    }
+  });
+});
