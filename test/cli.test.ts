@@ -6,7 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded } from '../src/db/embedded.ts';
-import { startTestApp, type TestApp } from './support/harness.ts';
+import { startTestApp, TEST_SECRETS, type TestApp } from './support/harness.ts';
+import { startReceiver, verifiesWith } from './support/receiver.ts';
 
 const run = promisify(execFile);
 let t: TestApp;
@@ -133,5 +134,57 @@ describe('members', () => {
     expect(json(lastOwner.stdout).error.message).toContain('owner');
     const list = json((await cli(['members', 'list', '--business', business.id, '--json'])).stdout);
     expect(list.data.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([['boss@team.example', 'owner'], ['dev@team.example', 'viewer']]);
+  });
+});
+
+describe('webhooks', () => {
+  it('sends test events, shows the log and attempts, resends, rolls the secret and edits the endpoint', async () => {
+    const receiver = await startReceiver();
+    const env = { DATABASE_URL: t.config.databaseUrl, SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64') };
+    try {
+      const key = (await (await t.business()).key()).secret;
+      const endpoint = (await t.request('POST', '/v1/webhook_endpoints', { key, body: { url: `${receiver.url}/cli` } })).body;
+
+      const sent = json((await cli(['webhooks', 'test', endpoint.id, '--event', 'payment.paid', '--json'], env)).stdout);
+      expect(sent).toMatchObject({ succeeded: true, status_code: 200, error: null });
+      expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ id: sent.event_id, type: 'payment.paid', data: { order: { id: 'ord_sample' } } });
+
+      const log = json((await cli(['webhooks', 'log', endpoint.id, '--json'], env)).stdout);
+      expect(log.data).toEqual([expect.objectContaining({ id: sent.delivery_id, kind: 'test', event_type: 'payment.paid', status: 'succeeded', manual_attempts: 1 })]);
+      expect((await cli(['webhooks', 'log', endpoint.id], env)).stdout).toContain(sent.delivery_id);
+
+      const resent = json((await cli(['webhooks', 'resend', sent.delivery_id, '--json'], env)).stdout);
+      expect(resent).toMatchObject({ event_id: sent.event_id, succeeded: true });
+      expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
+      const attempts = json((await cli(['webhooks', 'attempts', sent.delivery_id, '--json'], env)).stdout);
+      expect(attempts.data.map((attempt: { trigger: string }) => attempt.trigger)).toEqual(['test', 'resend']);
+
+      const retry = await cli(['webhooks', 'retry', sent.delivery_id], env);
+      expect(retry.code).toBe(1);
+      expect(retry.stderr).toContain('not retrying; resend it instead');
+
+      const rolled = json((await cli(['webhooks', 'roll-secret', endpoint.id, '--keep-previous', '--json'], env)).stdout);
+      expect(rolled.secret).toMatch(/^whsec_/);
+      expect(rolled.previous_secret_expires_at).toBeGreaterThan(0);
+      await cli(['webhooks', 'test', endpoint.id], env);
+      const header = receiver.received[2]!.headers['service-signature'] as string;
+      // The CLI runs on the system clock: both secrets sign during the overlap.
+      const now = Math.floor(Date.now() / 1000);
+      expect(verifiesWith(header, rolled.secret, receiver.received[2]!.body, now)).toBe(true);
+      expect(verifiesWith(header, endpoint.secret, receiver.received[2]!.body, now)).toBe(true);
+
+      const updated = json((await cli(['webhooks', 'update', endpoint.id, '--events', 'payment.paid,payment.failed', '--description', 'Orders', '--json'], env)).stdout);
+      expect(updated).toMatchObject({ id: endpoint.id, events: ['payment.paid', 'payment.failed'], description: 'Orders' });
+      const badEvents = await cli(['webhooks', 'update', endpoint.id, '--events', 'payment.nope'], env);
+      expect(badEvents.code).toBe(1);
+      expect(badEvents.stderr).toContain('is not an event type');
+      const badUrl = await cli(['webhooks', 'update', endpoint.id, '--url', 'https://10.0.0.1/hooks'], env);
+      expect(badUrl.code).toBe(1);
+      expect(badUrl.stderr).toContain('url must be on the public internet');
+      expect((await cli(['webhooks', 'test', endpoint.id, '--event', 'refund.made'], env)).code).toBe(2);
+      expect((await cli(['webhooks', 'log', 'we_missing'], env)).code).toBe(1);
+    } finally {
+      await receiver.close();
+    }
   });
 });

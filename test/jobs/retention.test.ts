@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { DAY, HOUR } from '../../src/core/clock.ts';
+import { newId } from '../../src/core/ids.ts';
+import { rollSecret } from '../../src/webhooks/manage.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
 // Idempotency-Keys are remembered 24 hours (spec 4.6) and then forgotten by the hourly
-// retention schedule on pg-boss, moved here by the test clock.
+// retention schedule on pg-boss, moved here by the test clock; so are finished webhook
+// deliveries after 30 days (spec 8).
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp({ RATE_LIMITS: 'off' }, { workers: true }); });
@@ -22,4 +25,47 @@ it('forgets Idempotency-Keys past their 24 hours on the hourly schedule, and onl
   await t.jump(2 * HOUR);
   await t.tick(HOUR);
   await vi.waitFor(async () => expect(await keys()).toEqual(['young-key']), { timeout: 10_000 });
+});
+
+it('keeps finished deliveries 30 days and a removed endpoint\'s history 30 days, and drops a rolled secret\'s previous one when it expires', async () => {
+  const biz = await t.business();
+  const key = (await biz.key()).secret;
+  const endpoint = async (path: string) => {
+    const created = await t.request('POST', '/v1/webhook_endpoints', { key, body: { url: `http://127.0.0.1:9/${path}` } });
+    expect(created.status).toBe(201);
+    return created.body.id as string;
+  };
+  const kept = await endpoint('kept');
+  const removed = await endpoint('removed');
+  const delivery = async (endpointId: string, finished: boolean) => {
+    const id = newId('dlv');
+    await t.db.insertInto('webhook_deliveries').values({
+      id, event_id: newId('evt'), endpoint_id: endpointId, kind: 'test', event_type: 'ping', body: '{}', created_at: t.clock.now(),
+      status: finished ? 'succeeded' : 'pending', finished_at: finished ? t.clock.now() : null,
+    }).execute();
+    await t.db.insertInto('webhook_delivery_attempts').values({
+      delivery_id: id, endpoint_id: endpointId, trigger: 'test', url: 'http://127.0.0.1:9/', sent_at: t.clock.now(), duration_ms: 1, succeeded: finished,
+    }).execute();
+    return id;
+  };
+  const oldFinished = await delivery(kept, true);
+  const stillPending = await delivery(kept, false);
+  const ofRemoved = await delivery(removed, true);
+  await rollSecret({ ...t.context, sender: t.context.webhookSender }, { actor: 'operator' }, kept, { keepPrevious: true });
+  expect((await t.request('DELETE', `/v1/webhook_endpoints/${removed}`, { key })).status).toBe(200);
+  await t.jump(10 * DAY);
+  const recent = await delivery(kept, true);
+
+  await t.jump(20 * DAY + HOUR);
+  await t.tick(HOUR);
+  await vi.waitFor(async () => {
+    const left = await t.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', 'in', [kept, removed]).orderBy('seq').execute();
+    expect(left.map((row) => row.id)).toEqual([stillPending, recent]);
+  }, { timeout: 10_000 });
+  const attempts = await t.db.selectFrom('webhook_delivery_attempts').select('delivery_id').where('endpoint_id', 'in', [kept, removed]).execute();
+  expect(attempts.map((row) => row.delivery_id).sort()).toEqual([stillPending, recent].sort());
+  expect(attempts.map((row) => row.delivery_id)).not.toContain(oldFinished);
+  expect(attempts.map((row) => row.delivery_id)).not.toContain(ofRemoved);
+  const endpointRow = await t.db.selectFrom('webhook_endpoints').select(['previous_secret_encrypted', 'previous_secret_expires_at']).where('id', '=', kept).executeTakeFirstOrThrow();
+  expect(endpointRow).toEqual({ previous_secret_encrypted: null, previous_secret_expires_at: null });
 });

@@ -66,7 +66,8 @@ export const LIVE_WALLET = '0x1111111111111111111111111111111111111111';
 /** The processor's side of the test wallet: its xpub derives the Live deposit addresses. */
 export const TEST_DEPOSIT_WALLET = HDKey.fromMasterSeed(Buffer.alloc(32, 7)).derive("m/44'/60'/0'/0");
 export const TEST_PROCESSOR_SECRET = 'test-processor-secret-0123456789abcdef';
-const TEST_SECRETS = { encryptionKey: randomBytes(32), depositXpub: TEST_DEPOSIT_WALLET.publicExtendedKey, processorSecret: TEST_PROCESSOR_SECRET };
+/** The secrets of every test app (a CLI run against a test database passes the encryption key). */
+export const TEST_SECRETS = { encryptionKey: randomBytes(32), depositXpub: TEST_DEPOSIT_WALLET.publicExtendedKey, processorSecret: TEST_PROCESSOR_SECRET };
 
 async function createDatabase(): Promise<string> {
   const adminUrl = inject('pgUrl');
