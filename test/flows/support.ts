@@ -21,12 +21,13 @@ export async function typesOf(t: TestApp, paymentId: string): Promise<string[]> 
   return (await eventsOf(t, paymentId)).map((event) => event.type);
 }
 
-/** pg-boss jobs queued for the deliveries of an event. */
-export async function queuedJobsFor(t: TestApp, eventId: string): Promise<number> {
+/** The first-attempt pg-boss jobs made for the deliveries of an event. */
+export async function firstAttemptJobsFor(t: TestApp, eventId: string): Promise<number> {
   const deliveries = await t.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).execute();
   if (deliveries.length === 0) return 0;
-  const jobs = await t.jobs.boss.findJobs<{ deliveryId: string }>('webhook-delivery', { queued: true });
-  return jobs.filter((job) => deliveries.some((d) => d.id === job.data.deliveryId)).length;
+  // Queued or already taken by the worker: every job pg-boss has for the queue.
+  const jobs = await t.jobs.boss.findJobs<{ deliveryId: string; attempt: number }>('webhook-delivery');
+  return jobs.filter((job) => job.data.attempt === 1 && deliveries.some((d) => d.id === job.data.deliveryId)).length;
 }
 
 export async function call(t: TestApp, key: string, method: string, path: string, body?: unknown, expected = [200, 201]) {

@@ -42,6 +42,8 @@ export interface TestApp {
   /** Moves both clocks at once, firing nothing on the way (timers passed fire at the next tick). */
   jump(ms: number): Promise<void>;
   jobs: Jobs;
+  /** Starts the pg-boss workers now (when the app was started without them). */
+  workers(): Promise<void>;
   config: Config;
   context: AppContext;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
@@ -87,12 +89,14 @@ export interface TestAppOptions {
   workers?: boolean;
   /** A certificate authority webhook sends trust (an https receiver on loopback). */
   webhookCa?: string;
+  /** Where the clock starts (default 2026-10-01 12:00 UTC); real time for tests sharing the database with a real process. */
+  clockStart?: number;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const databaseUrl = await createDatabase();
   const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, BASE_URL: 'https://pay.example.test', DB_POOL_SIZE: '5', ...env });
-  const clock = new ManualClock();
+  const clock = new ManualClock(options.clockStart);
   // pg-boss runs on a TestClock kept level with the app's clock: tick() moves both, firing
   // pg-boss's timers (schedules, polls) and moving its time in PostgreSQL too.
   const bossClock = new TestClock(clock.now().getTime());
@@ -100,6 +104,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const { context, jobs } = opened;
   const handle = { db: context.db, close: opened.close };
   if (options.workers) await startWorkers(opened);
+  const workers = () => startWorkers(opened);
   async function tick(ms: number): Promise<void> {
     clock.advance(ms);
     await bossClock.tick(clock.now().getTime() - bossClock.now());
@@ -154,6 +159,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     tick,
     jump,
     jobs,
+    workers,
     config,
     context,
     request,
