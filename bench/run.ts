@@ -12,7 +12,9 @@ import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { buildApp } from '../src/http/app.ts';
 import { operations } from '../src/operations.ts';
-import { loadSecrets, openAppContext } from '../src/runtime.ts';
+import { loadSecrets, openAppContext, startWorkers } from '../src/runtime.ts';
+import { QUEUES } from '../src/jobs/queues.ts';
+import { deliveryTable, runDeliveryBench, type DeliveryBenchResult } from './deliveries.ts';
 import { createBusiness, updateBusiness } from '../src/tenancy/businesses.ts';
 import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
@@ -21,9 +23,12 @@ import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scena
 // npm run bench: the service against a minimal Fastify + pg baseline, scenario by scenario, on
 // one embedded PostgreSQL in a temp dir. Prints a markdown table, writes bench/results.json.
 // Env: BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (20),
-// BENCH_ONLY (run only scenarios whose name contains this text).
+// BENCH_ONLY (run only scenarios whose name contains this text; "webhook delivery" for the
+// delivery benchmark alone).
 
 const POOL_SIZE = 10;
+const DELIVERY_BENCH_NAME = 'webhook delivery';
+const DELIVERY_BUSINESSES = 5;
 const WALLET = '0x1111111111111111111111111111111111111111';
 const RESULTS_FILE = fileURLToPath(new URL('./results.json', import.meta.url));
 
@@ -169,8 +174,10 @@ function table(results: readonly ScenarioResult[]): string {
 
 async function main(): Promise<void> {
   const started = new Date();
-  const selected = scenarios.filter((s) => !process.env.BENCH_ONLY || s.name.includes(process.env.BENCH_ONLY));
-  if (selected.length === 0) throw new Error(`No scenario name contains ${JSON.stringify(process.env.BENCH_ONLY)}.`);
+  const only = process.env.BENCH_ONLY;
+  const selected = scenarios.filter((s) => !only || s.name.includes(only));
+  const deliveriesSelected = !only || DELIVERY_BENCH_NAME.includes(only);
+  if (selected.length === 0 && !deliveriesSelected) throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'payment-service-bench-'));
   cleanups.push({ what: 'temp dir', run: () => rm(dataDir, { recursive: true, force: true }) });
@@ -228,8 +235,39 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const scenario of selected) results.push(await runScenario(scenario, env));
 
+  // The delivery benchmark last: it starts the workers, which the request scenarios run without.
+  let deliveries: DeliveryBenchResult | undefined;
+  if (deliveriesSelected) {
+    // The request scenarios queued deliveries to an address nobody listens on: not this run's work.
+    await service.jobs.boss.deleteAllJobs(QUEUES.delivery);
+    const keys: string[] = [];
+    for (let i = 0; i < DELIVERY_BUSINESSES; i += 1) {
+      const shop = await createBusiness(handle.db, systemClock, { name: `Delivery Shop ${i}`, ownerEmail: `owner${i}@deliveries.example` });
+      await updateBusiness(handle.db, systemClock, shop.id, { payoutWallet: WALLET });
+      keys.push((await createSecretKey(handle.db, systemClock, { businessId: shop.id, livemode: false, name: 'bench' })).secret);
+    }
+    deliveries = await runDeliveryBench({
+      businesses: DELIVERY_BUSINESSES,
+      backlogEvents: Math.round(positiveNumber('BENCH_DELIVERY_BACKLOG', 10000)),
+      offeredPerSecond: 100,
+      offeredSeconds: Math.round(positiveNumber('BENCH_DELIVERY_SECONDS', 10)),
+      startWorkers: () => startWorkers(service),
+      progress,
+      async api(index, method, requestPath, body) {
+        const response = await fetch(`${serviceUrl}${requestPath}`, {
+          method,
+          headers: { authorization: `Bearer ${keys[index]}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await response.text();
+        return { status: response.status, body: text ? JSON.parse(text) : undefined };
+      },
+    });
+  }
+
   const warnings = results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`));
-  process.stdout.write(`\n${warnings.length > 0 ? `${warnings.join('\n')}\n\n` : ''}${table(results)}\n`);
+  const tables = [results.length > 0 ? table(results) : '', deliveries ? deliveryTable(deliveries) : ''].filter(Boolean);
+  process.stdout.write(`\n${warnings.length > 0 ? `${warnings.join('\n')}\n\n` : ''}${tables.join('\n\n')}\n`);
 
   await writeFile(RESULTS_FILE, `${JSON.stringify({
     started: started.toISOString(),
@@ -238,6 +276,7 @@ async function main(): Promise<void> {
     cpus: availableParallelism(),
     settings,
     scenarios: results,
+    deliveries,
   }, null, 2)}\n`);
   progress(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
 }

@@ -1,0 +1,153 @@
+import { Worker } from 'node:worker_threads';
+import type { Arrival } from './receiver-worker.ts';
+
+// The webhook delivery benchmark: payment events (payment.started, from Test sessions started
+// through the API) delivered by the pg-boss worker to a local receiver in another thread.
+//  1. sustained throughput: a backlog of events queued while no worker runs, then drained;
+//  2. latency from the committing request to the receiver at an offered 100 events per second
+//     (timed from when the request is sent, so it also counts the request's own work).
+
+export interface DeliveryBenchOptions {
+  /** One JSON call to the service as business `index`'s Test key. */
+  api(index: number, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** Businesses to spread the events over, one endpoint each. */
+  businesses: number;
+  backlogEvents: number;
+  offeredPerSecond: number;
+  offeredSeconds: number;
+  startWorkers(): Promise<void>;
+  progress(line: string): void;
+}
+
+export interface DeliveryBenchResult {
+  backlog: { events: number; seconds: number; deliveriesPerSecond: number; target: number; pass: boolean };
+  latency: { offeredPerSecond: number; events: number; delivered: number; p50: number; p99: number; max: number; target: number; pass: boolean };
+}
+
+interface Receiver {
+  port: number;
+  arrivals: Arrival[];
+  close(): Promise<void>;
+}
+
+async function startReceiverThread(): Promise<Receiver> {
+  const worker = new Worker(new URL('./receiver-worker.ts', import.meta.url));
+  const arrivals: Arrival[] = [];
+  const port = await new Promise<number>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.on('message', (message: { port?: number; arrivals?: Arrival[] }) => {
+      if (message.port !== undefined) resolve(message.port);
+      if (message.arrivals) arrivals.push(...message.arrivals);
+    });
+  });
+  return {
+    port,
+    arrivals,
+    close: async () => {
+      worker.postMessage({ close: true });
+      await new Promise((resolve) => worker.once('exit', resolve));
+    },
+  };
+}
+
+/** Runs `task` over `items` with at most `concurrency` at once. */
+async function pool<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < items.length) await task(items[next++]!);
+  }));
+}
+
+const percentile = (sorted: number[], p: number) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
+}
+
+export async function runDeliveryBench(options: DeliveryBenchOptions): Promise<DeliveryBenchResult> {
+  const { api, businesses, progress } = options;
+  const receiver = await startReceiverThread();
+  try {
+    const expect = async (call: Promise<{ status: number; body: any }>, what: string) => {
+      const response = await call;
+      if (response.status >= 300) throw new Error(`${what} answered ${response.status}: ${JSON.stringify(response.body)}`);
+      return response.body;
+    };
+    // Open sessions: a start with a new buyer's email is a payment.started event each time.
+    const latencyEvents = options.offeredPerSecond * options.offeredSeconds;
+    const backlogSessions = Math.max(1, Math.ceil(options.backlogEvents / 10));
+    progress(`deliveries: ${backlogSessions + latencyEvents} sessions over ${businesses} businesses`);
+    const sessions: Array<{ business: number; id: string }> = [];
+    await pool(Array.from({ length: backlogSessions + latencyEvents }, (_, i) => i), 20, async (i) => {
+      const business = i % businesses;
+      const session = await expect(api(business, 'POST', '/v1/checkout_sessions', { amount: '20.00', currency: 'USD' }), 'session create');
+      sessions.push({ business, id: session.id });
+    });
+    const backlog = sessions.slice(0, backlogSessions);
+    const payments = sessions.slice(backlogSessions);
+    for (let business = 0; business < businesses; business += 1) {
+      await expect(api(business, 'POST', '/v1/webhook_endpoints', { url: `http://127.0.0.1:${receiver.port}/b${business}`, events: ['payment.started'] }), 'endpoint create');
+    }
+    let buyer = 0;
+    const start = (session: { business: number; id: string }) =>
+      expect(api(session.business, 'POST', `/v1/checkout_sessions/${session.id}/start`, { email: `buyer${buyer++}@bench.example` }), 'start');
+
+    // 1. Backlog, queued with no worker running, then drained.
+    progress(`deliveries: queueing a backlog of ${options.backlogEvents} events`);
+    await pool(Array.from({ length: options.backlogEvents }, (_, i) => backlog[i % backlog.length]!), Math.min(20, backlog.length), start);
+    progress('deliveries: starting the workers, draining the backlog');
+    const drainStart = performance.now();
+    await options.startWorkers();
+    const drained = await until(() => receiver.arrivals.length >= options.backlogEvents, 120_000);
+    const drainSeconds = (performance.now() - drainStart) / 1000;
+    if (!drained) progress(`deliveries: only ${receiver.arrivals.length} of ${options.backlogEvents} arrived in 120 s`);
+    const deliveriesPerSecond = Math.min(receiver.arrivals.length, options.backlogEvents) / drainSeconds;
+    progress(`deliveries: ${Math.round(deliveriesPerSecond)} deliveries/s`);
+
+    // 2. Offered load: one settlement every 1/rate seconds, each on its own payment.
+    progress(`deliveries: ${options.offeredPerSecond} events/s for ${options.offeredSeconds} s`);
+    await until(() => false, 500); // the backlog's stragglers (duplicates at most) arrive first
+    receiver.arrivals.length = 0;
+    const sentAt = new Map<string, number>();
+    const interval = 1000 / options.offeredPerSecond;
+    const begun = performance.now();
+    const calls: Array<Promise<unknown>> = [];
+    for (const [i, payment] of payments.entries()) {
+      const due = begun + i * interval;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      sentAt.set(payment.id, performance.timeOrigin + performance.now());
+      calls.push(start(payment));
+    }
+    await Promise.all(calls);
+    await until(() => receiver.arrivals.length >= payments.length, 30_000);
+    const latencies = receiver.arrivals.filter((arrival) => sentAt.has(arrival.paymentId)).map((arrival) => arrival.at - sentAt.get(arrival.paymentId)!).sort((a, b) => a - b);
+    const p99 = percentile(latencies, 99);
+    return {
+      backlog: { events: options.backlogEvents, seconds: drainSeconds, deliveriesPerSecond, target: 500, pass: drained && deliveriesPerSecond >= 500 },
+      latency: {
+        offeredPerSecond: options.offeredPerSecond, events: payments.length, delivered: latencies.length,
+        p50: percentile(latencies, 50), p99, max: latencies.at(-1) ?? NaN, target: 1000,
+        pass: latencies.length === payments.length && p99 <= 1000,
+      },
+    };
+  } finally {
+    await receiver.close();
+  }
+}
+
+export function deliveryTable(result: DeliveryBenchResult): string {
+  const { backlog, latency } = result;
+  const ms = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(0));
+  return [
+    '| webhook delivery | measured | target | pass |',
+    '| --- | --- | --- | --- |',
+    `| sustained deliveries/s (backlog of ${backlog.events.toLocaleString('en-US')} events drained in ${backlog.seconds.toFixed(1)} s) | ${Math.round(backlog.deliveriesPerSecond)} | ≥ ${backlog.target} | ${backlog.pass ? 'PASS' : 'FAIL'} |`,
+    `| commit → receiver at ${latency.offeredPerSecond} events/s: p50 / p99 / max ms (${latency.delivered} of ${latency.events} delivered) | ${ms(latency.p50)} / ${ms(latency.p99)} / ${ms(latency.max)} | p99 ≤ ${latency.target} | ${latency.pass ? 'PASS' : 'FAIL'} |`,
+  ].join('\n');
+}
