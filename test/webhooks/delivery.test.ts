@@ -514,3 +514,31 @@ describe('the connection goes to the vetted address, with the original Host and 
     }
   });
 });
+
+describe('the delivery log', () => {
+  it('shows an endpoint\'s latest 50 deliveries, newest first, with the exact body', async () => {
+    const m = await merchant('/log');
+    const ids: string[] = [];
+    for (let i = 0; i < 55; i += 1) {
+      const id = newId('dlv');
+      ids.push(id);
+      await t.db.insertInto('webhook_deliveries').values({
+        id, event_id: newId('evt'), endpoint_id: m.endpointId, kind: 'test', event_type: 'ping', body: `{"n":${i}}`,
+        status: 'succeeded', manual_attempts: 1, created_at: t.clock.now(), finished_at: t.clock.now(),
+      }).execute();
+    }
+    const log = await deliveryLog(t.db, OPERATOR, m.endpointId);
+    expect(log.data).toHaveLength(50);
+    expect(log.data.map((entry) => entry.id)).toEqual(ids.slice(5).reverse());
+    expect(log.data[0]!.body).toBe('{"n":54}');
+  });
+
+  it('is scoped to the business it is read for', async () => {
+    const m = await merchant('/scoped');
+    const other = await t.business();
+    await expect(deliveryLog(t.db, { businessId: other.id, actor: 'person' }, m.endpointId)).rejects.toThrow(`No webhook endpoint ${m.endpointId}.`);
+    await expect(sendTestEvent(deps(), { businessId: other.id, actor: 'person' }, m.endpointId)).rejects.toThrow(/No webhook endpoint/);
+    await expect(rollSecret(deps(), { businessId: other.id, actor: 'person' }, m.endpointId, { keepPrevious: false })).rejects.toThrow(/No webhook endpoint/);
+    expect((await deliveryLog(t.db, { businessId: m.biz.id, actor: 'person' }, m.endpointId)).data).toEqual([]);
+  });
+});
