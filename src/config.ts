@@ -23,6 +23,7 @@ const Env = z.object({
   RATE_LIMIT_AGENT_PER_MINUTE: PerMinute.default(120),
   RATE_LIMIT_SESSION_STARTS_PER_MINUTE: PerMinute.default(12),
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: PerMinute.default(60),
+  OAUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
 });
@@ -54,6 +55,8 @@ export interface Config {
   trustProxy: boolean;
   rateLimits: RateLimitConfig;
   webhooks: WebhookConfig;
+  /** The agents' authorization server's issuer identifier (default: the service's origin). */
+  oauthIssuer: string;
 }
 
 export interface WebhookConfig {
@@ -72,10 +75,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const key = e.SECRET_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(e.SECRET_ENCRYPTION_KEY, 'base64');
   if (key !== undefined && key.length !== 32) throw new Error('SECRET_ENCRYPTION_KEY must be 32 bytes, base64-encoded.');
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
-    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    baseUrl,
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     embeddedPgPort: e.EMBEDDED_PG_PORT,
@@ -93,5 +97,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       unauthenticatedPerMinute: e.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
     },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS, concurrency: e.WEBHOOK_CONCURRENCY },
+    oauthIssuer: (e.OAUTH_ISSUER ?? baseUrl).replace(/\/+$/, ''),
   };
 }

@@ -18,6 +18,8 @@ import { forgetExpired } from './jobs/retention.ts';
 import { expireDuePayments } from './resources/payments/expire.ts';
 import { runDeliveryJobs } from './webhooks/deliveries.ts';
 import { WebhookSender } from './webhooks/sender.ts';
+import { AccessTokens } from './oauth/access-tokens.ts';
+import { SigningKeys } from './oauth/signing-keys.ts';
 import type { Clock as BossClock } from 'pg-boss';
 
 // What the server, the CLI, the tests and the benchmarks share: the database (embedded unless
@@ -103,17 +105,22 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     throw error;
   });
   const webhookSender = new WebhookSender({ resolveHost: (host) => context.resolveHost(host), timeoutMs: config.webhooks.timeoutMs, ca: options.webhookCa });
+  const clock = options.clock ?? systemClock;
+  const secrets = new SecretBox(options.secrets.encryptionKey);
+  const signingKeys = new SigningKeys(handle.db, secrets, clock);
   const context: AppContext = {
     db: handle.db,
-    clock: options.clock ?? systemClock,
+    clock,
     config,
-    secrets: new SecretBox(options.secrets.encryptionKey),
+    secrets,
     resolveHost,
     authChanges,
     jobs: jobs.sender,
     deposits: new DepositAddresses(options.secrets.depositXpub),
     processorSecret: options.secrets.processorSecret,
     webhookSender,
+    signingKeys,
+    accessTokens: new AccessTokens(signingKeys, config.oauthIssuer, clock),
   };
   return {
     context,

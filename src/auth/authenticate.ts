@@ -5,7 +5,8 @@ import { ApiError } from '../core/errors.ts';
 import type { Db } from '../db/database.ts';
 import { onAuthChange } from './changes.ts';
 import type { Principal } from './principal.ts';
-import { scopesForKey } from './scopes.ts';
+import { API_SCOPES, scopesForKey, type Scope } from './scopes.ts';
+import type { AccessTokens } from '../oauth/access-tokens.ts';
 import { hashSecret, secretKeyMode } from './secret-keys.ts';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -34,18 +35,29 @@ interface Cached {
   until: number;
 }
 
+/** How agents' access tokens are checked: who issues them, and the resource this server is. */
+export interface AgentTokenCheck {
+  tokens: AccessTokens;
+  /** The audience a token must name to be used here (the API base, or the MCP endpoint). */
+  audience: string;
+}
+
+const BUSINESS_COLUMNS = ['b.id', 'b.name', 'b.status', 'b.commerce', 'b.disabled_integrations', 'b.payout_wallet', 'b.crypto_enabled', 'b.fee_bps'] as const;
+
 export class Authenticator {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #canCache: () => boolean;
+  readonly #agents: AgentTokenCheck | undefined;
   readonly #touched = new Map<string, number>();
   #cache = new Map<string, Cached>();
 
   /** canCache: whether change notices currently arrive (see listenForAuthChanges). */
-  constructor(db: Db, clock: Clock, canCache: () => boolean) {
+  constructor(db: Db, clock: Clock, canCache: () => boolean, agents?: AgentTokenCheck) {
     this.#db = db;
     this.#clock = clock;
     this.#canCache = canCache;
+    this.#agents = agents;
     onAuthChange(() => {
       this.#cache = new Map();
     });
@@ -59,7 +71,8 @@ export class Authenticator {
     const mode = secretKeyMode(credential);
     if (mode === null) {
       if (JWT_SHAPE.test(credential)) {
-        throw new ApiError('invalid_token', 'The access token is not valid for this service. Get a new one.');
+        if (!this.#agents) throw new ApiError('invalid_token', 'The access token is not valid for this service. Get a new one.');
+        return this.#authenticateAgent(credential, this.#agents);
       }
       throw new ApiError('invalid_api_key', 'The credential is not a valid secret key.');
     }
@@ -74,8 +87,7 @@ export class Authenticator {
     const row = await this.#db
       .selectFrom('api_keys as k')
       .innerJoin('businesses as b', 'b.id', 'k.business_id')
-      .select(['k.id as key_id', 'k.kind', 'k.access', 'k.livemode', 'k.revoked_at', 'k.last_used_at',
-        'b.id', 'b.name', 'b.status', 'b.commerce', 'b.disabled_integrations', 'b.payout_wallet', 'b.crypto_enabled', 'b.fee_bps'])
+      .select(['k.id as key_id', 'k.kind', 'k.access', 'k.livemode', 'k.revoked_at', 'k.last_used_at', ...BUSINESS_COLUMNS])
       .where('k.secret_hash', '=', hash)
       .executeTakeFirst();
     if (!row || row.revoked_at !== null || row.livemode !== mode.livemode) {
@@ -89,30 +101,90 @@ export class Authenticator {
       kind: 'secret_key',
       keyId: row.key_id,
       connectionId: null,
-      business: {
-        id: row.id,
-        name: row.name,
-        status: row.status,
-        commerce: row.commerce,
-        disabled_integrations: row.disabled_integrations,
-        payout_wallet: row.payout_wallet,
-        crypto_enabled: row.crypto_enabled,
-        fee_bps: row.fee_bps,
-      },
+      business: businessOf(row),
     };
-    // Only if no change was announced while the query ran (the map was not replaced).
-    if (cache === this.#cache && this.#canCache()) {
-      if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
-      cache.set(cacheKey, { principal, lastUsed: row.last_used_at, until: this.#clock.now().getTime() + CACHE_MS });
-    }
+    this.#remember(cache, cacheKey, principal, row.last_used_at);
     return principal;
+  }
+
+  /** Caches a principal, unless a change was announced while it was read (the map was replaced). */
+  #remember(cache: Map<string, Cached>, key: string, principal: Principal, lastUsed: Date | null): void {
+    if (cache !== this.#cache || !this.#canCache()) return;
+    if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
+    cache.set(key, { principal, lastUsed, until: this.#clock.now().getTime() + CACHE_MS });
+  }
+
+  /**
+   * An agent's access token (spec 5.4, 5.6): a valid token of ours for this resource, then its
+   * connection as it is now: disconnected, or approved by a person who no longer manages keys,
+   * is `401 agent_disconnected`. Agents never hold webhook scopes.
+   */
+  async #authenticateAgent(token: string, agents: AgentTokenCheck): Promise<Principal> {
+    const claims = await agents.tokens.verify(token, agents.audience);
+    const cacheKey = `agent:${claims.connection_id}`;
+    const cached = this.#cache.get(cacheKey);
+    let principal: Principal;
+    let lastUsed: Date | null;
+    if (cached && cached.until > this.#clock.now().getTime() && this.#canCache()) {
+      ({ principal, lastUsed } = cached);
+    } else {
+      const cache = this.#cache;
+      const row = await this.#db
+        .selectFrom('agent_connections as c')
+        .innerJoin('businesses as b', 'b.id', 'c.business_id')
+        .leftJoin('memberships as m', (join) => join.onRef('m.business_id', '=', 'c.business_id').onRef('m.person_id', '=', 'c.approved_by'))
+        .select(['c.id as connection_id', 'c.livemode', 'c.client_id', 'c.scopes', 'c.disconnected_at', 'c.last_used_at', 'm.role', ...BUSINESS_COLUMNS])
+        .where('c.id', '=', claims.connection_id)
+        .executeTakeFirst();
+      if (!row || row.id !== claims.business || row.livemode !== (claims.mode === 'live') || row.client_id !== claims.client_id) {
+        throw new ApiError('invalid_token', 'The access token is not valid for this service. Get a new one.');
+      }
+      if (row.disconnected_at !== null || (row.role !== 'owner' && row.role !== 'developer')) {
+        throw new ApiError('agent_disconnected', 'This agent was disconnected, or the person who approved it no longer manages keys. Ask for it to be connected again.');
+      }
+      principal = {
+        businessId: row.id,
+        livemode: row.livemode,
+        scopes: new Set(row.scopes.filter((scope): scope is Scope => (API_SCOPES as readonly string[]).includes(scope))),
+        kind: 'agent',
+        keyId: null,
+        connectionId: row.connection_id,
+        business: businessOf(row),
+      };
+      lastUsed = row.last_used_at;
+      this.#remember(cache, cacheKey, principal, lastUsed);
+    }
+    // The token's own scope can only narrow the connection's.
+    const granted = new Set(claims.scope.split(' '));
+    const scopes = new Set([...principal.scopes].filter((scope) => granted.has(scope)));
+    this.#touchConnection(claims.connection_id, lastUsed);
+    return scopes.size === principal.scopes.size ? principal : { ...principal, scopes };
+  }
+
+  #touchConnection(connectionId: string, lastUsed: Date | null): void {
+    const now = this.#clock.now();
+    if (!this.#due(`agent:${connectionId}`, lastUsed, now)) return;
+    void this.#db
+      .updateTable('agent_connections')
+      .set({ last_used_at: now })
+      .where('id', '=', connectionId)
+      .where(sql<boolean>`last_used_at IS NULL OR last_used_at < ${now}`)
+      .execute()
+      .catch(() => undefined);
+  }
+
+  /** Whether a last-used time is due to be written (at most once a minute per credential). */
+  #due(key: string, lastUsed: Date | null, now: Date): boolean {
+    const last = Math.max(lastUsed?.getTime() ?? 0, this.#touched.get(key) ?? 0);
+    if (now.getTime() - last < TOUCH_EVERY_MS) return false;
+    if (this.#touched.size >= CACHE_MAX_ENTRIES) this.#touched.clear();
+    this.#touched.set(key, now.getTime());
+    return true;
   }
 
   #touch(keyId: string, lastUsed: Date | null): void {
     const now = this.#clock.now();
-    const last = Math.max(lastUsed?.getTime() ?? 0, this.#touched.get(keyId) ?? 0);
-    if (now.getTime() - last < TOUCH_EVERY_MS) return;
-    this.#touched.set(keyId, now.getTime());
+    if (!this.#due(keyId, lastUsed, now)) return;
     // Best effort and off the request path: a lost update only delays the next one.
     void this.#db
       .updateTable('api_keys')
@@ -122,4 +194,17 @@ export class Authenticator {
       .execute()
       .catch(() => undefined);
   }
+}
+
+function businessOf(row: Principal['business']): Principal['business'] {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    commerce: row.commerce,
+    disabled_integrations: row.disabled_integrations,
+    payout_wallet: row.payout_wallet,
+    crypto_enabled: row.crypto_enabled,
+    fee_bps: row.fee_bps,
+  };
 }

@@ -20,6 +20,7 @@ export class Gate {
   readonly #authenticator: Authenticator;
   readonly #limits: RateLimitConfig;
   readonly #perBusiness: WindowCounter;
+  readonly #perAgent: WindowCounter;
   readonly #failuresPerAddress: WindowCounter;
   readonly #sessionStarts: WindowCounter;
 
@@ -27,6 +28,7 @@ export class Gate {
     this.#authenticator = authenticator;
     this.#limits = limits;
     this.#perBusiness = new WindowCounter(limits.businessPerMinute, MINUTE, clock);
+    this.#perAgent = new WindowCounter(limits.agentPerMinute, MINUTE, clock);
     this.#failuresPerAddress = new WindowCounter(limits.unauthenticatedPerMinute, MINUTE, clock);
     this.#sessionStarts = new WindowCounter(limits.sessionStartsPerMinute, MINUTE, clock);
   }
@@ -41,11 +43,15 @@ export class Gate {
       }
       throw error;
     }
-    if (this.#limits.enabled && !this.#perBusiness.take(principal.businessId)) {
-      throw rateLimited('for this account');
+    // Keys share their account's limit; each connected agent has its own (spec 8).
+    if (this.#limits.enabled) {
+      const allowed = principal.kind === 'agent' ? this.#perAgent.take(principal.connectionId ?? '') : this.#perBusiness.take(principal.businessId);
+      if (!allowed) throw rateLimited(principal.kind === 'agent' ? 'for this agent' : 'for this account');
     }
     authorize(principal, operation);
-    if (this.#limits.enabled && operation.sessionStart && !this.#sessionStarts.take(principal.businessId)) {
+    // Session starts count toward the account's limit: every key's, and an agent's in Live.
+    const countsStart = operation.sessionStart && (principal.kind === 'secret_key' || principal.livemode);
+    if (this.#limits.enabled && countsStart && !this.#sessionStarts.take(principal.businessId)) {
       throw rateLimited('of checkout-session starts for this account');
     }
     return principal;

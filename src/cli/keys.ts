@@ -2,6 +2,8 @@ import { createSecretKey, listSecretKeys, revokeSecretKey } from '../auth/key-ad
 import { scopesForKey } from '../auth/scopes.ts';
 import type { ApiKeyRow } from '../db/schema.ts';
 import { oneOf, required, UsageError, type Command } from './command.ts';
+import { RefusedError } from '../core/errors.ts';
+import { createSignInLink } from '../dashboard/sessions.ts';
 
 function keyJson(key: ApiKeyRow) {
   return {
@@ -19,6 +21,16 @@ function keyJson(key: ApiKeyRow) {
 }
 
 export const keyCommands: Record<string, Command> = {
+  'login-link': {
+    usage: 'login-link --email EMAIL [--json]   (a single-use dashboard sign-in link, valid 15 minutes)',
+    options: { email: { type: 'string' } },
+    async run({ context }, flags) {
+      const email = required(flags, 'email');
+      const link = await createSignInLink(context, email);
+      if (!link) throw new RefusedError(`No person with the email ${email}; add them with members set first.`);
+      return { json: { url: link.url, expires: link.expiresAt.toISOString() }, text: `Open within 15 minutes, once:\n  ${link.url}` };
+    },
+  },
   'keys create': {
     usage: 'keys create --business ID --mode test|live [--access full|read_only] [--kind api|plugin|legacy] [--name NAME] [--json]',
     options: { business: { type: 'string' }, mode: { type: 'string' }, access: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' } },

@@ -6,6 +6,8 @@ import type { Clock } from './clock.ts';
 import type { JobSender } from '../jobs/queues.ts';
 import type { DepositAddresses } from '../processor/deposit-addresses.ts';
 import type { WebhookSender } from '../webhooks/sender.ts';
+import type { AccessTokens } from '../oauth/access-tokens.ts';
+import type { SigningKeys } from '../oauth/signing-keys.ts';
 
 /** What every verb may use, built once per process. */
 export interface AppContext {
@@ -25,6 +27,9 @@ export interface AppContext {
   processorSecret: string;
   /** Sends webhook requests to vetted, pinned addresses. */
   webhookSender: WebhookSender;
+  /** The keys that sign agents' access tokens, and the tokens themselves. */
+  signingKeys: SigningKeys;
+  accessTokens: AccessTokens;
 }
 
 /** A verb's view of one call: the app plus the caller. */

@@ -342,7 +342,109 @@ export interface ActivityTable {
   created_at: Timestamp;
 }
 
+export interface OAuthSigningKeysTable {
+  kid: string;
+  alg: string;
+  public_jwk: Json<Record<string, unknown>>;
+  private_jwk_encrypted: Buffer;
+  created_at: Timestamp;
+  retired_at: Timestamp | null;
+}
+
+export interface OAuthClientsTable {
+  client_id: string;
+  kind: 'registered' | 'metadata_document';
+  client_name: string | null;
+  client_uri: string | null;
+  logo_uri: string | null;
+  redirect_uris: string[];
+  application_type: 'web' | 'native';
+  grant_types: string[];
+  response_types: string[];
+  token_endpoint_auth_method: string;
+  scope: string | null;
+  software_id: string | null;
+  software_version: string | null;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+  fetched_at: Timestamp | null;
+}
+
+export interface OAuthRequestsTable {
+  id: string;
+  client_id: string;
+  redirect_uri: string;
+  state: string | null;
+  code_challenge: string;
+  resource: string;
+  scopes: string[];
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  decided_at: Timestamp | null;
+}
+
+export interface AgentConnectionsTable {
+  id: string;
+  business_id: string;
+  livemode: boolean;
+  client_id: string;
+  client_name: string | null;
+  approved_by: string;
+  access: KeyAccess;
+  scopes: string[];
+  resource: string;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+  disconnected_at: Timestamp | null;
+  disconnected_why: string | null;
+}
+
+export interface OAuthCodesTable {
+  code_hash: Buffer;
+  connection_id: string;
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface OAuthRefreshTokensTable {
+  token_hash: Buffer;
+  connection_id: string;
+  client_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  rotated_at: Timestamp | null;
+}
+
+export interface DashboardSessionsTable {
+  id_hash: Buffer;
+  person_id: string;
+  csrf_token: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface SignInLinksTable {
+  token_hash: Buffer;
+  person_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
 export interface Database {
+  oauth_signing_keys: OAuthSigningKeysTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_requests: OAuthRequestsTable;
+  agent_connections: AgentConnectionsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_refresh_tokens: OAuthRefreshTokensTable;
+  dashboard_sessions: DashboardSessionsTable;
+  sign_in_links: SignInLinksTable;
   activity: ActivityTable;
   order_timeline: OrderTimelineTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -373,4 +475,6 @@ export type CheckoutRow = Selectable<CheckoutsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type OrderTimelineRow = Selectable<OrderTimelineTable>;
+export type OAuthClientRow = Selectable<OAuthClientsTable>;
+export type AgentConnectionRow = Selectable<AgentConnectionsTable>;
 export type BusinessUpdate = Updateable<BusinessesTable>;

@@ -9,6 +9,8 @@ import { PROCESSOR_NOTICES_PATH, registerProcessorNotices } from './processor.ts
 import { openApiDocument } from './openapi.ts';
 import { API_PREFIX, methodMatcher, registerOperationRoutes, restPath } from './routes.ts';
 import { registerWellKnown, WELL_KNOWN_PATHS } from './well-known.ts';
+import { OAUTH_ROUTES, registerOAuthRoutes } from '../oauth/routes.ts';
+import { DASHBOARD_ROUTES, registerDashboard } from '../dashboard/routes.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -44,13 +46,18 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     ...WELL_KNOWN_PATHS.map((path) => ({ method: 'GET', path })),
     { method: 'GET', path: `${API_PREFIX}/openapi.json` },
     { method: 'POST', path: PROCESSOR_NOTICES_PATH },
+    ...OAUTH_ROUTES,
+    ...DASHBOARD_ROUTES,
   ];
   registerErrorHandling(app, context.config.baseUrl, methodMatcher(routes));
 
   registerJsonBody(app);
-  const gate = new Gate(new Authenticator(context.db, context.clock, () => context.authChanges.listening), context.config.rateLimits, context.clock);
+  const agents = { tokens: context.accessTokens, audience: `${context.config.baseUrl}${API_PREFIX}` };
+  const gate = new Gate(new Authenticator(context.db, context.clock, () => context.authChanges.listening, agents), context.config.rateLimits, context.clock);
   registerOperationRoutes(app, operations, context, gate);
-  registerWellKnown(app, context.config.baseUrl);
+  registerWellKnown(app, context.config.baseUrl, context.config.oauthIssuer);
+  await registerOAuthRoutes(app, context);
+  await registerDashboard(app, context);
   const openapi = openApiDocument(operations, context.config.baseUrl);
   app.get(`${API_PREFIX}/openapi.json`, async () => openapi);
   await registerProcessorNotices(app, context);

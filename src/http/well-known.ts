@@ -16,9 +16,13 @@ export function protectedResourceMetadata(baseUrl: string, authorizationServer: 
 
 export const WELL_KNOWN_PATHS = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1'];
 
-export function registerWellKnown(app: FastifyInstance, baseUrl: string): void {
-  const document = protectedResourceMetadata(baseUrl, baseUrl);
+export function registerWellKnown(app: FastifyInstance, baseUrl: string, issuer: string): void {
+  const document = protectedResourceMetadata(baseUrl, issuer);
   for (const url of WELL_KNOWN_PATHS) {
-    app.get(url, async () => document);
+    // Public documents: browser-based clients (the MCP Inspector) read them too.
+    app.get(url, async (_request, reply) => {
+      reply.header('Access-Control-Allow-Origin', '*');
+      return document;
+    });
   }
 }

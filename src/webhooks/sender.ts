@@ -194,6 +194,42 @@ export class WebhookSender {
     }
   }
 
+  /**
+   * GETs a small JSON document from the public internet (OAuth client metadata documents), under
+   * the same address rules as a Live webhook: https, vetted, pinned, no redirects; refused past
+   * `maxBytes` or `timeoutMs`. Throws Refused with a reason a person can read.
+   */
+  async fetchDocument(text: string, limits: { maxBytes: number; timeoutMs: number }): Promise<{ status: number; body: string; cacheControl: string | null }> {
+    if (this.#closed) throw new Refused('the service is stopping');
+    const destination = await destinationFor(text, true, this.#options.resolveHost);
+    const signal = AbortSignal.timeout(limits.timeoutMs);
+    try {
+      const response = await this.#pool(destination).request({
+        path: `${destination.url.pathname}${destination.url.search}`,
+        method: 'GET',
+        headers: { accept: 'application/json', 'user-agent': USER_AGENT },
+        signal,
+        headersTimeout: limits.timeoutMs,
+        bodyTimeout: limits.timeoutMs,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > limits.maxBytes) {
+          response.body.destroy();
+          throw new Refused(`the document is larger than ${limits.maxBytes} bytes`);
+        }
+        chunks.push(chunk);
+      }
+      const cacheControl = response.headers['cache-control'];
+      return { status: response.statusCode, body: Buffer.concat(chunks).toString('utf8'), cacheControl: typeof cacheControl === 'string' ? cacheControl : null };
+    } catch (error) {
+      if (error instanceof Refused) throw error;
+      throw new Refused(describeError(error, limits.timeoutMs, false));
+    }
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     const pools = [...this.#pools.values()];

@@ -55,7 +55,6 @@ describe('response headers', () => {
     ['a 404 of an unknown route', () => t.request('GET', '/v1/nope', { key, headers: ORIGIN }), 404],
     ['a 405', () => t.request('PUT', '/v1/payment_links', { key, body: LINK, headers: ORIGIN }), 405],
     ['a 415', () => t.request('POST', '/v1/payment_links', { key, rawBody: 'amount=10', headers: { ...ORIGIN, 'content-type': 'text/plain' } }), 415],
-    ['the metadata document', () => t.request('GET', '/.well-known/oauth-protected-resource/v1', { headers: ORIGIN }), 200],
     ['the OpenAPI document', () => t.request('GET', '/v1/openapi.json', { headers: ORIGIN }), 200],
   ];
   let readOnlyKey = '';
@@ -69,6 +68,17 @@ describe('response headers', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     if (status >= 400) expectErrorShape(response);
   });
+
+  it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1'])(
+    'serve the public discovery document %s to browser-based clients too (CORS, no credentials), never cached',
+    async (path) => {
+      const response = await t.request('GET', path, { headers: ORIGIN });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+    },
+  );
 
   it.each(['/v1/payment_links', '/v1/payment_links/pay_x', '/v1/webhook_endpoints', '/v1/nope'])(
     'refuse an OPTIONS preflight on %s without CORS headers',

@@ -1,0 +1,85 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { DAY, MINUTE } from '../core/clock.ts';
+import type { AppContext } from '../core/context.ts';
+import { hashToken } from '../oauth/authorize.ts';
+
+// People's dashboard sessions and the CLI's sign-in links. Only hashes are stored; the session
+// cookie is HttpOnly, SameSite=Lax and Secure (with the __Host- prefix) when the service is https.
+
+export const SESSION_TTL_MS = 12 * 60 * MINUTE;
+export const SIGN_IN_LINK_TTL_MS = 15 * MINUTE;
+
+export type SessionDeps = Pick<AppContext, 'db' | 'clock' | 'config'>;
+
+export interface DashboardSession {
+  personId: string;
+  email: string;
+  csrfToken: string;
+}
+
+export function sessionCookieName(baseUrl: string): string {
+  return baseUrl.startsWith('https://') ? '__Host-ps_session' : 'ps_session';
+}
+
+export function cookieOptions(baseUrl: string, maxAgeSeconds: number) {
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: baseUrl.startsWith('https://'), maxAge: maxAgeSeconds };
+}
+
+/** A single-use sign-in link for a person (the CLI's `login-link`). */
+export async function createSignInLink(deps: SessionDeps, email: string): Promise<{ url: string; expiresAt: Date } | undefined> {
+  const person = await deps.db.selectFrom('people').select('id').where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+  if (!person) return undefined;
+  const token = randomBytes(32).toString('base64url');
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_TTL_MS);
+  await deps.db.insertInto('sign_in_links').values({ token_hash: hashToken(token), person_id: person.id, created_at: now, expires_at: expiresAt }).execute();
+  return { url: `${deps.config.baseUrl}/dashboard/sign-in/link?token=${token}`, expiresAt };
+}
+
+/** Uses a sign-in link (once) and opens a session; returns the session cookie's value. */
+export async function useSignInLink(deps: SessionDeps, token: string): Promise<string | undefined> {
+  const now = deps.clock.now();
+  const used = await deps.db.updateTable('sign_in_links').set({ used_at: now })
+    .where('token_hash', '=', hashToken(token)).where('used_at', 'is', null).where('expires_at', '>', now)
+    .returning('person_id').executeTakeFirst();
+  return used ? openSession(deps, used.person_id) : undefined;
+}
+
+export async function openSession(deps: SessionDeps, personId: string): Promise<string> {
+  const id = randomBytes(32).toString('base64url');
+  const now = deps.clock.now();
+  await deps.db.insertInto('dashboard_sessions').values({
+    id_hash: hashToken(id), person_id: personId, csrf_token: randomBytes(24).toString('base64url'),
+    created_at: now, expires_at: new Date(now.getTime() + SESSION_TTL_MS),
+  }).execute();
+  return id;
+}
+
+export async function findSession(deps: SessionDeps, id: string | undefined): Promise<DashboardSession | undefined> {
+  if (!id) return undefined;
+  const row = await deps.db.selectFrom('dashboard_sessions as s').innerJoin('people as p', 'p.id', 's.person_id')
+    .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email'])
+    .where('s.id_hash', '=', hashToken(id)).executeTakeFirst();
+  if (!row || row.expires_at <= deps.clock.now()) return undefined;
+  return { personId: row.person_id, email: row.email, csrfToken: row.csrf_token };
+}
+
+export async function closeSession(deps: SessionDeps, id: string | undefined): Promise<void> {
+  if (id) await deps.db.deleteFrom('dashboard_sessions').where('id_hash', '=', hashToken(id)).execute();
+}
+
+/** Constant-time comparison of a submitted CSRF token with the session's. */
+export function csrfMatches(expected: string, given: unknown): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Removes expired sessions and used or expired sign-in links (retention). */
+export async function forgetExpiredSessions(deps: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
+  const now = deps.clock.now();
+  const sessions = await deps.db.deleteFrom('dashboard_sessions').where('expires_at', '<=', now).executeTakeFirst();
+  const links = await deps.db.deleteFrom('sign_in_links').where('expires_at', '<=', new Date(now.getTime() - DAY)).executeTakeFirst();
+  return Number(sessions.numDeletedRows) + Number(links.numDeletedRows);
+}

@@ -1,0 +1,141 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../core/context.ts';
+import { API_SCOPES } from '../auth/scopes.ts';
+import { registerClient, registrationResponse } from './clients.ts';
+import { AuthorizeFailure, startAuthorization } from './authorize.ts';
+import { OAuthError } from './errors.ts';
+import { revokeEndpoint, tokenEndpoint } from './token.ts';
+import { escapeHtml, page } from '../dashboard/html.ts';
+import { isJsonObject } from '../http/json-body.ts';
+
+// The agents' authorization server over HTTP: RFC 8414 metadata, RFC 7591 registration, the
+// authorization, token and revocation endpoints, and the JWKS. OAuth's own error shape here,
+// and CORS for the endpoints browser-based clients (the MCP Inspector) call: none takes cookies.
+
+export const OAUTH_PATHS = {
+  metadata: '/.well-known/oauth-authorization-server',
+  authorize: '/oauth/authorize',
+  token: '/oauth/token',
+  register: '/oauth/register',
+  revoke: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+} as const;
+
+export const OAUTH_ROUTES = [
+  { method: 'GET', path: OAUTH_PATHS.metadata },
+  { method: 'GET', path: OAUTH_PATHS.authorize },
+  { method: 'POST', path: OAUTH_PATHS.token },
+  { method: 'POST', path: OAUTH_PATHS.register },
+  { method: 'POST', path: OAUTH_PATHS.revoke },
+  { method: 'GET', path: OAUTH_PATHS.jwks },
+];
+
+/** The approval page an authorization request sends the person to. */
+export const APPROVE_PATH = '/dashboard/approve';
+
+export function authorizationServerMetadata(issuer: string, baseUrl: string) {
+  return {
+    issuer,
+    authorization_endpoint: `${baseUrl}${OAUTH_PATHS.authorize}`,
+    token_endpoint: `${baseUrl}${OAUTH_PATHS.token}`,
+    registration_endpoint: `${baseUrl}${OAUTH_PATHS.register}`,
+    revocation_endpoint: `${baseUrl}${OAUTH_PATHS.revoke}`,
+    jwks_uri: `${baseUrl}${OAUTH_PATHS.jwks}`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    code_challenge_methods_supported: ['S256'],
+    scopes_supported: [...API_SCOPES],
+    authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
+    service_documentation: `${baseUrl}/v1/openapi.json`,
+  };
+}
+
+type Form = Record<string, string | string[]>;
+
+function parseForm(text: string): Form {
+  const form: Form = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    const previous = form[name];
+    form[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+  }
+  return form;
+}
+
+function cors(reply: FastifyReply): void {
+  reply.header('Access-Control-Allow-Origin', '*');
+  reply.header('Access-Control-Allow-Headers', 'Content-Type, Authorization, MCP-Protocol-Version');
+  reply.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+  reply.header('Access-Control-Max-Age', '600');
+}
+
+function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
+  reply.header('Pragma', 'no-cache');
+  if (error.status === 401) reply.header('WWW-Authenticate', 'Basic realm="agents"');
+  return reply.code(error.status).send(error.body());
+}
+
+export async function registerOAuthRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { baseUrl, oauthIssuer } = context.config;
+  const metadata = authorizationServerMetadata(oauthIssuer, baseUrl);
+
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+      done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
+    });
+    scope.addHook('onRequest', async (_request, reply) => cors(reply));
+    scope.setErrorHandler((error, request, reply) => {
+      if (error instanceof OAuthError) return sendOAuthError(reply, error);
+      const status = (error as { statusCode?: number }).statusCode;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        return sendOAuthError(reply, new OAuthError('invalid_request', status === 415
+          ? 'The body must be application/x-www-form-urlencoded (application/json for registration).'
+          : status === 413 ? 'The body is too large.' : 'The request is malformed.', status === 413 || status === 415 ? status : 400));
+      }
+      request.log.error({ err: error }, 'oauth request failed');
+      return reply.code(500).send({ error: 'server_error', error_description: 'Something went wrong on our side.' });
+    });
+    for (const { path } of OAUTH_ROUTES) scope.options(path, async (_request, reply) => reply.code(204).send());
+
+    scope.get(OAUTH_PATHS.metadata, async () => metadata);
+    scope.get(OAUTH_PATHS.jwks, async () => context.signingKeys.jwks());
+
+    scope.post(OAUTH_PATHS.register, async (request, reply) => {
+      if (!isJsonObject(request.body)) throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object of client metadata.');
+      const client = await registerClient(context, request.body);
+      return reply.code(201).send(registrationResponse(client));
+    });
+
+    scope.post(OAUTH_PATHS.token, async (request, reply) => {
+      if (!isForm(request.body)) throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
+      reply.header('Pragma', 'no-cache');
+      return tokenEndpoint(context, request.body);
+    });
+
+    scope.post(OAUTH_PATHS.revoke, async (request, reply) => {
+      if (!isForm(request.body)) throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
+      await revokeEndpoint(context, request.body);
+      return reply.code(200).send();
+    });
+
+    scope.get(OAUTH_PATHS.authorize, async (request, reply) => {
+      try {
+        const { requestId } = await startAuthorization(context, request.query as Record<string, string | string[]>);
+        return reply.redirect(`${baseUrl}${APPROVE_PATH}?request=${encodeURIComponent(requestId)}`, 302);
+      } catch (error) {
+        if (!(error instanceof AuthorizeFailure)) throw error;
+        if (error.redirect) return reply.redirect(error.redirect.href, 302);
+        reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+        return reply.code(400).type('text/html; charset=utf-8').send(page('Sign-in request refused',
+          `<h1>This sign-in request cannot go on</h1><p>${escapeHtml(error.message)}</p><p>Nothing was sent back to the application. Start again from the agent.</p>`));
+      }
+    });
+  });
+}
+
+function isForm(body: unknown): body is Form {
+  return typeof body === 'object' && body !== null && !Array.isArray(body);
+}
