@@ -7,6 +7,7 @@ import { OAuthError } from './errors.ts';
 import { revokeEndpoint, tokenEndpoint } from './token.ts';
 import { escapeHtml, page } from '../dashboard/html.ts';
 import { isJsonObject } from '../http/json-body.ts';
+import { ApiError } from '../core/errors.ts';
 
 // The agents' authorization server over HTTP: RFC 8414 metadata, RFC 7591 registration, the
 // authorization, token and revocation endpoints, and the JWKS. OAuth's own error shape here,
@@ -89,6 +90,8 @@ export async function registerOAuthRoutes(app: FastifyInstance, context: AppCont
     scope.addHook('onRequest', async (_request, reply) => cors(reply));
     scope.setErrorHandler((error, request, reply) => {
       if (error instanceof OAuthError) return sendOAuthError(reply, error);
+      // The shared JSON parser's refusals (bad JSON, NUL, lone surrogates).
+      if (error instanceof ApiError && error.status < 500) return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
       const status = (error as { statusCode?: number }).statusCode;
       if (typeof status === 'number' && status >= 400 && status < 500) {
         return sendOAuthError(reply, new OAuthError('invalid_request', status === 415
