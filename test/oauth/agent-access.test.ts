@@ -165,7 +165,7 @@ describe('a connected agent', () => {
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
     const refresh = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, options);
     expect(refresh.status).toBe(400);
-    expect((await refresh.json()).error).toBe('invalid_grant');
+    expect(((await refresh.json()) as { error: string }).error).toBe('invalid_grant');
   });
 
   it('is refused with agent_disconnected once the approving person no longer manages keys', async () => {
@@ -311,7 +311,7 @@ describe('codes, tokens and refresh tokens', () => {
     expect((await api(tokens.access_token)).status).toBe(200);
     const again = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), oauth.validateAuthResponse(as, client, callback, oauth.skipStateCheck), REDIRECT, verifier, options);
     expect(again.status).toBe(400);
-    expect((await again.json()).error).toBe('invalid_grant');
+    expect(((await again.json()) as { error: string }).error).toBe('invalid_grant');
     expect((await api(tokens.access_token)).body.error.code).toBe('agent_disconnected');
   });
 
@@ -355,7 +355,7 @@ describe('codes, tokens and refresh tokens', () => {
     await t.jump(MINUTE);
     const stolen = await refresh(tokens.refresh_token!);
     expect(stolen.status).toBe(400);
-    expect((await stolen.json()).error).toBe('invalid_grant');
+    expect(((await stolen.json()) as { error: string }).error).toBe('invalid_grant');
     expect((await api(first.access_token)).body.error.code).toBe('agent_disconnected');
     expect((await refresh(first.refresh_token!)).status).toBe(400);
   });
@@ -397,7 +397,7 @@ describe('registration (RFC 7591)', () => {
   ])('refuses %j with %s', async (metadata, error) => {
     const response = await fetch(`${t.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
     expect(response.status).toBe(400);
-    expect((await response.json()).error).toBe(error);
+    expect(((await response.json()) as { error: string }).error).toBe(error);
   });
 
   it('registers a native client with a private-use scheme', async () => {
@@ -413,7 +413,7 @@ describe('registration (RFC 7591)', () => {
       const response = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
       expect(response.status, `${path} ${body}`).toBeGreaterThanOrEqual(400);
       expect(response.status, `${path} ${body}`).toBeLessThan(500);
-      expect(typeof (await response.json()).error).toBe('string');
+      expect(typeof ((await response.json()) as { error: unknown }).error).toBe('string');
     }
   });
 });
