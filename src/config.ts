@@ -24,8 +24,9 @@ const Env = z.object({
   RATE_LIMIT_SESSION_STARTS_PER_MINUTE: PerMinute.default(12),
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: PerMinute.default(60),
   OAUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(10_000),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
+  WEBHOOK_TEST_LOOPBACK: z.enum(['on', 'off']).default('on'),
 });
 
 export interface RateLimitConfig {
@@ -64,6 +65,8 @@ export interface WebhookConfig {
   timeoutMs: number;
   /** Deliveries one worker process sends at once. */
   concurrency: number;
+  /** Whether Test endpoints may point at this machine (spec 4.4: http://localhost); off for a hosted service. */
+  testLoopback: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -96,7 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionStartsPerMinute: e.RATE_LIMIT_SESSION_STARTS_PER_MINUTE,
       unauthenticatedPerMinute: e.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
     },
-    webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS, concurrency: e.WEBHOOK_CONCURRENCY },
+    webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS, concurrency: e.WEBHOOK_CONCURRENCY, testLoopback: e.WEBHOOK_TEST_LOOPBACK === 'on' },
     oauthIssuer: (e.OAUTH_ISSUER ?? baseUrl).replace(/\/+$/, ''),
   };
 }

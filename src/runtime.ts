@@ -16,7 +16,7 @@ import { migrate } from './db/migrate.ts';
 import { BOSS_TEST_CLOCK_SETTING, startJobs, type Jobs } from './jobs/boss.ts';
 import { forgetExpired } from './jobs/retention.ts';
 import { expireDuePayments } from './resources/payments/expire.ts';
-import { runDeliveryJobs } from './webhooks/deliveries.ts';
+import { requeueOverdue, runDeliveryJob } from './webhooks/deliveries.ts';
 import { WebhookSender } from './webhooks/sender.ts';
 import { AccessTokens } from './oauth/access-tokens.ts';
 import { SigningKeys } from './oauth/signing-keys.ts';
@@ -104,7 +104,13 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     await handle.close();
     throw error;
   });
-  const webhookSender = new WebhookSender({ resolveHost: (host) => context.resolveHost(host), timeoutMs: config.webhooks.timeoutMs, ca: options.webhookCa });
+  const webhookSender = new WebhookSender({
+    resolveHost: (host) => context.resolveHost(host),
+    timeoutMs: config.webhooks.timeoutMs,
+    connectionsPerOrigin: config.webhooks.concurrency,
+    testLoopback: config.webhooks.testLoopback,
+    ca: options.webhookCa,
+  });
   const clock = options.clock ?? systemClock;
   const secrets = new SecretBox(options.secrets.encryptionKey);
   const signingKeys = new SigningKeys(handle.db, secrets, clock);
@@ -166,6 +172,10 @@ export async function startWorkers(app: AppHandle): Promise<void> {
   await app.jobs.work({
     expirePayments: () => expireDuePayments(context),
     forgetExpired: () => forgetExpired(context),
-    deliver: (jobs) => runDeliveryJobs({ ...context, sender: context.webhookSender }, jobs),
-  }, { deliveryConcurrency: context.config.webhooks.concurrency, stopTimeoutMs: context.config.webhooks.timeoutMs + 5_000 });
+    requeueOverdue: () => requeueOverdue(context),
+    deliver: (job) => runDeliveryJob({ ...context, sender: context.webhookSender }, job),
+  }, {
+    deliveryConcurrency: context.config.webhooks.concurrency,
+    stopTimeoutMs: context.config.webhooks.timeoutMs + 5_000,
+  });
 }

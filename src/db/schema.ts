@@ -289,7 +289,8 @@ export interface WebhookDeliveriesTable {
   event_type: string | null;
   body: string | null;
   manual_attempts: Generated<number>;
-  seq: Generated<number>;
+  /** From a sequence; null on rows older than the column. */
+  seq: ColumnType<number | null, never, never>;
 }
 
 export type DeliveryKind = 'event' | 'test';

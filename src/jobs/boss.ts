@@ -1,7 +1,10 @@
-import { PgBoss, type Clock as BossClock, type JobResult } from 'pg-boss';
+import { PgBoss, type Clock as BossClock } from 'pg-boss';
+import { Dispatcher } from './dispatcher.ts';
 import { jobSender, QUEUES, type DeliveryJobData, type JobSender } from './queues.ts';
 
 export const BOSS_SCHEMA = 'pgboss';
+/** How often an idle delivery worker looks for due jobs (new events also arrive this way). */
+export const DELIVERY_IDLE_POLL_MS = 200;
 /** The session setting that makes pg-boss's job_now() read an attached TestClock's time. */
 export const BOSS_TEST_CLOCK_SETTING = 'pgboss.test_clock';
 
@@ -10,8 +13,10 @@ export interface JobWorkers {
   expirePayments(): Promise<number>;
   /** Deletes what is kept only for a while; returns how many rows. */
   forgetExpired(): Promise<number>;
-  /** Makes the delivery attempts of a batch of jobs, each settled on its own. */
-  deliver(jobs: ReadonlyArray<{ id: string; data: Partial<DeliveryJobData> }>): Promise<JobResult[]>;
+  /** Re-queues deliveries whose job was lost; returns how many. */
+  requeueOverdue(): Promise<number>;
+  /** Makes the delivery attempt a job asks for; throws only when it could not be recorded. */
+  deliver(job: { id: string; data: Partial<DeliveryJobData> }): Promise<void>;
 }
 
 export interface WorkOptions {
@@ -48,6 +53,7 @@ async function createQueues(boss: PgBoss): Promise<void> {
   else await boss.createQueue(QUEUES.delivery, delivery);
   if (!existing.has(QUEUES.expiry)) await boss.createQueue(QUEUES.expiry, { retryLimit: 1, expireInSeconds: 120 });
   if (!existing.has(QUEUES.retention)) await boss.createQueue(QUEUES.retention, { retryLimit: 1, expireInSeconds: 600 });
+  if (!existing.has(QUEUES.sweep)) await boss.createQueue(QUEUES.sweep, { retryLimit: 1, expireInSeconds: 300 });
 }
 
 export async function startJobs(connectionString: string, options: { clock?: BossClock; log?: (error: Error) => void } = {}): Promise<Jobs> {
@@ -63,6 +69,8 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
   await boss.start();
   await createQueues(boss);
   let stopTimeoutMs = 10_000;
+  let dispatcher: Dispatcher<Partial<DeliveryJobData>> | undefined;
+  const { log } = options;
   return {
     boss,
     sender: jobSender(boss),
@@ -75,20 +83,23 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
       await boss.work(QUEUES.retention, async () => {
         await workers.forgetExpired();
       });
-      // Several small batches rather than one big one: a slow endpoint holds up only its batch.
-      const localConcurrency = Math.max(1, Math.min(10, Math.ceil(options.deliveryConcurrency / 10)));
-      const batchSize = Math.max(1, Math.floor(options.deliveryConcurrency / localConcurrency));
+      await boss.schedule(QUEUES.sweep, '*/5 * * * *');
+      await boss.work(QUEUES.sweep, async () => {
+        await workers.requeueOverdue();
+      });
+      // Deliveries each on their own, up to the concurrency: a slow endpoint holds up only its own.
+      dispatcher = new Dispatcher<Partial<DeliveryJobData>>(boss, QUEUES.delivery, (job) => workers.deliver(job), {
+        concurrency: options.deliveryConcurrency,
+        idlePollMs: DELIVERY_IDLE_POLL_MS,
+        log: (error) => log?.(error),
+      });
       stopTimeoutMs = options.stopTimeoutMs;
-      await boss.work<Partial<DeliveryJobData>>(QUEUES.delivery, {
-        batchSize,
-        localConcurrency,
-        perJobResults: true,
-        burstWhenBatchFull: batchSize > 1,
-        pollingIntervalSeconds: 2,
-        notifyPollingIntervalSeconds: 5,
-      }, (jobs) => workers.deliver(jobs));
+      dispatcher.start();
     },
     // A graceful stop lets the deliveries in flight finish; one cut short comes back after its expiry.
-    stop: () => boss.stop({ graceful: true, timeout: stopTimeoutMs }),
+    async stop() {
+      await dispatcher?.stop(stopTimeoutMs);
+      await boss.stop({ graceful: true, timeout: stopTimeoutMs });
+    },
   };
 }

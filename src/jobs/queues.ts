@@ -11,6 +11,8 @@ export const QUEUES = {
   expiry: 'expire-payments',
   /** Every hour: forget what is kept only for a while (Idempotency-Keys after 24 hours). */
   retention: 'retention',
+  /** Every five minutes: re-queue deliveries whose job was lost. */
+  sweep: 'webhook-sweep',
 } as const;
 
 /** A delivery job: which attempt (1 to 7) of which delivery it makes. */

@@ -1,35 +1,57 @@
+import { sql } from 'kysely';
 import { DAY } from '../core/clock.ts';
 import type { AppContext } from '../core/context.ts';
+import type { Db } from '../db/database.ts';
 import { IDEMPOTENCY_WINDOW_MS } from '../resources/checkout-sessions/idempotency.ts';
+import { forgetExpiredSessions } from '../dashboard/sessions.ts';
 
 /** Finished deliveries, and everything of a removed endpoint, stay in the log this long (spec 8). */
 export const DELIVERY_LOG_RETENTION_MS = 30 * DAY;
+// Rows deleted per statement: each batch is its own short transaction.
+const BATCH = 5_000;
+
+/** Runs a deleting statement until it deletes less than a batch; returns the total. */
+async function inBatches(run: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await run();
+    total += deleted;
+    if (deleted < BATCH) return total;
+  }
+}
+
+/** Deletes a batch of the deliveries `which` selects, with their attempts, in one statement. */
+async function deleteDeliveries(db: Db, which: ReturnType<typeof sql<string>>): Promise<number> {
+  const result = await sql<{ deleted: number }>`
+    WITH gone AS (
+      DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE ${which} LIMIT ${BATCH}) RETURNING id
+    ), attempts AS (
+      DELETE FROM webhook_delivery_attempts a USING gone WHERE a.delivery_id = gone.id
+    )
+    SELECT count(*)::int AS deleted FROM gone`.execute(db);
+  return result.rows[0]?.deleted ?? 0;
+}
 
 /**
  * Deletes what is remembered only for a while: Idempotency-Keys past their 24 hours, finished
- * deliveries (with their attempts) past 30 days, removed endpoints' history past 30 days, and a
- * rolled secret's previous secret once it stops signing. Returns how many rows went.
+ * deliveries (with their attempts) past 30 days, removed endpoints' history past 30 days, a
+ * rolled secret's previous secret once it stops signing, and ended dashboard sessions. Each kind
+ * in its own statements, in batches, so one kind's backlog never holds up another.
  */
 export async function forgetExpired(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
   const now = ctx.clock.now().getTime();
   const logCutoff = new Date(now - DELIVERY_LOG_RETENTION_MS);
-  return ctx.db.transaction().execute(async (trx) => {
-    const keys = await trx.deleteFrom('idempotency_keys').where('created_at', '<=', new Date(now - IDEMPOTENCY_WINDOW_MS)).executeTakeFirst();
-    const removedEndpoints = trx.selectFrom('webhook_endpoints').select('id').where('deleted_at', '<=', logCutoff);
-    const deliveries = await trx
-      .deleteFrom('webhook_deliveries')
-      .where((eb) => eb.or([eb('finished_at', '<=', logCutoff), eb('endpoint_id', 'in', removedEndpoints)]))
-      .returning('id')
-      .execute();
-    const attempts = deliveries.length === 0 ? { numDeletedRows: 0n } : await trx
-      .deleteFrom('webhook_delivery_attempts')
-      .where('delivery_id', 'in', deliveries.map((row) => row.id))
-      .executeTakeFirst();
-    const secrets = await trx
-      .updateTable('webhook_endpoints')
-      .set({ previous_secret_encrypted: null, previous_secret_expires_at: null })
-      .where('previous_secret_expires_at', '<=', new Date(now))
-      .executeTakeFirst();
-    return Number(keys.numDeletedRows) + deliveries.length + Number(attempts.numDeletedRows) + Number(secrets.numUpdatedRows);
-  });
+  const keys = await inBatches(async () => Number((await sql`
+    DELETE FROM idempotency_keys WHERE (business_id, livemode, key) IN (
+      SELECT business_id, livemode, key FROM idempotency_keys WHERE created_at <= ${new Date(now - IDEMPOTENCY_WINDOW_MS)} LIMIT ${BATCH})`.execute(ctx.db)).numAffectedRows ?? 0n));
+  const finished = await inBatches(() => deleteDeliveries(ctx.db, sql`finished_at <= ${logCutoff}`));
+  const ofRemoved = await inBatches(() => deleteDeliveries(ctx.db,
+    sql`endpoint_id IN (SELECT id FROM webhook_endpoints WHERE deleted_at <= ${logCutoff})`));
+  const secrets = await ctx.db
+    .updateTable('webhook_endpoints')
+    .set({ previous_secret_encrypted: null, previous_secret_expires_at: null })
+    .where('previous_secret_expires_at', '<=', new Date(now))
+    .executeTakeFirst();
+  const sessions = await forgetExpiredSessions(ctx);
+  return keys + finished + ofRemoved + Number(secrets.numUpdatedRows) + sessions;
 }

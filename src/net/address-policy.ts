@@ -34,7 +34,7 @@ export function isLoopbackAddress(address: string): boolean {
 
 /** The URL's host without IPv6 brackets, lowercased. */
 export function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  return url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.+$/, '');
 }
 
 export function isIpLiteral(host: string): boolean {

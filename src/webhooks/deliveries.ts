@@ -79,10 +79,19 @@ export function signFor(deps: Pick<DeliveryDeps, 'secrets'>, target: DeliveryTar
   return signatureHeader(secrets, unixSeconds(now), target.body);
 }
 
-/** Signs and sends the delivery's body to its endpoint's current address. */
+/**
+ * Signs and sends the delivery's body to its endpoint's current address. A secret that cannot be
+ * read (a wrong SECRET_ENCRYPTION_KEY) is a failed attempt like any other, not a lost job.
+ */
 export async function sendTarget(deps: DeliveryDeps, target: DeliveryTarget): Promise<{ outcome: SendOutcome; sentAt: Date }> {
   const sentAt = deps.clock.now();
-  const outcome = await deps.sender.send({ url: target.url, livemode: target.livemode, body: target.body, signature: signFor(deps, target, sentAt) });
+  let signature: string;
+  try {
+    signature = signFor(deps, target, sentAt);
+  } catch {
+    return { outcome: { ok: false, statusCode: null, error: 'the signing secret could not be read', excerpt: null, durationMs: 0 }, sentAt };
+  }
+  const outcome = await deps.sender.send({ url: target.url, livemode: target.livemode, body: target.body, signature });
   return { outcome, sentAt };
 }
 
@@ -118,12 +127,25 @@ export function isGone(target: DeliveryTarget, outcome: SendOutcome): boolean {
   return outcome.statusCode === 410 && target.added_via === 'api';
 }
 
-/** Removes an endpoint that answered 410 Gone, as deleting it would, in the caller's transaction. */
+/**
+ * Locks the endpoint of a 410 first thing in the transaction: the endpoint before its
+ * deliveries, the order DELETE takes them in, so the two never deadlock.
+ */
+export async function lockEndpoint(trx: Db, endpointId: string): Promise<void> {
+  await trx.selectFrom('webhook_endpoints').select('id').where('id', '=', endpointId).forUpdate().execute();
+}
+
+/**
+ * Removes an endpoint that answered 410 Gone, as deleting it would, in the caller's transaction
+ * (which locked it with lockEndpoint). Only if the 410 came from its current address: an
+ * address edited meanwhile is not removed for what the old one said.
+ */
 export async function removeGoneEndpoint(trx: Db, target: DeliveryTarget, now: Date): Promise<void> {
   const removed = await trx
     .updateTable('webhook_endpoints')
     .set({ deleted_at: now, secret_encrypted: null, previous_secret_encrypted: null, previous_secret_expires_at: null })
     .where('id', '=', target.endpoint_id)
+    .where('url', '=', target.url)
     .where('deleted_at', 'is', null)
     .returning('id')
     .executeTakeFirst();
@@ -166,6 +188,7 @@ async function recordAutomatic(deps: DeliveryDeps, target: DeliveryTarget, numbe
     return;
   }
   await deps.db.transaction().execute(async (trx) => {
+    if (gone) await lockEndpoint(trx, target.endpoint_id);
     const applied = await write(trx);
     if (!applied) return;
     if (gone) await removeGoneEndpoint(trx, target, now);
@@ -184,17 +207,33 @@ export async function deliverAttempt(deps: DeliveryDeps, target: DeliveryTarget 
   await recordAutomatic(deps, target, attempt, outcome, sentAt);
 }
 
-/** The pg-boss handler: a batch of delivery jobs, sent concurrently, each settled on its own. */
-export async function runDeliveryJobs(deps: DeliveryDeps, jobs: ReadonlyArray<{ id: string; data: Partial<DeliveryJobData> }>) {
-  const targets = await loadTargets(deps.db, [...new Set(jobs.map((job) => job.data.deliveryId ?? ''))]);
-  return Promise.all(jobs.map(async (job) => {
-    try {
-      await deliverAttempt(deps, targets.get(job.data.deliveryId ?? ''), job.data.attempt ?? 1);
-      return { id: job.id, status: 'completed' as const };
-    } catch (error) {
-      return { id: job.id, status: 'failed' as const, output: { message: error instanceof Error ? error.message : String(error) } };
-    }
-  }));
+/** The delivery worker's handler: one job, one attempt. Throws only when nothing could be recorded. */
+export async function runDeliveryJob(deps: DeliveryDeps, job: { data: Partial<DeliveryJobData> }): Promise<void> {
+  const deliveryId = job.data.deliveryId ?? '';
+  const target = (await loadTargets(deps.db, [deliveryId])).get(deliveryId);
+  await deliverAttempt(deps, target, job.data.attempt ?? 1);
+}
+
+/** Deliveries pending this long past their due time have lost their job (a worker killed too often). */
+export const OVERDUE_MS = 10 * MINUTE;
+
+/**
+ * Queues the next attempt of every delivery overdue by more than OVERDUE_MS, so no delivery
+ * waits forever for a job that is gone; an attempt queued twice is made once (attempt numbers).
+ */
+export async function requeueOverdue(deps: Pick<DeliveryDeps, 'db' | 'clock' | 'jobs'>): Promise<number> {
+  const now = deps.clock.now();
+  const overdue = await deps.db.selectFrom('webhook_deliveries').select(['id', 'attempts'])
+    .where('status', '=', 'pending').where('kind', '=', 'event').where('next_attempt_at', '<', new Date(now.getTime() - OVERDUE_MS))
+    .orderBy('next_attempt_at').limit(1_000).execute();
+  for (const delivery of overdue) {
+    await deps.db.transaction().execute(async (trx) => {
+      await deps.jobs.enqueueAttempt(trx, { deliveryId: delivery.id, attempt: delivery.attempts + 1 }, now);
+      // Overdue again only if this job is lost too.
+      await trx.updateTable('webhook_deliveries').set({ next_attempt_at: now }).where('id', '=', delivery.id).where('status', '=', 'pending').execute();
+    });
+  }
+  return overdue.length;
 }
 
 /**
@@ -205,6 +244,7 @@ export async function recordManual(deps: DeliveryDeps, target: DeliveryTarget, t
   const now = deps.clock.now();
   const gone = !outcome.ok && isGone(target, outcome);
   await deps.db.transaction().execute(async (trx) => {
+    if (gone) await lockEndpoint(trx, target.endpoint_id);
     await trx.insertInto('webhook_delivery_attempts').values(attemptRow(target, trigger, null, outcome, sentAt)).execute();
     await trx
       .updateTable('webhook_deliveries')
@@ -216,6 +256,8 @@ export async function recordManual(deps: DeliveryDeps, target: DeliveryTarget, t
         ...(outcome.ok ? { status: 'succeeded' as const, next_attempt_at: null, finished_at: now } : {}),
       }))
       .where('id', '=', target.id)
+      // A delivery canceled meanwhile (its endpoint removed) stays canceled.
+      .where('status', 'in', trigger === 'retry_now' ? ['pending'] : ['succeeded', 'failed'])
       .execute();
     if (gone) await removeGoneEndpoint(trx, target, now);
   });

@@ -11,7 +11,7 @@ import type { WebhookEndpointRow } from '../db/schema.ts';
 import { isPaymentEventType, PING, type PaymentEventType } from '../events/types.ts';
 import { checkEndpointUrl, duplicateUrl } from '../resources/webhook-endpoints/create.ts';
 import { CreateWebhookEndpointInput, toWebhookEndpointOut, type WebhookEndpointOut } from '../resources/webhook-endpoints/schemas.ts';
-import { isGone, loadTarget, recordManual, removeGoneEndpoint, sendTarget, signFor, type DeliveryDeps, type DeliveryTarget } from './deliveries.ts';
+import { isGone, loadTarget, lockEndpoint, recordManual, removeGoneEndpoint, sendTarget, signFor, type DeliveryDeps, type DeliveryTarget } from './deliveries.ts';
 import { sampleEventBody } from './samples.ts';
 import type { SendOutcome } from './sender.ts';
 
@@ -80,7 +80,7 @@ export async function deliveryLog(db: Db, scope: Scope, endpointId: string): Pro
     .select((eb) => [eb.fn.coalesce('d.event_type', 'e.type').as('event_type'), eb.fn.coalesce('d.body', 'e.body').as('body')])
     .where('d.endpoint_id', '=', endpointId)
     .orderBy('d.created_at', 'desc')
-    .orderBy('d.seq', 'desc')
+    .orderBy('d.seq', (order) => order.desc().nullsLast())
     .limit(DELIVERY_LOG_SIZE)
     .execute();
   return {
@@ -197,7 +197,10 @@ export async function sendTestEvent(deps: ManageDeps, scope: Scope, endpointId: 
       delivery_id: target.id, endpoint_id: endpoint.id, trigger: 'test', number: null, url: target.url, sent_at: sentAt,
       duration_ms: outcome.durationMs, succeeded: outcome.ok, status_code: outcome.statusCode, error: outcome.error, response_excerpt: outcome.excerpt,
     }).execute();
-    if (!outcome.ok && isGone(target, outcome)) await removeGoneEndpoint(trx, target, finished);
+    if (!outcome.ok && isGone(target, outcome)) {
+      await lockEndpoint(trx, target.endpoint_id);
+      await removeGoneEndpoint(trx, target, finished);
+    }
   });
   return { delivery_id: target.id, event_id: eventId, outcome };
 }
@@ -218,11 +221,12 @@ export async function rollSecret(deps: ManageDeps, scope: Scope, endpointId: str
   const updated = await deps.db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable('webhook_endpoints')
-      .set({
+      .set((eb) => ({
         secret_encrypted: deps.secrets.seal(secret),
-        previous_secret_encrypted: options.keepPrevious ? endpoint.secret_encrypted : null,
+        // The secret as the row holds it now, not as read before: two rolls at once keep the right one.
+        previous_secret_encrypted: options.keepPrevious ? eb.ref('secret_encrypted') : null,
         previous_secret_expires_at: previousExpiresAt,
-      })
+      }))
       .where('id', '=', endpoint.id)
       .where('deleted_at', 'is', null)
       .returningAll()
@@ -249,7 +253,7 @@ export async function updateWebhookEndpoint(deps: ManageDeps, scope: Scope, endp
   const endpoint = await findEndpoint(deps.db, scope, endpointId);
   const input = parseOrThrow(UpdateInput, changes);
   const eventsGiven = changes.events !== undefined;
-  const url = input.url === undefined ? undefined : await checkEndpointUrl(deps.resolveHost, endpoint.livemode, input.url);
+  const url = input.url === undefined ? undefined : await checkEndpointUrl(deps.resolveHost, endpoint.livemode, input.url, deps.config.webhooks.testLoopback);
   const now = deps.clock.now();
   const updated = await deps.db.transaction().execute(async (trx) => {
     const row = await trx

@@ -29,6 +29,10 @@ export interface WebhookSenderOptions {
   resolveHost: Resolver;
   /** Success is a 2xx, body included, within this many milliseconds (spec: 10 seconds). */
   timeoutMs: number;
+  /** Connections per origin: as many as sends run at once, so no send waits for one (and times out). */
+  connectionsPerOrigin: number;
+  /** Whether Test endpoints may be on this machine (http://localhost); off for a hosted service. */
+  testLoopback: boolean;
   /** Extra trusted certificate authorities (tests that serve https on loopback). */
   ca?: string | Buffer;
 }
@@ -45,11 +49,12 @@ export class Refused extends Error {}
 
 interface Destination {
   url: URL;
-  address: string;
+  /** Every answer of the one resolution, each vetted; connections go to these only. */
+  addresses: string[];
 }
 
-/** Where a request for `text` may go: a vetted address to connect to, or Refused. */
-export async function destinationFor(text: string, livemode: boolean, resolveHost: Resolver): Promise<Destination> {
+/** Where a request for `text` may go: the vetted addresses to connect to, or Refused. */
+export async function destinationFor(text: string, livemode: boolean, resolveHost: Resolver, testLoopback = true): Promise<Destination> {
   let url: URL;
   try {
     url = new URL(text);
@@ -58,11 +63,11 @@ export async function destinationFor(text: string, livemode: boolean, resolveHos
   }
   if (url.username !== '' || url.password !== '') throw new Refused('the endpoint address contains credentials');
   const host = hostOf(url);
-  const loopbackInTest = !livemode && isLoopbackHost(host);
+  const loopbackInTest = testLoopback && !livemode && isLoopbackHost(host);
   if (url.protocol !== 'https:' && !(loopbackInTest && url.protocol === 'http:')) throw new Refused(`${url.protocol} addresses are not sent to`);
 
   if (isIpLiteral(host)) {
-    if (loopbackInTest || isPublicAddress(host)) return { url, address: host };
+    if (loopbackInTest || isPublicAddress(host)) return { url, addresses: [host] };
     throw new Refused(`${host} is not a public internet address`);
   }
   if (!loopbackInTest && isInternalHostname(host)) throw new Refused(`${host} is an internal host name`);
@@ -73,19 +78,21 @@ export async function destinationFor(text: string, livemode: boolean, resolveHos
     throw new Refused(`the name ${host} did not resolve`);
   }
   if (answers.length === 0) throw new Refused(`the name ${host} did not resolve`);
-  // Every answer must pass, not just the one used: a name that also points inside is refused.
+  // Every answer must pass, not just the one used: a name that also points inside is refused. The
+  // message does not repeat the address (an internal resolver's answers are nobody's business).
   const allowed = loopbackInTest ? isLoopbackAddress : isPublicAddress;
-  const bad = answers.find((address) => !allowed(address));
-  if (bad !== undefined) throw new Refused(`${host} resolves to ${bad}, which is not ${loopbackInTest ? 'this machine' : 'a public internet address'}`);
-  return { url, address: answers[0]! };
+  if (answers.some((address) => !allowed(address))) {
+    throw new Refused(`${host} resolves to an address that is not ${loopbackInTest ? 'on this machine' : 'on the public internet'}`);
+  }
+  return { url, addresses: [...new Set(answers)].sort() };
 }
 
-/** A lookup that answers every name with the one vetted address. */
-function pinnedLookup(address: string): LookupFunction {
-  const family = isIP(address);
+/** A lookup that answers every name with the vetted addresses (all of them, so Node can fall back between families). */
+function pinnedLookup(addresses: readonly string[]): LookupFunction {
+  const entries = addresses.map((address) => ({ address, family: isIP(address) }));
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
+    if (options?.all) callback(null, entries);
+    else callback(null, entries[0]!.address, entries[0]!.family);
   }) as unknown as LookupFunction;
 }
 
@@ -122,15 +129,15 @@ export class WebhookSender {
   }
 
   #pool(destination: Destination): Pool {
-    const key = `${destination.url.origin} ${destination.address}`;
+    const key = `${destination.url.origin} ${destination.addresses.join(',')}`;
     let pool = this.#pools.get(key);
     if (pool) {
       this.#pools.delete(key);
     } else {
       pool = new Pool(destination.url.origin, {
-        connections: 16,
+        connections: this.#options.connectionsPerOrigin,
         connect: {
-          lookup: pinnedLookup(destination.address),
+          lookup: pinnedLookup(destination.addresses),
           timeout: this.#options.timeoutMs,
           ...(this.#options.ca ? { ca: this.#options.ca } : {}),
         },
@@ -161,7 +168,7 @@ export class WebhookSender {
     });
     try {
       if (this.#closed) throw new Error('the sender is closed');
-      const destination = await destinationFor(request.url, request.livemode, this.#options.resolveHost);
+      const destination = await destinationFor(request.url, request.livemode, this.#options.resolveHost, this.#options.testLoopback);
       const response = await this.#pool(destination).request({
         path: `${destination.url.pathname}${destination.url.search}`,
         method: 'POST',

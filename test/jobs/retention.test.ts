@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { DAY, HOUR } from '../../src/core/clock.ts';
+import { sql } from 'kysely';
 import { newId } from '../../src/core/ids.ts';
+import { forgetExpired } from '../../src/jobs/retention.ts';
 import { rollSecret } from '../../src/webhooks/manage.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
@@ -68,4 +70,19 @@ it('keeps finished deliveries 30 days and a removed endpoint\'s history 30 days,
   expect(attempts.map((row) => row.delivery_id)).not.toContain(ofRemoved);
   const endpointRow = await t.db.selectFrom('webhook_endpoints').select(['previous_secret_encrypted', 'previous_secret_expires_at']).where('id', '=', kept).executeTakeFirstOrThrow();
   expect(endpointRow).toEqual({ previous_secret_encrypted: null, previous_secret_expires_at: null });
+});
+
+it('deletes a backlog larger than one batch, attempts included', async () => {
+  const biz = await t.business();
+  const key = (await biz.key()).secret;
+  const endpoint = (await t.request('POST', '/v1/webhook_endpoints', { key, body: { url: 'http://127.0.0.1:9/backlog' } })).body.id as string;
+  const old = new Date(t.clock.now().getTime() - 40 * DAY);
+  await sql`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, kind, event_type, body, status, created_at, finished_at)
+    SELECT 'dlv_backlog_' || n, 'evt_backlog_' || n, ${endpoint}, 'test', 'ping', '{}', 'succeeded', ${old}, ${old} FROM generate_series(1, 12000) n`.execute(t.db);
+  await sql`INSERT INTO webhook_delivery_attempts (delivery_id, endpoint_id, trigger, url, sent_at, duration_ms, succeeded)
+    SELECT 'dlv_backlog_' || n, ${endpoint}, 'test', 'http://127.0.0.1:9/', ${old}, 1, true FROM generate_series(1, 12000) n`.execute(t.db);
+  await forgetExpired(t.context);
+  const left = await sql<{ n: number }>`SELECT (SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = ${endpoint})::int
+    + (SELECT count(*) FROM webhook_delivery_attempts WHERE endpoint_id = ${endpoint})::int AS n`.execute(t.db);
+  expect(left.rows[0]!.n).toBe(0);
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DAY, MINUTE, HOUR, unixSeconds } from '../../src/core/clock.ts';
 import { newId } from '../../src/core/ids.ts';
 import { eraseCustomer } from '../../src/resources/customers/erase.ts';
-import { RETRY_DELAYS_MS } from '../../src/webhooks/deliveries.ts';
+import { loadTargets, lockEndpoint, removeGoneEndpoint, requeueOverdue, RETRY_DELAYS_MS } from '../../src/webhooks/deliveries.ts';
 import { deliveryAttempts, deliveryLog, resend, retryNow, rollSecret, sendTestEvent, updateWebhookEndpoint, type ManageDeps } from '../../src/webhooks/manage.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { answer, signaturesOf, startReceiver, verifiesWith, type Receiver } from '../support/receiver.ts';
@@ -468,7 +468,7 @@ describe('Live endpoints: every send checks the address again', () => {
     const before = receiver.received.length;
     t.context.resolveHost = async (host) => (host === HOST ? ['93.184.215.14', address] : []);
     const sent = await sendTestEvent(deps(), OPERATOR, live.endpointId);
-    expect(sent.outcome).toMatchObject({ ok: false, statusCode: null, error: `refused: ${HOST} resolves to ${address}, which is not a public internet address` });
+    expect(sent.outcome).toMatchObject({ ok: false, statusCode: null, error: `refused: ${HOST} resolves to an address that is not on the public internet` });
     await settles(live.endpointId, { kind: 'test', status: 'failed', last_error: sent.outcome.error });
     expect(receiver.received.length).toBe(before);
   });
@@ -506,7 +506,7 @@ describe('the connection goes to the vetted address, with the original Host and 
       expect(tls.received[0]!.headers.host).toBe(`pinned.localhost:${tls.port}`);
       expect(tls.received[0]!.servername).toBe('pinned.localhost');
       const second = await sendTestEvent(deps(), OPERATOR, m.endpointId);
-      expect(second.outcome.error).toBe('refused: pinned.localhost resolves to 10.0.0.1, which is not this machine');
+      expect(second.outcome.error).toBe("refused: pinned.localhost resolves to an address that is not on this machine");
       expect(tls.received).toHaveLength(1);
     } finally {
       t.context.resolveHost = realResolve;
@@ -540,5 +540,51 @@ describe('the delivery log', () => {
     await expect(sendTestEvent(deps(), { businessId: other.id, actor: 'person' }, m.endpointId)).rejects.toThrow(/No webhook endpoint/);
     await expect(rollSecret(deps(), { businessId: other.id, actor: 'person' }, m.endpointId, { keepPrevious: false })).rejects.toThrow(/No webhook endpoint/);
     expect((await deliveryLog(t.db, { businessId: m.biz.id, actor: 'person' }, m.endpointId)).data).toEqual([]);
+  });
+});
+
+describe('review regressions', () => {
+  it('a 410 from an address the endpoint no longer has removes nothing', async () => {
+    const m = await merchant('/moved-away');
+    const target = (await loadTargets(t.db, [(await sendTestEvent(deps(), OPERATOR, m.endpointId)).delivery_id])).get((await latest(m.endpointId))!.id)!;
+    await updateWebhookEndpoint(deps(), OPERATOR, m.endpointId, { url: `${receiver.url}/moved-here` });
+    await t.db.transaction().execute(async (trx) => {
+      await lockEndpoint(trx, m.endpointId);
+      await removeGoneEndpoint(trx, target, t.clock.now());
+    });
+    expect((await t.request('GET', `/v1/webhook_endpoints/${m.endpointId}`, { key: m.key })).status).toBe(200);
+  });
+
+  it('re-queues a pending delivery whose job was lost, and it is delivered', async () => {
+    respondPerPath({ '/lost-job': (response) => response.writeHead(500).end() });
+    try {
+      const m = await merchant('/lost-job');
+      await startPayment(m.key);
+      await settles(m.endpointId, { attempts: 1, status: 'pending' });
+      // The job of attempt 2 disappears (a crash loop used up pg-boss's retries, say).
+      await t.jobs.boss.deleteAllJobs('webhook-delivery');
+      receiver.respond(answer(200, 'ok'));
+      await t.jump(MINUTE + 11 * MINUTE);
+      expect(await requeueOverdue(t.context)).toBeGreaterThanOrEqual(1);
+      await settles(m.endpointId, { attempts: 2, status: 'succeeded' });
+    } finally {
+      receiver.respond(answer(200, 'ok'));
+    }
+  });
+
+  it('keeps a roll\'s previous secret right when two rolls happen at once', async () => {
+    const m = await merchant('/double-roll');
+    const [a, b] = await Promise.all([
+      rollSecret(deps(), OPERATOR, m.endpointId, { keepPrevious: true }),
+      rollSecret(deps(), OPERATOR, m.endpointId, { keepPrevious: true }),
+    ]);
+    await sendTestEvent(deps(), OPERATOR, m.endpointId);
+    const request = at('/double-roll').at(-1)!;
+    const header = request.headers['service-signature'] as string;
+    const now = unixSeconds(t.clock.now());
+    // The later roll signs, and the earlier roll's secret (not the original) is the previous one.
+    const signedBy = [a!.secret, b!.secret, m.secret].filter((secret) => verifiesWith(header, secret, request.body, now));
+    expect(signedBy).toHaveLength(2);
+    expect(signedBy).not.toContain(m.secret);
   });
 });

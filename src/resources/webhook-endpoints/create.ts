@@ -22,11 +22,11 @@ export function duplicateUrl(): ApiError {
  * Where an endpoint may point (spec 4.4, 7.5): https:// on the public internet. Test endpoints
  * may also use this machine (http://localhost) for local development; nothing else private.
  */
-export async function checkEndpointUrl(resolveHost: Resolver, livemode: boolean, text: string): Promise<string> {
+export async function checkEndpointUrl(resolveHost: Resolver, livemode: boolean, text: string, testLoopback = true): Promise<string> {
   const url = new URL(text);
   if (url.username !== '' || url.password !== '') throw invalidUrl('url must not contain a username or password.');
   const host = hostOf(url);
-  const loopbackInTest = !livemode && isLoopbackHost(host);
+  const loopbackInTest = testLoopback && !livemode && isLoopbackHost(host);
   if (url.protocol !== 'https:' && !(loopbackInTest && url.protocol === 'http:')) {
     throw invalidUrl(livemode ? 'url must be a full https:// address.' : 'url must be a full https:// address (or http://localhost in Test mode).');
   }
@@ -41,7 +41,7 @@ export async function checkEndpointUrl(resolveHost: Resolver, livemode: boolean,
 export async function createWebhookEndpoint(ctx: OperationContext, input: CreateWebhookEndpointInput): Promise<WebhookEndpointOut & { secret: string }> {
   const { principal } = ctx;
   assertWritable(principal);
-  const url = await checkEndpointUrl(ctx.resolveHost, principal.livemode, input.url);
+  const url = await checkEndpointUrl(ctx.resolveHost, principal.livemode, input.url, ctx.config.webhooks.testLoopback);
   const secret = `whsec_${randomBase62(32)}`;
   const now = ctx.clock.now();
   const row = await ctx.db.transaction().execute(async (trx) => {

@@ -1,0 +1,126 @@
+import type { PgBoss } from 'pg-boss';
+
+/** A job as pg-boss hands it out: which one, and which of its runs (pg-boss's own retries). */
+interface JobAttempt {
+  id: string;
+  retryCount: number;
+}
+
+// Runs a queue's jobs one by one, up to `concurrency` at once: each job is fetched as a slot
+// frees and settled on its own, so a slow job (an endpoint that takes its 10 seconds) holds up
+// nothing but itself. pg-boss's own batch workers wait for a whole batch before fetching again.
+// Completions are written in small groups; a job whose handler throws is failed (pg-boss retries
+// it); a job cut short by a crash comes back after its expiry.
+
+export interface DispatcherOptions {
+  concurrency: number;
+  /** How often an idle dispatcher looks for jobs (due retries, new ones). */
+  idlePollMs: number;
+  log?: (error: Error) => void;
+}
+
+interface FetchedJob<T> extends JobAttempt {
+  data: T;
+}
+
+const FETCH_MAX = 50;
+const COMPLETE_EVERY_MS = 20;
+
+export class Dispatcher<T> {
+  readonly #boss: PgBoss;
+  readonly #queue: string;
+  readonly #handle: (job: FetchedJob<T>) => Promise<void>;
+  readonly #options: DispatcherOptions;
+  readonly #inFlight = new Set<Promise<void>>();
+  #completed: JobAttempt[] = [];
+  #flushing: Promise<void> | undefined;
+  #stopping = false;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(boss: PgBoss, queue: string, handle: (job: FetchedJob<T>) => Promise<void>, options: DispatcherOptions) {
+    this.#boss = boss;
+    this.#queue = queue;
+    this.#handle = handle;
+    this.#options = options;
+  }
+
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /** Waits up to `ms` or until woken (a slot freed, or stop). */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wake = undefined;
+        resolve();
+      }, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopping) {
+      const free = this.#options.concurrency - this.#inFlight.size;
+      if (free <= 0) {
+        await this.#pause(1_000);
+        continue;
+      }
+      let jobs: Array<FetchedJob<T>>;
+      try {
+        jobs = await this.#boss.fetch<T>(this.#queue, { batchSize: Math.min(free, FETCH_MAX) });
+      } catch (error) {
+        this.#options.log?.(error as Error);
+        await this.#pause(1_000);
+        continue;
+      }
+      if (jobs.length === 0) {
+        await this.#pause(this.#options.idlePollMs);
+        continue;
+      }
+      for (const job of jobs) {
+        const running: Promise<void> = this.#settle(job).finally(() => {
+          this.#inFlight.delete(running);
+          this.#wake?.();
+        });
+        this.#inFlight.add(running);
+      }
+    }
+  }
+
+  async #settle(job: FetchedJob<T>): Promise<void> {
+    try {
+      await this.#handle(job);
+      this.#completed.push({ id: job.id, retryCount: job.retryCount });
+      this.#flushing ??= new Promise((resolve) => setTimeout(resolve, COMPLETE_EVERY_MS)).then(() => this.#flush());
+    } catch (error) {
+      await this.#boss.fail(this.#queue, { id: job.id, retryCount: job.retryCount }, { message: error instanceof Error ? error.message : String(error) })
+        .catch((failure: unknown) => this.#options.log?.(failure as Error));
+    }
+  }
+
+  async #flush(): Promise<void> {
+    this.#flushing = undefined;
+    const batch = this.#completed;
+    this.#completed = [];
+    if (batch.length === 0) return;
+    // A completion that cannot be written leaves the job active: it comes back after its expiry,
+    // and the handler finds its work already recorded.
+    await this.#boss.complete(this.#queue, batch).catch((error: unknown) => this.#options.log?.(error as Error));
+  }
+
+  /** Stops fetching, lets the jobs in flight finish (up to `timeoutMs`), and records them. */
+  async stop(timeoutMs: number): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#loop;
+    await Promise.race([Promise.allSettled([...this.#inFlight]), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+    await this.#flushing;
+    await this.#flush();
+  }
+}
