@@ -133,11 +133,12 @@ async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<
   const serviceRequest = resolveRequest(scenario.service, state, env);
   const baselineRequest = resolveRequest(scenario.baseline, state, env);
   await probe(env.serviceUrl, serviceRequest, `${scenario.name} (service)`);
-  await probe(env.baselineUrl, baselineRequest, `${scenario.name} (baseline)`);
+  const baselineUrl = scenario.baselineOnService ? env.serviceUrl : env.baselineUrl;
+  await probe(baselineUrl, baselineRequest, `${scenario.name} (baseline)`);
 
   // Sequential and alternating: the service, then the baseline, never both at once.
   const service = await measure(`${scenario.name} service`, env.serviceUrl, serviceRequest);
-  const baseline = await measure(`${scenario.name} baseline`, env.baselineUrl, baselineRequest);
+  const baseline = await measure(`${scenario.name} baseline`, baselineUrl, baselineRequest);
   const ratio = baseline.requestsPerSecond > 0 ? service.requestsPerSecond / baseline.requestsPerSecond : 0;
   const problems = [...problemsOf('service', service), ...problemsOf('baseline', baseline)];
   return {

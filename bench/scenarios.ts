@@ -1,4 +1,5 @@
 import type { AppContext } from '../src/core/context.ts';
+import { API_SCOPES } from '../src/auth/scopes.ts';
 import type { RequestSpec } from './load.ts';
 
 // The benchmark's rows. Each scenario loads one service endpoint and the baseline route doing
@@ -36,6 +37,10 @@ export interface Scenario<S = unknown> {
   setup?: (env: BenchEnv) => Promise<S>;
   service: RequestFor<S>;
   baseline: RequestFor<S>;
+  /** Measure the baseline request against the service itself (a ratio between two credentials). */
+  baselineOnService?: boolean;
+  /** What the baseline column is, when it is not the baseline server. */
+  baselineLabel?: string;
 }
 
 /** Keeps a scenario's setup result type while letting scenarios of different types share a list. */
@@ -56,6 +61,26 @@ const SESSION = {
 const BASELINE_INSERT: RequestSpec = { method: 'POST', path: '/baseline/payment_links', headers: JSON_HEADERS, body: JSON.stringify(SMALL_LINK) };
 
 export const scenarios: readonly Scenario<unknown>[] = [
+  defineScenario({
+    name: 'agent read: GET /v1/payment_links/:id with an agent access token (baseline: the same with a secret key)',
+    target: 0.9,
+    baselineOnService: true,
+    baselineLabel: 'secret key',
+    async setup(env) {
+      const created = await env.api('POST', '/v1/payment_links', SMALL_LINK);
+      if (created.status !== 201) throw new Error(`Creating the link to read failed: ${created.status} ${JSON.stringify(created.body)}`);
+      const { db, clock, config, accessTokens } = env.context;
+      const owner = await db.selectFrom('memberships').select('person_id').where('business_id', '=', env.businessId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+      // The connection a person's approval makes (the sign-in itself is not what is measured).
+      const connection = await db.insertInto('agent_connections').values({
+        id: 'con_bench', business_id: env.businessId, livemode: false, client_id: 'agc_bench', client_name: 'Bench agent', approved_by: owner.person_id,
+        access: 'full', scopes: [...API_SCOPES], resource: `${config.baseUrl}/v1`, created_at: clock.now(),
+      }).returningAll().executeTakeFirstOrThrow();
+      return { id: created.body.id as string, token: (await accessTokens.issue(connection)).token };
+    },
+    service: ({ id, token }) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: { authorization: `Bearer ${token}` } }),
+    baseline: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
+  }),
   defineScenario({
     name: 'read: GET /v1/payment_links/:id',
     target: 0.6,

@@ -28,10 +28,15 @@ export interface AgentTokenClaims {
   connection_id: string;
 }
 
+// An agent sends the same token for its five minutes: its signature is checked once, then the
+// verified claims are reused (still checked for expiry and audience on every use).
+const VERIFIED_MAX_ENTRIES = 10_000;
+
 export class AccessTokens {
   readonly #keys: SigningKeys;
   readonly #issuer: string;
   readonly #clock: Clock;
+  #verified = new Map<string, AgentTokenClaims>();
 
   constructor(keys: SigningKeys, issuer: string, clock: Clock) {
     this.#keys = keys;
@@ -69,6 +74,18 @@ export class AccessTokens {
 
   /** The claims of a token issued by us for `audience`, or `401 invalid_token`. */
   async verify(token: string, audience: string): Promise<AgentTokenClaims> {
+    const known = this.#verified.get(token);
+    if (known && known.aud === audience) {
+      if (known.exp > unixSeconds(this.#clock.now())) return known;
+      this.#verified.delete(token);
+    }
+    const claims = await this.#verifySignature(token, audience);
+    if (this.#verified.size >= VERIFIED_MAX_ENTRIES) this.#verified = new Map();
+    this.#verified.set(token, claims);
+    return claims;
+  }
+
+  async #verifySignature(token: string, audience: string): Promise<AgentTokenClaims> {
     try {
       const { payload } = await jwtVerify(token, this.#keys.verificationKeys, {
         algorithms: [SIGNING_ALG],
@@ -82,6 +99,7 @@ export class AccessTokens {
         || (payload.mode !== 'test' && payload.mode !== 'live') || (payload.access !== 'full' && payload.access !== 'read_only')) {
         throw new ApiError('invalid_token', 'The access token is not valid for this service. Get a new one.');
       }
+      if (typeof payload.aud !== 'string') throw new ApiError('invalid_token', 'The access token is not valid for this service. Get a new one.');
       return payload as unknown as AgentTokenClaims;
     } catch (error) {
       if (error instanceof ApiError) throw error;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/core/clock.ts';
 import { accountInBothModes, LINK_BODY as LINK } from '../support/api.ts';
 import { startTestApp, type ApiResponse, type TestApp } from '../support/harness.ts';
+import { connectAgent } from '../support/agents.ts';
 
 // Rate limits (spec 7.1, 8): per business across all keys and modes, and per address for
 // missing or invalid credentials; 429 rate_limited with Retry-After: 60.
@@ -144,5 +145,48 @@ describe('with the default limits', () => {
     const got = await statuses(60, (i) => (i % 2 ? missing(t) : malformed(t)));
     expect(got.filter((status) => status !== 401)).toEqual([]);
     expectRateLimited(await missing(t));
+  });
+});
+
+describe('connected agents', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_BUSINESS_PER_MINUTE: '5', RATE_LIMIT_AGENT_PER_MINUTE: '3', RATE_LIMIT_SESSION_STARTS_PER_MINUTE: '2' });
+  });
+  afterAll(async () => t?.close());
+  beforeEach(() => t.jump(MINUTE));
+
+  it('each agent has its own budget, apart from its account\'s keys and from other agents', async () => {
+    const biz = await t.business();
+    const key = (await biz.key()).secret;
+    const first = (await connectAgent(t, biz)).token;
+    const second = (await connectAgent(t, biz)).token;
+    const list = (credential: string) => t.request('GET', '/v1/payment_links', { key: credential });
+    expect(await statuses(3, () => list(first))).toEqual([200, 200, 200]);
+    const over = await list(first);
+    expectRateLimited(over);
+    expect(over.body.error.message).toContain('for this agent');
+    expect(await statuses(3, () => list(second))).toEqual([200, 200, 200]);
+    expect(await statuses(5, () => list(key))).toEqual([200, 200, 200, 200, 200]);
+    expectRateLimited(await list(key));
+  });
+
+  it('counts an agent\'s Live session starts toward the account\'s starts, not its Test ones', async () => {
+    const biz = await t.business();
+    const liveKey = (await biz.key({ mode: 'live' })).secret;
+    // A new agent for each start: each has its own 3 requests a minute.
+    const liveAgent = async () => (await connectAgent(t, biz, { mode: 'live' })).token;
+    const testAgent = async () => (await connectAgent(t, biz, { mode: 'test' })).token;
+    const start = async (credential: string) => {
+      const session = await t.request('POST', '/v1/checkout_sessions', { key: credential, body: { amount: '10.00', currency: 'USD' } });
+      expect(session.status, JSON.stringify(session.body)).toBe(201);
+      return t.request('POST', `/v1/checkout_sessions/${session.body.id}/start`, { key: credential, body: { email: 'buyer@example.com' } });
+    };
+    expect((await start(await testAgent())).status).toBe(200);
+    expect((await start(await testAgent())).status).toBe(200);
+    expect((await start(await testAgent())).status).toBe(200);
+    expect((await start(await liveAgent())).status).toBe(200);
+    expect((await start(liveKey)).status).toBe(200);
+    expectRateLimited(await start(await liveAgent()));
   });
 });
