@@ -7,6 +7,11 @@ import { decide, disconnect, pendingRequest } from '../oauth/authorize.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { APPROVE_PATH } from '../oauth/routes.ts';
 import { escapeHtml, hidden, page } from './html.ts';
+import { createSecretKey, listSecretKeys, revokeSecretKey } from '../auth/key-admin.ts';
+import { scopesForKey } from '../auth/scopes.ts';
+import { RefusedError } from '../core/errors.ts';
+import { canManageKeys, listMembers, ROLES, setMember } from '../tenancy/businesses.ts';
+import type { Role } from '../db/schema.ts';
 import { closeSession, cookieOptions, csrfMatches, findSession, SESSION_TTL_MS, sessionCookieName, useSignInLink, type DashboardSession } from './sessions.ts';
 
 // The dashboard, server-rendered: sign-in (single-use links from the CLI), the approval of agents'
@@ -23,7 +28,18 @@ export const DASHBOARD_ROUTES = [
   { method: 'POST', path: APPROVE_PATH },
   { method: 'GET', path: '/dashboard/businesses/:id/agents' },
   { method: 'POST', path: '/dashboard/businesses/:id/agents/:connection/disconnect' },
+  { method: 'GET', path: '/dashboard/businesses/:id/keys' },
+  { method: 'POST', path: '/dashboard/businesses/:id/keys' },
+  { method: 'POST', path: '/dashboard/businesses/:id/keys/:key/revoke' },
+  { method: 'GET', path: '/dashboard/businesses/:id/team' },
+  { method: 'POST', path: '/dashboard/businesses/:id/team' },
 ];
+
+/** The links of one business's pages. */
+function businessNav(id: string, name: string): string {
+  const base = `/dashboard/businesses/${encodeURIComponent(id)}`;
+  return `<p class="note">${escapeHtml(name)}: <a href="${base}/agents">Connected agents</a> · <a href="${base}/keys">API keys</a> · <a href="${base}/team">Team</a></p>`;
+}
 
 const SIGN_IN_NONCE_COOKIE = 'ps_sign_in';
 
@@ -83,7 +99,7 @@ export async function registerDashboard(app: FastifyInstance, context: AppContex
       if (from !== undefined && from !== origin) return html(reply, 403, 'Refused', '<h1>Refused</h1><p>This form was sent from another site.</p>');
     });
     scope.setErrorHandler((error, request, reply) => {
-      if (error instanceof OAuthError) return html(reply, 400, 'Cannot continue', `<h1>Cannot continue</h1><p>${escapeHtml(error.message)}</p>`);
+      if (error instanceof OAuthError || error instanceof RefusedError) return html(reply, 400, 'Cannot continue', `<h1>Cannot continue</h1><p>${escapeHtml(error.message)}</p><p><a href="/dashboard">Back</a></p>`);
       const status = (error as { statusCode?: number }).statusCode;
       if (typeof status === 'number' && status >= 400 && status < 500) return html(reply, status, 'Bad request', '<h1>Bad request</h1><p>The request could not be read.</p>');
       request.log.error({ err: error }, 'dashboard request failed');
@@ -154,7 +170,7 @@ export async function registerDashboard(app: FastifyInstance, context: AppContex
       if (!session) return reply;
       const businesses = await context.db.selectFrom('memberships as m').innerJoin('businesses as b', 'b.id', 'm.business_id')
         .select(['b.id', 'b.name', 'm.role']).where('m.person_id', '=', session.personId).orderBy('b.name').execute();
-      const rows = businesses.map((b) => `<tr><td>${escapeHtml(b.name)}</td><td>${escapeHtml(b.role)}</td><td><a href="/dashboard/businesses/${encodeURIComponent(b.id)}/agents">Connected agents</a></td></tr>`).join('');
+      const rows = businesses.map((b) => `<tr><td>${escapeHtml(b.name)}</td><td>${escapeHtml(b.role)}</td><td>${businessNav(b.id, b.name)}</td></tr>`).join('');
       return html(reply, 200, 'Businesses', `<h1>Your businesses</h1><table><tr><th>Business</th><th>Role</th><th></th></tr>${rows}</table>`, session);
     }
 
@@ -222,8 +238,91 @@ export async function registerDashboard(app: FastifyInstance, context: AppContex
 <td>${c.access === 'full' ? 'Full access' : 'Read only'}</td><td>${escapeHtml(c.email)}, ${when(c.created_at)}</td><td>${when(c.last_used_at)}</td>
 <td>${c.disconnected_at ? `Disconnected ${when(c.disconnected_at)}` : manages
     ? `<form method="post" action="/dashboard/businesses/${encodeURIComponent(id)}/agents/${encodeURIComponent(c.id)}/disconnect">${hidden('csrf', session.csrfToken)}<button>Disconnect</button></form>` : 'Connected'}</td></tr>`).join('');
-      return html(reply, 200, 'Connected agents', `<h1>${escapeHtml(membership.name)}: connected agents</h1>
+      return html(reply, 200, 'Connected agents', `<h1>${escapeHtml(membership.name)}: connected agents</h1>${businessNav(id, membership.name)}
 <table><tr><th>Agent</th><th>Mode</th><th>Access</th><th>Approved by</th><th>Last used</th><th></th></tr>${rows || '<tr><td colspan="6">None yet.</td></tr>'}</table>`, session);
+    });
+
+    /** The person's role in a business, with its name; undefined when not a member. */
+    const membershipOf = (businessId: string, personId: string) => context.db.selectFrom('memberships as m').innerJoin('businesses as b', 'b.id', 'm.business_id')
+      .select(['m.role', 'b.name']).where('m.business_id', '=', businessId).where('m.person_id', '=', personId).executeTakeFirst();
+
+    const keysPage = async (reply: FastifyReply, session: DashboardSession, id: string, shown?: { secret: string; name: string }) => {
+      const membership = await membershipOf(id, session.personId);
+      if (!membership) return html(reply, 404, 'Not found', '<h1>Not found</h1>', session);
+      const manages = canManageKeys(membership.role);
+      const keys = await listSecretKeys(context.db, id);
+      const when = (date: Date | null) => (date ? escapeHtml(date.toISOString().replace('T', ' ').slice(0, 16)) : '-');
+      const rows = keys.map((key) => `<tr><td>${escapeHtml(key.name ?? '')}</td><td><code>${escapeHtml(key.secret_hint)}</code></td><td>${key.livemode ? 'Live' : 'Test'}</td>
+<td>${key.access === 'full' ? 'Full access' : 'Read only'}${key.kind === 'api' ? '' : ` (${escapeHtml(key.kind)})`}<br><span class="note">${escapeHtml(scopesForKey(key.kind, key.access).join(' '))}</span></td>
+<td>${when(key.created_at)}</td><td>${when(key.last_used_at)}</td><td>${key.revoked_at ? `Revoked ${when(key.revoked_at)}` : manages
+    ? `<form method="post" action="/dashboard/businesses/${encodeURIComponent(id)}/keys/${encodeURIComponent(key.id)}/revoke">${hidden('csrf', session.csrfToken)}<button>Revoke</button></form>` : 'Active'}</td></tr>`).join('');
+      const secret = shown ? `<p class="warn">The new key${shown.name ? ` “${escapeHtml(shown.name)}”` : ''} is shown this once; copy it now:</p><p><code>${escapeHtml(shown.secret)}</code></p>` : '';
+      const form = manages ? `<h2>Create a key</h2><form method="post" action="/dashboard/businesses/${encodeURIComponent(id)}/keys">${hidden('csrf', session.csrfToken)}
+<label>Name <input name="name" maxlength="80"></label>
+<fieldset><legend>Mode</legend><label><input type="radio" name="mode" value="test" checked> Test</label> <label><input type="radio" name="mode" value="live"> Live</label></fieldset>
+<fieldset><legend>Access</legend><label><input type="radio" name="access" value="full" checked> Full access</label> <label><input type="radio" name="access" value="read_only"> Read only</label></fieldset>
+<button>Create key</button></form>` : '<p class="note">Only owners and developers manage keys.</p>';
+      return html(reply, 200, 'API keys', `<h1>${escapeHtml(membership.name)}: API keys</h1>${businessNav(id, membership.name)}${secret}
+<table><tr><th>Name</th><th>Key</th><th>Mode</th><th>Access</th><th>Created</th><th>Last used</th><th></th></tr>${rows || '<tr><td colspan="7">None yet.</td></tr>'}</table>${form}`, session);
+    };
+
+    scope.get('/dashboard/businesses/:id/keys', async (request, reply) => {
+      const session = await requireSession(request, reply);
+      if (!session) return reply;
+      return keysPage(reply, session, (request.params as { id: string }).id);
+    });
+
+    scope.post('/dashboard/businesses/:id/keys', async (request, reply) => {
+      const checked = await requireForm(request, reply);
+      if (!checked) return reply;
+      const { id } = request.params as { id: string };
+      const membership = await membershipOf(id, checked.session.personId);
+      if (!membership || !canManageKeys(membership.role)) return html(reply, 404, 'Not found', '<h1>Not found</h1>', checked.session);
+      const mode = one(checked.form, 'mode');
+      const access = one(checked.form, 'access');
+      const name = (one(checked.form, 'name') ?? '').trim().slice(0, 80);
+      if ((mode !== 'test' && mode !== 'live') || (access !== 'full' && access !== 'read_only')) return html(reply, 400, 'Choose', '<h1>Choose a mode and an access level</h1>', checked.session);
+      const { secret } = await createSecretKey(context.db, context.clock, { businessId: id, livemode: mode === 'live', access, name: name || null, createdBy: checked.session.personId });
+      // The secret is in this response only (never stored, never in a URL).
+      return keysPage(reply, checked.session, id, { secret, name });
+    });
+
+    scope.post('/dashboard/businesses/:id/keys/:key/revoke', async (request, reply) => {
+      const checked = await requireForm(request, reply);
+      if (!checked) return reply;
+      const { id, key } = request.params as { id: string; key: string };
+      const membership = await membershipOf(id, checked.session.personId);
+      const row = await context.db.selectFrom('api_keys').select('id').where('id', '=', key).where('business_id', '=', id).executeTakeFirst();
+      if (!row || !membership || !canManageKeys(membership.role)) return html(reply, 404, 'Not found', '<h1>Not found</h1>', checked.session);
+      await revokeSecretKey(context.db, context.clock, key);
+      return reply.redirect(`/dashboard/businesses/${encodeURIComponent(id)}/keys`, 303);
+    });
+
+    scope.get('/dashboard/businesses/:id/team', async (request, reply) => {
+      const session = await requireSession(request, reply);
+      if (!session) return reply;
+      const { id } = request.params as { id: string };
+      const membership = await membershipOf(id, session.personId);
+      if (!membership) return html(reply, 404, 'Not found', '<h1>Not found</h1>', session);
+      const members = await listMembers(context.db, id);
+      const rows = members.map((m) => `<tr><td>${escapeHtml(m.email)}</td><td>${escapeHtml(m.role)}</td><td>${canManageKeys(m.role) ? 'Manages keys and agents' : ''}</td></tr>`).join('');
+      const options = ROLES.map((role) => `<option value="${role}">${role}</option>`).join('');
+      const form = membership.role === 'owner' ? `<h2>Add a person or change a role</h2><form method="post" action="/dashboard/businesses/${encodeURIComponent(id)}/team">${hidden('csrf', session.csrfToken)}
+<label>Email <input name="email" type="email" required></label> <label>Role <select name="role">${options}</select></label> <button>Save</button></form>
+<p class="note">Owners and developers manage keys and connect agents. Taking that away disconnects the agents the person approved.</p>` : '<p class="note">Only owners change roles.</p>';
+      return html(reply, 200, 'Team', `<h1>${escapeHtml(membership.name)}: team</h1>${businessNav(id, membership.name)}<table><tr><th>Person</th><th>Role</th><th></th></tr>${rows}</table>${form}`, session);
+    });
+
+    scope.post('/dashboard/businesses/:id/team', async (request, reply) => {
+      const checked = await requireForm(request, reply);
+      if (!checked) return reply;
+      const { id } = request.params as { id: string };
+      const membership = await membershipOf(id, checked.session.personId);
+      if (!membership || membership.role !== 'owner') return html(reply, 404, 'Not found', '<h1>Not found</h1>', checked.session);
+      const role = one(checked.form, 'role');
+      if (!ROLES.includes(role as Role)) return html(reply, 400, 'Choose', '<h1>Choose a role</h1>', checked.session);
+      await setMember(context.db, context.clock, { businessId: id, email: (one(checked.form, 'email') ?? '').trim(), role: role as Role });
+      return reply.redirect(`/dashboard/businesses/${encodeURIComponent(id)}/team`, 303);
     });
 
     scope.post('/dashboard/businesses/:id/agents/:connection/disconnect', async (request, reply) => {

@@ -102,7 +102,15 @@ export async function setMember(db: Db, clock: Clock, input: { businessId: strin
     const owners = await db.selectFrom('memberships').select('person_id').where('business_id', '=', input.businessId).where('role', '=', 'owner').execute();
     if (owners.length === 1 && owners[0]?.person_id === personId) throw new TenancyError('A business keeps at least one owner.');
   }
-  await setRole(db, input.businessId, personId, input.role, now);
+  await db.transaction().execute(async (trx) => {
+    await setRole(trx, input.businessId, personId, input.role, now);
+    // Whoever no longer manages keys no longer vouches for the agents they connected (spec 5.6).
+    if (!canManageKeys(input.role)) {
+      await trx.updateTable('agent_connections').set({ disconnected_at: now, disconnected_why: 'approver_no_longer_manages_keys' })
+        .where('business_id', '=', input.businessId).where('approved_by', '=', personId).where('disconnected_at', 'is', null).execute();
+    }
+  });
+  announceAuthChange();
   return { personId };
 }
 

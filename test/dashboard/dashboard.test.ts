@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOUR, MINUTE } from '../../src/core/clock.ts';
+import { createSignInLink } from '../../src/dashboard/sessions.ts';
+import { setMember } from '../../src/tenancy/businesses.ts';
+import { connectAgent } from '../support/agents.ts';
+import { Browser } from '../support/browser.ts';
+import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
+
+// The dashboard over HTTP as a browser uses it: sign-in links, sessions, CSRF, keys, team.
+
+let t: TestApp;
+beforeAll(async () => { t = await startTestApp({ RATE_LIMITS: 'off' }); });
+afterAll(async () => t?.close());
+
+async function ownerEmail(biz: TestBusiness) {
+  return (await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
+    .where('m.business_id', '=', biz.id).where('m.role', '=', 'owner').executeTakeFirstOrThrow()).email;
+}
+
+async function signIn(email: string) {
+  const browser = new Browser(t);
+  const signed = await browser.signInWith((await createSignInLink(t.context, email))!.url);
+  expect(signed.status).toBe(303);
+  return browser;
+}
+
+describe('sign-in', () => {
+  it('a link works once, within 15 minutes, and only with the browser that opened it', async () => {
+    const biz = await t.business();
+    const email = await ownerEmail(biz);
+    const link = (await createSignInLink(t.context, email))!.url;
+    const browser = new Browser(t);
+    const page = await browser.request('GET', link);
+    expect(page.html).not.toContain('<script');
+    const fields = Browser.form(page.html, '/dashboard/sign-in/link');
+    // Another browser (no nonce cookie) cannot use the form.
+    expect((await new Browser(t).request('POST', '/dashboard/sign-in/link', fields)).status).toBe(403);
+    const used = await browser.request('POST', '/dashboard/sign-in/link', fields);
+    expect(used.status).toBe(303);
+    expect((await browser.request('GET', '/dashboard')).html).toContain(biz.id);
+    // Once only.
+    const again = new Browser(t);
+    expect((await again.signInWith(link)).status).toBe(400);
+    // Expired.
+    const late = (await createSignInLink(t.context, email))!.url;
+    await t.jump(16 * MINUTE);
+    expect((await new Browser(t).signInWith(late)).status).toBe(400);
+  });
+
+  it('sets a HttpOnly, SameSite session cookie and refuses to be framed', async () => {
+    const biz = await t.business();
+    const link = (await createSignInLink(t.context, await ownerEmail(biz)))!.url;
+    const page = await fetch(link.replace(t.config.baseUrl, t.url));
+    const nonce = page.headers.getSetCookie()[0]!.split(';')[0]!;
+    const html = await page.text();
+    const response = await fetch(`${t.url}/dashboard/sign-in/link`, {
+      method: 'POST', redirect: 'manual', headers: { cookie: nonce, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(Browser.form(html, '/dashboard/sign-in/link')),
+    });
+    const cookie = response.headers.getSetCookie().find((header) => header.startsWith('__Host-ps_session='))!;
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Secure/i);
+    expect(cookie).toMatch(/Path=\//);
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it('an unknown person gets no link; a signed-out browser is sent to sign in', async () => {
+    expect(await createSignInLink(t.context, 'nobody@nowhere.example')).toBeUndefined();
+    const page = await new Browser(t).request('GET', '/dashboard');
+    expect(page.status).toBe(303);
+    expect(page.location).toBe('/dashboard/sign-in?next=%2Fdashboard');
+  });
+
+  it('signing out ends the session', async () => {
+    const biz = await t.business();
+    const browser = await signIn(await ownerEmail(biz));
+    const home = await browser.request('GET', '/dashboard');
+    expect((await browser.request('POST', '/dashboard/sign-out', Browser.form(home.html, '/dashboard/sign-out'))).status).toBe(303);
+    expect((await browser.request('GET', '/dashboard')).status).toBe(303);
+  });
+});
+
+describe('API keys', () => {
+  it('creates a key shown once that works on the API, and revokes it', async () => {
+    const biz = await t.business();
+    const browser = await signIn(await ownerEmail(biz));
+    const action = `/dashboard/businesses/${biz.id}/keys`;
+    const page = await browser.request('GET', action);
+    const created = await browser.request('POST', action, { ...Browser.form(page.html, action), name: 'Shop server', mode: 'test', access: 'read_only' });
+    const secret = /<code>(sk_test_[0-9A-Za-z]{32})<\/code>/.exec(created.html)?.[1];
+    expect(secret).toBeTruthy();
+    expect((await t.request('GET', '/v1/payment_links', { key: secret! })).status).toBe(200);
+    expect((await t.request('POST', '/v1/payment_links', { key: secret!, body: { amount: '10.00', currency: 'USD', description: 'Tea' } })).status).toBe(403);
+    // Never shown again.
+    const later = await browser.request('GET', action);
+    expect(later.html).not.toContain(secret!);
+    const key = await t.db.selectFrom('api_keys').select('id').where('business_id', '=', biz.id).where('name', '=', 'Shop server').executeTakeFirstOrThrow();
+    const revoke = `/dashboard/businesses/${biz.id}/keys/${key.id}/revoke`;
+    expect((await browser.request('POST', revoke, Browser.form(later.html, revoke))).status).toBe(303);
+    expect((await t.request('GET', '/v1/payment_links', { key: secret! })).body.error.code).toBe('invalid_api_key');
+  });
+
+  it('a viewer sees keys but cannot create or revoke them; another business is not found', async () => {
+    const biz = await t.business();
+    const viewer = `viewer-${biz.id}@shop.example`;
+    await setMember(t.db, t.clock, { businessId: biz.id, email: viewer, role: 'viewer' });
+    const browser = await signIn(viewer);
+    const action = `/dashboard/businesses/${biz.id}/keys`;
+    const page = await browser.request('GET', action);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('Only owners and developers manage keys.');
+    const home = await browser.request('GET', '/dashboard');
+    const csrf = Browser.form(home.html, '/dashboard/sign-out').csrf!;
+    expect((await browser.request('POST', action, { csrf, mode: 'test', access: 'full' })).status).toBe(404);
+    const other = await t.business();
+    expect((await browser.request('GET', `/dashboard/businesses/${other.id}/keys`)).status).toBe(404);
+  });
+});
+
+describe('team', () => {
+  it('an owner takes away managing keys, and the agents that person approved are disconnected', async () => {
+    const biz = await t.business();
+    const developer = `dev-${biz.id}@shop.example`.toLowerCase();
+    await setMember(t.db, t.clock, { businessId: biz.id, email: developer, role: 'developer' });
+    const devId = (await t.db.selectFrom('people').select('id').where('email', '=', developer).executeTakeFirstOrThrow()).id;
+    const { token, connection } = await connectAgent(t, biz);
+    await t.db.updateTable('agent_connections').set({ approved_by: devId }).where('id', '=', connection.id).execute();
+    expect((await t.request('GET', '/v1/payment_links', { key: token })).status).toBe(200);
+    const browser = await signIn(await ownerEmail(biz));
+    const action = `/dashboard/businesses/${biz.id}/team`;
+    const page = await browser.request('GET', action);
+    expect(page.html).toContain(developer);
+    expect((await browser.request('POST', action, { ...Browser.form(page.html, action), email: developer, role: 'viewer' })).status).toBe(303);
+    expect((await t.request('GET', '/v1/payment_links', { key: token })).body.error.code).toBe('agent_disconnected');
+    // Even when the role comes back, that connection stays disconnected.
+    await setMember(t.db, t.clock, { businessId: biz.id, email: developer, role: 'developer' });
+    expect((await t.request('GET', '/v1/payment_links', { key: token })).body.error.code).toBe('agent_disconnected');
+    // The last owner stays an owner.
+    const self = await ownerEmail(biz);
+    const refused = await browser.request('POST', action, { ...Browser.form(page.html, action), email: self, role: 'viewer' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('at least one owner');
+  });
+
+  it('sessions end after 12 hours', async () => {
+    const biz = await t.business();
+    const browser = await signIn(await ownerEmail(biz));
+    expect((await browser.request('GET', '/dashboard')).status).toBe(200);
+    await t.jump(12 * HOUR + MINUTE);
+    expect((await browser.request('GET', '/dashboard')).status).toBe(303);
+  });
+});
