@@ -24,6 +24,10 @@ const Env = z.object({
   RATE_LIMIT_SESSION_STARTS_PER_MINUTE: PerMinute.default(12),
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: PerMinute.default(60),
   OAUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_NAME: z.string().min(1).max(60).default('your identity provider'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(10_000),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   WEBHOOK_TEST_LOOPBACK: z.enum(['on', 'off']).default('on'),
@@ -58,6 +62,16 @@ export interface Config {
   webhooks: WebhookConfig;
   /** The agents' authorization server's issuer identifier (default: the service's origin). */
   oauthIssuer: string;
+  /** People's sign-in through an OpenID Connect provider, when one is configured. */
+  oidc: OidcConfig | undefined;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** What the sign-in button calls the provider. */
+  name: string;
 }
 
 export interface WebhookConfig {
@@ -67,6 +81,15 @@ export interface WebhookConfig {
   concurrency: number;
   /** Whether Test endpoints may point at this machine (spec 4.4: http://localhost); off for a hosted service. */
   testLoopback: boolean;
+}
+
+function oidcConfig(e: z.infer<typeof Env>): OidcConfig | undefined {
+  const given = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET].filter((value) => value !== undefined).length;
+  if (given === 0) return undefined;
+  if (given !== 3 || !e.OIDC_ISSUER || !e.OIDC_CLIENT_ID || !e.OIDC_CLIENT_SECRET) {
+    throw new Error('Invalid configuration:\n  OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together.');
+  }
+  return { issuer: e.OIDC_ISSUER.replace(/\/+$/, ''), clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET, name: e.OIDC_NAME };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -101,5 +124,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS, concurrency: e.WEBHOOK_CONCURRENCY, testLoopback: e.WEBHOOK_TEST_LOOPBACK === 'on' },
     oauthIssuer: (e.OAUTH_ISSUER ?? baseUrl).replace(/\/+$/, ''),
+    oidc: oidcConfig(e),
   };
 }

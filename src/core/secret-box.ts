@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 // AES-256-GCM for secrets the service must read back (webhook signing secrets).
 // Layout: version byte, 12-byte nonce, 16-byte tag, ciphertext.
@@ -10,6 +10,12 @@ export class SecretBox {
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('The secret encryption key must be 32 bytes.');
     this.#key = key;
+  }
+
+  /** A keyed digest of `text` for `purpose` (base64url): the same in every process sharing the key. */
+  tag(purpose: string, text: string): string {
+    const key = createHmac('sha256', this.#key).update(`tag:${purpose}`).digest();
+    return createHmac('sha256', key).update(text).digest('base64url');
   }
 
   seal(plaintext: string): Buffer {

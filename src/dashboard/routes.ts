@@ -12,7 +12,8 @@ import { scopesForKey } from '../auth/scopes.ts';
 import { RefusedError } from '../core/errors.ts';
 import { canManageKeys, listMembers, ROLES, setMember } from '../tenancy/businesses.ts';
 import type { Role } from '../db/schema.ts';
-import { closeSession, cookieOptions, csrfMatches, findSession, SESSION_TTL_MS, sessionCookieName, useSignInLink, type DashboardSession } from './sessions.ts';
+import { OIDC_START_PATH, OidcRefusal, registerOidcSignIn } from './oidc.ts';
+import { closeSession, cookieOptions, openSession, csrfMatches, findSession, SESSION_TTL_MS, sessionCookieName, useSignInLink, type DashboardSession } from './sessions.ts';
 
 // The dashboard, server-rendered: sign-in (single-use links from the CLI), the approval of agents'
 // sign-in requests, and each business's connected agents. Every form carries the session's CSRF
@@ -24,6 +25,8 @@ export const DASHBOARD_ROUTES = [
   { method: 'GET', path: '/dashboard/sign-in/link' },
   { method: 'POST', path: '/dashboard/sign-in/link' },
   { method: 'POST', path: '/dashboard/sign-out' },
+  { method: 'GET', path: '/dashboard/sign-in/oidc' },
+  { method: 'GET', path: '/dashboard/sign-in/oidc/callback' },
   { method: 'GET', path: APPROVE_PATH },
   { method: 'POST', path: APPROVE_PATH },
   { method: 'GET', path: '/dashboard/businesses/:id/agents' },
@@ -99,7 +102,7 @@ export async function registerDashboard(app: FastifyInstance, context: AppContex
       if (from !== undefined && from !== origin) return html(reply, 403, 'Refused', '<h1>Refused</h1><p>This form was sent from another site.</p>');
     });
     scope.setErrorHandler((error, request, reply) => {
-      if (error instanceof OAuthError || error instanceof RefusedError) return html(reply, 400, 'Cannot continue', `<h1>Cannot continue</h1><p>${escapeHtml(error.message)}</p><p><a href="/dashboard">Back</a></p>`);
+      if (error instanceof OAuthError || error instanceof RefusedError || error instanceof OidcRefusal) return html(reply, 400, 'Cannot continue', `<h1>Cannot continue</h1><p>${escapeHtml(error.message)}</p><p><a href="/dashboard">Back</a></p>`);
       const status = (error as { statusCode?: number }).statusCode;
       if (typeof status === 'number' && status >= 400 && status < 500) return html(reply, status, 'Bad request', '<h1>Bad request</h1><p>The request could not be read.</p>');
       request.log.error({ err: error }, 'dashboard request failed');
@@ -129,7 +132,9 @@ export async function registerDashboard(app: FastifyInstance, context: AppContex
 
     scope.get('/dashboard/sign-in', async (request, reply) => {
       const next = safeNext((request.query as Record<string, unknown>).next);
+      const oidc = context.config.oidc;
       return html(reply, 200, 'Sign in', `<h1>Sign in</h1>
+${oidc ? `<p><a href="${OIDC_START_PATH}?next=${encodeURIComponent(next)}">Sign in with ${escapeHtml(oidc.name)}</a></p><p>Or:</p>` : ''}
 <p>Ask your operator for a sign-in link, or make one on the server:</p>
 <p><code>npm run --silent cli -- login-link --email you@example.com</code></p>
 <p class="note">After signing in you will come back to <code>${escapeHtml(next)}</code>.</p>`);
@@ -155,6 +160,14 @@ export async function registerDashboard(app: FastifyInstance, context: AppContex
       reply.clearCookie(SIGN_IN_NONCE_COOKIE, { path: '/' });
       reply.setCookie(cookieName, id, cookieOptions(baseUrl, SESSION_TTL_MS / 1000));
       return reply.redirect(safeNext(one(form, 'next')), 303);
+    });
+
+    await registerOidcSignIn(scope, context, {
+      safeNext,
+      async signedIn(reply, personId, next) {
+        reply.setCookie(cookieName, await openSession(context, personId), cookieOptions(baseUrl, SESSION_TTL_MS / 1000));
+        return reply.redirect(next, 303);
+      },
     });
 
     scope.post('/dashboard/sign-out', async (request, reply) => {
