@@ -4,6 +4,7 @@ import type { AppContext } from '../core/context.ts';
 import type { Db } from '../db/database.ts';
 import { IDEMPOTENCY_WINDOW_MS } from '../resources/checkout-sessions/idempotency.ts';
 import { forgetExpiredSessions } from '../dashboard/sessions.ts';
+import { CLIENT_UNUSED_EXPIRY_MS } from '../oauth/clients.ts';
 
 /** Finished deliveries, and everything of a removed endpoint, stay in the log this long (spec 8). */
 export const DELIVERY_LOG_RETENTION_MS = 30 * DAY;
@@ -53,5 +54,25 @@ export async function forgetExpired(ctx: Pick<AppContext, 'db' | 'clock'>): Prom
     .where('previous_secret_expires_at', '<=', new Date(now))
     .executeTakeFirst();
   const sessions = await forgetExpiredSessions(ctx);
-  return keys + finished + ofRemoved + Number(secrets.numUpdatedRows) + sessions;
+  const oauth = await forgetOAuthLeftovers(ctx);
+  return keys + finished + ofRemoved + Number(secrets.numUpdatedRows) + sessions + oauth;
+}
+
+/**
+ * The authorization server's leftovers: requests and codes past their life, refresh tokens past
+ * theirs, and registered clients nobody used for 90 days (with nothing connected through them).
+ */
+async function forgetOAuthLeftovers(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
+  const now = ctx.clock.now();
+  const dayAgo = new Date(now.getTime() - DAY);
+  const requests = await ctx.db.deleteFrom('oauth_requests').where('expires_at', '<=', dayAgo).executeTakeFirst();
+  const codes = await ctx.db.deleteFrom('oauth_codes').where('expires_at', '<=', dayAgo).executeTakeFirst();
+  const refresh = await ctx.db.deleteFrom('oauth_refresh_tokens').where('expires_at', '<=', dayAgo).executeTakeFirst();
+  const clients = await ctx.db.deleteFrom('oauth_clients')
+    .where('kind', '=', 'registered')
+    .where('last_used_at', '<=', new Date(now.getTime() - CLIENT_UNUSED_EXPIRY_MS))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('agent_connections as c').select('c.id')
+      .whereRef('c.client_id', '=', 'oauth_clients.client_id').where('c.disconnected_at', 'is', null))))
+    .executeTakeFirst();
+  return [requests, codes, refresh, clients].reduce((sum, result) => sum + Number(result.numDeletedRows), 0);
 }

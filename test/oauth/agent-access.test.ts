@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SignJWT } from 'jose';
 import { MINUTE, SECOND } from '../../src/core/clock.ts';
 import { createSignInLink } from '../../src/dashboard/sessions.ts';
+import { forgetExpired } from '../../src/jobs/retention.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
 import { Browser } from '../support/browser.ts';
 
@@ -418,3 +419,91 @@ describe('registration (RFC 7591)', () => {
   });
 });
 
+
+describe('clients', () => {
+  it('forgets a registered client nobody used for 90 days', async () => {
+    const person = await signedIn();
+    const client = await register();
+    await t.jump(91 * 24 * 60 * MINUTE);
+    const page = await authorize(person, await validParams(client));
+    expect(page.status).toBe(400);
+    expect(page.html).toContain('Unknown client_id');
+    await forgetExpired(t.context);
+    expect(await t.db.selectFrom('oauth_clients').select('client_id').where('client_id', '=', client.client_id).execute()).toEqual([]);
+  });
+
+  describe('Client ID Metadata Documents', () => {
+    const CLIENT_ID = 'https://agent.example/oauth/client.json';
+    let documents: Map<string, { status: number; body: string }>;
+    let fetched: string[];
+    let original: typeof t.context.webhookSender.fetchDocument;
+    beforeAll(() => {
+      // The document would be on the public internet, which tests cannot reach: its fetching is the
+      // webhooks' vetted sender (tested there); here the documents are served from this map.
+      original = t.context.webhookSender.fetchDocument.bind(t.context.webhookSender);
+      documents = new Map();
+      fetched = [];
+      t.context.webhookSender.fetchDocument = async (url) => {
+        fetched.push(url);
+        const document = documents.get(url);
+        if (!document) throw new Error('not served');
+        return { ...document, cacheControl: 'max-age=600' };
+      };
+    });
+    afterAll(() => { t.context.webhookSender.fetchDocument = original; });
+
+    it('uses a client known by its metadata document URL, and caches the document', async () => {
+      documents.set(CLIENT_ID, { status: 200, body: JSON.stringify({ client_id: CLIENT_ID, client_name: 'Document Agent', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) });
+      const person = await signedIn();
+      const client = { client_id: CLIENT_ID, token_endpoint_auth_method: 'none' } as oauth.Client;
+      const page = await authorize(person, await validParams(client));
+      expect(page.status).toBe(302);
+      const approvePage = await person.browser.request('GET', page.location!);
+      expect(approvePage.html).toContain('Document Agent');
+      expect(approvePage.html).toContain(CLIENT_ID);
+      await authorize(person, await validParams(client));
+      expect(fetched.filter((url) => url === CLIENT_ID)).toHaveLength(1);
+    });
+
+    it('refuses a document that names another client_id, and one that cannot be fetched, on a page', async () => {
+      const person = await signedIn();
+      const other = 'https://agent.example/oauth/other.json';
+      documents.set(other, { status: 200, body: JSON.stringify({ client_id: 'https://evil.example/x.json', redirect_uris: [REDIRECT] }) });
+      const mismatched = await authorize(person, { client_id: other, redirect_uri: REDIRECT, response_type: 'code' });
+      expect(mismatched.status).toBe(400);
+      expect(mismatched.html).toContain('must name its own URL as client_id');
+      const missing = await authorize(person, { client_id: 'https://agent.example/oauth/missing.json', redirect_uri: REDIRECT, response_type: 'code' });
+      expect(missing.status).toBe(400);
+      expect(missing.html).toContain('could not be fetched');
+    });
+  });
+
+  it('fetches metadata documents only from public addresses', async () => {
+    const person = await signedIn();
+    const resolve = t.context.resolveHost;
+    t.context.resolveHost = async () => ['10.0.0.5'];
+    try {
+      const page = await authorize(person, { client_id: 'https://agent.internal-looking.example/client.json', redirect_uri: REDIRECT, response_type: 'code' });
+      expect(page.status).toBe(400);
+      expect(page.html).toContain('not on the public internet');
+    } finally {
+      t.context.resolveHost = resolve;
+    }
+  });
+});
+
+describe('tenancy', () => {
+  it('an agent sees only its own business and mode', async () => {
+    const person = await signedIn();
+    const { tokens } = await connect(person, await register());
+    const otherKey = (await (await t.business()).key()).secret;
+    const other = await t.request('POST', '/v1/payment_links', { key: otherKey, body: { amount: '10.00', currency: 'USD', description: 'Tea' } });
+    const liveKey = (await person.biz.key({ mode: 'live' })).secret;
+    const live = await t.request('POST', '/v1/payment_links', { key: liveKey, body: { amount: '10.00', currency: 'USD', description: 'Tea' } });
+    for (const id of [other.body.id, live.body.id]) {
+      const read = await api(tokens.access_token, 'GET', `/v1/payment_links/${id}`);
+      expect(read.status).toBe(404);
+      expect(read.body.error.code).toBe('not_found');
+    }
+  });
+});
