@@ -110,13 +110,34 @@ async function probe(url: string, request: RequestSpec, label: string): Promise<
   }
 }
 
-async function measure(label: string, url: string, request: RequestSpec): Promise<LoadSummary> {
-  progress(`${label}: warm-up ${settings.warmupSeconds}s`);
-  await runLoad({ url, request, connections: settings.connections, seconds: settings.warmupSeconds });
-  progress(`${label}: ${settings.seconds}s x ${settings.connections} connections`);
-  const load = await runLoad({ url, request, connections: settings.connections, seconds: settings.seconds });
+async function measure(label: string, url: string, request: RequestSpec, seconds: number, warmup: boolean): Promise<LoadSummary> {
+  if (warmup) {
+    progress(`${label}: warm-up ${settings.warmupSeconds}s`);
+    await runLoad({ url, request, connections: settings.connections, seconds: settings.warmupSeconds });
+  }
+  progress(`${label}: ${seconds}s x ${settings.connections} connections`);
+  const load = await runLoad({ url, request, connections: settings.connections, seconds });
   progress(`${label}: ${Math.round(load.requestsPerSecond)} req/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms`);
   return load;
+}
+
+/** Two runs of one side as one: their requests over their time, the slower latencies, every problem. */
+function combine(runs: readonly LoadSummary[]): LoadSummary {
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
+  const worst = (pick: (run: LoadSummary) => number) => Math.max(...runs.map(pick));
+  const statusCodes: Record<string, number> = {};
+  for (const run of runs) for (const [code, count] of Object.entries(run.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  return {
+    requestsPerSecond: seconds > 0 ? requests / seconds : 0,
+    requests,
+    seconds,
+    latencyMs: { p50: worst((r) => r.latencyMs.p50), p90: worst((r) => r.latencyMs.p90), p99: worst((r) => r.latencyMs.p99), max: worst((r) => r.latencyMs.max), mean: worst((r) => r.latencyMs.mean) },
+    non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    timeouts: runs.reduce((sum, run) => sum + run.timeouts, 0),
+    statusCodes,
+  };
 }
 
 function problemsOf(side: string, load: LoadSummary): string[] {
@@ -136,9 +157,15 @@ async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<
   const baselineUrl = scenario.baselineOnService ? env.serviceUrl : env.baselineUrl;
   await probe(baselineUrl, baselineRequest, `${scenario.name} (baseline)`);
 
-  // Sequential and alternating: the service, then the baseline, never both at once.
-  const service = await measure(`${scenario.name} service`, env.serviceUrl, serviceRequest);
-  const baseline = await measure(`${scenario.name} baseline`, baselineUrl, baselineRequest);
+  // Sequential and alternating, never both at once: service, baseline, baseline, service, each
+  // half the time, so neither side always runs first on a machine whose speed drifts.
+  const half = settings.seconds / 2;
+  const serviceRuns = [await measure(`${scenario.name} service`, env.serviceUrl, serviceRequest, half, true)];
+  const baselineRuns = [await measure(`${scenario.name} baseline`, baselineUrl, baselineRequest, half, true)];
+  baselineRuns.push(await measure(`${scenario.name} baseline`, baselineUrl, baselineRequest, half, false));
+  serviceRuns.push(await measure(`${scenario.name} service`, env.serviceUrl, serviceRequest, half, false));
+  const service = combine(serviceRuns);
+  const baseline = combine(baselineRuns);
   const ratio = baseline.requestsPerSecond > 0 ? service.requestsPerSecond / baseline.requestsPerSecond : 0;
   const problems = [...problemsOf('service', service), ...problemsOf('baseline', baseline)];
   return {

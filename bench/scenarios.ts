@@ -62,6 +62,17 @@ const BASELINE_INSERT: RequestSpec = { method: 'POST', path: '/baseline/payment_
 
 export const scenarios: readonly Scenario<unknown>[] = [
   defineScenario({
+    name: 'read: GET /v1/payment_links/:id',
+    target: 0.6,
+    async setup(env) {
+      const created = await env.api('POST', '/v1/payment_links', SMALL_LINK);
+      if (created.status !== 201) throw new Error(`Creating the link to read failed: ${created.status} ${JSON.stringify(created.body)}`);
+      return { id: created.body.id as string };
+    },
+    service: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
+    baseline: ({ id }) => ({ method: 'GET', path: `/baseline/payment_links/${id}` }),
+  }),
+  defineScenario({
     name: 'agent read: GET /v1/payment_links/:id with an agent access token (baseline: the same with a secret key)',
     target: 0.9,
     baselineOnService: true,
@@ -80,17 +91,6 @@ export const scenarios: readonly Scenario<unknown>[] = [
     },
     service: ({ id, token }) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: { authorization: `Bearer ${token}` } }),
     baseline: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
-  }),
-  defineScenario({
-    name: 'read: GET /v1/payment_links/:id',
-    target: 0.6,
-    async setup(env) {
-      const created = await env.api('POST', '/v1/payment_links', SMALL_LINK);
-      if (created.status !== 201) throw new Error(`Creating the link to read failed: ${created.status} ${JSON.stringify(created.body)}`);
-      return { id: created.body.id as string };
-    },
-    service: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
-    baseline: ({ id }) => ({ method: 'GET', path: `/baseline/payment_links/${id}` }),
   }),
   defineScenario({
     name: 'create: POST /v1/payment_links',
