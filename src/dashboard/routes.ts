@@ -92,14 +92,16 @@ export async function registerDashboard(app: FastifyInstance, context: AppContex
     scope.addHook('onSend', async (_request, reply, payload) => {
       reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'");
       reply.header('X-Frame-Options', 'DENY');
-      reply.header('Referrer-Policy', 'no-referrer');
+      // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on our own forms.
+      reply.header('Referrer-Policy', 'same-origin');
       return payload;
     });
-    // A form posted from another site is refused before anything else (CSRF tokens check it too).
+    // A form posted from another site is refused before anything else (CSRF tokens check every
+    // form too; an opaque `null` origin is left to them).
     scope.addHook('preHandler', async (request, reply) => {
       if (request.method !== 'POST') return;
       const from = request.headers.origin;
-      if (from !== undefined && from !== origin) return html(reply, 403, 'Refused', '<h1>Refused</h1><p>This form was sent from another site.</p>');
+      if (from !== undefined && from !== 'null' && from !== origin) return html(reply, 403, 'Refused', '<h1>Refused</h1><p>This form was sent from another site.</p>');
     });
     scope.setErrorHandler((error, request, reply) => {
       if (error instanceof OAuthError || error instanceof RefusedError || error instanceof OidcRefusal) return html(reply, 400, 'Cannot continue', `<h1>Cannot continue</h1><p>${escapeHtml(error.message)}</p><p><a href="/dashboard">Back</a></p>`);

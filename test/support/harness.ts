@@ -91,11 +91,25 @@ export interface TestAppOptions {
   webhookCa?: string;
   /** Where the clock starts (default 2026-10-01 12:00 UTC); real time for tests sharing the database with a real process. */
   clockStart?: number;
+  /** Serve at a real origin (BASE_URL http://127.0.0.1:<port>) instead of https://pay.example.test: for a real browser. */
+  realOrigin?: boolean;
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const databaseUrl = await createDatabase();
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, BASE_URL: 'https://pay.example.test', DB_POOL_SIZE: '5', ...env });
+  const port = options.realOrigin ? await freePort() : 0;
+  const baseUrl = options.realOrigin ? `http://127.0.0.1:${port}` : 'https://pay.example.test';
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, BASE_URL: baseUrl, DB_POOL_SIZE: '5', ...env });
   const clock = new ManualClock(options.clockStart);
   // pg-boss runs on a TestClock kept level with the app's clock: tick() moves both, firing
   // pg-boss's timers (schedules, polls) and moving its time in PostgreSQL too.
@@ -114,7 +128,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     await bossClock.setTime(clock.now().getTime());
   }
   const app = await buildApp(context, operations);
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
   async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
