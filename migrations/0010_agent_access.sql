@@ -65,7 +65,10 @@ CREATE TABLE agent_connections (
 );
 CREATE INDEX agent_connections_business ON agent_connections (business_id, livemode, created_at DESC);
 
-CREATE TRIGGER agent_connections_auth_changed AFTER UPDATE OR DELETE ON agent_connections
+-- Only changes that matter to a credential: last_used_at moves every minute and must not clear
+-- every server's cache.
+CREATE TRIGGER agent_connections_auth_changed
+  AFTER UPDATE OF disconnected_at, scopes, access, approved_by, business_id, livemode, client_id OR DELETE ON agent_connections
   FOR EACH STATEMENT EXECUTE FUNCTION notify_auth_changed();
 
 -- Authorization codes and refresh tokens: hashes only.

@@ -83,6 +83,16 @@ export interface WebhookConfig {
   testLoopback: boolean;
 }
 
+/** The issuer is an origin this service answers at: its metadata is at {issuer}/.well-known/oauth-authorization-server. */
+function oauthIssuer(given: string | undefined, baseUrl: string): string {
+  if (given === undefined) return baseUrl;
+  const url = new URL(given);
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    throw new Error('Invalid configuration:\n  OAUTH_ISSUER must be an origin (https://auth.example.com), without a path: clients look for its metadata at /.well-known/oauth-authorization-server.');
+  }
+  return url.origin;
+}
+
 function oidcConfig(e: z.infer<typeof Env>): OidcConfig | undefined {
   const given = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET].filter((value) => value !== undefined).length;
   if (given === 0) return undefined;
@@ -123,7 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       unauthenticatedPerMinute: e.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
     },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS, concurrency: e.WEBHOOK_CONCURRENCY, testLoopback: e.WEBHOOK_TEST_LOOPBACK === 'on' },
-    oauthIssuer: (e.OAUTH_ISSUER ?? baseUrl).replace(/\/+$/, ''),
+    oauthIssuer: oauthIssuer(e.OAUTH_ISSUER, baseUrl),
     oidc: oidcConfig(e),
   };
 }

@@ -4,6 +4,7 @@ import type { ApiKeyRow } from '../db/schema.ts';
 import { oneOf, required, UsageError, type Command } from './command.ts';
 import { RefusedError } from '../core/errors.ts';
 import { createSignInLink } from '../dashboard/sessions.ts';
+import { safeNext } from '../dashboard/routes.ts';
 
 function keyJson(key: ApiKeyRow) {
   return {
@@ -22,13 +23,23 @@ function keyJson(key: ApiKeyRow) {
 
 export const keyCommands: Record<string, Command> = {
   'login-link': {
-    usage: 'login-link --email EMAIL [--json]   (a single-use dashboard sign-in link, valid 15 minutes)',
-    options: { email: { type: 'string' } },
+    usage: 'login-link --email EMAIL [--next /dashboard/...] [--json]   (a single-use dashboard sign-in link, valid 15 minutes)',
+    options: { email: { type: 'string' }, next: { type: 'string' } },
     async run({ context }, flags) {
       const email = required(flags, 'email');
-      const link = await createSignInLink(context, email);
+      const next = typeof flags.next === 'string' ? safeNext(flags.next) : undefined;
+      const link = await createSignInLink(context, email, next);
       if (!link) throw new RefusedError(`No person with the email ${email}; add them with members set first.`);
       return { json: { url: link.url, expires: link.expiresAt.toISOString() }, text: `Open within 15 minutes, once:\n  ${link.url}` };
+    },
+  },
+  'oauth rotate-signing-key': {
+    usage: 'oauth rotate-signing-key [--json]   (agents\' tokens are signed with a new key; live tokens keep working)',
+    options: {},
+    async run({ context }) {
+      await context.signingKeys.rotate();
+      const { keys } = await context.signingKeys.jwks();
+      return { json: { kids: keys.map((key) => key.kid) }, text: `Signing with a new key; published: ${keys.map((key) => key.kid).join(', ')}.` };
     },
   },
   'keys create': {

@@ -80,12 +80,12 @@ export async function registerOidcSignIn(
         verified = info.email_verified;
       }
     }
-    if (typeof email !== 'string' || verified === false) throw new OidcRefusal(`${oidc.name} did not give a verified email address.`);
+    if (typeof email !== 'string' || verified !== true) throw new OidcRefusal(`${oidc.name} did not give a verified email address.`);
     claims.email = email;
     const person = await context.db.selectFrom('people').select('id').where('email', '=', email.toLowerCase()).executeTakeFirst();
     if (!person) throw new OidcRefusal(`${email} is not a member of any business here. Ask an owner to add you.`);
     const next = options.safeNext(request.cookies[NEXT_COOKIE]);
-    reply.clearCookie(NEXT_COOKIE, { path: '/dashboard/sign-in/oidc' });
+    reply.clearCookie(NEXT_COOKIE, { path: '/dashboard/sign-in/oidc', secure, sameSite: 'lax', httpOnly: true });
     return options.signedIn(reply, person.id, next);
   });
 }

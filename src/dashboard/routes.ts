@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../core/context.ts';
 import { READ_ONLY_SCOPES } from '../auth/scopes.ts';
 import { decide, disconnect, pendingRequest } from '../oauth/authorize.ts';
+import { hasControlCharacters } from '../oauth/clients.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { APPROVE_PATH } from '../oauth/routes.ts';
 import { escapeHtml, hidden, page } from './html.ts';
@@ -59,9 +60,9 @@ function one(form: Form, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Only a path of this service is a place to go after signing in. */
-function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/(dashboard|oauth)(\/|\?|$)/.test(next) && !next.includes('\\') ? next : '/dashboard';
+/** Only a dashboard path (printable ASCII, no backslash) is a place to go after signing in. */
+export function safeNext(next: unknown): string {
+  return typeof next === 'string' && next.length <= 2048 && /^\/dashboard(\/|\?|$)/.test(next) && /^[\x21-\x7e]+$/.test(next) && !next.includes('\\') ? next : '/dashboard';
 }
 
 function html(reply: FastifyReply, status: number, title: string, body: string, session?: DashboardSession): FastifyReply {
@@ -95,6 +96,12 @@ export async function registerDashboard(app: FastifyInstance, context: AppContex
       // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on our own forms.
       reply.header('Referrer-Policy', 'same-origin');
       return payload;
+    });
+    // Text that cannot be stored (NUL, other control characters) is a bad request, never a 500.
+    scope.addHook('preHandler', async (request, reply) => {
+      if (hasControlCharacters(request.params) || hasControlCharacters(request.query) || hasControlCharacters(request.body)) {
+        return html(reply, 400, 'Bad request', '<h1>Bad request</h1><p>The request has characters that are not text.</p>');
+      }
     });
     // A form posted from another site is refused before anything else (CSRF tokens check every
     // form too; an opaque `null` origin is left to them).
@@ -159,7 +166,7 @@ ${oidc ? `<p><a href="${OIDC_START_PATH}?next=${encodeURIComponent(next)}">Sign 
       }
       const id = await useSignInLink(context, one(form, 'token') ?? '');
       if (!id) return html(reply, 400, 'Link not valid', '<h1>This sign-in link is not valid</h1><p>It was used already or has expired. Ask for a new one.</p>');
-      reply.clearCookie(SIGN_IN_NONCE_COOKIE, { path: '/' });
+      reply.clearCookie(SIGN_IN_NONCE_COOKIE, cookieOptions(baseUrl, 0));
       reply.setCookie(cookieName, id, cookieOptions(baseUrl, SESSION_TTL_MS / 1000));
       return reply.redirect(safeNext(one(form, 'next')), 303);
     });
@@ -176,7 +183,8 @@ ${oidc ? `<p><a href="${OIDC_START_PATH}?next=${encodeURIComponent(next)}">Sign 
       const checked = await requireForm(request, reply);
       if (!checked) return reply;
       await closeSession(context, request.cookies[cookieName]);
-      reply.clearCookie(cookieName, { path: '/' });
+      // Cleared with the attributes it was set with: browsers ignore a __Host- cookie cleared without Secure.
+      reply.clearCookie(cookieName, cookieOptions(baseUrl, 0));
       return reply.redirect('/dashboard/sign-in', 303);
     });
 
@@ -200,7 +208,9 @@ ${oidc ? `<p><a href="${OIDC_START_PATH}?next=${encodeURIComponent(next)}">Sign 
       const { request: pending, client } = found;
       const businesses = await context.db.selectFrom('memberships as m').innerJoin('businesses as b', 'b.id', 'm.business_id')
         .select(['b.id', 'b.name']).where('m.person_id', '=', session.personId).where('m.role', 'in', ['owner', 'developer']).orderBy('b.name').execute();
-      const redirectHost = URL.canParse(pending.redirect_uri) ? (new URL(pending.redirect_uri).host || new URL(pending.redirect_uri).protocol) : pending.redirect_uri;
+      // An app's own scheme says nothing about where it runs: show it whole, as an app on the device.
+      const target = new URL(pending.redirect_uri);
+      const redirectHost = target.protocol === 'https:' || target.protocol === 'http:' ? target.host : `${pending.redirect_uri} (an application on this device)`;
       const asks = pending.scopes.map((scope) => `<li>${escapeHtml(SCOPE_WORDS[scope] ?? scope)} <span class="note">(${escapeHtml(scope)})</span></li>`).join('');
       const readOnly = pending.scopes.filter((scope) => (READ_ONLY_SCOPES as readonly string[]).includes(scope));
       const intro = `<h1>Connect an agent?</h1>

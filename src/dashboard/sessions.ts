@@ -26,14 +26,15 @@ export function cookieOptions(baseUrl: string, maxAgeSeconds: number) {
 }
 
 /** A single-use sign-in link for a person (the CLI's `login-link`). */
-export async function createSignInLink(deps: SessionDeps, email: string): Promise<{ url: string; expiresAt: Date } | undefined> {
+export async function createSignInLink(deps: SessionDeps, email: string, next?: string): Promise<{ url: string; expiresAt: Date } | undefined> {
   const person = await deps.db.selectFrom('people').select('id').where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
   if (!person) return undefined;
   const token = randomBytes(32).toString('base64url');
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_TTL_MS);
   await deps.db.insertInto('sign_in_links').values({ token_hash: hashToken(token), person_id: person.id, created_at: now, expires_at: expiresAt }).execute();
-  return { url: `${deps.config.baseUrl}/dashboard/sign-in/link?token=${token}`, expiresAt };
+  const then = next === undefined ? '' : `&next=${encodeURIComponent(next)}`;
+  return { url: `${deps.config.baseUrl}/dashboard/sign-in/link?token=${token}${then}`, expiresAt };
 }
 
 /** Uses a sign-in link (once) and opens a session; returns the session cookie's value. */

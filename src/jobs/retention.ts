@@ -60,7 +60,8 @@ export async function forgetExpired(ctx: Pick<AppContext, 'db' | 'clock'>): Prom
 
 /**
  * The authorization server's leftovers: requests and codes past their life, refresh tokens past
- * theirs, and registered clients nobody used for 90 days (with nothing connected through them).
+ * theirs, and clients (registered or known by a metadata document) nobody used for 90 days, with
+ * nothing connected through them.
  */
 async function forgetOAuthLeftovers(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
   const now = ctx.clock.now();
@@ -69,7 +70,6 @@ async function forgetOAuthLeftovers(ctx: Pick<AppContext, 'db' | 'clock'>): Prom
   const codes = await ctx.db.deleteFrom('oauth_codes').where('expires_at', '<=', dayAgo).executeTakeFirst();
   const refresh = await ctx.db.deleteFrom('oauth_refresh_tokens').where('expires_at', '<=', dayAgo).executeTakeFirst();
   const clients = await ctx.db.deleteFrom('oauth_clients')
-    .where('kind', '=', 'registered')
     .where('last_used_at', '<=', new Date(now.getTime() - CLIENT_UNUSED_EXPIRY_MS))
     .where((eb) => eb.not(eb.exists(eb.selectFrom('agent_connections as c').select('c.id')
       .whereRef('c.client_id', '=', 'oauth_clients.client_id').where('c.disconnected_at', 'is', null))))

@@ -104,7 +104,9 @@ export class AccessTokens {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (error instanceof joseErrors.JWTExpired) throw new ApiError('invalid_token', 'The access token has expired. Get a new one from the token endpoint.');
-      throw new ApiError('invalid_token', 'The access token is not valid for this service. Get a new one.');
+      // A bad token is invalid_token; the key table being unreadable (an outage) is not the token's fault.
+      if (error instanceof joseErrors.JOSEError || error instanceof TypeError) throw new ApiError('invalid_token', 'The access token is not valid for this service. Get a new one.');
+      throw error;
     }
   }
 }

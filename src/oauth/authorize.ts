@@ -146,17 +146,21 @@ export async function decide(deps: AuthorizeDeps, requestId: string, decision: D
   if (!found) throw new OAuthError('invalid_request', 'This sign-in request has expired or was already decided. Start again from the agent.');
   const { request, client } = found;
   if (!matchRedirectUri(client.redirect_uris, request.redirect_uri)) throw new OAuthError('invalid_request', 'The client no longer has this redirect URI.');
+  // Checked before the request is spent, so a person who picked the wrong business can try again.
+  const { businessId, livemode, access } = decision;
+  let scopes: string[] = [];
+  if (decision.approve) {
+    if (businessId === undefined || livemode === undefined || access === undefined) throw new OAuthError('invalid_request', 'Choose a business, a mode and an access level.');
+    const membership = await deps.db.selectFrom('memberships').select('role').where('business_id', '=', businessId).where('person_id', '=', decision.personId).executeTakeFirst();
+    if (membership?.role !== 'owner' && membership?.role !== 'developer') throw new OAuthError('access_denied', 'Only the business\'s owners and developers can connect agents. Choose another business.');
+    const allowed: readonly string[] = access === 'full' ? API_SCOPES : READ_ONLY_SCOPES;
+    scopes = request.scopes.filter((scope) => allowed.includes(scope));
+  }
   const claimed = await deps.db.updateTable('oauth_requests').set({ decided_at: now }).where('id', '=', requestId).where('decided_at', 'is', null).returning('id').executeTakeFirst();
   if (!claimed) throw new OAuthError('invalid_request', 'This sign-in request was already decided.');
-  if (!decision.approve) {
+  if (!decision.approve || businessId === undefined || livemode === undefined || access === undefined) {
     return redirectWith(request.redirect_uri, { error: 'access_denied', error_description: 'The person denied the request.', state: request.state }, issuer);
   }
-  const { businessId, livemode, access } = decision;
-  if (businessId === undefined || livemode === undefined || access === undefined) throw new OAuthError('invalid_request', 'Choose a business, a mode and an access level.');
-  const membership = await deps.db.selectFrom('memberships').select('role').where('business_id', '=', businessId).where('person_id', '=', decision.personId).executeTakeFirst();
-  if (membership?.role !== 'owner' && membership?.role !== 'developer') throw new OAuthError('access_denied', 'Only the business\'s owners and developers can connect agents.');
-  const allowed: readonly string[] = access === 'full' ? API_SCOPES : READ_ONLY_SCOPES;
-  const scopes = request.scopes.filter((scope) => allowed.includes(scope));
   if (scopes.length === 0) {
     return redirectWith(request.redirect_uri, { error: 'invalid_scope', error_description: 'Read only access grants none of the scopes the agent asked for.', state: request.state }, issuer);
   }

@@ -26,6 +26,17 @@ const FORBIDDEN_SCHEMES = new Set(['http:', 'https:', 'javascript:', 'data:', 'f
 
 export type RedirectKind = 'https' | 'loopback' | 'private_use';
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/** Whether any string inside `value` has a control character (NUL can never be stored). */
+export function hasControlCharacters(value: unknown): boolean {
+  if (typeof value === 'string') return CONTROL.test(value) || !value.isWellFormed();
+  if (Array.isArray(value)) return value.some(hasControlCharacters);
+  if (typeof value === 'object' && value !== null) return Object.entries(value).some(([key, item]) => hasControlCharacters(key) || hasControlCharacters(item));
+  return false;
+}
+
 /** What kind of redirect URI this is, or why it cannot be one. */
 export function redirectKind(text: string): RedirectKind | string {
   if (!URL.canParse(text)) return 'is not an absolute URI';
@@ -34,9 +45,10 @@ export function redirectKind(text: string): RedirectKind | string {
   if (url.username !== '' || url.password !== '') return 'must not contain a username or password';
   if (url.protocol === 'https:') return url.hostname === '' ? 'has no host' : 'https';
   if (url.protocol === 'http:') return LOOPBACK_HOSTS.has(url.hostname) ? 'loopback' : 'may use http only on a loopback address (127.0.0.1, [::1], localhost)';
-  // Private-use schemes (RFC 8252 7.1): reverse domain names, such as com.example.app:/callback.
+  // Private-use schemes (RFC 8252 7.1): reverse domain names (com.example.app:/callback) as the
+  // RFC advises, or an application's own scheme as editors use (cursor://, vscode://).
   if (FORBIDDEN_SCHEMES.has(url.protocol)) return `may not use the ${url.protocol} scheme`;
-  return /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol) ? 'private_use' : 'must use https, http on loopback, or a reverse-domain private-use scheme';
+  return /^[a-z][a-z0-9+.-]{1,62}:$/.test(url.protocol) ? 'private_use' : 'must use https, http on loopback, or an application\'s own scheme';
 }
 
 /**
@@ -81,6 +93,7 @@ function httpsOrNull(value: string | undefined, field: string): string | null {
 
 /** The checked metadata of a client, from a registration request or a metadata document. */
 function clientMetadata(input: unknown): Omit<OAuthClientRow, 'client_id' | 'kind' | 'created_at' | 'last_used_at' | 'fetched_at'> {
+  if (hasControlCharacters(input)) throw new OAuthError('invalid_client_metadata', 'Client metadata must not contain control characters.');
   const parsed = RegistrationInput.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -168,9 +181,25 @@ function cacheMs(cacheControl: string | null): number {
   return Math.min(METADATA_DOCUMENT_MAX_CACHE_MS, Math.max(METADATA_DOCUMENT_MIN_CACHE_MS, ms));
 }
 
+// A document that could not be fetched is not asked for again for a minute: a stream of made-up
+// client_ids cannot turn into a stream of outbound requests to one place.
+const FAILED_FETCH_MS = MINUTE;
+const failedFetches = new Map<string, number>();
+
 /** Fetches (or reuses) a client's metadata document and records the client. */
 async function metadataDocumentClient(deps: ClientDeps, clientId: string, known: OAuthClientRow | undefined): Promise<OAuthClientRow> {
   const now = deps.clock.now();
+  if ((failedFetches.get(clientId) ?? -Infinity) > now.getTime()) throw new OAuthError('invalid_client', 'The client\'s metadata document could not be fetched a moment ago; try again in a minute.');
+  try {
+    return await fetchMetadataDocument(deps, clientId, known, now);
+  } catch (error) {
+    if (failedFetches.size >= 10_000) failedFetches.clear();
+    failedFetches.set(clientId, now.getTime() + FAILED_FETCH_MS);
+    throw error;
+  }
+}
+
+async function fetchMetadataDocument(deps: ClientDeps, clientId: string, known: OAuthClientRow | undefined, now: Date): Promise<OAuthClientRow> {
   let fetched: { status: number; body: string; cacheControl: string | null };
   try {
     fetched = await deps.webhookSender.fetchDocument(clientId, { maxBytes: METADATA_DOCUMENT_MAX_BYTES, timeoutMs: METADATA_DOCUMENT_TIMEOUT_MS });
@@ -204,7 +233,7 @@ async function metadataDocumentClient(deps: ClientDeps, clientId: string, known:
 
 /** The client named by client_id, or `invalid_client`. */
 export async function findClient(deps: ClientDeps, clientId: string): Promise<OAuthClientRow> {
-  if (clientId === '' || clientId.length > 2048) throw new OAuthError('invalid_client', 'client_id is missing or too long.');
+  if (clientId === '' || clientId.length > 2048 || hasControlCharacters(clientId)) throw new OAuthError('invalid_client', 'client_id is missing, too long or not text.');
   const now = deps.clock.now();
   const known = await deps.db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
   if (isMetadataDocumentId(clientId)) {

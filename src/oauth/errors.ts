@@ -20,7 +20,7 @@ export class OAuthError extends Error {
   readonly error: OAuthErrorCode;
   readonly status: number;
 
-  constructor(error: OAuthErrorCode, description: string, status = error === 'invalid_client' ? 401 : 400) {
+  constructor(error: OAuthErrorCode, description: string, status: number = error === 'invalid_client' ? 401 : 400) {
     super(description);
     this.error = error;
     this.status = status;

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../core/context.ts';
 import { API_SCOPES } from '../auth/scopes.ts';
-import { registerClient, registrationResponse } from './clients.ts';
+import { hasControlCharacters, registerClient, registrationResponse } from './clients.ts';
+import { WindowCounter } from '../core/rate-limiter.ts';
+import { MINUTE } from '../core/clock.ts';
 import { AuthorizeFailure, startAuthorization } from './authorize.ts';
 import { OAuthError } from './errors.ts';
 import { revokeEndpoint, tokenEndpoint } from './token.ts';
@@ -88,6 +90,23 @@ export async function registerOAuthRoutes(app: FastifyInstance, context: AppCont
       done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
     });
     scope.addHook('onRequest', async (_request, reply) => cors(reply));
+    // Unauthenticated endpoints that write rows or fetch documents: limited per client address.
+    const limits = context.config.rateLimits;
+    const perAddress = new WindowCounter(limits.unauthenticatedPerMinute * 5, MINUTE, context.clock);
+    const registrations = new WindowCounter(Math.max(1, Math.floor(limits.unauthenticatedPerMinute / 3)), MINUTE, context.clock);
+    scope.addHook('preHandler', async (request, reply) => {
+      if (request.method === 'OPTIONS') return;
+      const over = limits.enabled
+        && (!perAddress.take(request.ip) || (request.url.startsWith(OAUTH_PATHS.register) && !registrations.take(request.ip)));
+      if (over) {
+        reply.header('Retry-After', '60');
+        throw new OAuthError('invalid_request', 'Too many requests from this address; retry after 60 seconds.', 429);
+      }
+      // Text that cannot be stored (NUL, other control characters) is refused, never a 500.
+      if (hasControlCharacters(request.query) || hasControlCharacters(request.body)) {
+        throw new OAuthError('invalid_request', 'Parameters must not contain control characters.');
+      }
+    });
     scope.setErrorHandler((error, request, reply) => {
       if (error instanceof OAuthError) return sendOAuthError(reply, error);
       // The shared JSON parser's refusals (bad JSON, NUL, lone surrogates).

@@ -50,13 +50,22 @@ async function activeConnection(deps: TokenDeps, connectionId: string): Promise<
   return connection;
 }
 
+/**
+ * A new access token and refresh token. The new refresh token is the connection's only current
+ * one: any other still unrotated (a twin from the grace window) becomes rotated now, so of two
+ * chains only one can go on; the other's next use, after the grace window, revokes the connection.
+ */
 async function issue(deps: TokenDeps, connection: AgentConnectionRow): Promise<TokenResponse> {
   const now = deps.clock.now();
   const refreshToken = newToken();
-  await deps.db.insertInto('oauth_refresh_tokens').values({
-    token_hash: hashToken(refreshToken), connection_id: connection.id, client_id: connection.client_id,
-    created_at: now, expires_at: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS),
-  }).execute();
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.updateTable('oauth_refresh_tokens').set({ rotated_at: now })
+      .where('connection_id', '=', connection.id).where('rotated_at', 'is', null).execute();
+    await trx.insertInto('oauth_refresh_tokens').values({
+      token_hash: hashToken(refreshToken), connection_id: connection.id, client_id: connection.client_id,
+      created_at: now, expires_at: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS),
+    }).execute();
+  });
   const access = await deps.accessTokens.issue(connection);
   return { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, refresh_token: refreshToken, scope: access.scope };
 }
@@ -81,17 +90,24 @@ async function exchangeCode(deps: TokenDeps, form: Form): Promise<TokenResponse>
     .select(['oc.code_hash', 'oc.connection_id', 'oc.client_id', 'oc.redirect_uri', 'oc.code_challenge', 'oc.resource', 'oc.expires_at', 'oc.used_at', 'c.business_id', 'c.livemode'])
     .where('oc.code_hash', '=', hashToken(code)).executeTakeFirst();
   if (!stored || stored.client_id !== clientId) throw new OAuthError('invalid_grant', 'The authorization code is not valid.');
-  // Single use: a second use means the code leaked; what it gave is taken back.
-  const used = await deps.db.updateTable('oauth_codes').set({ used_at: now }).where('code_hash', '=', stored.code_hash).where('used_at', 'is', null).returning('code_hash').executeTakeFirst();
-  if (!used) {
-    await disconnect(deps, { id: stored.connection_id, business_id: stored.business_id, livemode: stored.livemode }, 'authorization_code_reused', 'service');
+  const connection = { id: stored.connection_id, business_id: stored.business_id, livemode: stored.livemode };
+  // Single use: a code presented again means it leaked; what it gave is taken back.
+  if (stored.used_at !== null) {
+    await disconnect(deps, connection, 'authorization_code_reused', 'service');
     throw new OAuthError('invalid_grant', 'The authorization code was already used; the connection it made is revoked.');
   }
+  // Everything is checked before the code is spent, so a leaked code without its verifier
+  // cannot be burnt to cut off the real client.
   if (stored.expires_at <= now) throw new OAuthError('invalid_grant', 'The authorization code has expired.');
   if (stored.redirect_uri !== redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
   if (verifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier is required (PKCE).');
   if (!VERIFIER.test(verifier) || !pkceMatches(verifier, stored.code_challenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
   if (resource !== undefined && resource !== stored.resource) throw new OAuthError('invalid_target', 'resource must be the one the authorization request named.');
+  const used = await deps.db.updateTable('oauth_codes').set({ used_at: now }).where('code_hash', '=', stored.code_hash).where('used_at', 'is', null).returning('code_hash').executeTakeFirst();
+  if (!used) {
+    await disconnect(deps, connection, 'authorization_code_reused', 'service');
+    throw new OAuthError('invalid_grant', 'The authorization code was already used; the connection it made is revoked.');
+  }
   return issue(deps, await activeConnection(deps, stored.connection_id));
 }
 

@@ -152,3 +152,33 @@ describe('team', () => {
     expect((await browser.request('GET', '/dashboard')).status).toBe(303);
   });
 });
+
+describe('review regressions', () => {
+  it('goes only to dashboard paths after signing in, whatever next says', async () => {
+    const biz = await t.business();
+    const email = await ownerEmail(biz);
+    for (const next of ['/dashboard/x\r\nSet-Cookie: a=b', '/oauth/authorize?client_id=x', 'https://evil.example/', '//evil.example/']) {
+      const link = (await createSignInLink(t.context, email, next))!.url;
+      const signed = await new Browser(t).signInWith(link);
+      expect(signed.status, next).toBe(303);
+      expect(signed.location, next).toBe('/dashboard');
+    }
+    const link = (await createSignInLink(t.context, email, '/dashboard/businesses'))!.url;
+    expect((await new Browser(t).signInWith(link)).location).toBe('/dashboard/businesses');
+  });
+
+  it('signing out clears the cookie with the attributes it was set with', async () => {
+    const biz = await t.business();
+    const browser = await signIn(await ownerEmail(biz));
+    const home = await browser.request('GET', '/dashboard');
+    const response = await fetch(`${t.url}/dashboard/sign-out`, { method: 'POST', redirect: 'manual', headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: `__Host-ps_session=${'x'}`,
+    }, body: new URLSearchParams(Browser.form(home.html, '/dashboard/sign-out')) });
+    // A stale cookie gets the refusal page; the real sign-out clears the cookie Secure and Path=/.
+    expect(response.status).toBe(403);
+    const out = await browser.request('POST', '/dashboard/sign-out', Browser.form(home.html, '/dashboard/sign-out'));
+    expect(out.status).toBe(303);
+    expect(browser.has('__Host-ps_session')).toBe(false);
+  });
+});

@@ -33,7 +33,11 @@ beforeAll(async () => {
       redirect_uris: ['https://pay.example.test/dashboard/sign-in/oidc/callback'],
     }],
     // Any login is accepted: the provider vouches for the email it is given.
-    findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id, email: id, email_verified: true }) }),
+    // A login starting with "unverified-" gets an email the provider does not vouch for.
+    findAccount: async (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: async () => (id.startsWith('unverified-') ? { sub: id, email: id.slice('unverified-'.length) } : { sub: id, email: id, email_verified: true }),
+    }),
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     features: { devInteractions: { enabled: true } },
     cookies: { keys: ['oidc-test-cookie-key-0123456789'] },
@@ -103,4 +107,17 @@ it('refuses a person who is in no business, and a callback that did not start in
   const forged = await new Browser(t).request('GET', '/dashboard/sign-in/oidc/callback?code=abc&state=xyz');
   expect(forged.status).toBe(400);
   expect(forged.html).toContain('could not be completed');
+});
+
+it('refuses an email the provider does not say it verified', async () => {
+  const biz = await t.business();
+  const email = `plain-${biz.id}@shop.example`.toLowerCase();
+  await setMember(t.db, t.clock, { businessId: biz.id, email, role: 'owner' });
+  const browser = new Browser(t);
+  const start = await browser.request('GET', '/dashboard/sign-in/oidc');
+  const login = await follow(browser, await browser.request('GET', start.location!), start.location!);
+  const consent = await submit(browser, login.page, login.url, { prompt: 'login', login: `unverified-${email}`, password: 'x' });
+  const landed = consent.page.html.includes('name="prompt" value="consent"') ? await submit(browser, consent.page, consent.url, { prompt: 'consent' }) : consent;
+  expect(landed.page.status).toBe(400);
+  expect(landed.page.html).toContain('did not give a verified email address');
 });

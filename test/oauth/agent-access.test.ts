@@ -507,3 +507,75 @@ describe('tenancy', () => {
     }
   });
 });
+
+describe('review regressions', () => {
+  it('a twin chain from the grace window cannot live on: the other side\'s next use revokes the connection', async () => {
+    const person = await signedIn();
+    const client = await register();
+    const { tokens } = await connect(person, client);
+    const refresh = (token: string) => oauth.refreshTokenGrantRequest(as, client, oauth.None(), token, options);
+    const real = await oauth.processRefreshTokenResponse(as, client, await refresh(tokens.refresh_token!));
+    await t.jump(5 * SECOND);
+    const thief = await oauth.processRefreshTokenResponse(as, client, await refresh(tokens.refresh_token!));
+    expect(thief.refresh_token).toBeTruthy();
+    await t.jump(MINUTE);
+    const next = await refresh(real.refresh_token!);
+    expect(next.status).toBe(400);
+    expect((await refresh(thief.refresh_token!)).status).toBe(400);
+    expect((await api(thief.access_token)).body.error.code).toBe('agent_disconnected');
+  });
+
+  it('a wrong code_verifier does not spend the code', async () => {
+    const person = await signedIn();
+    const client = await register();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const page = await authorize(person, await validParams(client, { code_challenge: await oauth.calculatePKCECodeChallenge(verifier) }));
+    const approvePage = await person.browser.request('GET', page.location!);
+    const decided = await person.browser.request('POST', '/dashboard/approve', { ...Browser.form(approvePage.html, '/dashboard/approve'), business: person.biz.id, mode: 'test', access: 'full', decision: 'approve' });
+    const params = oauth.validateAuthResponse(as, client, new URL(decided.location!), 'st-1');
+    const wrong = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, oauth.generateRandomCodeVerifier(), options);
+    expect(wrong.status).toBe(400);
+    const right = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, options));
+    expect((await api(right.access_token)).status).toBe(200);
+  });
+
+  it('choosing a business one cannot approve for leaves the request open to choose again', async () => {
+    const person = await signedIn();
+    const client = await register();
+    const page = await authorize(person, await validParams(client));
+    const approvePage = await person.browser.request('GET', page.location!);
+    const fields = Browser.form(approvePage.html, '/dashboard/approve');
+    const other = await t.business();
+    const refused = await person.browser.request('POST', '/dashboard/approve', { ...fields, business: other.id, mode: 'test', access: 'full', decision: 'approve' });
+    expect(refused.status).toBe(400);
+    const approved = await person.browser.request('POST', '/dashboard/approve', { ...fields, business: person.biz.id, mode: 'test', access: 'full', decision: 'approve' });
+    expect(new URL(approved.location!).searchParams.get('code')).toBeTruthy();
+  });
+
+  it('answers text with NUL or control characters with a 400, never a 500', async () => {
+    const person = await signedIn();
+    const client = await register();
+    const token = await fetch(`${t.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=x&client_id=%00' });
+    expect(token.status).toBe(400);
+    const revoke = await fetch(`${t.url}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=x&client_id=%00' });
+    expect(revoke.status).toBe(400);
+    const withState = await authorize(person, await validParams(client, { state: 'a\u0000b' }));
+    expect(withState.status).toBe(400);
+    for (const path of ['/dashboard/approve?request=%00', `/dashboard/businesses/%00/agents`, `/dashboard/businesses/%00/team`]) {
+      expect((await person.browser.request('GET', path)).status, path).toBe(400);
+    }
+    const nul = await fetch(`${t.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'a\u0001b' }) });
+    expect(nul.status).toBe(400);
+  });
+
+  it('registers an editor\'s own scheme (cursor://) and shows it whole on the approval page', async () => {
+    const person = await signedIn();
+    const client = await register({ redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback'], application_type: 'native' });
+    const page = await authorize(person, await validParams(client, { redirect_uri: 'cursor://anysphere.cursor-mcp/oauth/callback' }));
+    const approvePage = await person.browser.request('GET', page.location!);
+    expect(approvePage.html).toContain('cursor://anysphere.cursor-mcp/oauth/callback (an application on this device)');
+    const spoof = await register({ redirect_uris: ['com.evil.app://accounts.google.com/cb'], application_type: 'native' });
+    const spoofPage = await person.browser.request('GET', (await authorize(person, await validParams(spoof, { redirect_uri: 'com.evil.app://accounts.google.com/cb' }))).location!);
+    expect(spoofPage.html).toContain('com.evil.app://accounts.google.com/cb (an application on this device)');
+  });
+});
