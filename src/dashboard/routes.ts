@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { registerFormBody, type Form } from '../http/form-body.ts';
 import type { AppContext } from '../core/context.ts';
 import { READ_ONLY_SCOPES } from '../auth/scopes.ts';
 import { decide, disconnect, pendingRequest } from '../oauth/authorize.ts';
@@ -47,13 +48,7 @@ function businessNav(id: string, name: string): string {
 
 const SIGN_IN_NONCE_COOKIE = 'ps_sign_in';
 
-type Form = Record<string, string | string[] | undefined>;
 
-function parseForm(text: string): Form {
-  const form: Form = {};
-  for (const [name, value] of new URLSearchParams(text)) form[name] = form[name] === undefined ? value : [value];
-  return form;
-}
 
 function one(form: Form, name: string): string | undefined {
   const value = form[name];
@@ -87,9 +82,7 @@ export async function registerDashboard(app: FastifyInstance, context: AppContex
 
   await app.register(async (scope) => {
     await scope.register(cookie);
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
-      done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
-    });
+    registerFormBody(scope);
     scope.addHook('onSend', async (_request, reply, payload) => {
       reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'");
       reply.header('X-Frame-Options', 'DENY');

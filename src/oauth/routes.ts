@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { registerFormBody, type Form } from '../http/form-body.ts';
 import type { AppContext } from '../core/context.ts';
 import { API_SCOPES } from '../auth/scopes.ts';
 import { hasControlCharacters, registerClient, registrationResponse } from './clients.ts';
@@ -57,16 +58,7 @@ export function authorizationServerMetadata(issuer: string, baseUrl: string) {
   };
 }
 
-type Form = Record<string, string | string[]>;
 
-function parseForm(text: string): Form {
-  const form: Form = {};
-  for (const [name, value] of new URLSearchParams(text)) {
-    const previous = form[name];
-    form[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
-  }
-  return form;
-}
 
 function cors(reply: FastifyReply): void {
   reply.header('Access-Control-Allow-Origin', '*');
@@ -86,9 +78,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, context: AppCont
   const metadata = authorizationServerMetadata(oauthIssuer, baseUrl);
 
   await app.register(async (scope) => {
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
-      done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
-    });
+    registerFormBody(scope);
     scope.addHook('onRequest', async (_request, reply) => cors(reply));
     // Unauthenticated endpoints that write rows or fetch documents: limited per client address.
     const limits = context.config.rateLimits;
