@@ -166,6 +166,10 @@ export async function decide(deps: AuthorizeDeps, requestId: string, decision: D
   }
   const code = newToken();
   await deps.db.transaction().execute(async (trx) => {
+    // The approver's role is held (FOR SHARE) until the connection exists: a demotion waits, and
+    // then disconnects it like every other connection the person approved.
+    const held = await trx.selectFrom('memberships').select('role').where('business_id', '=', businessId).where('person_id', '=', decision.personId).forShare().executeTakeFirst();
+    if (held?.role !== 'owner' && held?.role !== 'developer') throw new OAuthError('access_denied', 'Only the business\'s owners and developers can connect agents.');
     const connection = await trx.insertInto('agent_connections').values({
       id: `con_${randomBase62(24)}`, business_id: businessId, livemode, client_id: client.client_id, client_name: client.client_name,
       approved_by: decision.personId, access, scopes, resource: request.resource, created_at: now,

@@ -98,11 +98,12 @@ export async function setMember(db: Db, clock: Clock, input: { businessId: strin
   if (!business) throw new TenancyError(`No business ${input.businessId}.`);
   const now = clock.now();
   const personId = await findOrCreatePerson(db, input.email, now);
-  if (input.role !== 'owner') {
-    const owners = await db.selectFrom('memberships').select('person_id').where('business_id', '=', input.businessId).where('role', '=', 'owner').execute();
-    if (owners.length === 1 && owners[0]?.person_id === personId) throw new TenancyError('A business keeps at least one owner.');
-  }
   await db.transaction().execute(async (trx) => {
+    // The owners' rows locked: two owners demoting each other at once cannot leave none.
+    if (input.role !== 'owner') {
+      const owners = await trx.selectFrom('memberships').select('person_id').where('business_id', '=', input.businessId).where('role', '=', 'owner').forUpdate().execute();
+      if (owners.length === 1 && owners[0]?.person_id === personId) throw new TenancyError('A business keeps at least one owner.');
+    }
     await setRole(trx, input.businessId, personId, input.role, now);
     // Whoever no longer manages keys no longer vouches for the agents they connected (spec 5.6).
     if (!canManageKeys(input.role)) {

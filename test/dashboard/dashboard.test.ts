@@ -182,3 +182,17 @@ describe('review regressions', () => {
     expect(browser.has('__Host-ps_session')).toBe(false);
   });
 });
+
+it('two owners demoting each other at once leave one owner', async () => {
+  const biz = await t.business();
+  const first = await ownerEmail(biz);
+  const second = `second-${biz.id}@shop.example`.toLowerCase();
+  await setMember(t.db, t.clock, { businessId: biz.id, email: second, role: 'owner' });
+  const results = await Promise.allSettled([
+    setMember(t.db, t.clock, { businessId: biz.id, email: first, role: 'viewer' }),
+    setMember(t.db, t.clock, { businessId: biz.id, email: second, role: 'viewer' }),
+  ]);
+  expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+  const owners = await t.db.selectFrom('memberships').select('person_id').where('business_id', '=', biz.id).where('role', '=', 'owner').execute();
+  expect(owners).toHaveLength(1);
+});
