@@ -34,15 +34,25 @@ export class Gate {
   }
 
   async admit(authorization: string | undefined, address: string, operation: Pick<Operation, 'scope' | 'allowWhenSuspended' | 'sessionStart'>): Promise<Principal> {
-    let principal: Principal;
+    const principal = await this.identify(authorization, address);
+    this.admitCall(principal, operation);
+    return principal;
+  }
+
+  /** The caller of a request, or the 401 (with the per-address limit on failed credentials). */
+  async identify(authorization: string | undefined, address: string): Promise<Principal> {
     try {
-      principal = await this.#authenticator.authenticate(authorization);
+      return await this.#authenticator.authenticate(authorization);
     } catch (error) {
       if (this.#limits.enabled && error instanceof ApiError && error.status === 401 && !this.#failuresPerAddress.take(address)) {
         throw rateLimited('with a missing or invalid credential from this address');
       }
       throw error;
     }
+  }
+
+  /** One call of an operation by a known caller: rate limits (spec 8), suspension, scope (spec 5.5). */
+  admitCall(principal: Principal, operation: Pick<Operation, 'scope' | 'allowWhenSuspended' | 'sessionStart'>): void {
     // Keys share their account's limit; each connected agent has its own (spec 8).
     if (this.#limits.enabled) {
       const allowed = principal.kind === 'agent' ? this.#perAgent.take(principal.connectionId ?? '') : this.#perBusiness.take(principal.businessId);
@@ -54,7 +64,6 @@ export class Gate {
     if (this.#limits.enabled && countsStart && !this.#sessionStarts.take(principal.businessId)) {
       throw rateLimited('of checkout-session starts for this account');
     }
-    return principal;
   }
 }
 

@@ -11,6 +11,7 @@ import { API_PREFIX, methodMatcher, registerOperationRoutes, restPath } from './
 import { registerWellKnown, WELL_KNOWN_PATHS } from './well-known.ts';
 import { OAUTH_ROUTES, registerOAuthRoutes } from '../oauth/routes.ts';
 import { DASHBOARD_ROUTES, registerDashboard } from '../dashboard/routes.ts';
+import { MCP_PATH, registerMcp } from '../mcp/http.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -48,6 +49,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     { method: 'POST', path: PROCESSOR_NOTICES_PATH },
     ...OAUTH_ROUTES,
     ...DASHBOARD_ROUTES,
+    ...['GET', 'POST', 'DELETE'].map((method) => ({ method, path: MCP_PATH })),
   ];
   registerErrorHandling(app, context.config.baseUrl, methodMatcher(routes));
 
@@ -58,6 +60,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   registerWellKnown(app, context.config.baseUrl, context.config.oauthIssuer);
   await registerOAuthRoutes(app, context);
   await registerDashboard(app, context);
+  await registerMcp(app, context, operations);
   const openapi = openApiDocument(operations, context.config.baseUrl);
   app.get(`${API_PREFIX}/openapi.json`, async () => openapi);
   await registerProcessorNotices(app, context);

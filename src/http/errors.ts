@@ -39,8 +39,9 @@ export function asApiError(error: unknown): ApiError {
   return new ApiError('internal_error', 'Something went wrong on our side. Try again later.');
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, baseUrl: string): FastifyReply {
-  const metadata = `resource_metadata="${resourceMetadataUrl(baseUrl)}"`;
+/** metadataUrl: the protected resource's metadata (the API's unless the MCP endpoint answers). */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, baseUrl: string, metadataUrl = resourceMetadataUrl(baseUrl)): FastifyReply {
+  const metadata = `resource_metadata="${metadataUrl}"`;
   // Set here too: errors raised before routing skip the app's onSend hook.
   reply.header('Cache-Control', 'no-store');
   if (error.code === 'invalid_api_key' || error.code === 'invalid_token' || error.code === 'agent_disconnected') {

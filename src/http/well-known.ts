@@ -14,11 +14,14 @@ export function protectedResourceMetadata(baseUrl: string, authorizationServer: 
   };
 }
 
-export const WELL_KNOWN_PATHS = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1'];
+export const WELL_KNOWN_PATHS = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1', '/.well-known/oauth-protected-resource/mcp'];
 
 export function registerWellKnown(app: FastifyInstance, baseUrl: string, issuer: string): void {
-  const document = protectedResourceMetadata(baseUrl, issuer);
+  const api = protectedResourceMetadata(baseUrl, issuer);
+  // The MCP endpoint is a resource of its own: tokens are issued for it by name (RFC 8707).
+  const mcp = { ...api, resource: `${baseUrl}/mcp`, resource_name: 'Payment Service MCP server' };
   for (const url of WELL_KNOWN_PATHS) {
+    const document = url.endsWith('/mcp') ? mcp : api;
     // Public documents: browser-based clients (the MCP Inspector) read them too.
     app.get(url, async (_request, reply) => {
       reply.header('Access-Control-Allow-Origin', '*');

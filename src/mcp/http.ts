@@ -1,0 +1,111 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
+import { Authenticator } from '../auth/authenticate.ts';
+import { Gate } from '../auth/gate.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { AppContext } from '../core/context.ts';
+import { ApiError } from '../core/errors.ts';
+import type { Operation } from '../core/operation.ts';
+import { asApiError, sendError } from '../http/errors.ts';
+import { isLoopbackHost } from '../net/address-policy.ts';
+import { advertised, callOperation, errorResult, visibleTo } from './tools.ts';
+
+// The MCP server on the service's own Fastify app, at /mcp (Streamable HTTP): the 2026-07-28
+// stateless protocol and 2025-era clients (served statelessly, so GET and DELETE answer 405).
+// One server instance per request, holding only the tools the caller's scopes allow; every call
+// goes through the same gate as REST (rate limits, suspension, scope) and runs the same verb.
+
+export const MCP_PATH = '/mcp';
+export const SERVER_INFO = { name: 'payment-service', version: '1.0.0' };
+
+function buildServer(context: AppContext, gate: Gate, operations: readonly Operation[], principal: Principal): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    instructions: 'Payment links, checkouts, checkout sessions, payments, orders and customers of one business in one mode (Test or Live, fixed by the credential). Money is a decimal string such as "25.00". In Test mode simulate_payment plays out what a buyer and the money would do.',
+  });
+  for (const operation of operations.filter((op) => visibleTo(op, principal))) {
+    server.registerTool(operation.name, {
+      title: operation.title,
+      description: operation.description,
+      inputSchema: advertised(operation.input, 'input'),
+      outputSchema: advertised(operation.output, 'output'),
+      annotations: { title: operation.title, ...operation.annotations },
+    }, async (args: unknown) => {
+      try {
+        gate.admitCall(principal, operation);
+      } catch (error) {
+        if (error instanceof ApiError) return errorResult(error);
+        throw error;
+      }
+      return callOperation(operation, (input) => operation.run({ ...context, principal }, input as never), args);
+    });
+  }
+  return server;
+}
+
+function webRequest(request: FastifyRequest, baseUrl: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || name === 'content-length' || name === 'host') continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  const body = request.method === 'POST' && request.body !== undefined ? JSON.stringify(request.body) : undefined;
+  return new Request(`${baseUrl}${request.url}`, { method: request.method, headers, body });
+}
+
+async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') reply.header(name, value);
+  });
+  return reply.send(response.body ? Readable.fromWeb(response.body as unknown as NodeReadableStream) : null);
+}
+
+export async function registerMcp(app: FastifyInstance, context: AppContext, operations: readonly Operation[]): Promise<void> {
+  const { baseUrl } = context.config;
+  const resource = `${baseUrl}${MCP_PATH}`;
+  const metadataUrl = `${baseUrl}/.well-known/oauth-protected-resource/mcp`;
+  // Tokens are valid here only when issued for the MCP endpoint (RFC 8707); keys work as on REST.
+  const gate = new Gate(
+    new Authenticator(context.db, context.clock, () => context.authChanges.listening, { tokens: context.accessTokens, audience: resource }),
+    context.config.rateLimits,
+    context.clock,
+  );
+  const handler = createMcpHandler((ctx) => buildServer(context, gate, operations, ctx.authInfo?.extra?.principal as Principal), {
+    onerror: () => undefined,
+  });
+  // Against DNS rebinding: the service's own host name, and this machine's names when it serves locally.
+  const publicHost = new URL(baseUrl).hostname;
+  const local = isLoopbackHost(context.config.host) || context.config.host === '127.0.0.1' || isLoopbackHost(publicHost);
+  const hosts = [publicHost, ...(local ? ['localhost', '127.0.0.1', '[::1]'] : [])];
+
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', hostHeaderValidation(hosts));
+    scope.addHook('onRequest', originValidation(hosts));
+    scope.route({
+      method: ['GET', 'POST', 'DELETE'],
+      url: MCP_PATH,
+      handler: async (request, reply) => {
+        let principal: Principal;
+        try {
+          principal = await gate.identify(request.headers.authorization, request.ip);
+        } catch (error) {
+          return sendError(request, reply, asApiError(error), baseUrl, metadataUrl);
+        }
+        const response = await handler.fetch(webRequest(request, baseUrl), {
+          authInfo: {
+            token: '',
+            clientId: principal.keyId ?? principal.connectionId ?? '',
+            scopes: [...principal.scopes],
+            resource: new URL(resource),
+            extra: { principal },
+          },
+          parsedBody: request.body,
+        });
+        return sendResponse(reply, response);
+      },
+    });
+  });
+}

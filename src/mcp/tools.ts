@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
+import { ApiError } from '../core/errors.ts';
+import { Answer, type Operation } from '../core/operation.ts';
+import { parseOrThrow } from '../core/validation.ts';
+
+// The MCP tools: one per registry operation, nothing written by hand beside the registry. A
+// tool's arguments are advertised with the operation's JSON Schema and checked with its zod
+// schema by us (not by the SDK), so a bad argument is the same API error as over REST.
+
+type JsonObject = Record<string, unknown>;
+
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonObject;
+  return rest;
+}
+
+/**
+ * A Standard Schema that advertises `schema`'s JSON Schema and lets every value through, for the
+ * operation to check itself (its refusals carry the API's error codes).
+ */
+export function advertised(schema: z.ZodType, io: 'input' | 'output') {
+  const json = jsonSchemaOf(schema, io);
+  return {
+    '~standard': {
+      version: 1 as const,
+      vendor: 'payment-service',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent?: JsonObject;
+  isError?: boolean;
+}
+
+/** An API error as a tool result: isError, with the API's error object as text and structured content. */
+export function errorResult(error: ApiError): ToolResult {
+  const body = { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
+
+/** Whether a caller holding these scopes may see and call the operation. */
+export function visibleTo(operation: Operation, principal: Principal): boolean {
+  return principal.scopes.has(operation.scope);
+}
+
+/** Runs the operation for the caller: the arguments checked by its schema, the answer as structured content and text. */
+export async function callOperation(operation: Operation, run: (input: unknown) => Promise<unknown>, args: unknown): Promise<ToolResult> {
+  try {
+    const input = parseOrThrow(operation.input, args ?? {});
+    const result = await run(input);
+    const body = (result instanceof Answer ? result.body : result) as JsonObject;
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  } catch (error) {
+    if (error instanceof ApiError) return errorResult(error);
+    throw error;
+  }
+}
