@@ -93,6 +93,25 @@ export const scenarios: readonly Scenario<unknown>[] = [
     baseline: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
   }),
   defineScenario({
+    name: 'MCP read: tools/call retrieve_payment_link over /mcp (baseline: GET /v1/payment_links/:id, same key)',
+    target: 0.5,
+    baselineOnService: true,
+    baselineLabel: 'REST',
+    async setup(env) {
+      const created = await env.api('POST', '/v1/payment_links', SMALL_LINK);
+      if (created.status !== 201) throw new Error(`Creating the link to read failed: ${created.status} ${JSON.stringify(created.body)}`);
+      return { id: created.body.id as string };
+    },
+    // A 2025-era stateless call, as most MCP clients make today: no session, one POST per call.
+    service: ({ id }, env) => ({
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...env.auth, ...JSON_HEADERS, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'retrieve_payment_link', arguments: { id } } }),
+    }),
+    baseline: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
+  }),
+  defineScenario({
     name: 'create: POST /v1/payment_links',
     target: 0.5,
     service: (_state, env) => ({

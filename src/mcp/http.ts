@@ -21,16 +21,36 @@ import { advertised, callOperation, errorResult, visibleTo } from './tools.ts';
 export const MCP_PATH = '/mcp';
 export const SERVER_INFO = { name: 'payment-service', version: '1.0.0' };
 
-function buildServer(context: AppContext, gate: Gate, operations: readonly Operation[], principal: Principal): McpServer {
+/** An operation with its tool schemas, converted to JSON Schema once (not on every request). */
+interface ToolDefinition {
+  operation: Operation;
+  input: ReturnType<typeof advertised>;
+  output: ReturnType<typeof advertised>;
+}
+
+/** The tool a JSON-RPC tools/call names, or undefined for any other message (or a batch). */
+function calledTool(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const message = body as { method?: unknown; params?: { name?: unknown } };
+  return message.method === 'tools/call' && typeof message.params?.name === 'string' ? message.params.name : undefined;
+}
+
+/**
+ * The server for one request. A tools/call needs only the tool it names (registering all of
+ * them for every call would cost more than the call); anything else gets every tool the caller
+ * may see. A hidden or unknown tool is never registered, so it is unknown either way.
+ */
+function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefinition[], principal: Principal, only: string | undefined): McpServer {
+  const tools = only === undefined ? all : all.filter((tool) => tool.operation.name === only);
   const server = new McpServer(SERVER_INFO, {
     instructions: 'Payment links, checkouts, checkout sessions, payments, orders and customers of one business in one mode (Test or Live, fixed by the credential). Money is a decimal string such as "25.00". In Test mode simulate_payment plays out what a buyer and the money would do.',
   });
-  for (const operation of operations.filter((op) => visibleTo(op, principal))) {
+  for (const { operation, input, output } of tools.filter((tool) => visibleTo(tool.operation, principal))) {
     server.registerTool(operation.name, {
       title: operation.title,
       description: operation.description,
-      inputSchema: advertised(operation.input, 'input'),
-      outputSchema: advertised(operation.output, 'output'),
+      inputSchema: input,
+      outputSchema: output,
       annotations: { title: operation.title, ...operation.annotations },
     }, async (args: unknown) => {
       try {
@@ -51,8 +71,8 @@ function webRequest(request: FastifyRequest, baseUrl: string): Request {
     if (value === undefined || name === 'content-length' || name === 'host') continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
-  const body = request.method === 'POST' && request.body !== undefined ? JSON.stringify(request.body) : undefined;
-  return new Request(`${baseUrl}${request.url}`, { method: request.method, headers, body });
+  // The body goes to the handler already parsed (parsedBody), not again as text.
+  return new Request(`${baseUrl}${request.url}`, { method: request.method, headers });
 }
 
 async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
@@ -73,9 +93,11 @@ export async function registerMcp(app: FastifyInstance, context: AppContext, ope
     context.config.rateLimits,
     context.clock,
   );
-  const handler = createMcpHandler((ctx) => buildServer(context, gate, operations, ctx.authInfo?.extra?.principal as Principal), {
+  const tools = operations.map((operation) => ({ operation, input: advertised(operation.input, 'input'), output: advertised(operation.output, 'output') }));
+  const handler = createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal, ctx.authInfo?.extra?.tool as string | undefined), {
     onerror: () => undefined,
   });
+
   // Against DNS rebinding: the service's own host name, and this machine's names when it serves locally.
   const publicHost = new URL(baseUrl).hostname;
   const local = isLoopbackHost(context.config.host) || context.config.host === '127.0.0.1' || isLoopbackHost(publicHost);
@@ -100,7 +122,7 @@ export async function registerMcp(app: FastifyInstance, context: AppContext, ope
             clientId: principal.keyId ?? principal.connectionId ?? '',
             scopes: [...principal.scopes],
             resource: new URL(resource),
-            extra: { principal },
+            extra: { principal, tool: calledTool(request.body) },
           },
           parsedBody: request.body,
         });

@@ -2,6 +2,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
+import { connectAgent } from '../support/agents.ts';
+import { disconnect } from '../../src/oauth/authorize.ts';
 
 // The MCP endpoint through the official SDK client over real HTTP: tools from the registry,
 // filtered by the caller's scopes, calling the same verbs as REST.
@@ -50,5 +52,74 @@ describe('tools', () => {
     expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.config.baseUrl}/.well-known/oauth-protected-resource/mcp"`);
     const metadata = await t.request('GET', '/.well-known/oauth-protected-resource/mcp');
     expect(metadata.body.resource).toBe(`${t.config.baseUrl}/mcp`);
+  });
+});
+
+describe('protocol eras', () => {
+  const post = (credential: string, body: unknown, headers: Record<string, string> = {}) => fetch(`${t.url}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+  async function json(response: Response) {
+    const text = await response.text();
+    // A streamed answer carries its JSON-RPC message in a data: line.
+    const data = text.split('\n').find((line) => line.startsWith('data: '));
+    return JSON.parse(data ? data.slice(6) : text);
+  }
+
+  it('serves a 2025-era client statelessly: initialize, then calls without a session; GET and DELETE are 405', async () => {
+    const key = (await (await t.business()).key()).secret;
+    const init = await post(key, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'old-client', version: '1' } } });
+    expect(init.status).toBe(200);
+    const initialized = await json(init);
+    expect(initialized.result.protocolVersion).toBe('2025-06-18');
+    expect(initialized.result.serverInfo.name).toBe('payment-service');
+    const list = await post(key, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2025-06-18' });
+    expect((await json(list)).result.tools.length).toBeGreaterThan(10);
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(`${t.url}/mcp`, { method, headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } });
+      expect(response.status, method).toBe(405);
+    }
+  });
+
+  it('refuses a browser page of another site (Origin) and a foreign Host', async () => {
+    const key = (await (await t.business()).key()).secret;
+    expect((await post(key, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { origin: 'https://evil.example' })).status).toBe(403);
+    const foreignHost = await new Promise<number>((resolve, reject) => {
+      import('node:http').then(({ request }) => {
+        const req = request(`${t.url}/mcp`, { method: 'POST', headers: { host: 'evil.example', authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+      }, reject);
+    });
+    expect(foreignHost).toBe(403);
+  });
+});
+
+describe('agents', () => {
+  it('an agent token for the MCP endpoint works there, not on the API; a disconnect ends it at once', async () => {
+    const biz = await t.business();
+    const { token, connection } = await connectAgent(t, biz, { resource: `${t.config.baseUrl}/mcp` });
+    const client = await connect(token);
+    const { tools } = await client.listTools();
+    expect(tools.some((tool) => tool.name.includes('webhook'))).toBe(false);
+    expect((await client.callTool({ name: 'list_payment_links', arguments: {} })).isError).toBeFalsy();
+    expect((await t.request('GET', '/v1/payment_links', { key: token })).body.error.code).toBe('invalid_token');
+    await disconnect(t.context, connection, 'test', 'person:test');
+    await expect(client.callTool({ name: 'list_payment_links', arguments: {} })).rejects.toThrow();
+    const raw = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect(raw.status).toBe(401);
+    expect(((await raw.json()) as { error: { code: string } }).error.code).toBe('agent_disconnected');
+  });
+
+  it('an API token is not valid at the MCP endpoint', async () => {
+    const { token } = await connectAgent(t, await t.business());
+    const raw = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect(raw.status).toBe(401);
+    expect(raw.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 });
