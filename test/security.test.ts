@@ -4,6 +4,7 @@ import { pathParams, type Operation } from '../src/core/operation.ts';
 import type { KeyAccess, KeyKind } from '../src/db/schema.ts';
 import { operations } from '../src/operations.ts';
 import { startTestApp, type TestApp, type TestBusiness } from './support/harness.ts';
+import { operationFixtures, type Call, type Fixture } from './support/operation-fixtures.ts';
 
 // The shared security cases, run against every operation of the registry: a new operation
 // cannot ship without a fixture here, so it cannot skip them.
@@ -21,62 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-interface Call { path: string; body?: unknown }
-type Fixture = (key: string) => Promise<Call>;
-
-async function created(key: string, path: string, body: unknown): Promise<string> {
-  const response = await t.request('POST', path, { key, body });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.id;
-}
-
-const link = (key: string) => created(key, '/v1/payment_links', { amount: '10.00', currency: 'USD', description: 'Fixture', customer_email: 'buyer@shop.example' });
-const checkout = (key: string) => created(key, '/v1/checkouts', { name: 'Fixture', amount: '10.00', currency: 'USD' });
-let endpointCount = 0;
-/** Each mode holds at most 10 endpoints: clear the way so fixtures can always add one. */
-async function roomForEndpoint(): Promise<{ url: string }> {
-  await t.db.updateTable('webhook_endpoints').set({ deleted_at: new Date() }).where('deleted_at', 'is', null).execute();
-  return { url: `https://hooks.example.com/${++endpointCount}` };
-}
-const endpoint = async (key: string) => created(key, '/v1/webhook_endpoints', await roomForEndpoint());
-const session = (key: string) => created(key, '/v1/checkout_sessions', { amount: '10.00', currency: 'USD', customer_email: 'buyer@shop.example' });
-async function orderOf(key: string): Promise<string> {
-  const id = await session(key);
-  const row = await t.db.selectFrom('payments').select('order_id').where('id', '=', id).executeTakeFirstOrThrow();
-  return row.order_id ?? '';
-}
-async function customer(key: string): Promise<string> {
-  const id = await link(key);
-  const row = await t.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('o.customer_id').where('p.id', '=', id).executeTakeFirstOrThrow();
-  return row.customer_id ?? '';
-}
-
-/** For each operation: a valid call on objects owned by the key's business and mode. */
-const fixtures: Record<string, Fixture> = {
-  create_payment_link: async () => ({ path: '/v1/payment_links', body: { amount: '10.00', currency: 'USD', description: 'x' } }),
-  retrieve_payment_link: async (key) => ({ path: `/v1/payment_links/${await link(key)}` }),
-  list_payment_links: async () => ({ path: '/v1/payment_links' }),
-  cancel_payment_link: async (key) => ({ path: `/v1/payment_links/${await link(key)}/cancel` }),
-  create_checkout: async () => ({ path: '/v1/checkouts', body: { name: 'x', amount: '10.00', currency: 'USD' } }),
-  retrieve_checkout: async (key) => ({ path: `/v1/checkouts/${await checkout(key)}` }),
-  list_checkouts: async () => ({ path: '/v1/checkouts' }),
-  retrieve_customer: async (key) => ({ path: `/v1/customers/${await customer(key)}` }),
-  list_customers: async () => ({ path: '/v1/customers' }),
-  create_webhook_endpoint: async () => ({ path: '/v1/webhook_endpoints', body: await roomForEndpoint() }),
-  retrieve_webhook_endpoint: async (key) => ({ path: `/v1/webhook_endpoints/${await endpoint(key)}` }),
-  list_webhook_endpoints: async () => ({ path: '/v1/webhook_endpoints' }),
-  delete_webhook_endpoint: async (key) => ({ path: `/v1/webhook_endpoints/${await endpoint(key)}` }),
-  create_checkout_session: async () => ({ path: '/v1/checkout_sessions', body: { amount: '10.00', currency: 'USD' } }),
-  retrieve_checkout_session: async (key) => ({ path: `/v1/checkout_sessions/${await session(key)}` }),
-  start_checkout_session: async (key) => ({ path: `/v1/checkout_sessions/${await session(key)}/start`, body: { email: 'buyer@shop.example' } }),
-  retrieve_payment: async (key) => ({ path: `/v1/payments/${await session(key)}` }),
-  list_payments: async () => ({ path: '/v1/payments' }),
-  simulate_payment: async (key) => ({ path: `/v1/payments/${await session(key)}/simulate`, body: { outcome: 'failed' } }),
-  retrieve_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}` }),
-  list_orders: async () => ({ path: '/v1/orders' }),
-  update_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}`, body: { fulfillment: 'unfulfilled' } }),
-  report_order_event: async (key) => ({ path: `/v1/orders/${await orderOf(key)}/events`, body: { type: 'canceled' } }),
-};
+const fixtures = operationFixtures(() => t);
 
 function call(operation: Operation, key: string | null, c: Call) {
   return t.request(operation.http.method, c.path, { key, body: c.body });

@@ -1,0 +1,59 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { operations } from '../../src/operations.ts';
+import { restPath } from '../../src/http/routes.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+import { operationFixtures } from '../support/operation-fixtures.ts';
+
+// Every tool, one table: each operation's valid call made as a tool call, its arguments
+// accepted by the operation's input schema and its structured result by the output schema, and
+// the same JSON as text. A new operation cannot ship without a working tool.
+
+let t: TestApp;
+let key: string;
+let client: Client;
+const fixtures = operationFixtures(() => t);
+
+beforeAll(async () => {
+  t = await startTestApp({ RATE_LIMITS: 'off' });
+  key = (await (await t.business()).key()).secret;
+  client = new Client({ name: 'tool-table', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+});
+afterAll(async () => {
+  await client?.close();
+  await t?.close();
+});
+
+/** A REST call as tool arguments: the path's parameters and the body's fields together. */
+function argumentsOf(operation: (typeof operations)[number], path: string, body: unknown): Record<string, unknown> {
+  const pattern = new RegExp(`^${restPath(operation).replace(/:(\w+)/g, '(?<$1>[^/]+)')}$`);
+  const params = pattern.exec(path)?.groups ?? {};
+  return { ...params, ...(typeof body === 'object' && body !== null ? body : {}) };
+}
+
+it('lists a tool for every operation, with its annotations and schemas', async () => {
+  const { tools } = await client.listTools();
+  for (const operation of operations) {
+    const tool = tools.find((candidate) => candidate.name === operation.name);
+    expect(tool, operation.name).toBeDefined();
+    expect(tool!.title).toBe(operation.title);
+    expect(tool!.description).toBe(operation.description);
+    expect(tool!.annotations).toMatchObject(operation.annotations);
+    expect(tool!.inputSchema.type).toBe('object');
+    expect(tool!.outputSchema?.type).toBe('object');
+  }
+});
+
+it.each(operations.map((operation) => [operation.name, operation] as const))('%s works as a tool', async (_name, operation) => {
+  const call = await fixtures[operation.name]!(key);
+  const args = argumentsOf(operation, call.path, call.body);
+  expect(operation.input.safeParse(args).success, JSON.stringify(args)).toBe(true);
+  const result = await client.callTool({ name: operation.name, arguments: args });
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  const parsed = operation.output.safeParse(result.structuredContent);
+  expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+  const text = (result.content as Array<{ type: string; text: string }>)[0]!;
+  expect(text.type).toBe('text');
+  expect(JSON.parse(text.text)).toEqual(result.structuredContent);
+});

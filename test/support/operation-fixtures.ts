@@ -1,0 +1,68 @@
+import { expect } from 'vitest';
+import type { TestApp } from './harness.ts';
+
+// For each operation of the registry: a valid call on objects owned by the key's business and
+// mode, made as REST sees it (path and body). The shared security cases and the MCP tool table
+// both run every operation through these, so a new operation cannot ship without one.
+
+export interface Call { path: string; body?: unknown }
+export type Fixture = (key: string) => Promise<Call>;
+
+export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
+  const request: TestApp['request'] = (...args) => app().request(...args);
+  const db = () => app().db;
+
+  async function created(key: string, path: string, body: unknown): Promise<string> {
+    const response = await request('POST', path, { key, body });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    return response.body.id;
+  }
+
+  const link = (key: string) => created(key, '/v1/payment_links', { amount: '10.00', currency: 'USD', description: 'Fixture', customer_email: 'buyer@shop.example' });
+  const checkout = (key: string) => created(key, '/v1/checkouts', { name: 'Fixture', amount: '10.00', currency: 'USD' });
+  let endpointCount = 0;
+  /** Each mode holds at most 10 endpoints: clear the way so fixtures can always add one. */
+  async function roomForEndpoint(): Promise<{ url: string }> {
+    await db().updateTable('webhook_endpoints').set({ deleted_at: new Date() }).where('deleted_at', 'is', null).execute();
+    return { url: `https://hooks.example.com/${++endpointCount}` };
+  }
+  const endpoint = async (key: string) => created(key, '/v1/webhook_endpoints', await roomForEndpoint());
+  const session = (key: string) => created(key, '/v1/checkout_sessions', { amount: '10.00', currency: 'USD', customer_email: 'buyer@shop.example' });
+  async function orderOf(key: string): Promise<string> {
+    const id = await session(key);
+    const row = await db().selectFrom('payments').select('order_id').where('id', '=', id).executeTakeFirstOrThrow();
+    return row.order_id ?? '';
+  }
+  async function customer(key: string): Promise<string> {
+    const id = await link(key);
+    const row = await db().selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('o.customer_id').where('p.id', '=', id).executeTakeFirstOrThrow();
+    return row.customer_id ?? '';
+  }
+
+  /** For each operation: a valid call on objects owned by the key's business and mode. */
+    return {
+    create_payment_link: async () => ({ path: '/v1/payment_links', body: { amount: '10.00', currency: 'USD', description: 'x' } }),
+    retrieve_payment_link: async (key) => ({ path: `/v1/payment_links/${await link(key)}` }),
+    list_payment_links: async () => ({ path: '/v1/payment_links' }),
+    cancel_payment_link: async (key) => ({ path: `/v1/payment_links/${await link(key)}/cancel` }),
+    create_checkout: async () => ({ path: '/v1/checkouts', body: { name: 'x', amount: '10.00', currency: 'USD' } }),
+    retrieve_checkout: async (key) => ({ path: `/v1/checkouts/${await checkout(key)}` }),
+    list_checkouts: async () => ({ path: '/v1/checkouts' }),
+    retrieve_customer: async (key) => ({ path: `/v1/customers/${await customer(key)}` }),
+    list_customers: async () => ({ path: '/v1/customers' }),
+    create_webhook_endpoint: async () => ({ path: '/v1/webhook_endpoints', body: await roomForEndpoint() }),
+    retrieve_webhook_endpoint: async (key) => ({ path: `/v1/webhook_endpoints/${await endpoint(key)}` }),
+    list_webhook_endpoints: async () => ({ path: '/v1/webhook_endpoints' }),
+    delete_webhook_endpoint: async (key) => ({ path: `/v1/webhook_endpoints/${await endpoint(key)}` }),
+    create_checkout_session: async () => ({ path: '/v1/checkout_sessions', body: { amount: '10.00', currency: 'USD' } }),
+    retrieve_checkout_session: async (key) => ({ path: `/v1/checkout_sessions/${await session(key)}` }),
+    start_checkout_session: async (key) => ({ path: `/v1/checkout_sessions/${await session(key)}/start`, body: { email: 'buyer@shop.example' } }),
+    retrieve_payment: async (key) => ({ path: `/v1/payments/${await session(key)}` }),
+    list_payments: async () => ({ path: '/v1/payments' }),
+    simulate_payment: async (key) => ({ path: `/v1/payments/${await session(key)}/simulate`, body: { outcome: 'failed' } }),
+    retrieve_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}` }),
+    list_orders: async () => ({ path: '/v1/orders' }),
+    update_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}`, body: { fulfillment: 'unfulfilled' } }),
+    report_order_event: async (key) => ({ path: `/v1/orders/${await orderOf(key)}/events`, body: { type: 'canceled' } }),
+  };
+}
