@@ -1,5 +1,6 @@
 import type { Operation } from './core/operation.ts';
 import { checkoutSessionOperations } from './resources/checkout-sessions/operations.ts';
+import { credentialOperations } from './resources/credential/operations.ts';
 import { checkoutOperations } from './resources/checkouts/operations.ts';
 import { customerOperations } from './resources/customers/operations.ts';
 import { orderOperations } from './resources/orders/operations.ts';
@@ -17,4 +18,5 @@ export const operations: readonly Operation[] = [
   ...checkoutSessionOperations,
   ...paymentOperations,
   ...orderOperations,
+  ...credentialOperations,
 ] as readonly Operation[];

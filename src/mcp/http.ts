@@ -11,7 +11,7 @@ import { ApiError } from '../core/errors.ts';
 import type { Operation } from '../core/operation.ts';
 import { asApiError, sendError } from '../http/errors.ts';
 import { isLoopbackHost } from '../net/address-policy.ts';
-import { advertised, callOperation, errorResult, visibleTo } from './tools.ts';
+import { callOperation, errorResult, INSTRUCTIONS, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type ToolDefinition } from './tools.ts';
 
 // The MCP server on the service's own Fastify app, at /mcp (Streamable HTTP): the 2026-07-28
 // stateless protocol and 2025-era clients (served statelessly, so GET and DELETE answer 405).
@@ -19,14 +19,6 @@ import { advertised, callOperation, errorResult, visibleTo } from './tools.ts';
 // goes through the same gate as REST (rate limits, suspension, scope) and runs the same verb.
 
 export const MCP_PATH = '/mcp';
-export const SERVER_INFO = { name: 'payment-service', version: '1.0.0' };
-
-/** An operation with its tool schemas, converted to JSON Schema once (not on every request). */
-interface ToolDefinition {
-  operation: Operation;
-  input: ReturnType<typeof advertised>;
-  output: ReturnType<typeof advertised>;
-}
 
 /** The tool a JSON-RPC tools/call names, or undefined for any other message (or a batch). */
 function calledTool(body: unknown): string | undefined {
@@ -41,27 +33,17 @@ function calledTool(body: unknown): string | undefined {
  * may see. A hidden or unknown tool is never registered, so it is unknown either way.
  */
 function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefinition[], principal: Principal, only: string | undefined): McpServer {
-  const tools = only === undefined ? all : all.filter((tool) => tool.operation.name === only);
-  const server = new McpServer(SERVER_INFO, {
-    instructions: 'Payment links, checkouts, checkout sessions, payments, orders and customers of one business in one mode (Test or Live, fixed by the credential). Money is a decimal string such as "25.00". In Test mode simulate_payment plays out what a buyer and the money would do.',
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
+  const tools = all.filter((tool) => visibleTo(tool.operation, principal) && (only === undefined || tool.operation.name === only));
+  registerTools(server, tools, async (operation, args) => {
+    try {
+      gate.admitCall(principal, operation);
+    } catch (error) {
+      if (error instanceof ApiError) return errorResult(error);
+      throw error;
+    }
+    return callOperation(operation, (input) => operation.run({ ...context, principal }, input as never), args);
   });
-  for (const { operation, input, output } of tools.filter((tool) => visibleTo(tool.operation, principal))) {
-    server.registerTool(operation.name, {
-      title: operation.title,
-      description: operation.description,
-      inputSchema: input,
-      outputSchema: output,
-      annotations: { title: operation.title, ...operation.annotations },
-    }, async (args: unknown) => {
-      try {
-        gate.admitCall(principal, operation);
-      } catch (error) {
-        if (error instanceof ApiError) return errorResult(error);
-        throw error;
-      }
-      return callOperation(operation, (input) => operation.run({ ...context, principal }, input as never), args);
-    });
-  }
   return server;
 }
 
@@ -93,7 +75,7 @@ export async function registerMcp(app: FastifyInstance, context: AppContext, ope
     context.config.rateLimits,
     context.clock,
   );
-  const tools = operations.map((operation) => ({ operation, input: advertised(operation.input, 'input'), output: advertised(operation.output, 'output') }));
+  const tools = toolDefinitions(operations);
   const handler = createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal, ctx.authInfo?.extra?.tool as string | undefined), {
     onerror: () => undefined,
   });

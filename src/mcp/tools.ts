@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../core/errors.ts';
 import { Answer, type Operation } from '../core/operation.ts';
@@ -61,3 +62,31 @@ export async function callOperation(operation: Operation, run: (input: unknown) 
     throw error;
   }
 }
+
+/** An operation with its tool schemas, converted to JSON Schema once. */
+export interface ToolDefinition {
+  operation: Operation;
+  input: ReturnType<typeof advertised>;
+  output: ReturnType<typeof advertised>;
+}
+
+export function toolDefinitions(operations: readonly Operation[]): ToolDefinition[] {
+  return operations.map((operation) => ({ operation, input: advertised(operation.input, 'input'), output: advertised(operation.output, 'output') }));
+}
+
+/** Registers `tools` on `server`; each call goes to `call` (the service's own verbs, or its REST API). */
+export function registerTools(server: McpServer, tools: readonly ToolDefinition[], call: (operation: Operation, args: unknown) => Promise<ToolResult>): void {
+  for (const { operation, input, output } of tools) {
+    server.registerTool(operation.name, {
+      title: operation.title,
+      description: operation.description,
+      inputSchema: input,
+      outputSchema: output,
+      annotations: { title: operation.title, ...operation.annotations },
+    }, async (args: unknown) => call(operation, args));
+  }
+}
+
+/** The server's name and the guidance every MCP client receives. */
+export const SERVER_INFO = { name: 'payment-service', version: '1.0.0' };
+export const INSTRUCTIONS = 'Payment links, checkouts, checkout sessions, payments, orders and customers of one business in one mode (Test or Live, fixed by the credential). Money is a decimal string such as "25.00". In Test mode simulate_payment plays out what a buyer and the money would do. get_credential tells what this credential may do.';

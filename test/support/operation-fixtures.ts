@@ -63,6 +63,7 @@ export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
     retrieve_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}` }),
     list_orders: async () => ({ path: '/v1/orders' }),
     update_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}`, body: { fulfillment: 'unfulfilled' } }),
+    get_credential: async () => ({ path: '/v1/credential' }),
     report_order_event: async (key) => ({ path: `/v1/orders/${await orderOf(key)}/events`, body: { type: 'canceled' } }),
   };
 }

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { API_SCOPES, WEBHOOK_SCOPES } from '../../auth/scopes.ts';
+import { defineOperation } from '../../core/operation.ts';
+import type { OperationContext } from '../../core/context.ts';
+
+// What the credential in use may do: its kind, mode and scopes. Every credential holds
+// payments:read, so every credential can ask. The stdio MCP server uses it to show only the
+// tools the credential allows; an agent can use it to know its limits before trying.
+
+const CredentialInput = z.object({});
+
+const CredentialOut = z.object({
+  object: z.literal('credential'),
+  kind: z.enum(['secret_key', 'agent']),
+  livemode: z.boolean(),
+  mode: z.enum(['test', 'live']),
+  business: z.object({ id: z.string(), name: z.string() }),
+  scopes: z.array(z.enum([...API_SCOPES, ...WEBHOOK_SCOPES])),
+});
+
+async function describeCredential(ctx: OperationContext): Promise<z.input<typeof CredentialOut>> {
+  const { principal } = ctx;
+  return {
+    object: 'credential',
+    kind: principal.kind,
+    livemode: principal.livemode,
+    mode: principal.livemode ? 'live' : 'test',
+    business: { id: principal.business.id, name: principal.business.name },
+    scopes: [...API_SCOPES, ...WEBHOOK_SCOPES].filter((scope) => principal.scopes.has(scope)),
+  };
+}
+
+export const credentialOperations = [
+  defineOperation({
+    name: 'get_credential',
+    title: 'Get credential',
+    description: 'Describe the credential in use: whether it is a secret key or a connected agent, its mode (Test or Live; everything it touches is in that mode), its business, and its scopes (which operations it may call). Call it first to know what you can do.',
+    tag: 'Credential',
+    scope: 'payments:read',
+    input: CredentialInput,
+    output: CredentialOut,
+    http: { method: 'GET', path: '/credential', status: 200 },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: (ctx) => describeCredential(ctx),
+  }),
+];
