@@ -47,7 +47,10 @@ async function callRest(operation: Operation, args: unknown): Promise<ToolResult
   } catch {
     parsed = { error: { code: 'internal_error', message: `The service answered ${response.status} without JSON.` } };
   }
-  return { isError: !response.ok, content: [{ type: 'text', text: JSON.stringify(parsed) }], structuredContent: parsed };
+  // An error's body is the text only: structuredContent must match the output schema of a success.
+  return response.ok
+    ? { content: [{ type: 'text', text: JSON.stringify(parsed) }], structuredContent: parsed }
+    : { isError: true, content: [{ type: 'text', text: JSON.stringify(parsed) }] };
 }
 
 async function main(): Promise<void> {

@@ -39,10 +39,13 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-/** An API error as a tool result: isError, with the API's error object as text and structured content. */
+/**
+ * An API error as a tool result: isError, with the API's error object as its text. No
+ * structuredContent: that must match the tool's output schema, which describes success.
+ */
 export function errorResult(error: ApiError): ToolResult {
   const body = { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
 /** Whether a caller holding these scopes may see and call the operation. */

@@ -42,7 +42,8 @@ describe('tools', () => {
     await expect(client.callTool({ name: 'create_payment_link', arguments: { amount: '25.00', currency: 'USD', description: 'x' } })).rejects.toThrow();
     const missing = await client.callTool({ name: 'retrieve_payment_link', arguments: { id: 'pay_missing' } });
     expect(missing.isError).toBe(true);
-    expect(missing.structuredContent).toMatchObject({ error: { code: 'not_found' } });
+    expect(JSON.parse((missing.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ error: { code: 'not_found' } });
+    expect(missing.structuredContent).toBeUndefined();
     await client.close();
   });
 

@@ -36,7 +36,7 @@ it('lists the credential\'s tools and calls the service\'s REST API', async () =
   expect((await full.callTool({ name: 'list_payment_links', arguments: { limit: 1 } })).structuredContent).toMatchObject({ data: [{ id }] });
   const refused = await full.callTool({ name: 'create_payment_link', arguments: { amount: 'ten', currency: 'USD', description: 'x' } });
   expect(refused.isError).toBe(true);
-  expect(refused.structuredContent).toMatchObject({ error: { code: 'invalid_amount' } });
+  expect(JSON.parse((refused.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ error: { code: 'invalid_amount' } });
   await full.close();
 
   const readOnly = await stdioClient((await biz.key({ access: 'read_only' })).secret);
