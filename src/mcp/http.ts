@@ -11,7 +11,7 @@ import { ApiError } from '../core/errors.ts';
 import type { Operation } from '../core/operation.ts';
 import { asApiError, sendError } from '../http/errors.ts';
 import { isLoopbackHost } from '../net/address-policy.ts';
-import { callOperation, errorResult, INSTRUCTIONS, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type ToolDefinition } from './tools.ts';
+import { callOperation, errorResult, INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type ToolDefinition } from './tools.ts';
 
 // The MCP server on the service's own Fastify app, at /mcp (Streamable HTTP): the 2026-07-28
 // stateless protocol and 2025-era clients (served statelessly, so GET and DELETE answer 405).
@@ -34,6 +34,7 @@ function calledTool(body: unknown): string | undefined {
  */
 function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefinition[], principal: Principal, only: string | undefined): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
+  if (only === undefined) registerReference(server);
   const tools = all.filter((tool) => visibleTo(tool.operation, principal) && (only === undefined || tool.operation.name === only));
   registerTools(server, tools, async (operation, args) => {
     try {

@@ -5,7 +5,7 @@ import type { Operation } from '../core/operation.ts';
 import { pathParams } from '../core/operation.ts';
 import { API_PREFIX, restPath } from '../http/routes.ts';
 import { operations } from '../operations.ts';
-import { INSTRUCTIONS, registerTools, SERVER_INFO, toolDefinitions, type ToolResult } from './tools.ts';
+import { INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, type ToolResult } from './tools.ts';
 
 // The same tools over stdio (`npm run --silent mcp`), for MCP clients that start a local process:
 // each tool call is a request to a running service's REST API with the credential from the
@@ -72,6 +72,7 @@ async function main(): Promise<void> {
   const tools = toolDefinitions(operations.filter((operation) => allowed.has(operation.scope)));
   serveStdio(() => {
     const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
+    registerReference(server);
     registerTools(server, tools, callRest);
     return server;
   });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
-import { ApiError } from '../core/errors.ts';
+import { ApiError, ERROR_STATUS } from '../core/errors.ts';
+import { PAYMENT_EVENT_TYPES, PING } from '../events/types.ts';
 import { Answer, type Operation } from '../core/operation.ts';
 import { parseOrThrow } from '../core/validation.ts';
 
@@ -93,3 +94,21 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
 /** The server's name and the guidance every MCP client receives. */
 export const SERVER_INFO = { name: 'payment-service', version: '1.0.0' };
 export const INSTRUCTIONS = 'Payment links, checkouts, checkout sessions, payments, orders and customers of one business in one mode (Test or Live, fixed by the credential). Money is a decimal string such as "25.00". In Test mode simulate_payment plays out what a buyer and the money would do. get_credential tells what this credential may do.';
+
+/**
+ * Reference an agent can read while working: the API's error codes with their HTTP status, and
+ * the webhook event types. Nothing else: the tools' own descriptions carry the rest.
+ */
+export function registerReference(server: McpServer): void {
+  const json = (uri: string, value: unknown) => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] });
+  server.registerResource('error-codes', 'payment-service://reference/error-codes', {
+    title: 'API error codes',
+    description: 'Every error code the API and the tools answer with, and its HTTP status. Branch on the code, never on the message.',
+    mimeType: 'application/json',
+  }, async (uri) => json(uri.href, Object.entries(ERROR_STATUS).map(([code, status]) => ({ code, status }))));
+  server.registerResource('event-types', 'payment-service://reference/event-types', {
+    title: 'Webhook event types',
+    description: 'The payment event types webhook endpoints can subscribe to, and ping (sent only as a test).',
+    mimeType: 'application/json',
+  }, async (uri) => json(uri.href, { payment_events: PAYMENT_EVENT_TYPES, test_only: [PING] }));
+}

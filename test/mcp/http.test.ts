@@ -124,3 +124,17 @@ describe('agents', () => {
     expect(raw.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 });
+
+describe('reference resources', () => {
+  it('offers the error codes and the event types', async () => {
+    const client = await connect((await (await t.business()).key()).secret);
+    const { resources } = await client.listResources();
+    expect(resources.map((resource) => resource.uri).sort()).toEqual(['payment-service://reference/error-codes', 'payment-service://reference/event-types']);
+    const errors = await client.readResource({ uri: 'payment-service://reference/error-codes' });
+    const codes = JSON.parse((errors.contents[0] as { text: string }).text) as Array<{ code: string; status: number }>;
+    expect(codes).toContainEqual({ code: 'agent_disconnected', status: 401 });
+    const events = await client.readResource({ uri: 'payment-service://reference/event-types' });
+    expect(JSON.parse((events.contents[0] as { text: string }).text).payment_events).toContain('payment.paid');
+    await client.close();
+  });
+});
