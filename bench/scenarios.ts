@@ -93,7 +93,7 @@ export const scenarios: readonly Scenario<unknown>[] = [
     baseline: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
   }),
   defineScenario({
-    name: 'MCP read: tools/call retrieve_payment_link over /mcp (baseline: GET /v1/payment_links/:id, same key)',
+    name: 'MCP read: tools/call retrieve_payment_link over /mcp, 2026-07-28 (baseline: GET /v1/payment_links/:id, same key)',
     target: 0.5,
     baselineOnService: true,
     baselineLabel: 'REST',
@@ -102,12 +102,18 @@ export const scenarios: readonly Scenario<unknown>[] = [
       if (created.status !== 201) throw new Error(`Creating the link to read failed: ${created.status} ${JSON.stringify(created.body)}`);
       return { id: created.body.id as string };
     },
-    // A 2025-era stateless call, as most MCP clients make today: no session, one POST per call.
+    // A 2026-07-28 call: stateless, one POST carrying its own protocol envelope.
     service: ({ id }, env) => ({
       method: 'POST',
       path: '/mcp',
-      headers: { ...env.auth, ...JSON_HEADERS, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'retrieve_payment_link', arguments: { id } } }),
+      headers: { ...env.auth, ...JSON_HEADERS, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'retrieve_payment_link' },
+      body: JSON.stringify({
+        jsonrpc: '2.0', id: 1, method: 'tools/call',
+        params: {
+          name: 'retrieve_payment_link', arguments: { id },
+          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
+        },
+      }),
     }),
     baseline: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
   }),

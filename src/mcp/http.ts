@@ -79,6 +79,8 @@ export async function registerMcp(app: FastifyInstance, context: AppContext, ope
   const tools = toolDefinitions(operations);
   const handler = createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal, ctx.authInfo?.extra?.tool as string | undefined), {
     onerror: () => undefined,
+    // Tools answer with one result and no progress in between: a JSON body, not an event stream.
+    responseMode: 'json',
   });
 
   // Against DNS rebinding: the service's own host name, and this machine's names when it serves locally.

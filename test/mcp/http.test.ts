@@ -138,3 +138,23 @@ describe('reference resources', () => {
     await client.close();
   });
 });
+
+describe('the 2026-07-28 protocol', () => {
+  it('serves a client pinned to the stateless 2026-07-28 revision', async () => {
+    const key = (await (await t.business()).key()).secret;
+    const seen: string[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      if (typeof init?.body === 'string') seen.push(init.body);
+      return fetch(input, init);
+    };
+    const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } }, fetch: recording });
+    const client = new Client({ name: 'modern-client', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('create_payment_link');
+    const created = await client.callTool({ name: 'create_payment_link', arguments: { amount: '9.00', currency: 'USD', description: 'Modern' } });
+    expect(created.structuredContent).toMatchObject({ object: 'payment_link', amount: '9.00' });
+    expect(seen.some((body) => body.includes('"initialize"'))).toBe(false);
+    await client.close();
+  });
+});
