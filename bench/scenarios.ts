@@ -58,6 +58,13 @@ const SESSION = {
   amount: '42.50', currency: 'USD', reference: 'bench', customer_email: 'buyer-[<id>]@bench.example',
   order: { id: 'bench-[<id>]', items: [{ name: 'Coffee beans', quantity: 1, unit_amount: '42.50', amount: '42.50' }], total: '42.50' },
 };
+/** A payment link for the read scenarios; its id. */
+async function linkToRead(env: BenchEnv): Promise<string> {
+  const created = await env.api('POST', '/v1/payment_links', SMALL_LINK);
+  if (created.status !== 201) throw new Error(`Creating the link to read failed: ${created.status} ${JSON.stringify(created.body)}`);
+  return created.body.id as string;
+}
+
 const BASELINE_INSERT: RequestSpec = { method: 'POST', path: '/baseline/payment_links', headers: JSON_HEADERS, body: JSON.stringify(SMALL_LINK) };
 
 export const scenarios: readonly Scenario<unknown>[] = [
@@ -65,9 +72,7 @@ export const scenarios: readonly Scenario<unknown>[] = [
     name: 'read: GET /v1/payment_links/:id',
     target: 0.6,
     async setup(env) {
-      const created = await env.api('POST', '/v1/payment_links', SMALL_LINK);
-      if (created.status !== 201) throw new Error(`Creating the link to read failed: ${created.status} ${JSON.stringify(created.body)}`);
-      return { id: created.body.id as string };
+      return { id: await linkToRead(env) };
     },
     service: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
     baseline: ({ id }) => ({ method: 'GET', path: `/baseline/payment_links/${id}` }),
@@ -78,8 +83,7 @@ export const scenarios: readonly Scenario<unknown>[] = [
     baselineOnService: true,
     baselineLabel: 'secret key',
     async setup(env) {
-      const created = await env.api('POST', '/v1/payment_links', SMALL_LINK);
-      if (created.status !== 201) throw new Error(`Creating the link to read failed: ${created.status} ${JSON.stringify(created.body)}`);
+      const id = await linkToRead(env);
       const { db, clock, config, accessTokens } = env.context;
       const owner = await db.selectFrom('memberships').select('person_id').where('business_id', '=', env.businessId).where('role', '=', 'owner').executeTakeFirstOrThrow();
       // The connection a person's approval makes (the sign-in itself is not what is measured).
@@ -87,7 +91,7 @@ export const scenarios: readonly Scenario<unknown>[] = [
         id: 'con_bench', business_id: env.businessId, livemode: false, client_id: 'agc_bench', client_name: 'Bench agent', approved_by: owner.person_id,
         access: 'full', scopes: [...API_SCOPES], resource: `${config.baseUrl}/v1`, created_at: clock.now(),
       }).returningAll().executeTakeFirstOrThrow();
-      return { id: created.body.id as string, token: (await accessTokens.issue(connection)).token };
+      return { id, token: (await accessTokens.issue(connection)).token };
     },
     service: ({ id, token }) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: { authorization: `Bearer ${token}` } }),
     baseline: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
@@ -98,9 +102,7 @@ export const scenarios: readonly Scenario<unknown>[] = [
     baselineOnService: true,
     baselineLabel: 'REST',
     async setup(env) {
-      const created = await env.api('POST', '/v1/payment_links', SMALL_LINK);
-      if (created.status !== 201) throw new Error(`Creating the link to read failed: ${created.status} ${JSON.stringify(created.body)}`);
-      return { id: created.body.id as string };
+      return { id: await linkToRead(env) };
     },
     // A 2026-07-28 call: stateless, one POST carrying its own protocol envelope.
     service: ({ id }, env) => ({

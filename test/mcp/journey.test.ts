@@ -1,8 +1,9 @@
-import { auth, Client, StreamableHTTPClientTransport, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createSignInLink } from '../../src/dashboard/sessions.ts';
 import { Browser } from '../support/browser.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
+import { localFetch, MemoryOAuthProvider } from '../support/mcp-oauth.ts';
 
 // An agent's whole journey as an MCP client: a 401 from /mcp leads it to sign in (OAuth with
 // the SDK), a person approves it in the dashboard, and through tools it creates a payment link,
@@ -12,28 +13,11 @@ let t: TestApp;
 beforeAll(async () => { t = await startTestApp({ RATE_LIMITS: 'off' }); });
 afterAll(async () => t?.close());
 
-class Agent implements OAuthClientProvider {
-  info: any;
-  saved: any;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl() { return 'http://127.0.0.1:33418/callback'; }
-  get clientMetadata() {
-    return { client_name: 'Journey Agent', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() { return this.info; }
-  saveClientInformation(info: unknown) { this.info = info; }
-  tokens() { return this.saved; }
-  saveTokens(tokens: unknown) { this.saved = tokens; }
-  redirectToAuthorization(url: URL) { this.authorizationUrl = url; }
-  saveCodeVerifier(verifier: string) { this.verifier = verifier; }
-  codeVerifier() { return this.verifier; }
-}
 
 it('signs in from a 401, creates a link, simulates its payment, reads the paid order, and is refused once disconnected', async () => {
-  const fetchFn = (input: string | URL | Request, init?: RequestInit) => fetch(String(input instanceof Request ? input.url : input).replace(t.config.baseUrl, t.url), init);
+  const fetchFn = localFetch(t);
   const serverUrl = `${t.config.baseUrl}/mcp`;
-  const agent = new Agent();
+  const agent = new MemoryOAuthProvider('Journey Agent');
 
   // Without a token the endpoint answers 401 pointing at its resource metadata.
   const first = await fetchFn(serverUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
@@ -69,12 +53,12 @@ it('signs in from a 401, creates a link, simulates its payment, reads the paid o
   expect(read.structuredContent).toMatchObject({ id: order!.id, status: 'paid' });
 
   // The person disconnects the agent: the very next call is refused.
-  const connectionId = JSON.parse(Buffer.from(agent.saved.access_token.split('.')[1], 'base64url').toString()).connection_id as string;
+  const connectionId = JSON.parse(Buffer.from(agent.savedTokens.access_token.split('.')[1], 'base64url').toString()).connection_id as string;
   const agentsPage = await person.visit(`/dashboard/businesses/${biz.id}/agents`);
   const action = `/dashboard/businesses/${biz.id}/agents/${connectionId}/disconnect`;
   await person.request('POST', action, Browser.form(agentsPage.html, action));
   await expect(client.callTool({ name: 'list_orders', arguments: {} })).rejects.toThrow();
-  const raw = await fetchFn(serverUrl, { method: 'POST', headers: { authorization: `Bearer ${agent.saved.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+  const raw = await fetchFn(serverUrl, { method: 'POST', headers: { authorization: `Bearer ${agent.savedTokens.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
   expect(raw.status).toBe(401);
   expect(((await raw.json()) as { error: { code: string } }).error.code).toBe('agent_disconnected');
 });

@@ -1,9 +1,10 @@
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { auth } from '@modelcontextprotocol/client';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createSignInLink } from '../../src/dashboard/sessions.ts';
 import { Browser } from '../support/browser.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
+import { localFetch, MemoryOAuthProvider } from '../support/mcp-oauth.ts';
 
 // The sign-in as an MCP client does it, through the official MCP TypeScript SDK's auth(): from
 // the protected resource's metadata to the authorization server, dynamic registration, PKCE, the
@@ -13,28 +14,11 @@ let t: TestApp;
 beforeAll(async () => { t = await startTestApp({ RATE_LIMITS: 'off' }); });
 afterAll(async () => t?.close());
 
-class MemoryProvider implements OAuthClientProvider {
-  clientInfo: any;
-  savedTokens: any;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl() { return 'http://127.0.0.1:33418/callback'; }
-  get clientMetadata() {
-    return { client_name: 'SDK Agent', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() { return this.clientInfo; }
-  saveClientInformation(info: unknown) { this.clientInfo = info; }
-  tokens() { return this.savedTokens; }
-  saveTokens(tokens: unknown) { this.savedTokens = tokens; }
-  redirectToAuthorization(url: URL) { this.authorizationUrl = url; }
-  saveCodeVerifier(verifier: string) { this.verifier = verifier; }
-  codeVerifier() { return this.verifier; }
-}
 
 it('signs in with the MCP SDK\'s auth(), then uses and refreshes its token', async () => {
-  const fetchFn = (input: string | URL | Request, init?: RequestInit) => fetch(String(input instanceof Request ? input.url : input).replace(t.config.baseUrl, t.url), init);
+  const fetchFn = localFetch(t);
   const serverUrl = `${t.config.baseUrl}/v1`;
-  const provider = new MemoryProvider();
+  const provider = new MemoryOAuthProvider('SDK Agent');
   expect(await auth(provider, { serverUrl, fetchFn })).toBe('REDIRECT');
   expect(provider.clientInfo.client_id).toMatch(/^agc_/);
   const authorizationUrl = provider.authorizationUrl!;
