@@ -5,6 +5,7 @@ import { ApiError } from '../core/errors.ts';
 import type { Db } from '../db/database.ts';
 import { onAuthChange } from './changes.ts';
 import type { Principal } from './principal.ts';
+import { canManageKeys } from '../tenancy/businesses.ts';
 import { API_SCOPES, scopesForKey, type Scope } from './scopes.ts';
 import type { AccessTokens } from '../oauth/access-tokens.ts';
 import { hashSecret, secretKeyMode } from './secret-keys.ts';
@@ -35,10 +36,10 @@ interface Cached {
   until: number;
 }
 
-/** How agents' access tokens are checked: who issues them, and the resource this server is. */
+/** How agents' access tokens are checked: who issues them, and the resource asked of by default (the API base). */
 export interface AgentTokenCheck {
   tokens: AccessTokens;
-  /** The audience a token must name to be used here (the API base, or the MCP endpoint). */
+  /** The audience a token must name unless the caller names another (the MCP endpoint). */
   audience: string;
 }
 
@@ -63,7 +64,8 @@ export class Authenticator {
     });
   }
 
-  async authenticate(header: string | undefined): Promise<Principal> {
+  /** audience: the resource the request is for, when it is not the API (a token is valid only for its own). */
+  async authenticate(header: string | undefined, audience?: string): Promise<Principal> {
     const credential = bearerCredential(header);
     if (credential === null) {
       throw new ApiError('invalid_api_key', 'No credential was sent. Send Authorization: Bearer <secret key>.');
@@ -72,7 +74,7 @@ export class Authenticator {
     if (mode === null) {
       if (JWT_SHAPE.test(credential)) {
         if (!this.#agents) throw new ApiError('invalid_token', 'The access token is not valid for this service. Get a new one.');
-        return this.#authenticateAgent(credential, this.#agents);
+        return this.#authenticateAgent(credential, this.#agents.tokens, audience ?? this.#agents.audience);
       }
       throw new ApiError('invalid_api_key', 'The credential is not a valid secret key.');
     }
@@ -119,8 +121,8 @@ export class Authenticator {
    * connection as it is now: disconnected, or approved by a person who no longer manages keys,
    * is `401 agent_disconnected`. Agents never hold webhook scopes.
    */
-  async #authenticateAgent(token: string, agents: AgentTokenCheck): Promise<Principal> {
-    const claims = await agents.tokens.verify(token, agents.audience);
+  async #authenticateAgent(token: string, tokens: AccessTokens, audience: string): Promise<Principal> {
+    const claims = await tokens.verify(token, audience);
     const cacheKey = `agent:${claims.connection_id}`;
     const cached = this.#cache.get(cacheKey);
     let principal: Principal;
@@ -139,7 +141,7 @@ export class Authenticator {
       if (!row || row.id !== claims.business || row.livemode !== (claims.mode === 'live') || row.client_id !== claims.client_id) {
         throw new ApiError('invalid_token', 'The access token is not valid for this service. Get a new one.');
       }
-      if (row.disconnected_at !== null || (row.role !== 'owner' && row.role !== 'developer')) {
+      if (row.disconnected_at !== null || !canManageKeys(row.role)) {
         throw new ApiError('agent_disconnected', 'This agent was disconnected, or the person who approved it no longer manages keys. Ask for it to be connected again.');
       }
       principal = {

@@ -39,10 +39,13 @@ export class Gate {
     return principal;
   }
 
-  /** The caller of a request, or the 401 (with the per-address limit on failed credentials). */
-  async identify(authorization: string | undefined, address: string): Promise<Principal> {
+  /**
+   * The caller of a request, or the 401 (with the per-address limit on failed credentials).
+   * audience: the resource asked of, when it is not the API (the MCP endpoint).
+   */
+  async identify(authorization: string | undefined, address: string, audience?: string): Promise<Principal> {
     try {
-      return await this.#authenticator.authenticate(authorization);
+      return await this.#authenticator.authenticate(authorization, audience);
     } catch (error) {
       if (this.#limits.enabled && error instanceof ApiError && error.status === 401 && !this.#failuresPerAddress.take(address)) {
         throw rateLimited('with a missing or invalid credential from this address');

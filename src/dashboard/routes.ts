@@ -240,14 +240,17 @@ ${oidc ? `<p><a href="${OIDC_START_PATH}?next=${encodeURIComponent(next)}">Sign 
       return reply.redirect(target.href, 303);
     });
 
+    /** The person's role in a business, with its name; undefined when not a member. */
+    const membershipOf = (businessId: string, personId: string) => context.db.selectFrom('memberships as m').innerJoin('businesses as b', 'b.id', 'm.business_id')
+      .select(['m.role', 'b.name']).where('m.business_id', '=', businessId).where('m.person_id', '=', personId).executeTakeFirst();
+
     scope.get('/dashboard/businesses/:id/agents', async (request, reply) => {
       const session = await requireSession(request, reply);
       if (!session) return reply;
       const { id } = request.params as { id: string };
-      const membership = await context.db.selectFrom('memberships as m').innerJoin('businesses as b', 'b.id', 'm.business_id')
-        .select(['m.role', 'b.name']).where('m.business_id', '=', id).where('m.person_id', '=', session.personId).executeTakeFirst();
+      const membership = await membershipOf(id, session.personId);
       if (!membership) return html(reply, 404, 'Not found', '<h1>Not found</h1>', session);
-      const manages = membership.role === 'owner' || membership.role === 'developer';
+      const manages = canManageKeys(membership.role);
       const connections = await context.db.selectFrom('agent_connections as c').innerJoin('people as p', 'p.id', 'c.approved_by')
         .select(['c.id', 'c.client_name', 'c.client_id', 'c.livemode', 'c.access', 'c.created_at', 'c.last_used_at', 'c.disconnected_at', 'p.email'])
         .where('c.business_id', '=', id).orderBy('c.created_at', 'desc').limit(200).execute();
@@ -259,10 +262,6 @@ ${oidc ? `<p><a href="${OIDC_START_PATH}?next=${encodeURIComponent(next)}">Sign 
       return html(reply, 200, 'Connected agents', `<h1>${escapeHtml(membership.name)}: connected agents</h1>${businessNav(id, membership.name)}
 <table><tr><th>Agent</th><th>Mode</th><th>Access</th><th>Approved by</th><th>Last used</th><th></th></tr>${rows || '<tr><td colspan="6">None yet.</td></tr>'}</table>`, session);
     });
-
-    /** The person's role in a business, with its name; undefined when not a member. */
-    const membershipOf = (businessId: string, personId: string) => context.db.selectFrom('memberships as m').innerJoin('businesses as b', 'b.id', 'm.business_id')
-      .select(['m.role', 'b.name']).where('m.business_id', '=', businessId).where('m.person_id', '=', personId).executeTakeFirst();
 
     const keysPage = async (reply: FastifyReply, session: DashboardSession, id: string, shown?: { secret: string; name: string }) => {
       const membership = await membershipOf(id, session.personId);
@@ -347,9 +346,9 @@ ${oidc ? `<p><a href="${OIDC_START_PATH}?next=${encodeURIComponent(next)}">Sign 
       const checked = await requireForm(request, reply);
       if (!checked) return reply;
       const { id, connection } = request.params as { id: string; connection: string };
-      const membership = await context.db.selectFrom('memberships').select('role').where('business_id', '=', id).where('person_id', '=', checked.session.personId).executeTakeFirst();
+      const membership = await membershipOf(id, checked.session.personId);
       const row = await context.db.selectFrom('agent_connections').select(['id', 'business_id', 'livemode']).where('id', '=', connection).where('business_id', '=', id).executeTakeFirst();
-      if (!row || (membership?.role !== 'owner' && membership?.role !== 'developer')) return html(reply, 404, 'Not found', '<h1>Not found</h1>', checked.session);
+      if (!row || !canManageKeys(membership?.role)) return html(reply, 404, 'Not found', '<h1>Not found</h1>', checked.session);
       await disconnect(context, row, 'disconnected_in_dashboard', `person:${checked.session.personId}`);
       return reply.redirect(`/dashboard/businesses/${encodeURIComponent(id)}/agents`, 303);
     });

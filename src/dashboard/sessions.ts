@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { DAY, MINUTE } from '../core/clock.ts';
 import type { AppContext } from '../core/context.ts';
-import { hashToken } from '../oauth/authorize.ts';
+import { hashSecret } from '../auth/secret-keys.ts';
 
 // People's dashboard sessions and the CLI's sign-in links. Only hashes are stored; the session
 // cookie is HttpOnly, SameSite=Lax and Secure (with the __Host- prefix) when the service is https.
@@ -32,7 +32,7 @@ export async function createSignInLink(deps: SessionDeps, email: string, next?: 
   const token = randomBytes(32).toString('base64url');
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_TTL_MS);
-  await deps.db.insertInto('sign_in_links').values({ token_hash: hashToken(token), person_id: person.id, created_at: now, expires_at: expiresAt }).execute();
+  await deps.db.insertInto('sign_in_links').values({ token_hash: hashSecret(token), person_id: person.id, created_at: now, expires_at: expiresAt }).execute();
   const then = next === undefined ? '' : `&next=${encodeURIComponent(next)}`;
   return { url: `${deps.config.baseUrl}/dashboard/sign-in/link?token=${token}${then}`, expiresAt };
 }
@@ -41,7 +41,7 @@ export async function createSignInLink(deps: SessionDeps, email: string, next?: 
 export async function useSignInLink(deps: SessionDeps, token: string): Promise<string | undefined> {
   const now = deps.clock.now();
   const used = await deps.db.updateTable('sign_in_links').set({ used_at: now })
-    .where('token_hash', '=', hashToken(token)).where('used_at', 'is', null).where('expires_at', '>', now)
+    .where('token_hash', '=', hashSecret(token)).where('used_at', 'is', null).where('expires_at', '>', now)
     .returning('person_id').executeTakeFirst();
   return used ? openSession(deps, used.person_id) : undefined;
 }
@@ -50,7 +50,7 @@ export async function openSession(deps: SessionDeps, personId: string): Promise<
   const id = randomBytes(32).toString('base64url');
   const now = deps.clock.now();
   await deps.db.insertInto('dashboard_sessions').values({
-    id_hash: hashToken(id), person_id: personId, csrf_token: randomBytes(24).toString('base64url'),
+    id_hash: hashSecret(id), person_id: personId, csrf_token: randomBytes(24).toString('base64url'),
     created_at: now, expires_at: new Date(now.getTime() + SESSION_TTL_MS),
   }).execute();
   return id;
@@ -60,13 +60,13 @@ export async function findSession(deps: SessionDeps, id: string | undefined): Pr
   if (!id) return undefined;
   const row = await deps.db.selectFrom('dashboard_sessions as s').innerJoin('people as p', 'p.id', 's.person_id')
     .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email'])
-    .where('s.id_hash', '=', hashToken(id)).executeTakeFirst();
+    .where('s.id_hash', '=', hashSecret(id)).executeTakeFirst();
   if (!row || row.expires_at <= deps.clock.now()) return undefined;
   return { personId: row.person_id, email: row.email, csrfToken: row.csrf_token };
 }
 
 export async function closeSession(deps: SessionDeps, id: string | undefined): Promise<void> {
-  if (id) await deps.db.deleteFrom('dashboard_sessions').where('id_hash', '=', hashToken(id)).execute();
+  if (id) await deps.db.deleteFrom('dashboard_sessions').where('id_hash', '=', hashSecret(id)).execute();
 }
 
 /** Constant-time comparison of a submitted CSRF token with the session's. */

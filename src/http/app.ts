@@ -60,7 +60,8 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   registerWellKnown(app, context.config.baseUrl, context.config.oauthIssuer);
   await registerOAuthRoutes(app, context);
   await registerDashboard(app, context);
-  await registerMcp(app, context, operations);
+  // One gate for REST and MCP: the same credential cache and the same rate-limit budgets.
+  await registerMcp(app, context, operations, gate);
   const openapi = openApiDocument(operations, context.config.baseUrl);
   app.get(`${API_PREFIX}/openapi.json`, async () => openapi);
   await registerProcessorNotices(app, context);

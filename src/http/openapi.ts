@@ -7,7 +7,8 @@ import { API_PREFIX } from './routes.ts';
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+/** A zod schema as JSON Schema (the OpenAPI document's and the MCP tools'). */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
   return rest;
 }

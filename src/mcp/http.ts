@@ -3,8 +3,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
-import { Authenticator } from '../auth/authenticate.ts';
-import { Gate } from '../auth/gate.ts';
+import type { Gate } from '../auth/gate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../core/context.ts';
 import { ApiError } from '../core/errors.ts';
@@ -66,16 +65,11 @@ async function sendResponse(reply: FastifyReply, response: Response): Promise<Fa
   return reply.send(response.body ? Readable.fromWeb(response.body as unknown as NodeReadableStream) : null);
 }
 
-export async function registerMcp(app: FastifyInstance, context: AppContext, operations: readonly Operation[]): Promise<void> {
+export async function registerMcp(app: FastifyInstance, context: AppContext, operations: readonly Operation[], gate: Gate): Promise<void> {
   const { baseUrl } = context.config;
   const resource = `${baseUrl}${MCP_PATH}`;
   const metadataUrl = `${baseUrl}/.well-known/oauth-protected-resource/mcp`;
   // Tokens are valid here only when issued for the MCP endpoint (RFC 8707); keys work as on REST.
-  const gate = new Gate(
-    new Authenticator(context.db, context.clock, () => context.authChanges.listening, { tokens: context.accessTokens, audience: resource }),
-    context.config.rateLimits,
-    context.clock,
-  );
   const tools = toolDefinitions(operations);
   const handler = createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal, ctx.authInfo?.extra?.tool as string | undefined), {
     onerror: () => undefined,
@@ -97,7 +91,7 @@ export async function registerMcp(app: FastifyInstance, context: AppContext, ope
       handler: async (request, reply) => {
         let principal: Principal;
         try {
-          principal = await gate.identify(request.headers.authorization, request.ip);
+          principal = await gate.identify(request.headers.authorization, request.ip, resource);
         } catch (error) {
           return sendError(request, reply, asApiError(error), baseUrl, metadataUrl);
         }

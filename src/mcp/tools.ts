@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { jsonSchema } from '../http/openapi.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError, ERROR_STATUS } from '../core/errors.ts';
@@ -12,17 +13,12 @@ import { parseOrThrow } from '../core/validation.ts';
 
 type JsonObject = Record<string, unknown>;
 
-function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonObject;
-  return rest;
-}
-
 /**
  * A Standard Schema that advertises `schema`'s JSON Schema and lets every value through, for the
  * operation to check itself (its refusals carry the API's error codes).
  */
 export function advertised(schema: z.ZodType, io: 'input' | 'output') {
-  const json = jsonSchemaOf(schema, io);
+  const json = jsonSchema(schema, io);
   return {
     '~standard': {
       version: 1 as const,

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { MINUTE } from '../core/clock.ts';
 import type { AppContext } from '../core/context.ts';
 import { randomBase62 } from '../core/ids.ts';
@@ -8,6 +8,8 @@ import { recordActivity } from '../audit/activity.ts';
 import { findClient, matchRedirectUri, type ClientDeps } from './clients.ts';
 import { OAuthError } from './errors.ts';
 import { announceAuthChange } from '../auth/changes.ts';
+import { canManageKeys } from '../tenancy/businesses.ts';
+import { hashSecret } from '../auth/secret-keys.ts';
 
 // The authorization endpoint (RFC 6749 4.1, OAuth 2.1, RFC 8707, RFC 9207): a request is checked
 // in full before a person sees it; then the person decides in the dashboard, and the client's
@@ -110,10 +112,6 @@ export async function startAuthorization(deps: AuthorizeDeps, query: Query): Pro
   }
 }
 
-export function hashToken(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
-}
-
 export function newToken(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -152,7 +150,7 @@ export async function decide(deps: AuthorizeDeps, requestId: string, decision: D
   if (decision.approve) {
     if (businessId === undefined || livemode === undefined || access === undefined) throw new OAuthError('invalid_request', 'Choose a business, a mode and an access level.');
     const membership = await deps.db.selectFrom('memberships').select('role').where('business_id', '=', businessId).where('person_id', '=', decision.personId).executeTakeFirst();
-    if (membership?.role !== 'owner' && membership?.role !== 'developer') throw new OAuthError('access_denied', 'Only the business\'s owners and developers can connect agents. Choose another business.');
+    if (!canManageKeys(membership?.role)) throw new OAuthError('access_denied', 'Only the business\'s owners and developers can connect agents. Choose another business.');
     const allowed: readonly string[] = access === 'full' ? API_SCOPES : READ_ONLY_SCOPES;
     scopes = request.scopes.filter((scope) => allowed.includes(scope));
   }
@@ -169,13 +167,13 @@ export async function decide(deps: AuthorizeDeps, requestId: string, decision: D
     // The approver's role is held (FOR SHARE) until the connection exists: a demotion waits, and
     // then disconnects it like every other connection the person approved.
     const held = await trx.selectFrom('memberships').select('role').where('business_id', '=', businessId).where('person_id', '=', decision.personId).forShare().executeTakeFirst();
-    if (held?.role !== 'owner' && held?.role !== 'developer') throw new OAuthError('access_denied', 'Only the business\'s owners and developers can connect agents.');
+    if (!canManageKeys(held?.role)) throw new OAuthError('access_denied', 'Only the business\'s owners and developers can connect agents.');
     const connection = await trx.insertInto('agent_connections').values({
       id: `con_${randomBase62(24)}`, business_id: businessId, livemode, client_id: client.client_id, client_name: client.client_name,
       approved_by: decision.personId, access, scopes, resource: request.resource, created_at: now,
     }).returningAll().executeTakeFirstOrThrow();
     await trx.insertInto('oauth_codes').values({
-      code_hash: hashToken(code), connection_id: connection.id, client_id: client.client_id, redirect_uri: request.redirect_uri,
+      code_hash: hashSecret(code), connection_id: connection.id, client_id: client.client_id, redirect_uri: request.redirect_uri,
       code_challenge: request.code_challenge, resource: request.resource, created_at: now, expires_at: new Date(now.getTime() + CODE_TTL_MS),
     }).execute();
     await recordActivity(trx, { businessId, livemode, actor: `person:${decision.personId}` }, 'agent.connected', connection.id,

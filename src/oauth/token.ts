@@ -2,7 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { DAY, SECOND } from '../core/clock.ts';
 import type { AppContext } from '../core/context.ts';
 import type { AgentConnectionRow } from '../db/schema.ts';
-import { disconnect, hashToken, newToken } from './authorize.ts';
+import { disconnect, newToken } from './authorize.ts';
+import { hashSecret } from '../auth/secret-keys.ts';
+import { canManageKeys } from '../tenancy/businesses.ts';
 import { findClient } from './clients.ts';
 import { OAuthError } from './errors.ts';
 
@@ -43,7 +45,7 @@ async function activeConnection(deps: TokenDeps, connectionId: string): Promise<
     .select('m.role')
     .where('c.id', '=', connectionId)
     .executeTakeFirst();
-  if (!row || row.disconnected_at !== null || (row.role !== 'owner' && row.role !== 'developer')) {
+  if (!row || row.disconnected_at !== null || !canManageKeys(row.role)) {
     throw new OAuthError('invalid_grant', 'agent_disconnected: this agent was disconnected, or the person who approved it no longer manages keys.');
   }
   const { role: _role, ...connection } = row;
@@ -62,7 +64,7 @@ async function issue(deps: TokenDeps, connection: AgentConnectionRow): Promise<T
     await trx.updateTable('oauth_refresh_tokens').set({ rotated_at: now })
       .where('connection_id', '=', connection.id).where('rotated_at', 'is', null).execute();
     await trx.insertInto('oauth_refresh_tokens').values({
-      token_hash: hashToken(refreshToken), connection_id: connection.id, client_id: connection.client_id,
+      token_hash: hashSecret(refreshToken), connection_id: connection.id, client_id: connection.client_id,
       created_at: now, expires_at: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS),
     }).execute();
   });
@@ -88,7 +90,7 @@ async function exchangeCode(deps: TokenDeps, form: Form): Promise<TokenResponse>
   const now = deps.clock.now();
   const stored = await deps.db.selectFrom('oauth_codes as oc').innerJoin('agent_connections as c', 'c.id', 'oc.connection_id')
     .select(['oc.code_hash', 'oc.connection_id', 'oc.client_id', 'oc.redirect_uri', 'oc.code_challenge', 'oc.resource', 'oc.expires_at', 'oc.used_at', 'c.business_id', 'c.livemode'])
-    .where('oc.code_hash', '=', hashToken(code)).executeTakeFirst();
+    .where('oc.code_hash', '=', hashSecret(code)).executeTakeFirst();
   if (!stored || stored.client_id !== clientId) throw new OAuthError('invalid_grant', 'The authorization code is not valid.');
   const connection = { id: stored.connection_id, business_id: stored.business_id, livemode: stored.livemode };
   // Single use: a code presented again means it leaked; what it gave is taken back.
@@ -117,7 +119,7 @@ async function refresh(deps: TokenDeps, form: Form): Promise<TokenResponse> {
   const resource = field(form, 'resource');
   await findClient(deps, clientId);
   const now = deps.clock.now();
-  const hash = hashToken(token);
+  const hash = hashSecret(token);
   const stored = await deps.db.selectFrom('oauth_refresh_tokens as r').innerJoin('agent_connections as c', 'c.id', 'r.connection_id')
     .select(['r.connection_id', 'r.client_id', 'r.expires_at', 'r.rotated_at', 'c.business_id', 'c.livemode', 'c.resource'])
     .where('r.token_hash', '=', hash).executeTakeFirst();
@@ -157,7 +159,7 @@ export async function revokeEndpoint(deps: TokenDeps, form: Form): Promise<void>
   const clientId = field(form, 'client_id', true);
   await findClient(deps, clientId);
   let connectionId: string | undefined;
-  const refreshToken = await deps.db.selectFrom('oauth_refresh_tokens').select(['connection_id', 'client_id']).where('token_hash', '=', hashToken(token)).executeTakeFirst();
+  const refreshToken = await deps.db.selectFrom('oauth_refresh_tokens').select(['connection_id', 'client_id']).where('token_hash', '=', hashSecret(token)).executeTakeFirst();
   if (refreshToken?.client_id === clientId) connectionId = refreshToken.connection_id;
   if (connectionId === undefined && token.split('.').length === 3) {
     for (const resource of [`${deps.config.baseUrl}/v1`, `${deps.config.baseUrl}/mcp`]) {

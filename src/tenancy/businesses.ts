@@ -86,7 +86,8 @@ export async function updateBusiness(db: Db, clock: Clock, id: string, changes: 
 }
 
 /** Owners and developers manage keys (and approve agents); viewers only look. */
-export function canManageKeys(role: Role): boolean {
+/** Owners and developers manage keys and connect agents; no role (not a member) manages nothing. */
+export function canManageKeys(role: Role | null | undefined): boolean {
   return role === 'owner' || role === 'developer';
 }
 

@@ -11,7 +11,7 @@ import type { WebhookEndpointRow } from '../db/schema.ts';
 import { isPaymentEventType, PING, type PaymentEventType } from '../events/types.ts';
 import { checkEndpointUrl, duplicateUrl } from '../resources/webhook-endpoints/create.ts';
 import { CreateWebhookEndpointInput, toWebhookEndpointOut, type WebhookEndpointOut } from '../resources/webhook-endpoints/schemas.ts';
-import { isGone, loadTarget, lockEndpoint, recordManual, removeGoneEndpoint, sendTarget, signFor, type DeliveryDeps, type DeliveryTarget } from './deliveries.ts';
+import { isGone, loadTarget, lockEndpoint, recordManual, removeGoneEndpoint, sendTarget, type DeliveryDeps, type DeliveryTarget } from './deliveries.ts';
 import { sampleEventBody } from './samples.ts';
 import type { SendOutcome } from './sender.ts';
 
@@ -184,8 +184,7 @@ export async function sendTestEvent(deps: ManageDeps, scope: Scope, endpointId: 
     secret_encrypted: endpoint.secret_encrypted, previous_secret_encrypted: endpoint.previous_secret_encrypted,
     previous_secret_expires_at: endpoint.previous_secret_expires_at, deleted_at: null,
   };
-  const sentAt = deps.clock.now();
-  const outcome = await deps.sender.send({ url: target.url, livemode: target.livemode, body: target.body, signature: signFor(deps, target, sentAt) });
+  const { outcome, sentAt } = await sendTarget(deps, target);
   const finished = deps.clock.now();
   await deps.db.transaction().execute(async (trx) => {
     await trx.insertInto('webhook_deliveries').values({

@@ -1,10 +1,9 @@
 import type { Server } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { setMember } from '../../src/tenancy/businesses.ts';
 import { Browser, type Page } from '../support/browser.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { freePort, startTestApp, type TestApp } from '../support/harness.ts';
 
 // People's sign-in through a real OpenID provider on loopback (oidc-provider, with its
 // development login and consent pages): @fastify/oauth2 runs the code flow with PKCE, the
@@ -15,14 +14,6 @@ let server: Server;
 let issuer: string;
 const CLIENT = { id: 'payment-dashboard', secret: 'dashboard-secret-0123456789abcdef' };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   const port = await freePort();

@@ -95,7 +95,8 @@ export interface TestAppOptions {
   realOrigin?: boolean;
 }
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on right now (for servers a test starts itself). */
+export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
   return new Promise((resolve, reject) => {
     const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
