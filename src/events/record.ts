@@ -48,47 +48,55 @@ export function eventBody(id: string, type: string, state: PaymentState, deps: P
 /**
  * A payment change to make in the same statement as its event, when the caller already knows
  * the row it leaves (so the event could be written first): applied only while the payment is
- * in one of `from`.
+ * in one of `from` and, with `version`, only while it is still the row version read (its
+ * `xmin`), which lets a caller that read without locking write without a transaction.
  */
 export interface MoveWithEvent {
   set: Updateable<PaymentsTable>;
   from: readonly PaymentStatus[];
+  version?: string;
 }
 
 export class MoveNotApplied extends Error {}
 
 /**
- * Records a payment event and queues its deliveries; returns the event id. With `move`, the
- * payment's change goes in the same statement, and MoveNotApplied is thrown (roll the
- * transaction back) when the payment was no longer in a state it applies to.
+ * Records a payment event, its deliveries and their first delivery jobs in one statement;
+ * returns the event id. With `move`, the payment's change goes in the same statement, and when
+ * the payment was no longer as the move expects nothing is written and MoveNotApplied is thrown.
  */
 export async function recordPaymentEvent(db: Db, deps: EventDeps, type: PaymentEventType, state: PaymentState, move?: MoveWithEvent): Promise<string> {
   const { payment } = state;
   const id = newId('evt');
   const result = await db
     .with('moved', (qc) => move
-      ? qc.updateTable('payments').set(move.set).where('id', '=', payment.id).where('status', 'in', [...move.from]).returning('id')
+      ? qc.updateTable('payments').set(move.set).where('id', '=', payment.id).where('status', 'in', [...move.from])
+        .$if(move.version !== undefined, (q) => q.where(sql<string>`xmin::text`, '=', move?.version ?? ''))
+        .returning('id')
       : qc.selectFrom('payments').select('id').where('id', '=', payment.id))
-    .with('event', (qc) => qc.insertInto('events').values({
-      id,
-      business_id: payment.business_id,
-      livemode: payment.livemode,
-      type,
-      payment_id: payment.id,
-      order_id: state.order?.id ?? null,
-      customer_id: state.customer?.id ?? null,
-      body: eventBody(id, type, state, deps),
-      created_at: deps.now,
-    }))
+    // Written only when the move applied: the event, then its deliveries, then their jobs.
+    .with('event', (qc) => qc.insertInto('events')
+      .columns(['id', 'business_id', 'livemode', 'type', 'payment_id', 'order_id', 'customer_id', 'body', 'created_at'])
+      .expression((eb) => eb.selectFrom('moved').select([
+        sql<string>`${id}::text`.as('id'),
+        sql<string>`${payment.business_id}::text`.as('business_id'),
+        sql<boolean>`${payment.livemode}::boolean`.as('livemode'),
+        sql<string>`${type}::text`.as('type'),
+        'moved.id as payment_id',
+        sql<string | null>`${state.order?.id ?? null}::text`.as('order_id'),
+        sql<string | null>`${state.customer?.id ?? null}::text`.as('customer_id'),
+        sql<string>`${eventBody(id, type, state, deps)}::text`.as('body'),
+        sql<Date>`${deps.now}::timestamptz`.as('created_at'),
+      ]))
+      .returning('id'))
     .with('deliveries', (qc) => qc
       .insertInto('webhook_deliveries')
       .columns(['id', 'event_id', 'endpoint_id', 'next_attempt_at', 'created_at'])
       .expression((eb) => {
         const subscribed = eb
-          .selectFrom('webhook_endpoints as we')
+          .selectFrom(['webhook_endpoints as we', 'event'])
           .select([
             sql<string>`'dlv_' || replace(gen_random_uuid()::text, '-', '')`.as('id'),
-            sql<string>`${id}::text`.as('event_id'),
+            'event.id as event_id',
             'we.id as endpoint_id',
             sql<Date>`${deps.now}::timestamptz`.as('next_attempt_at'),
             sql<Date>`${deps.now}::timestamptz`.as('created_at'),
@@ -102,12 +110,9 @@ export async function recordPaymentEvent(db: Db, deps: EventDeps, type: PaymentE
           : subscribed.where((w) => w.or([w('we.created_at', '>=', ALL_EVENTS_SINCE), w('we.events_edited_at', 'is not', null)]));
       })
       .returning('id'))
-    .selectNoFrom([
-      sql<number>`(SELECT count(*) FROM moved)::int`.as('moved'),
-      sql<string[]>`coalesce((SELECT array_agg(id) FROM deliveries), '{}')`.as('delivery_ids'),
-    ])
+    .with('jobs', () => deps.jobs.firstAttemptsOf('deliveries'))
+    .selectNoFrom(sql<number>`(SELECT count(*) FROM moved)::int`.as('moved'))
     .executeTakeFirstOrThrow();
   if (result.moved === 0) throw new MoveNotApplied(`Payment ${payment.id} is no longer in a state this change applies to.`);
-  await deps.jobs.enqueueDeliveries(db, result.delivery_ids);
   return id;
 }

@@ -47,8 +47,10 @@ async function createQueues(boss: PgBoss): Promise<void> {
   const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
   // Delivery attempts are retried by the webhook worker on the spec's own schedule, each
   // attempt its own job; pg-boss retries only a job whose worker died mid-attempt (it comes back
-  // once it has been active past its expiry). NOTIFY wakes a worker the moment one is queued.
-  const delivery = { retryLimit: 5, retryDelay: 30, expireInSeconds: 60, notify: true };
+  // once it has been active past its expiry).
+  // The dispatcher looks for jobs itself (DELIVERY_IDLE_POLL_MS): no NOTIFY, which would take
+  // PostgreSQL's notification lock at the commit of every event.
+  const delivery = { retryLimit: 5, retryDelay: 30, expireInSeconds: 60, notify: false };
   if (existing.has(QUEUES.delivery)) await boss.updateQueue(QUEUES.delivery, delivery);
   else await boss.createQueue(QUEUES.delivery, delivery);
   if (!existing.has(QUEUES.expiry)) await boss.createQueue(QUEUES.expiry, { retryLimit: 1, expireInSeconds: 120 });
@@ -68,12 +70,14 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
   boss.on('error', (error: Error) => options.log?.(error));
   await boss.start();
   await createQueues(boss);
+  const deliveryQueue = await boss.getQueue(QUEUES.delivery);
+  if (!deliveryQueue) throw new Error(`pg-boss queue ${QUEUES.delivery} is missing.`);
   let stopTimeoutMs = 10_000;
   let dispatcher: Dispatcher<Partial<DeliveryJobData>> | undefined;
   const { log } = options;
   return {
     boss,
-    sender: jobSender(boss),
+    sender: jobSender(boss, deliveryQueue.table, BOSS_SCHEMA),
     async work(workers, options) {
       await boss.schedule(QUEUES.expiry, '* * * * *');
       await boss.work(QUEUES.expiry, async () => {

@@ -1,5 +1,7 @@
+import { sql, type RawBuilder } from 'kysely';
 import { fromKysely } from 'pg-boss';
 import type { PgBoss } from 'pg-boss';
+import { insertJobs } from 'pg-boss/dist/plans.js';
 import type { Db } from '../db/database.ts';
 
 // The pg-boss queues, and sending to them inside the caller's transaction, so a job exists
@@ -22,19 +24,42 @@ export interface DeliveryJobData {
 }
 
 export interface JobSender {
-  /** Queues the first attempt of each delivery, in the transaction `db` belongs to. */
-  enqueueDeliveries(db: Db, deliveryIds: readonly string[]): Promise<void>;
+  /**
+   * A data-modifying statement for a WITH query: queues the first attempt of each delivery whose
+   * id the query's CTE `source` returns, so the jobs commit with the statement that wrote the
+   * deliveries (one round trip, no transaction needed).
+   */
+  firstAttemptsOf(source: string): RawBuilder<Record<string, never>>;
   /** Queues a later attempt of a delivery, to start at `startAfter`, in the transaction `db` belongs to. */
   enqueueAttempt(db: Db, job: DeliveryJobData, startAfter: Date): Promise<void>;
 }
 
-export function jobSender(boss: PgBoss): JobSender {
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * pg-boss's own insert statement for the delivery queue (the one boss.insert runs), taking its
+ * jobs from a CTE instead of a parameter: `$1` is the JSON array of jobs to insert.
+ */
+export function deliveryInsertStatement(schema: string, table: string): (source: string) => string {
+  const statement = insertJobs(schema, { table, name: QUEUES.delivery, returnId: false, notify: false });
+  const parameter = '$1::text::json';
+  // A pg-boss whose statement no longer has exactly this one parameter is not one this was written for.
+  if (statement.split(parameter).length !== 2 || /\$[2-9]/.test(statement)) {
+    throw new Error('pg-boss insert statement changed shape: update deliveryInsertStatement for this pg-boss version.');
+  }
+  return (source) => {
+    if (!IDENTIFIER.test(source)) throw new Error(`Not a CTE name: ${source}`);
+    // Each job's data is a DeliveryJobData: the first attempt of the delivery.
+    const data = `json_build_object('deliveryId', ${source}.id, 'attempt', 1)`;
+    return statement.replace(parameter, `(SELECT coalesce(json_agg(json_build_object('data', ${data})), '[]'::json) FROM ${source})`);
+  };
+}
+
+export function jobSender(boss: PgBoss, deliveryTable: string, schema: string): JobSender {
+  const insertFrom = deliveryInsertStatement(schema, deliveryTable);
   return {
-    async enqueueDeliveries(db, deliveryIds) {
-      if (deliveryIds.length === 0) return;
-      const jobs = deliveryIds.map((deliveryId) => ({ data: { deliveryId, attempt: 1 } satisfies DeliveryJobData }));
-      await boss.insert(QUEUES.delivery, jobs, { db: fromKysely(db) });
-    },
+    // Parenthesised: Kysely puts a raw CTE body after AS as it is.
+    firstAttemptsOf: (source) => sql.raw<Record<string, never>>(`(${insertFrom(source)})`),
     async enqueueAttempt(db, job, startAfter) {
       await boss.insert(QUEUES.delivery, [{ data: job, startAfter: startAfter.toISOString() }], { db: fromKysely(db) });
     },

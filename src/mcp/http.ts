@@ -62,7 +62,10 @@ async function sendResponse(reply: FastifyReply, response: Response): Promise<Fa
   response.headers.forEach((value, name) => {
     if (name !== 'content-length') reply.header(name, value);
   });
-  return reply.send(response.body ? Readable.fromWeb(response.body as unknown as NodeReadableStream) : null);
+  if (response.body === null) return reply.send(null);
+  // A JSON answer is complete: sent as one string. Event streams stay streams.
+  if (response.headers.get('content-type')?.startsWith('application/json')) return reply.send(await response.text());
+  return reply.send(Readable.fromWeb(response.body as unknown as NodeReadableStream));
 }
 
 export async function registerMcp(app: FastifyInstance, context: AppContext, operations: readonly Operation[], gate: Gate): Promise<void> {

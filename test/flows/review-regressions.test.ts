@@ -5,7 +5,7 @@ import type { Db } from '../../src/db/database.ts';
 import { eraseCustomer } from '../../src/resources/customers/erase.ts';
 import { account, expectError } from '../support/api.ts';
 import { LIVE_WALLET, startTestApp, TEST_PROCESSOR_SECRET, type ApiResponse, type TestApp } from '../support/harness.ts';
-import { call, eventsOf, typesOf, type StoredEvent } from './support.ts';
+import { call, eventsOf, firstAttemptJobsFor, typesOf, type StoredEvent } from './support.ts';
 
 // Regressions for defects a code review found (and that are fixed): each test reproduces the
 // defect as it was reported (races actually racing, repeated with fresh rows) and checks what
@@ -286,6 +286,49 @@ describe('two starts of one session at once', () => {
       expect(last?.data.customer.email, `round ${round}: the last payment.started`).toBe(payment.customer_email);
       expect(last?.data.payment.customerEmail).toBe(payment.customer_email);
       expect(last?.data.order.customer.email).toBe(payment.customer_email);
+    }
+  });
+});
+
+describe('starts that move only the payment (read without locks, written for the row version read)', () => {
+  it('three starts of one session at once by its own buyer: one payment.started, one delivery and one job for the endpoint', async () => {
+    const own = await account(t);
+    await call(t, own.key, 'POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.com/race' });
+    const email = `same-${unique()}@race.example`;
+    const { id } = await session({ customer_email: email }, own.key);
+    const answers = await collide((trx) => trx.selectFrom('payments').select('id').where('id', '=', id).forUpdate().execute(),
+      Array.from({ length: 3 }, () => () => start(id, {}, own.key)));
+    for (const answer of answers) expect(answer).toMatchObject({ id, status: 'open', customer_email: email });
+    const events = await eventsOf(t, id);
+    expect(events.map((event) => event.type)).toEqual(['payment.started']);
+    const deliveries = await t.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', events[0]?.id ?? '').execute();
+    expect(deliveries).toHaveLength(1);
+    expect(await firstAttemptJobsFor(t, events[0]?.id ?? '')).toBe(1);
+    expect(await paymentRow(id)).toMatchObject({ customer_email: email, started_at: expect.any(Date) });
+  });
+
+  it('a start and a failure at once: the start applies first, or it finds the payment failed and is refused; nothing is half written', async () => {
+    for (const failureFirst of [false, true]) {
+      const email = `failed-${unique()}@race.example`;
+      const { id } = await session({ customer_email: email });
+      const requests = [
+        () => t.request('POST', `/v1/checkout_sessions/${id}/start`, { key, body: {} }),
+        () => t.request('POST', `/v1/payments/${id}/simulate`, { key, body: { outcome: 'failed' } }),
+      ];
+      const answers: ApiResponse[] = await collide((trx) => trx.selectFrom('payments').select('id').where('id', '=', id).forUpdate().execute(),
+        failureFirst ? [...requests].reverse() : requests);
+      const [startAnswer, failedAnswer] = failureFirst ? [answers[1], answers[0]] : answers;
+      expect(failedAnswer?.status, JSON.stringify(failedAnswer?.body)).toBe(200);
+      if (failureFirst) {
+        expectError(startAnswer as ApiResponse, 409, 'invalid_state');
+        expect(await typesOf(t, id)).toEqual(['payment.failed']);
+        expect(await t.db.selectFrom('webhook_deliveries as d').innerJoin('events as e', 'e.id', 'd.event_id').select('d.id')
+          .where('e.payment_id', '=', id).where('e.type', '=', 'payment.started').execute()).toEqual([]);
+      } else {
+        expect(startAnswer?.status, JSON.stringify(startAnswer?.body)).toBe(200);
+        expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.failed']);
+      }
+      expect(await paymentRow(id)).toMatchObject({ status: 'failed' });
     }
   });
 });

@@ -16,14 +16,17 @@ import { DEFAULT_ROUTING, toCheckoutSessionOut, type StartCheckoutSessionInput, 
 
 type Json = Record<string, unknown>;
 
+/** How often a start read without locks is tried before it takes the locks instead. */
+const OPTIMISTIC_TRIES = 3;
+
 /**
- * Reads the payment, locked, with its order, the order's customer, its other payments and the
- * exchange rate, in one round trip. With `lockOrder` the order is locked too (payment first,
- * then order, as every move does). A lock that had to wait returns the row as the other
- * transaction left it while the rest of the statement saw the older state: the row's
- * updated_at tells, and then the read is simply made again, under the lock now held.
+ * Reads the payment with its order, the order's customer, its other payments and the exchange
+ * rate, in one round trip, with the payment's row version (`xmin`). Unlocked, or with the payment
+ * and its order locked (payment first, then order, as every move does). A lock that had to wait
+ * returns the row as the other transaction left it while the rest of the statement saw the older
+ * state: the row's updated_at tells, and then the read is simply made again, under the lock now held.
  */
-async function readLocked(db: Db, ctx: OperationContext, id: string, lockOrder: boolean) {
+async function readPayment(db: Db, ctx: OperationContext, id: string, lock: boolean) {
   const { principal } = ctx;
   for (;;) {
     const row = await db
@@ -31,24 +34,27 @@ async function readLocked(db: Db, ctx: OperationContext, id: string, lockOrder: 
       .innerJoin('orders as o', 'o.id', 'p.order_id')
       .selectAll('p')
       .select([
+        sql<string>`p.xmin::text`.as('version'),
         sql<Json>`to_jsonb(o)`.as('order_json'),
         sql<Json | null>`(SELECT to_jsonb(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
         sql<string>`(SELECT usd_per_unit::text FROM fx_rates WHERE fx_rates.currency = p.currency)`.as('usd_per_unit'),
         sql<Json[]>`(SELECT coalesce(jsonb_agg(to_jsonb(s) || jsonb_build_object('value_coin', s.value_coin::text,
           'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
-        sql<boolean>`(SELECT s.updated_at FROM payments s WHERE s.id = p.id) = p.updated_at
-          AND (SELECT x.updated_at FROM orders x WHERE x.id = o.id) = o.updated_at`.as('current'),
       ])
+      .$if(lock, (q) => q
+        .select(sql<boolean>`(SELECT s.updated_at FROM payments s WHERE s.id = p.id) = p.updated_at
+          AND (SELECT x.updated_at FROM orders x WHERE x.id = o.id) = o.updated_at`.as('current'))
+        .forUpdate(['p', 'o']))
       .where('p.id', '=', id)
       .where('p.business_id', '=', principal.businessId)
       .where('p.livemode', '=', principal.livemode)
-      .forUpdate(lockOrder ? ['p', 'o'] : 'p')
       .executeTakeFirst();
     if (!row) throw notFound('checkout session', id);
-    if (!row.current) continue;
-    const { order_json, customer_json, siblings_json, usd_per_unit, current: _current, ...payment } = row;
+    if (row.current === false) continue;
+    const { order_json, customer_json, siblings_json, usd_per_unit, version, current: _current, ...payment } = row;
     return {
       payment: payment as PaymentRow,
+      version,
       usdPerUnit: usd_per_unit,
       order: orderFromJson(order_json),
       customer: customer_json === null ? null : customerFromJson(customer_json),
@@ -56,6 +62,8 @@ async function readLocked(db: Db, ctx: OperationContext, id: string, lockOrder: 
     };
   }
 }
+
+type Read = Awaited<ReturnType<typeof readPayment>>;
 
 /**
  * The buyer gives an email and is given ways to pay (spec 3, "open -> open"): the customer is
@@ -70,67 +78,83 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   const { business } = principal;
   assertCanTakePayments(principal);
   const now = ctx.clock.now();
+  const givesDetails = [input.name, input.phone, input.shipping_address, input.billing_address].some((given) => given != null);
+  const events = { baseUrl: ctx.config.baseUrl, jobs: ctx.jobs, now };
+  // A Live payment's deposit address, drawn at most once however often the start is planned.
+  let deposit: string | null | undefined;
 
-  const { row, customerId, country } = await ctx.db.transaction().execute(async (trx) => {
-    let read = await readLocked(trx, ctx, input.id, false);
-    const givesDetails = [input.name, input.phone, input.shipping_address, input.billing_address].some((given) => given != null);
-    let deposit: string | null | undefined;
-
-    // What the start makes of what was read: the buyer, and the payment and order it leaves.
-    const plan = async () => {
-      const { payment, order, customer } = read;
-      if (readStatus(payment, now) !== 'open') throw cannotMove(payment, now, 'be started');
-      const email = (input.email ?? payment.customer_email)?.toLowerCase();
-      if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
-      // Fee, payout wallet, USD value and deposit address are locked once, at the first start.
-      deposit ??= payment.deposit_address ?? (principal.livemode
-        ? ctx.deposits.address(Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(trx)).rows[0]?.index))
-        : null);
-      const firstStart = payment.started_at === null;
-      const locked = {
-        status: MOVES.start.to,
-        customer_email: email,
-        started_at: payment.started_at ?? now,
-        fee_bps: firstStart ? business.fee_bps : payment.fee_bps,
-        payout_wallet: firstStart ? business.payout_wallet : payment.payout_wallet,
-        usd_value_minor: firstStart ? convertMinor(payment.amount_minor, read.usdPerUnit) : payment.usd_value_minor,
-        deposit_address: deposit,
-        updated_at: now,
-      } satisfies Partial<PaymentRow>;
-      const started: PaymentRow = { ...payment, ...locked };
-      return {
-        email, locked, started,
-        sameBuyer: customer !== null && customer.email === email,
-        facts: deriveOrder([...read.siblings, started], now),
-        country: input.country ?? input.billing_address?.country ?? order.bill_to?.country
-          ?? input.shipping_address?.country ?? order.ship_to?.country ?? null,
-      };
+  // What the start makes of what was read: the buyer, and the payment and order it leaves.
+  const plan = async (read: Read) => {
+    const { payment, order, customer } = read;
+    if (readStatus(payment, now) !== 'open') throw cannotMove(payment, now, 'be started');
+    const email = (input.email ?? payment.customer_email)?.toLowerCase();
+    if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
+    // Fee, payout wallet, USD value and deposit address are locked once, at the first start.
+    deposit ??= payment.deposit_address ?? (principal.livemode
+      ? ctx.deposits.address(Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(ctx.db)).rows[0]?.index))
+      : null);
+    const firstStart = payment.started_at === null;
+    const locked = {
+      status: MOVES.start.to,
+      customer_email: email,
+      started_at: payment.started_at ?? now,
+      fee_bps: firstStart ? business.fee_bps : payment.fee_bps,
+      payout_wallet: firstStart ? business.payout_wallet : payment.payout_wallet,
+      usd_value_minor: firstStart ? convertMinor(payment.amount_minor, read.usdPerUnit) : payment.usd_value_minor,
+      deposit_address: deposit,
+      updated_at: now,
+    } satisfies Partial<PaymentRow>;
+    const started: PaymentRow = { ...payment, ...locked };
+    const sameBuyer = customer !== null && customer.email === email;
+    const facts = deriveOrder([...read.siblings, started], now);
+    return {
+      email, locked, started,
+      // The order's own buyer again, giving nothing new: a second start changes nothing.
+      unchanged: payment.started_at !== null && sameBuyer && !givesDetails ? customer : null,
+      // The order's own buyer, giving nothing new, and no change of order status: only the payment moves.
+      paymentOnly: sameBuyer && !givesDetails && facts.status === order.status ? customer : null,
+      moving: customer !== null && !sameBuyer,
+      facts,
+      country: input.country ?? input.billing_address?.country ?? order.bill_to?.country
+        ?? input.shipping_address?.country ?? order.ship_to?.country ?? null,
     };
-    let { email, locked, started, sameBuyer, facts, country } = await plan();
-    const { payment, customer: orderCustomer } = read;
-    if (payment.started_at !== null && sameBuyer && !givesDetails && orderCustomer) {
-      return { row: payment, customerId: orderCustomer.id, country };
-    }
-    const events = { baseUrl: ctx.config.baseUrl, jobs: ctx.jobs, now };
+  };
 
-    // The order's own buyer, giving nothing new, and no change of order status: the order is
-    // not written, everything the event shows is known, and the payment's move and its event
-    // go in one statement.
-    if (sameBuyer && !givesDetails && facts.status === read.order.status && orderCustomer) {
-      const state = { payment: started, order: read.order, payments: [...read.siblings, started], customer: orderCustomer };
+  // Most starts move only the payment: read without locks, then write the move, its event, its
+  // deliveries and their jobs in one statement that applies only to the row version read. A
+  // payment changed in between is read again; a start that moves the order takes the locks.
+  const optimistic = async () => {
+    for (let attempt = 0; attempt < OPTIMISTIC_TRIES; attempt += 1) {
+      const read = await readPayment(ctx.db, ctx, input.id, false);
+      const { locked, started, unchanged, paymentOnly, country } = await plan(read);
+      if (unchanged) return { row: read.payment, customerId: unchanged.id, country };
+      if (!paymentOnly) return undefined;
+      const state = { payment: started, order: read.order, payments: [...read.siblings, started], customer: paymentOnly };
+      try {
+        await recordPaymentEvent(ctx.db, events, MOVES.start.event, state, { set: locked, from: MOVES.start.from, version: read.version });
+        return { row: started, customerId: paymentOnly.id, country };
+      } catch (error) {
+        if (!(error instanceof MoveNotApplied)) throw error;
+      }
+    }
+    return undefined;
+  };
+
+  const { row, customerId, country } = await optimistic() ?? await ctx.db.transaction().execute(async (trx) => {
+    const read = await readPayment(trx, ctx, input.id, true);
+    const { email, locked, started, unchanged, paymentOnly, moving, facts, country } = await plan(read);
+    if (unchanged) return { row: read.payment, customerId: unchanged.id, country };
+    const { payment, order, siblings } = read;
+    if (paymentOnly) {
+      const state = { payment: started, order, payments: [...siblings, started], customer: paymentOnly };
+      // Under the lock the move applies; should it not, the start is refused, never half made.
       await recordPaymentEvent(trx, events, MOVES.start.event, state, { set: locked, from: MOVES.start.from }).catch((error: unknown) => {
         throw error instanceof MoveNotApplied ? cannotMove(payment, now, 'be started') : error;
       });
-      return { row: started, customerId: orderCustomer.id, country };
+      return { row: started, customerId: paymentOnly.id, country };
     }
-
-    // The order will be written: lock it too, and plan again from what is now current.
-    read = await readLocked(trx, ctx, input.id, true);
-    ({ email, locked, started, sameBuyer, facts, country } = await plan());
-    const { order, siblings } = read;
     // Details given now win. Otherwise the order's own details (rule 4), unless the order is
     // moving to another buyer (rule 5): that person's name and phone do not follow it.
-    const moving = read.customer !== null && !sameBuyer;
     const details = {
       email,
       name: input.name ?? (moving ? null : order.customer_name),
