@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { OperationContext } from '../../core/context.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import type { Db } from '../../db/database.ts';
+import { ownedBy } from '../../db/owned.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { MoveNotApplied, recordPaymentEvent } from '../../events/record.ts';
 import { linkStoreAccount, upsertCustomer } from '../customers/record.ts';
@@ -46,8 +47,7 @@ async function readPayment(db: Db, ctx: OperationContext, id: string, lock: bool
           AND (SELECT x.updated_at FROM orders x WHERE x.id = o.id) = o.updated_at`.as('current'))
         .forUpdate(['p', 'o']))
       .where('p.id', '=', id)
-      .where('p.business_id', '=', principal.businessId)
-      .where('p.livemode', '=', principal.livemode)
+      .where(ownedBy('p', principal))
       .executeTakeFirst();
     if (!row) throw notFound('checkout session', id);
     if (row.current === false) continue;

@@ -2,19 +2,16 @@ import type { Principal } from '../../auth/principal.ts';
 import { notFound } from '../../core/errors.ts';
 import { pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
+import { scoped } from '../../db/owned.ts';
 import type { CheckoutRow } from '../../db/schema.ts';
 import type { ListCheckoutsInput } from './schemas.ts';
 
-function checkouts(db: Db, principal: Principal) {
-  return db
-    .selectFrom('checkouts')
-    .selectAll()
-    .where('business_id', '=', principal.businessId)
-    .where('livemode', '=', principal.livemode);
+function checkouts(db: Db, principal: Principal, id?: string) {
+  return scoped(db.selectFrom('checkouts').selectAll(), 'checkouts', principal, id);
 }
 
 export async function findCheckout(db: Db, principal: Principal, id: string): Promise<CheckoutRow | undefined> {
-  return checkouts(db, principal).where('id', '=', id).executeTakeFirst();
+  return checkouts(db, principal, id).executeTakeFirst();
 }
 
 /** Any checkout of the caller's business and mode, deleted ones included (spec 4.2). */

@@ -3,11 +3,12 @@ import type { Principal } from '../../auth/principal.ts';
 import { notFound } from '../../core/errors.ts';
 import { pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
+import { scoped } from '../../db/owned.ts';
 import type { CustomerWithTotals, ListCustomersInput } from './schemas.ts';
 
 // Counts and spend are derived from orders and payments at read time, so they cannot drift.
-function customers(db: Db, principal: Principal) {
-  return db
+function customers(db: Db, principal: Principal, id?: string) {
+  return scoped(db
     .selectFrom('customers as c')
     .selectAll('c')
     .select([
@@ -22,13 +23,11 @@ function customers(db: Db, principal: Principal) {
           WHERE o.customer_id = c.id AND p.status IN ('paid', 'held')
           GROUP BY p.currency) s)`.as('spent_minor'),
       sql<Date | null>`(SELECT max(o.created_at) FROM orders o WHERE o.customer_id = c.id)`.as('last_order_at'),
-    ])
-    .where('c.business_id', '=', principal.businessId)
-    .where('c.livemode', '=', principal.livemode);
+    ]), 'c', principal, id);
 }
 
 export async function getCustomer(db: Db, principal: Principal, id: string): Promise<CustomerWithTotals> {
-  const row = await customers(db, principal).where('c.id', '=', id).executeTakeFirst();
+  const row = await customers(db, principal, id).executeTakeFirst();
   if (!row) throw notFound('customer', id);
   return row;
 }
@@ -36,12 +35,6 @@ export async function getCustomer(db: Db, principal: Principal, id: string): Pro
 export async function listCustomerRows(db: Db, principal: Principal, input: ListCustomersInput): Promise<CustomerWithTotals[]> {
   let query = customers(db, principal);
   if (input.email !== undefined) query = query.where('c.email', '=', input.email);
-  const find = (id: string) => db
-    .selectFrom('customers')
-    .select(['id', 'created_at'])
-    .where('business_id', '=', principal.businessId)
-    .where('livemode', '=', principal.livemode)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const find = (id: string) => scoped(db.selectFrom('customers').select(['id', 'created_at']), 'customers', principal, id).executeTakeFirst();
   return pageRows(query, input, find, 'a customer', 'c');
 }

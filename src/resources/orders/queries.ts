@@ -3,15 +3,12 @@ import type { Principal } from '../../auth/principal.ts';
 import { notFound } from '../../core/errors.ts';
 import { createdBounds, pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
+import { scoped } from '../../db/owned.ts';
 import type { OrderRow } from '../../db/schema.ts';
 import type { ListOrdersInput, OrderParts } from './schemas.ts';
 
-function orders(db: Db, principal: Principal) {
-  return db
-    .selectFrom('orders')
-    .selectAll()
-    .where('business_id', '=', principal.businessId)
-    .where('livemode', '=', principal.livemode);
+function orders(db: Db, principal: Principal, id?: string) {
+  return scoped(db.selectFrom('orders').selectAll(), 'orders', principal, id);
 }
 
 /** Orders with their payments, customers and timelines, three queries for any number of orders. */
@@ -33,7 +30,7 @@ async function withParts(db: Db, rows: OrderRow[]): Promise<OrderParts[]> {
 }
 
 export async function findOrderRow(db: Db, principal: Principal, id: string): Promise<OrderRow | undefined> {
-  return orders(db, principal).where('id', '=', id).executeTakeFirst();
+  return orders(db, principal, id).executeTakeFirst();
 }
 
 export async function getOrder(db: Db, principal: Principal, id: string): Promise<OrderParts> {

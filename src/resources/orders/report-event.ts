@@ -5,6 +5,7 @@ import { ApiError, notFound } from '../../core/errors.ts';
 import { formatAmount } from '../../core/money.ts';
 import { assertWritable } from '../shared/business-rules.ts';
 import { deriveOrder } from './derive.ts';
+import { scoped } from '../../db/owned.ts';
 import { getOrder } from './queries.ts';
 import { toOrderOut, type OrderOut, type ReportOrderEventInput } from './schemas.ts';
 
@@ -23,8 +24,7 @@ export async function reportOrderEvent(ctx: OperationContext, input: ReportOrder
   // The order is locked while refunds are checked against what was paid, so two refunds at once
   // cannot both fit in the same money.
   await ctx.db.transaction().execute(async (trx) => {
-    const order = await trx.selectFrom('orders').select(['id', 'currency']).where('id', '=', input.id)
-      .where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode).forUpdate().executeTakeFirst();
+    const order = await scoped(trx.selectFrom('orders').select(['id', 'currency']), 'orders', principal, input.id).forUpdate().executeTakeFirst();
     if (!order) throw notFound('order', input.id);
     let amount: number | null = null;
     if (input.type === 'refunded') {

@@ -1,6 +1,7 @@
 import type { OperationContext } from '../../core/context.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import { assertWritable } from '../shared/business-rules.ts';
+import { scoped } from '../../db/owned.ts';
 import { getOrder } from './queries.ts';
 import { toOrderOut, type OrderOut, type UpdateOrderInput } from './schemas.ts';
 
@@ -16,8 +17,8 @@ export async function updateOrder(ctx: OperationContext, input: UpdateOrderInput
   }
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('orders').select(['id', 'fulfillment', 'fulfilled_at']).where('id', '=', input.id)
-      .where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode).forUpdate().executeTakeFirst();
+    const current = await scoped(trx.selectFrom('orders').select(['id', 'fulfillment', 'fulfilled_at']), 'orders', principal, input.id)
+      .forUpdate().executeTakeFirst();
     if (!current) throw notFound('order', input.id);
     const fulfillment = input.fulfillment ?? current.fulfillment;
     if (fulfillment !== 'fulfilled' && input.fulfilled_at != null) {

@@ -2,23 +2,19 @@ import type { Principal } from '../../auth/principal.ts';
 import { notFound } from '../../core/errors.ts';
 import { createdBounds, pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
+import { scoped } from '../../db/owned.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { statusIs } from '../payments/status.ts';
 import type { ListPaymentLinksInput } from './schemas.ts';
 
 // Payment links are payments with source 'payment_link'; every query is scoped to the
 // caller's business and mode.
-function links(db: Db, principal: Principal) {
-  return db
-    .selectFrom('payments')
-    .selectAll()
-    .where('business_id', '=', principal.businessId)
-    .where('livemode', '=', principal.livemode)
-    .where('source', '=', 'payment_link');
+function links(db: Db, principal: Principal, id?: string) {
+  return scoped(db.selectFrom('payments').selectAll(), 'payments', principal, id).where('source', '=', 'payment_link');
 }
 
 export async function findPaymentLink(db: Db, principal: Principal, id: string): Promise<PaymentRow | undefined> {
-  return links(db, principal).where('id', '=', id).executeTakeFirst();
+  return links(db, principal, id).executeTakeFirst();
 }
 
 export async function getPaymentLink(db: Db, principal: Principal, id: string): Promise<PaymentRow> {

@@ -2,23 +2,18 @@ import type { Principal } from '../../auth/principal.ts';
 import { notFound } from '../../core/errors.ts';
 import { createdBounds, pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
+import { scoped } from '../../db/owned.ts';
 import type { PaymentSource } from '../../db/schema.ts';
 import type { ListPaymentsInput, PaymentWithCustomer } from './schemas.ts';
 import { statusIs } from './status.ts';
 
-/** Payments of the caller's business and mode, each with its order's customer. */
-export function payments(db: Db, principal: Principal) {
-  return db
-    .selectFrom('payments as p')
-    .leftJoin('orders as o', 'o.id', 'p.order_id')
-    .selectAll('p')
-    .select('o.customer_id')
-    .where('p.business_id', '=', principal.businessId)
-    .where('p.livemode', '=', principal.livemode);
+/** Payments of the caller's business and mode (with `id`, that one), each with its order's customer. */
+export function payments(db: Db, principal: Principal, id?: string) {
+  return scoped(db.selectFrom('payments as p').leftJoin('orders as o', 'o.id', 'p.order_id').selectAll('p').select('o.customer_id'), 'p', principal, id);
 }
 
 export async function findPayment(db: Db, principal: Principal, id: string, sources?: readonly PaymentSource[]): Promise<PaymentWithCustomer | undefined> {
-  let query = payments(db, principal).where('p.id', '=', id);
+  let query = payments(db, principal, id);
   if (sources) query = query.where('p.source', 'in', [...sources]);
   return query.executeTakeFirst();
 }

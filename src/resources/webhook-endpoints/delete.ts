@@ -1,6 +1,7 @@
 import { recordActivity } from '../../audit/activity.ts';
 import type { OperationContext } from '../../core/context.ts';
 import { notFound } from '../../core/errors.ts';
+import { ownedBy } from '../../db/owned.ts';
 import { cancelPendingDeliveries } from '../../webhooks/deliveries.ts';
 
 /**
@@ -16,8 +17,7 @@ export async function deleteWebhookEndpoint(ctx: OperationContext, input: { id: 
       .updateTable('webhook_endpoints')
       .set({ deleted_at: now, secret_encrypted: null, previous_secret_encrypted: null, previous_secret_expires_at: null })
       .where('id', '=', input.id)
-      .where('business_id', '=', principal.businessId)
-      .where('livemode', '=', principal.livemode)
+      .where(ownedBy('webhook_endpoints', principal))
       .where('deleted_at', 'is', null)
       .returning('id')
       .executeTakeFirst();
