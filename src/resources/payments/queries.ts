@@ -8,7 +8,7 @@ import type { ListPaymentsInput, PaymentWithCustomer } from './schemas.ts';
 import { statusIs } from './status.ts';
 
 /** Payments of the caller's business and mode (with `id`, that one), each with its order's customer. */
-export function payments(db: Db, principal: Principal, id?: string) {
+export function payments(db: Db, principal: Pick<Principal, 'businessId' | 'livemode'>, id?: string) {
   return scoped(db.selectFrom('payments as p').leftJoin('orders as o', 'o.id', 'p.order_id').selectAll('p').select('o.customer_id'), 'p', principal, id);
 }
 
