@@ -3,6 +3,7 @@ import type { OperationContext } from '../../core/context.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import type { Db } from '../../db/database.ts';
 import { ownedBy } from '../../db/owned.ts';
+import { template } from '../../db/template.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { MoveNotApplied, recordPaymentEvent } from '../../events/record.ts';
 import { linkStoreAccount, upsertCustomer } from '../customers/record.ts';
@@ -20,6 +21,25 @@ type Json = Record<string, unknown>;
 /** How often a start read without locks is tried before it takes the locks instead. */
 const OPTIMISTIC_TRIES = 3;
 
+/** The payment with its order, the order's customer, its other payments and the exchange rate, as one row. */
+const readRow = template((db: Db, args: { id: string; businessId: string; livemode: boolean }, lock: boolean) => db
+  .selectFrom('payments as p')
+  .innerJoin('orders as o', 'o.id', 'p.order_id')
+  .selectAll('p')
+  .select([
+    sql<string>`p.xmin::text`.as('version'),
+    sql<Json>`to_jsonb(o)`.as('order_json'),
+    sql<Json | null>`(SELECT to_jsonb(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
+    sql<string>`(SELECT usd_per_unit::text FROM fx_rates WHERE fx_rates.currency = p.currency)`.as('usd_per_unit'),
+    sql<Json[]>`(SELECT coalesce(jsonb_agg(to_jsonb(s) || jsonb_build_object('value_coin', s.value_coin::text,
+      'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
+    sql<boolean>`${lock ? sql`(SELECT s.updated_at FROM payments s WHERE s.id = p.id) = p.updated_at
+      AND (SELECT x.updated_at FROM orders x WHERE x.id = o.id) = o.updated_at` : sql`true`}`.as('current'),
+  ])
+  .where('p.id', '=', args.id)
+  .where(ownedBy('p', args))
+  .$if(lock, (q) => q.forUpdate(['p', 'o'])), (lock) => String(lock));
+
 /**
  * Reads the payment with its order, the order's customer, its other payments and the exchange
  * rate, in one round trip, with the payment's row version (`xmin`). Unlocked, or with the payment
@@ -30,27 +50,9 @@ const OPTIMISTIC_TRIES = 3;
 async function readPayment(db: Db, ctx: OperationContext, id: string, lock: boolean) {
   const { principal } = ctx;
   for (;;) {
-    const row = await db
-      .selectFrom('payments as p')
-      .innerJoin('orders as o', 'o.id', 'p.order_id')
-      .selectAll('p')
-      .select([
-        sql<string>`p.xmin::text`.as('version'),
-        sql<Json>`to_jsonb(o)`.as('order_json'),
-        sql<Json | null>`(SELECT to_jsonb(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
-        sql<string>`(SELECT usd_per_unit::text FROM fx_rates WHERE fx_rates.currency = p.currency)`.as('usd_per_unit'),
-        sql<Json[]>`(SELECT coalesce(jsonb_agg(to_jsonb(s) || jsonb_build_object('value_coin', s.value_coin::text,
-          'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
-      ])
-      .$if(lock, (q) => q
-        .select(sql<boolean>`(SELECT s.updated_at FROM payments s WHERE s.id = p.id) = p.updated_at
-          AND (SELECT x.updated_at FROM orders x WHERE x.id = o.id) = o.updated_at`.as('current'))
-        .forUpdate(['p', 'o']))
-      .where('p.id', '=', id)
-      .where(ownedBy('p', principal))
-      .executeTakeFirst();
+    const [row] = await readRow(db, { id, businessId: principal.businessId, livemode: principal.livemode }, lock);
     if (!row) throw notFound('checkout session', id);
-    if (row.current === false) continue;
+    if (!row.current) continue;
     const { order_json, customer_json, siblings_json, usd_per_unit, version, current: _current, ...payment } = row;
     return {
       payment: payment as PaymentRow,

@@ -12,6 +12,25 @@ export interface CustomerDetails {
   billing_address?: StoredAddress | null;
 }
 
+/** A customer's columns as upsertCustomer writes them. */
+export function customerValues(principal: Pick<Principal, 'businessId' | 'livemode'>, details: CustomerDetails, now: Date, orderCreatedAt: Date = now) {
+  const json = (value: StoredAddress | null | undefined) => (value ? JSON.stringify(value) : null);
+  return {
+    id: newId('cus'),
+    business_id: principal.businessId,
+    livemode: principal.livemode,
+    email: details.email.toLowerCase(),
+    name: details.name ?? null,
+    phone: details.phone ?? null,
+    shipping_address: json(details.shipping_address),
+    billing_address: json(details.billing_address),
+    created_at: now,
+    details_at: orderCreatedAt,
+  };
+}
+
+export type CustomerValues = ReturnType<typeof customerValues>;
+
 /**
  * Finds or creates the customer for an email in the caller's mode (spec 2.3 rules 1 and 3):
  * one customer per lowercased email; details sent now replace the saved ones, details left
@@ -19,25 +38,18 @@ export interface CustomerDetails {
  * transaction with the RETURNING the caller needs.
  */
 export function upsertCustomer(qc: QueryCreator<Database>, principal: Principal, details: CustomerDetails, now: Date, orderCreatedAt: Date = now) {
-  const json = (value: StoredAddress | null | undefined) => (value ? JSON.stringify(value) : null);
+  return upsertCustomerValues(qc, customerValues(principal, details, now, orderCreatedAt));
+}
+
+/** upsertCustomer from the columns customerValues made. */
+export function upsertCustomerValues(qc: QueryCreator<Database>, values: CustomerValues) {
   // Only the customer's latest order speaks for them (rule 3): details from an older order,
   // started after a newer one was placed, do not replace the newer ones.
   const latest = sql<boolean>`(customers.details_at IS NULL OR excluded.details_at >= customers.details_at)`;
   const keep = <T>(column: string) => sql<T>`CASE WHEN ${latest} THEN COALESCE(${sql.ref(`excluded.${column}`)}, ${sql.ref(`customers.${column}`)}) ELSE ${sql.ref(`customers.${column}`)} END`;
   return qc
     .insertInto('customers')
-    .values({
-      id: newId('cus'),
-      business_id: principal.businessId,
-      livemode: principal.livemode,
-      email: details.email.toLowerCase(),
-      name: details.name ?? null,
-      phone: details.phone ?? null,
-      shipping_address: json(details.shipping_address),
-      billing_address: json(details.billing_address),
-      created_at: now,
-      details_at: orderCreatedAt,
-    })
+    .values(values)
     .onConflict((conflict) =>
       conflict
         .columns(['business_id', 'livemode', 'email'])

@@ -9,7 +9,7 @@ export const FIRST_ORDER_NUMBER = 1001;
  * statement to run inside the creating statement or transaction: the counter row stays locked
  * only until that commits.
  */
-export function allocateOrderNumber(qc: QueryCreator<Database>, principal: Principal) {
+export function allocateOrderNumber(qc: QueryCreator<Database>, principal: Pick<Principal, 'businessId' | 'livemode'>) {
   return qc
     .insertInto('order_numbers')
     .values({ business_id: principal.businessId, livemode: principal.livemode, last_number: FIRST_ORDER_NUMBER })

@@ -1,10 +1,54 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
 import type { Db } from '../../db/database.ts';
-import type { PaymentRow } from '../../db/schema.ts';
-import { upsertCustomer, type CustomerDetails } from '../customers/record.ts';
+import type { OrdersTable, PaymentRow, PaymentsTable } from '../../db/schema.ts';
+import { template } from '../../db/template.ts';
+import { customerValues, upsertCustomerValues, type CustomerDetails, type CustomerValues } from '../customers/record.ts';
 import { allocateOrderNumber, newOrder, type OrderFields } from '../orders/insert.ts';
 import { paymentValues } from './insert.ts';
+
+/** What changes the statement's SQL: whether there is a key to claim and a customer, and which columns are written. */
+interface InsertShape {
+  claim: boolean;
+  customer: boolean;
+  order: readonly string[];
+  payment: readonly string[];
+}
+
+type Args = Record<string, unknown>;
+
+/** The arguments named `${prefix}${column}` for each column, as a row of values. */
+const columns = (a: Args, prefix: string, names: readonly string[]) => Object.fromEntries(names.map((name) => [name, a[`${prefix}${name}`]]));
+const CUSTOMER_COLUMNS = Object.keys(customerValues({ businessId: '', livemode: false }, { email: '' }, new Date(0))) as Array<keyof CustomerValues>;
+
+const insertStatement = template((db: Db, a: Args, shape: InsertShape) => db
+  .with('claim', (qc) => shape.claim
+    ? qc.insertInto('idempotency_keys').values({
+        business_id: a.business_id as string, livemode: a.livemode as boolean, key: a.claim_key as string,
+        request_hash: a.claim_hash as Buffer, payment_id: a.payment_id as string, created_at: a.now as Date,
+      }).returning('key')
+    : qc.selectFrom('idempotency_keys').select('key').where(sql<boolean>`false`))
+  .with('number', (qc) => allocateOrderNumber(qc, { businessId: a.business_id as string, livemode: a.livemode as boolean }))
+  .with('customer', (qc) => shape.customer
+    ? upsertCustomerValues(qc, columns(a, 'customer_', CUSTOMER_COLUMNS) as CustomerValues).returning('id')
+    : qc.selectFrom('customers').select('id').where(sql<boolean>`false`))
+  .with('new_order', (qc) => qc
+    .insertInto('orders')
+    .values({
+      ...(columns(a, 'order_', shape.order) as Insertable<OrdersTable>),
+      number: (eb) => eb.selectFrom('number').select('last_number'),
+      customer_id: (eb) => eb.selectFrom('customer').select('id'),
+    }))
+  .insertInto('payments')
+  .values(columns(a, 'payment_', shape.payment) as Insertable<PaymentsTable>)
+  .returning((eb) => eb.selectFrom('customer').select('id').as('customer_id')),
+(shape) => `${shape.claim}|${shape.customer}|${shape.order.join(',')}|${shape.payment.join(',')}`);
+
+/** A row's defined values as `${prefix}${column}` arguments, and its columns. */
+function prefixed(row: object, prefix: string): [Args, string[]] {
+  const entries = Object.entries(row).filter(([, value]) => value !== undefined);
+  return [Object.fromEntries(entries.map(([column, value]) => [`${prefix}${column}`, value])), entries.map(([column]) => column)];
+}
 
 /**
  * Writes a new payment with its new order (and the order's customer, found or created by
@@ -22,27 +66,15 @@ export async function insertPaymentWithOrder(db: Db, principal: Principal, input
   const { payment, customer, now, idempotency } = input;
   if (payment.order_id === null) throw new Error('A payment created with its order needs the order id.');
   const order = newOrder(principal, payment.order_id, input.order, now);
-  const row = await db
-    .with('claim', (qc) => idempotency
-      ? qc.insertInto('idempotency_keys').values({
-          business_id: principal.businessId, livemode: principal.livemode, key: idempotency.key,
-          request_hash: idempotency.hash, payment_id: payment.id, created_at: now,
-        }).returning('key')
-      : qc.selectFrom('idempotency_keys').select('key').where(sql<boolean>`false`))
-    .with('number', (qc) => allocateOrderNumber(qc, principal))
-    .with('customer', (qc) => customer
-      ? upsertCustomer(qc, principal, customer, now).returning('id')
-      : qc.selectFrom('customers').select('id').where(sql<boolean>`false`))
-    .with('new_order', (qc) => qc
-      .insertInto('orders')
-      .values({
-        ...order,
-        number: (eb) => eb.selectFrom('number').select('last_number'),
-        customer_id: (eb) => eb.selectFrom('customer').select('id'),
-      }))
-    .insertInto('payments')
-    .values(paymentValues(payment))
-    .returning((eb) => eb.selectFrom('customer').select('id').as('customer_id'))
-    .executeTakeFirstOrThrow();
+  const [orderArgs, orderColumns] = prefixed(order, 'order_');
+  const [paymentArgs, paymentColumns] = prefixed(paymentValues(payment), 'payment_');
+  const [customerArgs] = prefixed(customer ? customerValues(principal, customer, now) : {}, 'customer_');
+  const args: Args = {
+    business_id: principal.businessId, livemode: principal.livemode, payment_id: payment.id, now,
+    claim_key: idempotency?.key ?? null, claim_hash: idempotency?.hash ?? null,
+    ...orderArgs, ...paymentArgs, ...customerArgs,
+  };
+  const [row] = await insertStatement(db, args, { claim: Boolean(idempotency), customer: customer !== null, order: orderColumns, payment: paymentColumns });
+  if (!row) throw new Error('Inserting the payment returned no row.');
   return { customerId: row.customer_id };
 }
