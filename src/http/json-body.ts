@@ -5,6 +5,8 @@ import { ApiError } from '../core/errors.ts';
 // JSON bodies: parsed with prototype-poisoning protection; an empty body is no body (POST
 // .../cancel takes none); text PostgreSQL cannot store (NUL) is refused as bad JSON.
 const NUL_ESCAPE = /\\u0000/i;
+// Decoded UTF-8 is always well formed: only a \\u escape of a surrogate can make a lone one.
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
@@ -18,7 +20,7 @@ export function registerJsonBody(app: FastifyInstance): void {
     } catch {
       return done(new ApiError('invalid_json', 'The body is not valid JSON.'), undefined);
     }
-    if (!wellFormed(parsed)) return done(new ApiError('invalid_json', 'The body has text that is not valid Unicode (a lone surrogate such as \\ud800).'), undefined);
+    if (SURROGATE_ESCAPE.test(text) && !wellFormed(parsed)) return done(new ApiError('invalid_json', 'The body has text that is not valid Unicode (a lone surrogate such as \\ud800).'), undefined);
     done(null, parsed);
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
@@ -29,7 +31,9 @@ export function registerJsonBody(app: FastifyInstance): void {
 function wellFormed(value: unknown): boolean {
   if (typeof value === 'string') return value.isWellFormed();
   if (Array.isArray(value)) return value.every(wellFormed);
-  if (typeof value === 'object' && value !== null) return Object.entries(value).every(([key, item]) => key.isWellFormed() && wellFormed(item));
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) if (!key.isWellFormed() || !wellFormed(item)) return false;
+  }
   return true;
 }
 

@@ -45,9 +45,16 @@ const insertStatement = template((db: Db, a: Args, shape: InsertShape) => db
 (shape) => `${shape.claim}|${shape.customer}|${shape.order.join(',')}|${shape.payment.join(',')}`);
 
 /** A row's defined values as `${prefix}${column}` arguments, and its columns. */
-function prefixed(row: object, prefix: string): [Args, string[]] {
-  const entries = Object.entries(row).filter(([, value]) => value !== undefined);
-  return [Object.fromEntries(entries.map(([column, value]) => [`${prefix}${column}`, value])), entries.map(([column]) => column)];
+function prefixed(row: Record<string, unknown>, prefix: string): [Args, string[]] {
+  const args: Args = {};
+  const names: string[] = [];
+  for (const column in row) {
+    const value = row[column];
+    if (value === undefined) continue;
+    args[prefix + column] = value;
+    names.push(column);
+  }
+  return [args, names];
 }
 
 /**
