@@ -6,13 +6,15 @@ import type { Db } from './database.ts';
 // for each argument; afterwards a call only puts its arguments in the parameter list.
 
 const MARK = '\u0000template-argument\u0000';
+/** Between an argument's name and a field's, in the marker of a field of an argument. */
+const FIELD = '\u0001';
 
 type Args = Record<string, unknown>;
 
 interface Compiled {
   sql: string;
-  /** Each parameter: the name of the argument it takes, or the constant the build put there. */
-  slots: Array<{ argument: string } | { constant: unknown }>;
+  /** Each parameter: the argument (and field of it) it takes, or the constant the build put there. */
+  slots: Array<{ argument: string; field?: string } | { constant: unknown }>;
 }
 
 /** Whether a marker hides anywhere in a constant (an argument combined into something else). */
@@ -36,9 +38,9 @@ function compile<A extends Args, S>(db: Db, build: (db: Db, args: A, shape: S) =
   const sent = new Set<string>();
   const slots = parameters.map((value) => {
     if (typeof value === 'string' && value.startsWith(MARK) && value.lastIndexOf(MARK) === 0) {
-      const argument = value.slice(MARK.length);
+      const [argument = '', field] = value.slice(MARK.length).split(FIELD);
       sent.add(argument);
-      return { argument };
+      return field === undefined ? { argument } : { argument, field };
     }
     if (holdsMarker(value)) throw new Error('A template argument was combined into another value; arguments must be values of their own.');
     return { constant: value };
@@ -68,9 +70,9 @@ export function template<A extends Args, R, S = undefined>(
     }
     const parameters = compiled.slots.map((slot) => {
       if ('constant' in slot) return slot.constant;
-      const value = args[slot.argument];
+      const value = slot.field === undefined ? args[slot.argument] : (args[slot.argument] as Record<string, unknown> | undefined)?.[slot.field];
       // Kysely leaves an undefined value out of the query; a template cannot, so it is a mistake.
-      if (value === undefined) throw new Error(`Template argument ${slot.argument} is undefined.`);
+      if (value === undefined) throw new Error(`Template argument ${slot.argument}${slot.field === undefined ? '' : `.${slot.field}`} is undefined.`);
       // Nor can it take an expression where it expects a value.
       if (typeof value === 'function' || (typeof value === 'object' && value !== null && 'toOperationNode' in value)) {
         throw new Error(`Template argument ${slot.argument} is an expression, not a value.`);
@@ -79,4 +81,13 @@ export function template<A extends Args, R, S = undefined>(
     });
     return (await db.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters))).rows;
   };
+}
+
+/**
+ * In a template's build: the fields `names` of an object argument, each a value of its own (a row
+ * to insert, the columns to set). The call passes the object; its fields become the parameters.
+ */
+export function fieldsOf(argument: unknown, names: readonly string[]): Record<string, unknown> {
+  if (typeof argument !== 'string' || !argument.startsWith(MARK)) throw new Error('fieldsOf takes a template argument.');
+  return Object.fromEntries(names.map((name) => [name, `${argument}${FIELD}${name}`]));
 }

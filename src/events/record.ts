@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { unixSeconds } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
 import type { Db } from '../db/database.ts';
-import { template } from '../db/template.ts';
+import { fieldsOf, template } from '../db/template.ts';
 import type { Updateable } from 'kysely';
 import type { CustomerRow, OrderRow, PaymentRow, PaymentStatus, PaymentsTable } from '../db/schema.ts';
 import type { JobSender } from '../jobs/queues.ts';
@@ -77,7 +77,7 @@ function eventStatement(jobs: JobSender) {
   return template((db: Db, a: EventArgs, shape: EventShape) => db
     .with('moved', (qc) => shape.set && shape.from
       ? qc.updateTable('payments')
-        .set(Object.fromEntries(shape.set.map((column) => [column, a[`set_${column}`]])))
+        .set(fieldsOf(a.set, shape.set))
         .where('id', '=', a.payment_id as string)
         .where('status', 'in', [...shape.from])
         .$if(shape.versioned, (q) => q.where(sql<string>`xmin::text`, '=', a.version as string))
@@ -140,16 +140,14 @@ export async function recordPaymentEvent(db: Db, deps: EventDeps, type: PaymentE
     statement = eventStatement(deps.jobs);
     statements.set(deps.jobs, statement);
   }
-  const set = move ? Object.entries(move.set).filter(([, value]) => value !== undefined) : [];
   const args: EventArgs = {
     id, business_id: payment.business_id, livemode: payment.livemode, type, payment_id: payment.id,
     order_id: state.order?.id ?? null, customer_id: state.customer?.id ?? null, body: eventBody(id, type, state, deps), now: deps.now,
-    version: move?.version ?? null,
-    ...Object.fromEntries(set.map(([column, value]) => [`set_${column}`, value])),
+    version: move?.version ?? null, set: move?.set ?? null,
   };
   const shape: EventShape = {
     legacy: LEGACY_TYPES.includes(type),
-    set: move ? set.map(([column]) => column) : null,
+    set: move ? Object.keys(move.set).filter((column) => move.set[column as keyof typeof move.set] !== undefined) : null,
     from: move?.from ?? null,
     versioned: move?.version !== undefined,
   };

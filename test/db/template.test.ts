@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { template } from '../../src/db/template.ts';
+import { fieldsOf, template } from '../../src/db/template.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
 // Templates: a query built once per shape, then run with new parameters; a build that uses an
@@ -27,6 +27,17 @@ describe('template', () => {
     expect(await echo(t.db, { text: 'bea', number: 41, when }, false)).toEqual([{ text: 'bea', next: 42, day: '2026-11-21' }]);
     expect(await echo(t.db, { text: 'cid', number: 0, when }, true)).toEqual([{ text: 'CID', next: 1, day: '2026-11-21' }]);
     expect(builds).toBe(2);
+  });
+
+  it('takes an object argument field by field (a row to write)', async () => {
+    const row = template((db: Db, a: { row: { text: string; number: number } }, names: readonly string[]) =>
+      db.selectNoFrom(sql<string>`${JSON.stringify(names)}::text`.as('names')).select(() => [
+        sql<string>`${fieldsOf(a.row, names).text}::text`.as('text'),
+        sql<number>`${fieldsOf(a.row, names).number}::int`.as('number'),
+      ]), (names) => names.join(','));
+    expect(await row(t.db, { row: { text: 'ann', number: 7 } }, ['text', 'number'])).toEqual([{ names: '["text","number"]', text: 'ann', number: 7 }]);
+    expect(await row(t.db, { row: { text: 'bea', number: 8 } }, ['text', 'number'])).toEqual([{ names: '["text","number"]', text: 'bea', number: 8 }]);
+    await expect(row(t.db, { row: { text: 'cid' } as never }, ['text', 'number'])).rejects.toThrow(/row\.number is undefined/);
   });
 
   it('runs inside a transaction', async () => {

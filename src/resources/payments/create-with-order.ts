@@ -2,7 +2,7 @@ import { sql, type Insertable } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
 import type { Db } from '../../db/database.ts';
 import type { OrdersTable, PaymentRow, PaymentsTable } from '../../db/schema.ts';
-import { template } from '../../db/template.ts';
+import { fieldsOf, template } from '../../db/template.ts';
 import { customerValues, upsertCustomerValues, type CustomerDetails, type CustomerValues } from '../customers/record.ts';
 import { allocateOrderNumber, newOrder, type OrderFields } from '../orders/insert.ts';
 import { paymentValues } from './insert.ts';
@@ -17,8 +17,6 @@ interface InsertShape {
 
 type Args = Record<string, unknown>;
 
-/** The arguments named `${prefix}${column}` for each column, as a row of values. */
-const columns = (a: Args, prefix: string, names: readonly string[]) => Object.fromEntries(names.map((name) => [name, a[`${prefix}${name}`]]));
 const CUSTOMER_COLUMNS = Object.keys(customerValues({ businessId: '', livemode: false }, { email: '' }, new Date(0))) as Array<keyof CustomerValues>;
 
 const insertStatement = template((db: Db, a: Args, shape: InsertShape) => db
@@ -30,31 +28,25 @@ const insertStatement = template((db: Db, a: Args, shape: InsertShape) => db
     : qc.selectFrom('idempotency_keys').select('key').where(sql<boolean>`false`))
   .with('number', (qc) => allocateOrderNumber(qc, { businessId: a.business_id as string, livemode: a.livemode as boolean }))
   .with('customer', (qc) => shape.customer
-    ? upsertCustomerValues(qc, columns(a, 'customer_', CUSTOMER_COLUMNS) as CustomerValues).returning('id')
+    ? upsertCustomerValues(qc, fieldsOf(a.customer, CUSTOMER_COLUMNS) as CustomerValues).returning('id')
     : qc.selectFrom('customers').select('id').where(sql<boolean>`false`))
   .with('new_order', (qc) => qc
     .insertInto('orders')
     .values({
-      ...(columns(a, 'order_', shape.order) as Insertable<OrdersTable>),
+      ...(fieldsOf(a.order, shape.order) as Insertable<OrdersTable>),
       number: (eb) => eb.selectFrom('number').select('last_number'),
       customer_id: (eb) => eb.selectFrom('customer').select('id'),
     }))
   .insertInto('payments')
-  .values(columns(a, 'payment_', shape.payment) as Insertable<PaymentsTable>)
+  .values(fieldsOf(a.payment, shape.payment) as Insertable<PaymentsTable>)
   .returning((eb) => eb.selectFrom('customer').select('id').as('customer_id')),
 (shape) => `${shape.claim}|${shape.customer}|${shape.order.join(',')}|${shape.payment.join(',')}`);
 
-/** A row's defined values as `${prefix}${column}` arguments, and its columns. */
-function prefixed(row: Record<string, unknown>, prefix: string): [Args, string[]] {
-  const args: Args = {};
+/** The columns of a row that have a value (Kysely would leave the others to their defaults). */
+function columnsOf(row: object): string[] {
   const names: string[] = [];
-  for (const column in row) {
-    const value = row[column];
-    if (value === undefined) continue;
-    args[prefix + column] = value;
-    names.push(column);
-  }
-  return [args, names];
+  for (const [column, value] of Object.entries(row)) if (value !== undefined) names.push(column);
+  return names;
 }
 
 /**
@@ -73,15 +65,14 @@ export async function insertPaymentWithOrder(db: Db, principal: Principal, input
   const { payment, customer, now, idempotency } = input;
   if (payment.order_id === null) throw new Error('A payment created with its order needs the order id.');
   const order = newOrder(principal, payment.order_id, input.order, now);
-  const [orderArgs, orderColumns] = prefixed(order, 'order_');
-  const [paymentArgs, paymentColumns] = prefixed(paymentValues(payment), 'payment_');
-  const [customerArgs] = prefixed(customer ? customerValues(principal, customer, now) : {}, 'customer_');
+  const values = paymentValues(payment);
   const args: Args = {
     business_id: principal.businessId, livemode: principal.livemode, payment_id: payment.id, now,
     claim_key: idempotency?.key ?? null, claim_hash: idempotency?.hash ?? null,
-    ...orderArgs, ...paymentArgs, ...customerArgs,
+    order, payment: values, customer: customer ? customerValues(principal, customer, now) : null,
   };
-  const [row] = await insertStatement(db, args, { claim: Boolean(idempotency), customer: customer !== null, order: orderColumns, payment: paymentColumns });
+  const shape = { claim: Boolean(idempotency), customer: customer !== null, order: columnsOf(order), payment: columnsOf(values) };
+  const [row] = await insertStatement(db, args, shape);
   if (!row) throw new Error('Inserting the payment returned no row.');
   return { customerId: row.customer_id };
 }
