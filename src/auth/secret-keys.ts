@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { randomBase62 } from '../core/ids.ts';
 
 // Secret keys: `sk_test_` or `sk_live_` followed by 32 base62 characters (190 bits).
@@ -12,7 +12,7 @@ export function generateSecretKey(livemode: boolean): string {
 }
 
 export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
+  return hash('sha256', secret, 'buffer');
 }
 
 /** The mode a well-formed key names, or null when the text is not a secret key at all. */

@@ -24,26 +24,46 @@ function refuseNul(values: Record<string, unknown>, where: 'path' | 'query'): vo
   }
 }
 
+/** What an operation takes from a request, worked out once per route. */
+interface InputShape {
+  pathNames: readonly string[];
+  /** [header, field] of each header-borne input (Idempotency-Key). */
+  headers: ReadonlyArray<[string, string]>;
+  headerFields: ReadonlySet<string>;
+}
+
+function inputShape(operation: Operation): InputShape {
+  const headers = Object.entries(operation.http.headers ?? {}).map(([header, field]): [string, string] => [header.toLowerCase(), field]);
+  return { pathNames: pathParams(operation), headers, headerFields: new Set(headers.map(([, field]) => field)) };
+}
+
 /** Path params, then the query (GET, DELETE) or the JSON body (POST, PATCH), as one input. */
-function rawInput(operation: Operation, request: FastifyRequest): Record<string, unknown> {
+function rawInput(operation: Operation, shape: InputShape, request: FastifyRequest): Record<string, unknown> {
   const params = request.params as Record<string, string>;
   refuseNul(params, 'path');
-  const fromPath = Object.fromEntries(pathParams(operation).map((name) => [name, params[name]]));
+  const input: Record<string, unknown> = {};
   if (operation.http.method === 'GET' || operation.http.method === 'DELETE') {
     const query = request.query as Record<string, unknown>;
     refuseNul(query, 'query');
-    return { ...query, ...fromPath };
+    Object.assign(input, query);
+  } else {
+    const body = request.body;
+    if (body !== undefined && !isJsonObject(body)) throw new ApiError('invalid_json', 'The body must be a JSON object.');
+    // A header-borne input (Idempotency-Key) comes from its header only; a body field of the
+    // same name is an unknown field, and ignored.
+    if (body !== undefined) {
+      for (const name of Object.keys(body)) {
+        // (The JSON parser already drops __proto__; an assignment must never set a prototype.)
+        if (!shape.headerFields.has(name) && name !== '__proto__') input[name] = body[name];
+      }
+    }
+    for (const [header, field] of shape.headers) {
+      const value = request.headers[header];
+      if (value !== undefined) input[field] = value;
+    }
   }
-  const body = request.body;
-  if (body !== undefined && !isJsonObject(body)) throw new ApiError('invalid_json', 'The body must be a JSON object.');
-  // A header-borne input (Idempotency-Key) comes from its header only; a body field of the
-  // same name is an unknown field, and ignored.
-  const headers = Object.entries(operation.http.headers ?? {});
-  const fromBody = Object.fromEntries(Object.entries(body ?? {}).filter(([name]) => !headers.some(([, field]) => field === name)));
-  const fromHeaders = Object.fromEntries(headers
-    .filter(([header]) => request.headers[header.toLowerCase()] !== undefined)
-    .map(([header, field]) => [field, request.headers[header.toLowerCase()]]));
-  return { ...fromBody, ...fromHeaders, ...fromPath };
+  for (const name of shape.pathNames) input[name] = params[name];
+  return input;
 }
 
 /** Validates an operation's input; an error in a header-borne field names the header. */
@@ -60,12 +80,13 @@ function parseInput(operation: Operation, raw: Record<string, unknown>): Record<
 /** One route per registry operation: admit the caller, validate, run the verb. */
 export function registerOperationRoutes(app: FastifyInstance, operations: readonly Operation[], appContext: AppContext, gate: Gate): void {
   for (const operation of operations) {
+    const shape = inputShape(operation);
     app.route({
       method: operation.http.method,
       url: restPath(operation),
       handler: async (request, reply) => {
         const principal = await gate.admit(request.headers.authorization, request.ip, operation);
-        const input = parseInput(operation, rawInput(operation, request));
+        const input = parseInput(operation, rawInput(operation, shape, request));
         const output = await operation.run({ ...appContext, principal }, input);
         if (output instanceof Answer) return reply.code(output.status).send(output.body);
         return reply.code(operation.http.status).send(output);
