@@ -35,10 +35,10 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   });
 
   // Every response, errors included: never cached, never shared with a browser origin.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('Cache-Control', 'no-store');
     reply.header('X-Content-Type-Options', 'nosniff');
-    return payload;
+    done(null, payload);
   });
 
   // Error handling first: routes take the handler of their context when they are registered.

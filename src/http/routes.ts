@@ -15,8 +15,10 @@ export function restPath(operation: Operation): string {
 
 // PostgreSQL text cannot hold NUL; such a path or query names nothing and filters nothing.
 function refuseNul(values: Record<string, unknown>, where: 'path' | 'query'): void {
-  for (const [name, value] of Object.entries(values)) {
-    if ([value].flat().some((item) => typeof item === 'string' && item.includes('\u0000'))) {
+  for (const name in values) {
+    const value = values[name];
+    const items = Array.isArray(value) ? value : [value];
+    if (items.some((item) => typeof item === 'string' && item.includes('\u0000'))) {
       throw where === 'path'
         ? new ApiError('not_found', 'No object has this id.')
         : new ApiError('invalid_filter', `${name} must not contain the NUL character.`, name);
