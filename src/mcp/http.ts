@@ -47,10 +47,13 @@ function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefiniti
   return server;
 }
 
+/** The headers the MCP transport reads (the credential, Host and Origin are checked before it). */
+const TRANSPORT_HEADERS = new Set(['accept', 'content-type', 'last-event-id']);
+
 function webRequest(request: FastifyRequest, baseUrl: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined || name === 'content-length' || name === 'host') continue;
+    if (value === undefined || !(TRANSPORT_HEADERS.has(name) || name.startsWith('mcp-'))) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
   // The body goes to the handler already parsed (parsedBody), not again as text.
