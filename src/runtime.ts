@@ -103,10 +103,9 @@ export async function openAppContext(databaseUrl: string, config: Config, option
   /** Extra certificate authorities webhook sends trust (tests serving https on loopback). */
   webhookCa?: string;
 }): Promise<AppHandle> {
-  const handle = openDatabase(databaseUrl, config.dbPoolSize, { prepare: true });
-  // Jobs queued inside our transactions take their times from pg-boss's job_now(): on a test
+  // Jobs queued inside our statements take their times from pg-boss's job_now(): on a test
   // clock, our sessions must read the clock pg-boss's own sessions read.
-  if (options.bossClock) handle.pool.on('connect', (client) => void client.query(`SET ${BOSS_TEST_CLOCK_SETTING} = 'on'`).catch(() => undefined));
+  const handle = openDatabase(databaseUrl, config.dbPoolSize, { prepare: true, ...(options.bossClock ? { settings: { [BOSS_TEST_CLOCK_SETTING]: 'on' } } : {}) });
   const authChanges = listenForAuthChanges(databaseUrl);
   const jobs = await startJobs(databaseUrl, { clock: options.bossClock, log: (error) => console.error(`[jobs] ${error.message}`) }).catch(async (error: unknown) => {
     await authChanges.close();

@@ -43,8 +43,10 @@ function preparingPool(pool: pg.Pool): PostgresPool {
   };
 }
 
-export function openDatabase(connectionString: string, poolSize: number, options: { prepare?: boolean } = {}): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString, max: poolSize, application_name: 'payment-service' });
+/** settings: session settings every connection starts with (sent in its startup packet). */
+export function openDatabase(connectionString: string, poolSize: number, options: { prepare?: boolean; settings?: Record<string, string> } = {}): DatabaseHandle {
+  const startup = Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`).join(' ');
+  const pool = new pg.Pool({ connectionString, max: poolSize, application_name: 'payment-service', ...(startup ? { options: startup } : {}) });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: options.prepare ? preparingPool(pool) : pool }) });
