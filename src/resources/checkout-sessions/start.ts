@@ -27,10 +27,13 @@ const readRow = template((db: Db, args: { id: string; businessId: string; livemo
   .innerJoin('orders as o', 'o.id', 'p.order_id')
   // Rows as JSON, one column each: one parse for the row instead of one parser per column.
   .select([
-    sql<Json>`to_jsonb(p) || jsonb_build_object('value_coin', p.value_coin::text, 'merchant_received', p.merchant_received::text)`.as('payment_json'),
+    // (row_to_json writes the text directly; numeric columns also come as text, exactly.)
+    sql<Json>`row_to_json(p)`.as('payment_json'),
+    sql<string | null>`p.value_coin::text`.as('value_coin'),
+    sql<string | null>`p.merchant_received::text`.as('merchant_received'),
     sql<string>`p.xmin::text`.as('version'),
-    sql<Json>`to_jsonb(o)`.as('order_json'),
-    sql<Json | null>`(SELECT to_jsonb(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
+    sql<Json>`row_to_json(o)`.as('order_json'),
+    sql<Json | null>`(SELECT row_to_json(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
     sql<string>`(SELECT usd_per_unit::text FROM fx_rates WHERE fx_rates.currency = p.currency)`.as('usd_per_unit'),
     sql<Json[]>`(SELECT coalesce(jsonb_agg(to_jsonb(s) || jsonb_build_object('value_coin', s.value_coin::text,
       'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
@@ -54,9 +57,9 @@ async function readPayment(db: Db, ctx: OperationContext, id: string, lock: bool
     const [row] = await readRow(db, { id, businessId: principal.businessId, livemode: principal.livemode }, lock);
     if (!row) throw notFound('checkout session', id);
     if (!row.current) continue;
-    const { payment_json, order_json, customer_json, siblings_json, usd_per_unit, version } = row;
+    const { payment_json, value_coin, merchant_received, order_json, customer_json, siblings_json, usd_per_unit, version } = row;
     return {
-      payment: paymentFromJson(payment_json),
+      payment: paymentFromJson({ ...payment_json, value_coin, merchant_received }),
       version,
       usdPerUnit: usd_per_unit,
       order: orderFromJson(order_json),
