@@ -47,7 +47,8 @@ function rawInput(operation: Operation, shape: InputShape, request: FastifyReque
   if (operation.http.method === 'GET' || operation.http.method === 'DELETE') {
     const query = request.query as Record<string, unknown>;
     refuseNul(query, 'query');
-    Object.assign(input, query);
+    // (An assignment must never set a prototype: a query may name __proto__.)
+    for (const name in query) if (name !== '__proto__') input[name] = query[name];
   } else {
     const body = request.body;
     if (body !== undefined && !isJsonObject(body)) throw new ApiError('invalid_json', 'The body must be a JSON object.');
@@ -55,7 +56,7 @@ function rawInput(operation: Operation, shape: InputShape, request: FastifyReque
     // same name is an unknown field, and ignored.
     if (body !== undefined) {
       for (const name of Object.keys(body)) {
-        // (The JSON parser already drops __proto__; an assignment must never set a prototype.)
+        // (The JSON parser already drops __proto__; as above.)
         if (!shape.headerFields.has(name) && name !== '__proto__') input[name] = body[name];
       }
     }

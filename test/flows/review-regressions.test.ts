@@ -333,6 +333,23 @@ describe('starts that move only the payment (read without locks, written for the
   });
 });
 
+describe('first starts of one Live session at once', () => {
+  it('every answer shows the deposit address the payment keeps (a drawn address never replaces one already given)', async () => {
+    for (let round = 0; round < 8; round++) {
+      const { id } = await session({}, live);
+      const answers = await Promise.all([0, 1, 2, 3].map((i) =>
+        t.request('POST', `/v1/checkout_sessions/${id}/start`, { key: live, body: { email: `live-${i}-${unique()}@race.example` } })));
+      const stored = (await paymentRow(id)).deposit_address;
+      expect(stored).toEqual(expect.any(String));
+      for (const answer of answers) {
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        expect((answer.body as { deposit_address: string }).deposit_address, `round ${round}`).toBe(stored);
+      }
+      for (const event of await eventsOf(t, id)) expect(event.data.payment.depositAddress).toBe(stored);
+    }
+  });
+});
+
 // ---- 6. the money facts are locked at the first start ----
 
 describe('a repeated start', () => {

@@ -86,8 +86,9 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   const now = ctx.clock.now();
   const givesDetails = [input.name, input.phone, input.shipping_address, input.billing_address].some((given) => given != null);
   const events = { baseUrl: ctx.config.baseUrl, jobs: ctx.jobs, now };
-  // A Live payment's deposit address, drawn at most once however often the start is planned.
-  let deposit: string | null | undefined;
+  // A Live deposit address this request drew, at most once however often the start is planned;
+  // used only while the payment has none (a concurrent first start may have given it one).
+  let drawn: string | undefined;
 
   // What the start makes of what was read: the buyer, and the payment and order it leaves.
   const plan = async (read: Read) => {
@@ -96,8 +97,8 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     const email = (input.email ?? payment.customer_email)?.toLowerCase();
     if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
     // Fee, payout wallet, USD value and deposit address are locked once, at the first start.
-    deposit ??= payment.deposit_address ?? (principal.livemode
-      ? ctx.deposits.address(Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(ctx.db)).rows[0]?.index))
+    const deposit = payment.deposit_address ?? (principal.livemode
+      ? (drawn ??= ctx.deposits.address(Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(ctx.db)).rows[0]?.index)))
       : null);
     const firstStart = payment.started_at === null;
     const locked = {
