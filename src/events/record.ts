@@ -11,7 +11,7 @@ import type { PaymentEventType } from './types.ts';
 
 // Writing an event: the envelope (spec 2.5) stored as the exact body every attempt will send,
 // one delivery per subscribed endpoint of the same mode, and the first attempt of each queued
-// in pg-boss, all in the transaction of the change.
+// in pg-boss, all in one statement, inside the transaction of the change or as the change itself.
 
 /** Endpoints added before this date receive only payment.paid and payment.failed until their events are edited (spec 6.1). */
 export const ALL_EVENTS_SINCE = new Date('2026-09-26T00:00:00Z');
