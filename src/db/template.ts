@@ -84,6 +84,16 @@ export function template<A extends Args, R, S = undefined>(
 }
 
 /**
+ * The columns of a row that have a value: the ones Kysely would write (it leaves undefined
+ * ones to their defaults), for a template's shape.
+ */
+export function valuedColumns(row: object): string[] {
+  const names: string[] = [];
+  for (const [column, value] of Object.entries(row)) if (value !== undefined) names.push(column);
+  return names;
+}
+
+/**
  * In a template's build: the fields `names` of an object argument, each a value of its own (a row
  * to insert, the columns to set). The call passes the object; its fields become the parameters.
  */

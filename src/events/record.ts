@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { unixSeconds } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
 import type { Db } from '../db/database.ts';
-import { fieldsOf, template } from '../db/template.ts';
+import { fieldsOf, template, valuedColumns } from '../db/template.ts';
 import type { Updateable } from 'kysely';
 import type { CustomerRow, OrderRow, PaymentRow, PaymentStatus, PaymentsTable } from '../db/schema.ts';
 import type { JobSender } from '../jobs/queues.ts';
@@ -147,7 +147,7 @@ export async function recordPaymentEvent(db: Db, deps: EventDeps, type: PaymentE
   };
   const shape: EventShape = {
     legacy: LEGACY_TYPES.includes(type),
-    set: move ? Object.keys(move.set).filter((column) => move.set[column as keyof typeof move.set] !== undefined) : null,
+    set: move ? valuedColumns(move.set) : null,
     from: move?.from ?? null,
     versioned: move?.version !== undefined,
   };

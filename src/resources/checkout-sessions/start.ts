@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { OperationContext } from '../../core/context.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import type { Db } from '../../db/database.ts';
-import { ownedBy } from '../../db/owned.ts';
+import { scoped } from '../../db/owned.ts';
 import { template } from '../../db/template.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { MoveNotApplied, recordPaymentEvent } from '../../events/record.ts';
@@ -22,7 +22,7 @@ type Json = Record<string, unknown>;
 const OPTIMISTIC_TRIES = 3;
 
 /** The payment with its order, the order's customer, its other payments and the exchange rate, as one row. */
-const readRow = template((db: Db, args: { id: string; businessId: string; livemode: boolean }, lock: boolean) => db
+const readRow = template((db: Db, args: { id: string; businessId: string; livemode: boolean }, lock: boolean) => scoped(db
   .selectFrom('payments as p')
   .innerJoin('orders as o', 'o.id', 'p.order_id')
   // Rows as JSON, one column each: one parse for the row instead of one parser per column.
@@ -39,9 +39,7 @@ const readRow = template((db: Db, args: { id: string; businessId: string; livemo
       'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
     sql<boolean>`${lock ? sql`(SELECT s.updated_at FROM payments s WHERE s.id = p.id) = p.updated_at
       AND (SELECT x.updated_at FROM orders x WHERE x.id = o.id) = o.updated_at` : sql`true`}`.as('current'),
-  ])
-  .where('p.id', '=', args.id)
-  .where(ownedBy('p', args))
+  ]), 'p', args, args.id)
   .$if(lock, (q) => q.forUpdate(['p', 'o'])), (lock) => String(lock));
 
 /**

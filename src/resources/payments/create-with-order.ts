@@ -2,7 +2,7 @@ import { sql, type Insertable } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
 import type { Db } from '../../db/database.ts';
 import type { OrdersTable, PaymentRow, PaymentsTable } from '../../db/schema.ts';
-import { fieldsOf, template } from '../../db/template.ts';
+import { fieldsOf, template, valuedColumns } from '../../db/template.ts';
 import { customerValues, upsertCustomerValues, type CustomerDetails, type CustomerValues } from '../customers/record.ts';
 import { allocateOrderNumber, newOrder, type OrderFields } from '../orders/insert.ts';
 import { paymentValues } from './insert.ts';
@@ -42,13 +42,6 @@ const insertStatement = template((db: Db, a: Args, shape: InsertShape) => db
   .returning((eb) => eb.selectFrom('customer').select('id').as('customer_id')),
 (shape) => `${shape.claim}|${shape.customer}|${shape.order.join(',')}|${shape.payment.join(',')}`);
 
-/** The columns of a row that have a value (Kysely would leave the others to their defaults). */
-function columnsOf(row: object): string[] {
-  const names: string[] = [];
-  for (const [column, value] of Object.entries(row)) if (value !== undefined) names.push(column);
-  return names;
-}
-
 /**
  * Writes a new payment with its new order (and the order's customer, found or created by
  * email, and an Idempotency-Key's claim) in one SQL statement: atomic without a transaction's
@@ -71,7 +64,7 @@ export async function insertPaymentWithOrder(db: Db, principal: Principal, input
     claim_key: idempotency?.key ?? null, claim_hash: idempotency?.hash ?? null,
     order, payment: values, customer: customer ? customerValues(principal, customer, now) : null,
   };
-  const shape = { claim: Boolean(idempotency), customer: customer !== null, order: columnsOf(order), payment: columnsOf(values) };
+  const shape = { claim: Boolean(idempotency), customer: customer !== null, order: valuedColumns(order), payment: valuedColumns(values) };
   const [row] = await insertStatement(db, args, shape);
   if (!row) throw new Error('Inserting the payment returned no row.');
   return { customerId: row.customer_id };
