@@ -1,4 +1,4 @@
-import type { AppContext } from '../src/core/context.ts';
+import type { AppContext } from '../src/verbs/context.ts';
 import { API_SCOPES } from '../src/auth/scopes.ts';
 import type { RequestSpec } from './load.ts';
 

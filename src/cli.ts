@@ -4,7 +4,7 @@ import { moneyCommands } from './cli/money.ts';
 import { tenancyCommands } from './cli/tenancy.ts';
 import { webhookCommands } from './cli/webhooks.ts';
 import { UsageError, type Command } from './cli/command.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig } from './core/config.ts';
 import { ApiError, RefusedError } from './core/errors.ts';
 import { openRuntime } from './runtime.ts';
 
@@ -51,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const runtime = await openRuntime(loadConfig());
   try {
-    const result = await command.run(runtime, parsed.values, parsed.positionals);
+    const result = await command.run(runtime.context, parsed.values, parsed.positionals);
     console.log(json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (error) {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from './config.ts';
-import { buildApp } from './http/app.ts';
+import { loadConfig } from './core/config.ts';
+import { buildApp } from './app.ts';
 import { operations } from './operations.ts';
 import { openRuntime, startWorkers } from './runtime.ts';
 

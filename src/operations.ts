@@ -1,4 +1,4 @@
-import type { Operation } from './core/operation.ts';
+import type { Operation } from './verbs/operation.ts';
 import { checkoutSessionOperations } from './resources/checkout-sessions/operations.ts';
 import { credentialOperations } from './resources/credential/operations.ts';
 import { checkoutOperations } from './resources/checkouts/operations.ts';

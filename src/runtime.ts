@@ -3,23 +3,26 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { lookup, Resolver } from 'node:dns/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { listenForAuthChanges } from './auth/changes.ts';
-import type { Config } from './config.ts';
+import { listenForAuthChanges } from './db/auth-changes.ts';
+import type { Config } from './core/config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
-import type { AppContext } from './core/context.ts';
+import type { AppContext } from './verbs/context.ts';
 import { SecretBox } from './core/secret-box.ts';
-import { DepositAddresses } from './processor/deposit-addresses.ts';
+import { DepositAddresses } from './core/deposit-addresses.ts';
 import { HDKey } from '@scure/bip32';
 import { openDatabase } from './db/database.ts';
 import { startEmbedded } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { BOSS_TEST_CLOCK_SETTING, startJobs, type Jobs } from './jobs/boss.ts';
-import { forgetExpired } from './jobs/retention.ts';
+import { forgetIdempotencyKeys } from './resources/checkout-sessions/idempotency.ts';
+import { forgetDeliveryHistory } from './webhooks/retention.ts';
+import { forgetExpiredSessions } from './auth/sessions.ts';
+import { forgetOAuthLeftovers } from './agents/retention.ts';
 import { expireDuePayments } from './resources/payments/expire.ts';
 import { requeueOverdue, runDeliveryJob } from './webhooks/deliveries.ts';
-import { WebhookSender } from './webhooks/sender.ts';
-import { AccessTokens } from './oauth/access-tokens.ts';
-import { SigningKeys } from './oauth/signing-keys.ts';
+import { WebhookSender } from './net/outbound-client.ts';
+import { AccessTokens } from './auth/access-tokens.ts';
+import { SigningKeys } from './auth/signing-keys.ts';
 import type { Clock as BossClock } from 'pg-boss';
 
 // What the server, the CLI, the tests and the benchmarks share: the database (embedded unless
@@ -169,6 +172,16 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
     await embedded?.stop();
     throw error;
   }
+}
+
+/**
+ * The hourly retention: everything kept only for a while, each kind in its own statements (in
+ * batches), so one kind's backlog never holds up another. Returns how many rows went.
+ */
+export async function forgetExpired(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
+  let total = 0;
+  for (const forget of [forgetIdempotencyKeys, forgetDeliveryHistory, forgetExpiredSessions, forgetOAuthLeftovers]) total += await forget(ctx);
+  return total;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopesForKey } from '../src/auth/scopes.ts';
-import { pathParams, type Operation } from '../src/core/operation.ts';
+import { pathParams, type Operation } from '../src/verbs/operation.ts';
 import type { KeyAccess, KeyKind } from '../src/db/schema.ts';
 import { operations } from '../src/operations.ts';
 import { startTestApp, type TestApp, type TestBusiness } from './support/harness.ts';

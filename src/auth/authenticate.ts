@@ -3,11 +3,11 @@ import type { Clock } from '../core/clock.ts';
 import { MINUTE } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import type { Db } from '../db/database.ts';
-import { onAuthChange } from './changes.ts';
+import { onAuthChange } from '../db/auth-changes.ts';
 import type { Principal } from './principal.ts';
 import { canManageKeys } from '../tenancy/businesses.ts';
 import { API_SCOPES, scopesForKey, type Scope } from './scopes.ts';
-import type { AccessTokens } from '../oauth/access-tokens.ts';
+import type { AccessTokens } from './access-tokens.ts';
 import { hashSecret, secretKeyMode } from './secret-keys.ts';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;

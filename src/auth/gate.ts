@@ -1,12 +1,19 @@
 import { MINUTE, type Clock } from '../core/clock.ts';
-import { ApiError } from '../core/errors.ts';
-import type { Operation } from '../core/operation.ts';
+import { ApiError, RETRY_AFTER_SECONDS } from '../core/errors.ts';
 import { WindowCounter } from '../core/rate-limiter.ts';
-import type { RateLimitConfig } from '../config.ts';
+import type { RateLimitConfig } from '../core/config.ts';
 import type { Authenticator } from './authenticate.ts';
 import type { Principal } from './principal.ts';
+import type { Scope } from './scopes.ts';
 
-export const RETRY_AFTER_SECONDS = 60;
+/** What admitting a call needs to know of the operation (an Operation is one). */
+export interface Admission {
+  scope: Scope;
+  /** Allowed while the business is suspended (deleting a webhook endpoint). */
+  allowWhenSuspended?: boolean;
+  /** Counts toward the business's session starts per minute (spec 8). */
+  sessionStart?: boolean;
+}
 
 function rateLimited(what: string): ApiError {
   return new ApiError('rate_limited', `Too many requests ${what}. Retry after ${RETRY_AFTER_SECONDS} seconds.`);
@@ -33,7 +40,7 @@ export class Gate {
     this.#sessionStarts = new WindowCounter(limits.sessionStartsPerMinute, MINUTE, clock);
   }
 
-  async admit(authorization: string | undefined, address: string, operation: Pick<Operation, 'scope' | 'allowWhenSuspended' | 'sessionStart'>): Promise<Principal> {
+  async admit(authorization: string | undefined, address: string, operation: Admission): Promise<Principal> {
     const principal = await this.identify(authorization, address);
     this.admitCall(principal, operation);
     return principal;
@@ -55,7 +62,7 @@ export class Gate {
   }
 
   /** One call of an operation by a known caller: rate limits (spec 8), suspension, scope (spec 5.5). */
-  admitCall(principal: Principal, operation: Pick<Operation, 'scope' | 'allowWhenSuspended' | 'sessionStart'>): void {
+  admitCall(principal: Principal, operation: Admission): void {
     // Keys share their account's limit; each connected agent has its own (spec 8).
     if (this.#limits.enabled) {
       const allowed = principal.kind === 'agent' ? this.#perAgent.take(principal.connectionId ?? '') : this.#perBusiness.take(principal.businessId);
@@ -70,7 +77,7 @@ export class Gate {
   }
 }
 
-export function authorize(principal: Principal, operation: Pick<Operation, 'scope' | 'allowWhenSuspended'>): void {
+export function authorize(principal: Principal, operation: Admission): void {
   if (principal.business.status === 'suspended' && !operation.allowWhenSuspended) {
     throw new ApiError('suspended', 'This account is suspended.');
   }

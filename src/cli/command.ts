@@ -1,4 +1,4 @@
-import type { Runtime } from '../runtime.ts';
+import type { AppContext } from '../verbs/context.ts';
 
 // What every operator command is, and the small parsing helpers they share.
 
@@ -9,7 +9,7 @@ export type Flags = Record<string, string | boolean | undefined>;
 export interface Command {
   usage: string;
   options: Record<string, { type: 'string' | 'boolean' }>;
-  run(runtime: Runtime, flags: Flags, positionals: string[]): Promise<{ json: object; text: string }>;
+  run(context: AppContext, flags: Flags, positionals: string[]): Promise<{ json: object; text: string }>;
 }
 
 export function required(flags: Flags, name: string): string {

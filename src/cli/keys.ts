@@ -1,10 +1,9 @@
-import { createSecretKey, listSecretKeys, revokeSecretKey } from '../auth/key-admin.ts';
+import { createSecretKey, listSecretKeys, revokeSecretKey } from '../resources/api-keys/admin.ts';
 import { scopesForKey } from '../auth/scopes.ts';
 import type { ApiKeyRow } from '../db/schema.ts';
 import { oneOf, required, UsageError, type Command } from './command.ts';
 import { RefusedError } from '../core/errors.ts';
-import { createSignInLink } from '../dashboard/sessions.ts';
-import { safeNext } from '../dashboard/routes.ts';
+import { createSignInLink, safeNext } from '../auth/sessions.ts';
 
 function keyJson(key: ApiKeyRow) {
   return {
@@ -25,7 +24,7 @@ export const keyCommands: Record<string, Command> = {
   'login-link': {
     usage: 'login-link --email EMAIL [--next /dashboard/...] [--json]   (a single-use dashboard sign-in link, valid 15 minutes)',
     options: { email: { type: 'string' }, next: { type: 'string' } },
-    async run({ context }, flags) {
+    async run(context, flags) {
       const email = required(flags, 'email');
       const next = typeof flags.next === 'string' ? safeNext(flags.next) : undefined;
       const link = await createSignInLink(context, email, next);
@@ -36,7 +35,7 @@ export const keyCommands: Record<string, Command> = {
   'oauth rotate-signing-key': {
     usage: 'oauth rotate-signing-key [--json]   (agents\' tokens are signed with a new key; live tokens keep working)',
     options: {},
-    async run({ context }) {
+    async run(context) {
       await context.signingKeys.rotate();
       const { keys } = await context.signingKeys.jwks();
       return { json: { kids: keys.map((key) => key.kid) }, text: `Signing with a new key; published: ${keys.map((key) => key.kid).join(', ')}.` };
@@ -45,7 +44,7 @@ export const keyCommands: Record<string, Command> = {
   'keys create': {
     usage: 'keys create --business ID --mode test|live [--access full|read_only] [--kind api|plugin|legacy] [--name NAME] [--json]',
     options: { business: { type: 'string' }, mode: { type: 'string' }, access: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' } },
-    async run({ context }, flags) {
+    async run(context, flags) {
       const mode = oneOf(required(flags, 'mode'), ['test', 'live'], 'mode');
       const { key, secret } = await createSecretKey(context.db, context.clock, {
         businessId: required(flags, 'business'),
@@ -63,7 +62,7 @@ export const keyCommands: Record<string, Command> = {
   'keys revoke': {
     usage: 'keys revoke KEY_ID [--json]',
     options: {},
-    async run({ context }, _flags, [id]) {
+    async run(context, _flags, [id]) {
       if (!id) throw new UsageError('Name the key: keys revoke KEY_ID');
       const { key, removedEndpoints } = await revokeSecretKey(context.db, context.clock, id);
       return {
@@ -75,7 +74,7 @@ export const keyCommands: Record<string, Command> = {
   'keys list': {
     usage: 'keys list --business ID [--json]',
     options: { business: { type: 'string' } },
-    async run({ context }, flags) {
+    async run(context, flags) {
       const keys = (await listSecretKeys(context.db, required(flags, 'business'))).map(keyJson);
       return {
         json: { data: keys },

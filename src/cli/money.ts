@@ -9,7 +9,7 @@ export const moneyCommands: Record<string, Command> = {
   'payments accept': {
     usage: 'payments accept PAYMENT_ID [--json]',
     options: {},
-    async run({ context }, _flags, positionals) {
+    async run(context, _flags, positionals) {
       const id = positional(positionals, 'payment', this.usage);
       const payment = await acceptHeldPayment(context, id);
       return {
@@ -21,7 +21,7 @@ export const moneyCommands: Record<string, Command> = {
   'customers erase': {
     usage: 'customers erase CUSTOMER_ID [--json]   (irreversible)',
     options: {},
-    async run({ context }, _flags, positionals) {
+    async run(context, _flags, positionals) {
       const id = positional(positionals, 'customer', this.usage);
       const erased = await eraseCustomer(context, id);
       return {
@@ -33,7 +33,7 @@ export const moneyCommands: Record<string, Command> = {
   'rates set': {
     usage: 'rates set --currency EUR --usd 1.08 [--json]   (USD per unit, used to lock a payment\'s USD value at start)',
     options: { currency: { type: 'string' }, usd: { type: 'string' } },
-    async run({ context }, flags) {
+    async run(context, flags) {
       const currency = oneOf(required(flags, 'currency').toUpperCase(), CURRENCIES, 'currency') ?? 'USD';
       const usd = required(flags, 'usd');
       if (!/^\d{1,6}(\.\d{1,8})?$/.test(usd) || Number(usd) <= 0) throw new UsageError('--usd must be a positive decimal with at most 8 decimals.');
@@ -45,7 +45,7 @@ export const moneyCommands: Record<string, Command> = {
   'rates list': {
     usage: 'rates list [--json]',
     options: {},
-    async run({ context }) {
+    async run(context) {
       const rates = await context.db.selectFrom('fx_rates').select(['currency', 'usd_per_unit', 'updated_at']).orderBy('currency').execute();
       const data = rates.map((rate) => ({ currency: rate.currency, usd_per_unit: rate.usd_per_unit, updated: rate.updated_at.toISOString() }));
       return { json: { data }, text: data.map((rate) => `${rate.currency}  ${rate.usd_per_unit}`).join('\n') };

@@ -1,4 +1,4 @@
-import { createSecretKey } from '../auth/key-admin.ts';
+import { createSecretKey } from '../resources/api-keys/admin.ts';
 import type { BusinessRow, Integration } from '../db/schema.ts';
 import { canManageKeys, createBusiness, INTEGRATIONS, listMembers, ROLES, setMember, updateBusiness, type BusinessChanges } from '../tenancy/businesses.ts';
 import { oneOf, required, UsageError, type Command } from './command.ts';
@@ -27,7 +27,7 @@ export const tenancyCommands: Record<string, Command> = {
   'business create': {
     usage: 'business create --name NAME --owner EMAIL [--json]',
     options: { name: { type: 'string' }, owner: { type: 'string' } },
-    async run({ context }, flags) {
+    async run(context, flags) {
       const business = await createBusiness(context.db, context.clock, { name: required(flags, 'name'), ownerEmail: required(flags, 'owner') });
       return { json: businessJson(business), text: `Created business ${business.id} (${business.name}).` };
     },
@@ -39,7 +39,7 @@ export const tenancyCommands: Record<string, Command> = {
       status: { type: 'string' }, commerce: { type: 'string' }, 'payout-wallet': { type: 'string' }, crypto: { type: 'string' },
       'fee-bps': { type: 'string' }, disable: { type: 'string' }, enable: { type: 'string' },
     },
-    async run({ context }, flags, [id]) {
+    async run(context, flags, [id]) {
       if (!id) throw new UsageError('Name the business: business update ID …');
       const wallet = flags['payout-wallet'];
       const crypto = oneOf(flags.crypto, ['on', 'off'], 'crypto');
@@ -59,7 +59,7 @@ export const tenancyCommands: Record<string, Command> = {
   'members set': {
     usage: 'members set --business ID --email EMAIL --role owner|developer|viewer [--json]',
     options: { business: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
-    async run({ context }, flags) {
+    async run(context, flags) {
       const role = oneOf(required(flags, 'role'), ROLES, 'role') ?? 'viewer';
       const { personId } = await setMember(context.db, context.clock, { businessId: required(flags, 'business'), email: required(flags, 'email'), role });
       return {
@@ -71,7 +71,7 @@ export const tenancyCommands: Record<string, Command> = {
   'members list': {
     usage: 'members list --business ID [--json]',
     options: { business: { type: 'string' } },
-    async run({ context }, flags) {
+    async run(context, flags) {
       const members = (await listMembers(context.db, required(flags, 'business')))
         .map((m) => ({ person: m.id, email: m.email, role: m.role, manages_keys: canManageKeys(m.role) }));
       return { json: { data: members }, text: members.map((m) => `${m.email}  ${m.role}`).join('\n') || 'No members.' };
@@ -80,7 +80,7 @@ export const tenancyCommands: Record<string, Command> = {
   demo: {
     usage: 'demo [--json]',
     options: {},
-    async run({ context }) {
+    async run(context) {
       const business = await createBusiness(context.db, context.clock, { name: 'Demo Store', ownerEmail: 'owner@demo.example' });
       const { key, secret } = await createSecretKey(context.db, context.clock, { businessId: business.id, livemode: false, name: 'demo' });
       const base = context.config.baseUrl;

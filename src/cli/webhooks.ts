@@ -1,5 +1,5 @@
 import { oneOf, positional, UsageError, type Command } from './command.ts';
-import type { Runtime } from '../runtime.ts';
+import type { AppContext } from '../verbs/context.ts';
 import { PAYMENT_EVENT_TYPES, PING } from '../events/types.ts';
 import { deliveryAttempts, deliveryLog, resend, retryNow, rollSecret, sendTestEvent, updateWebhookEndpoint, type ManageDeps, type ManualSendResult, type Scope } from '../webhooks/manage.ts';
 
@@ -7,8 +7,8 @@ import { deliveryAttempts, deliveryLog, resend, retryNow, rollSecret, sendTestEv
 
 const OPERATOR: Scope = { actor: 'operator' };
 
-function deps(runtime: Runtime): ManageDeps {
-  return { ...runtime.context, sender: runtime.context.webhookSender };
+function deps(context: AppContext): ManageDeps {
+  return { ...context, sender: context.webhookSender };
 }
 
 const time = (seconds: number | null) => (seconds === null ? '-' : new Date(seconds * 1000).toISOString());
@@ -26,8 +26,8 @@ export const webhookCommands: Record<string, Command> = {
   'webhooks log': {
     usage: 'webhooks log ENDPOINT_ID [--json]   (the latest 50 deliveries)',
     options: {},
-    async run(runtime, _flags, positionals) {
-      const log = await deliveryLog(runtime.context.db, OPERATOR, positional(positionals, 'endpoint', this.usage));
+    async run(context, _flags, positionals) {
+      const log = await deliveryLog(context.db, OPERATOR, positional(positionals, 'endpoint', this.usage));
       const lines = log.data.map((d) => [d.id, d.event_type, d.event_id, d.status, `attempts ${d.attempts}${d.manual_attempts ? `+${d.manual_attempts}` : ''}`,
         `sent ${time(d.sent)}`, d.last_status ?? d.last_error ?? '-', d.next_retry === null ? '' : `next ${time(d.next_retry)}`].join('  '));
       const header = `${log.endpoint.id} ${log.endpoint.url}${log.endpoint.removed ? ' (removed)' : ''}`;
@@ -37,8 +37,8 @@ export const webhookCommands: Record<string, Command> = {
   'webhooks attempts': {
     usage: 'webhooks attempts DELIVERY_ID [--json]   (every request made for one delivery)',
     options: {},
-    async run(runtime, _flags, positionals) {
-      const attempts = await deliveryAttempts(runtime.context.db, OPERATOR, positional(positionals, 'delivery', this.usage));
+    async run(context, _flags, positionals) {
+      const attempts = await deliveryAttempts(context.db, OPERATOR, positional(positionals, 'delivery', this.usage));
       const lines = attempts.map((a) => [time(a.sent), a.trigger + (a.number ? ` #${a.number}` : ''), a.url, a.succeeded ? 'ok' : 'failed',
         a.status_code ?? '-', a.error ?? '', `${a.duration_ms} ms`].join('  '));
       return { json: { data: attempts }, text: lines.length ? lines.join('\n') : 'No attempts yet.' };
@@ -47,30 +47,30 @@ export const webhookCommands: Record<string, Command> = {
   'webhooks retry': {
     usage: 'webhooks retry DELIVERY_ID [--json]   (send a still-retrying delivery now; its schedule stays)',
     options: {},
-    async run(runtime, _flags, positionals) {
-      return sent(await retryNow(deps(runtime), OPERATOR, positional(positionals, 'delivery', this.usage)), 'Retried');
+    async run(context, _flags, positionals) {
+      return sent(await retryNow(deps(context), OPERATOR, positional(positionals, 'delivery', this.usage)), 'Retried');
     },
   },
   'webhooks resend': {
     usage: 'webhooks resend DELIVERY_ID [--json]   (send a finished delivery once more, same event id)',
     options: {},
-    async run(runtime, _flags, positionals) {
-      return sent(await resend(deps(runtime), OPERATOR, positional(positionals, 'delivery', this.usage)), 'Resent');
+    async run(context, _flags, positionals) {
+      return sent(await resend(deps(context), OPERATOR, positional(positionals, 'delivery', this.usage)), 'Resent');
     },
   },
   'webhooks test': {
     usage: `webhooks test ENDPOINT_ID [--event ${PING}|${PAYMENT_EVENT_TYPES.join('|')}] [--json]   (Live endpoints: ping only)`,
     options: { event: { type: 'string' } },
-    async run(runtime, flags, positionals) {
+    async run(context, flags, positionals) {
       const type = oneOf(flags.event ?? PING, [PING, ...PAYMENT_EVENT_TYPES], 'event') ?? PING;
-      return sent(await sendTestEvent(deps(runtime), OPERATOR, positional(positionals, 'endpoint', this.usage), type), `Sent test ${type}`);
+      return sent(await sendTestEvent(deps(context), OPERATOR, positional(positionals, 'endpoint', this.usage), type), `Sent test ${type}`);
     },
   },
   'webhooks roll-secret': {
     usage: 'webhooks roll-secret ENDPOINT_ID [--keep-previous] [--json]   (--keep-previous: the old secret also signs for 24 hours)',
     options: { 'keep-previous': { type: 'boolean' } },
-    async run(runtime, flags, positionals) {
-      const rolled = await rollSecret(deps(runtime), OPERATOR, positional(positionals, 'endpoint', this.usage), { keepPrevious: flags['keep-previous'] === true });
+    async run(context, flags, positionals) {
+      const rolled = await rollSecret(deps(context), OPERATOR, positional(positionals, 'endpoint', this.usage), { keepPrevious: flags['keep-previous'] === true });
       const until = rolled.endpoint.previous_secret_expires_at;
       return {
         json: { ...rolled.endpoint, secret: rolled.secret },
@@ -82,10 +82,10 @@ export const webhookCommands: Record<string, Command> = {
   'webhooks update': {
     usage: 'webhooks update ENDPOINT_ID [--url URL] [--description TEXT] [--events TYPE,TYPE] [--json]',
     options: { url: { type: 'string' }, description: { type: 'string' }, events: { type: 'string' } },
-    async run(runtime, flags, positionals) {
+    async run(context, flags, positionals) {
       const id = positional(positionals, 'endpoint', this.usage);
       if (flags.url === undefined && flags.description === undefined && flags.events === undefined) throw new UsageError('Give --url, --description or --events.');
-      const updated = await updateWebhookEndpoint(deps(runtime), OPERATOR, id, {
+      const updated = await updateWebhookEndpoint(deps(context), OPERATOR, id, {
         url: flags.url as string | undefined,
         description: flags.description as string | undefined,
         events: typeof flags.events === 'string' ? flags.events.split(',').map((type) => type.trim()).filter(Boolean) : undefined,

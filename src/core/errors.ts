@@ -102,5 +102,75 @@ export function errorBody(error: ApiError): ErrorBody {
   };
 }
 
-/** An operator action refused for a reason the operator can act on (CLI and dashboard actions). */
+/** Over a rate limit, clients wait this long (spec 8: `Retry-After: 60`). */
+export const RETRY_AFTER_SECONDS = 60;
+
+// Errors the HTTP framework raises itself, by its codes (Fastify's FST_ERR_*), as API errors.
+function fromFramework(code: string, statusCode: number | undefined, message: string): ApiError {
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', 'The body is larger than 64 KiB.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'The URL is not valid (a bad percent-encoding).');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('not_found', 'No object has this id.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('invalid_json', 'The body is not valid JSON.');
+    default:
+      if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) return new ApiError('invalid_request', message);
+      return new ApiError('internal_error', 'Something went wrong on our side. Try again later.');
+  }
+}
+
+/** Any thrown value as an API error; anything unknown is a 500 that shows nothing of itself. */
+export function asApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && error.code.startsWith('FST_')) {
+    const { statusCode, message } = error as { statusCode?: number; message?: string };
+    return fromFramework(error.code, statusCode, message ?? '');
+  }
+  return new ApiError('internal_error', 'Something went wrong on our side. Try again later.');
+}
+
+/** An API error as an HTTP answer, the same for every transport that answers JSON (spec 5.7, 7, 8). */
+export interface ErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: ErrorBody;
+}
+
+/**
+ * credentialSent: whether the request carried a credential (a refused one adds error="invalid_token");
+ * metadataUrl: the protected resource's metadata, named in every WWW-Authenticate.
+ */
+export function errorResponse(error: ApiError, options: { credentialSent: boolean; metadataUrl: string }): ErrorResponse {
+  const metadata = `resource_metadata="${options.metadataUrl}"`;
+  const headers: Record<string, string> = { 'cache-control': 'no-store' };
+  if (error.code === 'invalid_api_key' || error.code === 'invalid_token' || error.code === 'agent_disconnected') {
+    headers['www-authenticate'] = options.credentialSent ? `Bearer error="invalid_token", ${metadata}` : `Bearer ${metadata}`;
+  } else if (error.code === 'insufficient_scope') {
+    headers['www-authenticate'] = `Bearer error="insufficient_scope", scope="${error.scope ?? ''}", ${metadata}`;
+  } else if (error.code === 'rate_limited') {
+    headers['retry-after'] = String(RETRY_AFTER_SECONDS);
+  }
+  return { status: error.status, headers, body: errorBody(error) };
+}
+
+/** The part of an HTTP reply an error is written to (Fastify's reply is one). */
+export interface ErrorReply {
+  code(status: number): ErrorReply;
+  header(name: string, value: string): ErrorReply;
+  send(body: unknown): unknown;
+}
+
+/** Writes an error response to a reply. */
+export function replyWith(reply: ErrorReply, response: ErrorResponse): unknown {
+  for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
+  return reply.code(response.status).send(response.body);
+}
+
+/** TEMPORARY while the person-facing verbs move to ApiError. */
 export class RefusedError extends Error {}

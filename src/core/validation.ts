@@ -38,3 +38,14 @@ export function characters(text: string): number {
   for (const _ of text) count++;
   return count;
 }
+
+// Control characters other than tab, line feed and carriage return; NUL can never be stored.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/** Whether any string inside `value` has a control character (NUL can never be stored). */
+export function hasControlCharacters(value: unknown): boolean {
+  if (typeof value === 'string') return CONTROL.test(value) || !value.isWellFormed();
+  if (Array.isArray(value)) return value.some(hasControlCharacters);
+  if (typeof value === 'object' && value !== null) return Object.entries(value).some(([key, item]) => hasControlCharacters(key) || hasControlCharacters(item));
+  return false;
+}

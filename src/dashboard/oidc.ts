@@ -1,7 +1,7 @@
 import oauthPlugin, { type OAuth2Namespace } from '@fastify/oauth2';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import type { AppContext } from '../core/context.ts';
+import type { AppContext } from '../verbs/context.ts';
 
 // People's sign-in through an OpenID Connect provider (when OIDC_* is configured): the
 // authorization code flow with PKCE and state by @fastify/oauth2, a nonce bound to the state,

@@ -1,5 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Principal } from '../auth/principal.ts';
+
+/** Whose rows: a business in one mode (a Principal is one). */
+export interface Tenant {
+  businessId: string;
+  livemode: boolean;
+}
 
 /**
  * The caller's business and mode, as a check on the row a lookup by id found. Written so that
@@ -8,7 +13,7 @@ import type { Principal } from '../auth/principal.ts';
  * for one id, a plan it makes while a table is young and then keeps for the prepared statement.
  * With this the primary key is the only index a lookup by id can use.
  */
-export function ownedBy(table: string, principal: Pick<Principal, 'businessId' | 'livemode'>): RawBuilder<boolean> {
+export function ownedBy(table: string, principal: Tenant): RawBuilder<boolean> {
   return sql<boolean>`(${sql.ref(`${table}.business_id`)} = ${principal.businessId} AND ${sql.ref(`${table}.livemode`)} = ${principal.livemode}) IS TRUE`;
 }
 
@@ -20,7 +25,7 @@ interface Filterable {
  * Rows of `table` (its name or alias in `query`) of the caller's business and mode: all of them,
  * by the list indexes, or with `id` the one row, by its primary key.
  */
-export function scoped<Q extends Filterable>(query: Q, table: string, principal: Pick<Principal, 'businessId' | 'livemode'>, id?: string): Q {
+export function scoped<Q extends Filterable>(query: Q, table: string, principal: Tenant, id?: string): Q {
   const column = (name: string) => sql.ref(`${table}.${name}`);
   if (id !== undefined) return (query.where(sql<boolean>`${column('id')} = ${id}`) as Q).where(ownedBy(table, principal)) as Q;
   return (query.where(sql<boolean>`${column('business_id')} = ${principal.businessId}`) as Q)

@@ -1,17 +1,9 @@
-import { z } from 'zod';
 import { ERROR_STATUS } from '../core/errors.ts';
-import { pathParams, type Operation } from '../core/operation.ts';
-import { API_PREFIX } from './routes.ts';
+import { API_PREFIX, pathParams, type Operation } from '../verbs/operation.ts';
+import { jsonSchema } from '../verbs/json-schema.ts';
 
 // The OpenAPI 3.1 document, generated from the operation registry (never written by hand).
 
-type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
-
-/** A zod schema as JSON Schema (the OpenAPI document's and the MCP tools'). */
-export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
-  return rest;
-}
 
 function errorResponses(operation: Operation) {
   const statuses = new Set<number>([400, 401, 403, 404, 429]);

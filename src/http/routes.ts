@@ -1,17 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Gate } from '../auth/gate.ts';
-import type { AppContext } from '../core/context.ts';
+import type { AppContext } from '../verbs/context.ts';
 import { ApiError } from '../core/errors.ts';
-import { Answer, pathParams, type Operation } from '../core/operation.ts';
+import { Answer, pathParams, restPath, type Operation } from '../verbs/operation.ts';
 import { parseOrThrow } from '../core/validation.ts';
-import { isJsonObject } from './json-body.ts';
+import { isJsonObject } from '../core/json-body.ts';
 
-export const API_PREFIX = '/v1';
-
-/** The REST path of an operation in Fastify's syntax, e.g. /v1/payment_links/:id. */
-export function restPath(operation: Operation): string {
-  return `${API_PREFIX}${operation.http.path}`;
-}
 
 // PostgreSQL text cannot hold NUL; such a path or query names nothing and filters nothing.
 function refuseNul(values: Record<string, unknown>, where: 'path' | 'query'): void {
@@ -96,13 +90,4 @@ export function registerOperationRoutes(app: FastifyInstance, operations: readon
       },
     });
   }
-}
-
-/** Methods answered on a concrete path, for 405 Method Not Allowed. */
-export function methodMatcher(patterns: ReadonlyArray<{ method: string; path: string }>): (path: string) => string[] {
-  const compiled = patterns.map(({ method, path }) => ({
-    method,
-    regex: new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`),
-  }));
-  return (path) => [...new Set(compiled.filter((route) => route.regex.test(path)).map((route) => route.method))];
 }

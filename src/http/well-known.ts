@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { API_SCOPES } from '../auth/scopes.ts';
-import { API_PREFIX } from './routes.ts';
+import { API_PREFIX } from '../verbs/operation.ts';
 
 // OAuth 2.0 Protected Resource Metadata (RFC 9728) for the REST API (spec 5.7).
 export function protectedResourceMetadata(baseUrl: string, authorizationServer: string) {
@@ -12,6 +12,11 @@ export function protectedResourceMetadata(baseUrl: string, authorizationServer: 
     bearer_methods_supported: ['header'],
     resource_documentation: `${baseUrl}${API_PREFIX}/openapi.json`,
   };
+}
+
+/** Where clients of the REST API find how to get a credential (spec 5.7). */
+export function resourceMetadataUrl(baseUrl: string): string {
+  return `${baseUrl}/.well-known/oauth-protected-resource/v1`;
 }
 
 export const WELL_KNOWN_PATHS = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1', '/.well-known/oauth-protected-resource/mcp'];

@@ -5,10 +5,11 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import type { Gate } from '../auth/gate.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { AppContext } from '../core/context.ts';
+import type { AppContext } from '../verbs/context.ts';
 import { ApiError } from '../core/errors.ts';
-import type { Operation } from '../core/operation.ts';
-import { asApiError, sendError } from '../http/errors.ts';
+import type { Operation } from '../verbs/operation.ts';
+import { asApiError, errorResponse, replyWith } from '../core/errors.ts';
+import { bearerCredential } from '../auth/authenticate.ts';
 import { isLoopbackHost } from '../net/address-policy.ts';
 import { callOperation, errorResult, INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type ToolDefinition } from './tools.ts';
 
@@ -71,7 +72,8 @@ async function sendResponse(reply: FastifyReply, response: Response): Promise<Fa
   return reply.send(Readable.fromWeb(response.body as unknown as NodeReadableStream));
 }
 
-export async function registerMcp(app: FastifyInstance, context: AppContext, operations: readonly Operation[], gate: Gate): Promise<void> {
+export async function mcpServer(scope: FastifyInstance, options: { context: AppContext; operations: readonly Operation[]; gate: Gate }): Promise<void> {
+  const { context, operations, gate } = options;
   const { baseUrl } = context.config;
   const resource = `${baseUrl}${MCP_PATH}`;
   const metadataUrl = `${baseUrl}/.well-known/oauth-protected-resource/mcp`;
@@ -88,31 +90,30 @@ export async function registerMcp(app: FastifyInstance, context: AppContext, ope
   const local = isLoopbackHost(context.config.host) || context.config.host === '127.0.0.1' || isLoopbackHost(publicHost);
   const hosts = [publicHost, ...(local ? ['localhost', '127.0.0.1', '[::1]'] : [])];
 
-  await app.register(async (scope) => {
-    scope.addHook('onRequest', hostHeaderValidation(hosts));
-    scope.addHook('onRequest', originValidation(hosts));
-    scope.route({
-      method: ['GET', 'POST', 'DELETE'],
-      url: MCP_PATH,
-      handler: async (request, reply) => {
-        let principal: Principal;
-        try {
-          principal = await gate.identify(request.headers.authorization, request.ip, resource);
-        } catch (error) {
-          return sendError(request, reply, asApiError(error), baseUrl, metadataUrl);
-        }
-        const response = await handler.fetch(webRequest(request, baseUrl), {
-          authInfo: {
-            token: '',
-            clientId: principal.keyId ?? principal.connectionId ?? '',
-            scopes: [...principal.scopes],
-            resource: new URL(resource),
-            extra: { principal, tool: calledTool(request.body) },
-          },
-          parsedBody: request.body,
-        });
-        return sendResponse(reply, response);
-      },
-    });
+  scope.addHook('onRequest', hostHeaderValidation(hosts));
+  scope.addHook('onRequest', originValidation(hosts));
+  scope.route({
+    method: ['GET', 'POST', 'DELETE'],
+    url: MCP_PATH,
+    handler: async (request, reply) => {
+      let principal: Principal;
+      try {
+        principal = await gate.identify(request.headers.authorization, request.ip, resource);
+      } catch (error) {
+        const credentialSent = bearerCredential(request.headers.authorization) !== null;
+        return replyWith(reply, errorResponse(asApiError(error), { credentialSent, metadataUrl }));
+      }
+      const response = await handler.fetch(webRequest(request, baseUrl), {
+        authInfo: {
+          token: '',
+          clientId: principal.keyId ?? principal.connectionId ?? '',
+          scopes: [...principal.scopes],
+          resource: new URL(resource),
+          extra: { principal, tool: calledTool(request.body) },
+        },
+        parsedBody: request.body,
+      });
+      return sendResponse(reply, response);
+    },
   });
 }

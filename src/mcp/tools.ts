@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { jsonSchema } from '../http/openapi.ts';
+import { jsonSchema } from '../verbs/json-schema.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError, ERROR_STATUS } from '../core/errors.ts';
 import { PAYMENT_EVENT_TYPES, PING } from '../events/types.ts';
-import { Answer, type Operation } from '../core/operation.ts';
+import { Answer, type Operation } from '../verbs/operation.ts';
 import { parseOrThrow } from '../core/validation.ts';
 
 // The MCP tools: one per registry operation, nothing written by hand beside the registry. A

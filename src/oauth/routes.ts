@@ -1,15 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { registerFormBody, type Form } from '../http/form-body.ts';
-import type { AppContext } from '../core/context.ts';
+import { FORM_CONTENT_TYPE, formBodyParser, type Form } from '../core/form.ts';
+import type { AppContext } from '../verbs/context.ts';
 import { API_SCOPES } from '../auth/scopes.ts';
-import { hasControlCharacters, registerClient, registrationResponse } from './clients.ts';
+import { registerClient, registrationResponse } from '../agents/clients.ts';
+import { hasControlCharacters } from '../core/validation.ts';
 import { WindowCounter } from '../core/rate-limiter.ts';
 import { MINUTE } from '../core/clock.ts';
-import { AuthorizeFailure, startAuthorization } from './authorize.ts';
-import { OAuthError } from './errors.ts';
-import { revokeEndpoint, tokenEndpoint } from './token.ts';
-import { escapeHtml, page } from '../dashboard/html.ts';
-import { isJsonObject } from '../http/json-body.ts';
+import { APPROVE_PATH, AuthorizeFailure, startAuthorization } from '../agents/authorization.ts';
+import { OAuthError } from '../agents/errors.ts';
+import { revokeEndpoint, tokenEndpoint } from '../agents/tokens.ts';
+import { escapeHtml, page } from '../core/html.ts';
+import { isJsonObject } from '../core/json-body.ts';
 import { ApiError } from '../core/errors.ts';
 
 // The agents' authorization server over HTTP: RFC 8414 metadata, RFC 7591 registration, the
@@ -34,8 +35,6 @@ export const OAUTH_ROUTES = [
   { method: 'GET', path: OAUTH_PATHS.jwks },
 ];
 
-/** The approval page an authorization request sends the person to. */
-export const APPROVE_PATH = '/dashboard/approve';
 
 export function authorizationServerMetadata(issuer: string, baseUrl: string) {
   return {
@@ -73,78 +72,77 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
   return reply.code(error.status).send(error.body());
 }
 
-export async function registerOAuthRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function oauthServer(scope: FastifyInstance, options: { context: AppContext }): Promise<void> {
+  const { context } = options;
   const { baseUrl, oauthIssuer } = context.config;
   const metadata = authorizationServerMetadata(oauthIssuer, baseUrl);
 
-  await app.register(async (scope) => {
-    registerFormBody(scope);
-    scope.addHook('onRequest', async (_request, reply) => cors(reply));
-    // Unauthenticated endpoints that write rows or fetch documents: limited per client address.
-    const limits = context.config.rateLimits;
-    const perAddress = new WindowCounter(limits.unauthenticatedPerMinute * 5, MINUTE, context.clock);
-    const registrations = new WindowCounter(Math.max(1, Math.floor(limits.unauthenticatedPerMinute / 3)), MINUTE, context.clock);
-    scope.addHook('preHandler', async (request, reply) => {
-      if (request.method === 'OPTIONS') return;
-      const over = limits.enabled
-        && (!perAddress.take(request.ip) || (request.url.startsWith(OAUTH_PATHS.register) && !registrations.take(request.ip)));
-      if (over) {
-        reply.header('Retry-After', '60');
-        throw new OAuthError('invalid_request', 'Too many requests from this address; retry after 60 seconds.', 429);
-      }
-      // Text that cannot be stored (NUL, other control characters) is refused, never a 500.
-      if (hasControlCharacters(request.query) || hasControlCharacters(request.body)) {
-        throw new OAuthError('invalid_request', 'Parameters must not contain control characters.');
-      }
-    });
-    scope.setErrorHandler((error, request, reply) => {
-      if (error instanceof OAuthError) return sendOAuthError(reply, error);
-      // The shared JSON parser's refusals (bad JSON, NUL, lone surrogates).
-      if (error instanceof ApiError && error.status < 500) return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
-      const status = (error as { statusCode?: number }).statusCode;
-      if (typeof status === 'number' && status >= 400 && status < 500) {
-        return sendOAuthError(reply, new OAuthError('invalid_request', status === 415
-          ? 'The body must be application/x-www-form-urlencoded (application/json for registration).'
-          : status === 413 ? 'The body is too large.' : 'The request is malformed.', status === 413 || status === 415 ? status : 400));
-      }
-      request.log.error({ err: error }, 'oauth request failed');
-      return reply.code(500).send({ error: 'server_error', error_description: 'Something went wrong on our side.' });
-    });
-    for (const { path } of OAUTH_ROUTES) scope.options(path, async (_request, reply) => reply.code(204).send());
+  scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, formBodyParser);
+  scope.addHook('onRequest', async (_request, reply) => cors(reply));
+  // Unauthenticated endpoints that write rows or fetch documents: limited per client address.
+  const limits = context.config.rateLimits;
+  const perAddress = new WindowCounter(limits.unauthenticatedPerMinute * 5, MINUTE, context.clock);
+  const registrations = new WindowCounter(Math.max(1, Math.floor(limits.unauthenticatedPerMinute / 3)), MINUTE, context.clock);
+  scope.addHook('preHandler', async (request, reply) => {
+    if (request.method === 'OPTIONS') return;
+    const over = limits.enabled
+      && (!perAddress.take(request.ip) || (request.url.startsWith(OAUTH_PATHS.register) && !registrations.take(request.ip)));
+    if (over) {
+      reply.header('Retry-After', '60');
+      throw new OAuthError('invalid_request', 'Too many requests from this address; retry after 60 seconds.', 429);
+    }
+    // Text that cannot be stored (NUL, other control characters) is refused, never a 500.
+    if (hasControlCharacters(request.query) || hasControlCharacters(request.body)) {
+      throw new OAuthError('invalid_request', 'Parameters must not contain control characters.');
+    }
+  });
+  scope.setErrorHandler((error, request, reply) => {
+    if (error instanceof OAuthError) return sendOAuthError(reply, error);
+    // The shared JSON parser's refusals (bad JSON, NUL, lone surrogates).
+    if (error instanceof ApiError && error.status < 500) return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
+    const status = (error as { statusCode?: number }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return sendOAuthError(reply, new OAuthError('invalid_request', status === 415
+        ? 'The body must be application/x-www-form-urlencoded (application/json for registration).'
+        : status === 413 ? 'The body is too large.' : 'The request is malformed.', status === 413 || status === 415 ? status : 400));
+    }
+    request.log.error({ err: error }, 'oauth request failed');
+    return reply.code(500).send({ error: 'server_error', error_description: 'Something went wrong on our side.' });
+  });
+  for (const { path } of OAUTH_ROUTES) scope.options(path, async (_request, reply) => reply.code(204).send());
 
-    scope.get(OAUTH_PATHS.metadata, async () => metadata);
-    scope.get(OAUTH_PATHS.jwks, async () => context.signingKeys.jwks());
+  scope.get(OAUTH_PATHS.metadata, async () => metadata);
+  scope.get(OAUTH_PATHS.jwks, async () => context.signingKeys.jwks());
 
-    scope.post(OAUTH_PATHS.register, async (request, reply) => {
-      if (!isJsonObject(request.body)) throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object of client metadata.');
-      const client = await registerClient(context, request.body);
-      return reply.code(201).send(registrationResponse(client));
-    });
+  scope.post(OAUTH_PATHS.register, async (request, reply) => {
+    if (!isJsonObject(request.body)) throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object of client metadata.');
+    const client = await registerClient(context, request.body);
+    return reply.code(201).send(registrationResponse(client));
+  });
 
-    scope.post(OAUTH_PATHS.token, async (request, reply) => {
-      if (!isForm(request.body)) throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
-      reply.header('Pragma', 'no-cache');
-      return tokenEndpoint(context, request.body);
-    });
+  scope.post(OAUTH_PATHS.token, async (request, reply) => {
+    if (!isForm(request.body)) throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
+    reply.header('Pragma', 'no-cache');
+    return tokenEndpoint(context, request.body);
+  });
 
-    scope.post(OAUTH_PATHS.revoke, async (request, reply) => {
-      if (!isForm(request.body)) throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
-      await revokeEndpoint(context, request.body);
-      return reply.code(200).send();
-    });
+  scope.post(OAUTH_PATHS.revoke, async (request, reply) => {
+    if (!isForm(request.body)) throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
+    await revokeEndpoint(context, request.body);
+    return reply.code(200).send();
+  });
 
-    scope.get(OAUTH_PATHS.authorize, async (request, reply) => {
-      try {
-        const { requestId } = await startAuthorization(context, request.query as Record<string, string | string[]>);
-        return reply.redirect(`${baseUrl}${APPROVE_PATH}?request=${encodeURIComponent(requestId)}`, 302);
-      } catch (error) {
-        if (!(error instanceof AuthorizeFailure)) throw error;
-        if (error.redirect) return reply.redirect(error.redirect.href, 302);
-        reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
-        return reply.code(400).type('text/html; charset=utf-8').send(page('Sign-in request refused',
-          `<h1>This sign-in request cannot go on</h1><p>${escapeHtml(error.message)}</p><p>Nothing was sent back to the application. Start again from the agent.</p>`));
-      }
-    });
+  scope.get(OAUTH_PATHS.authorize, async (request, reply) => {
+    try {
+      const { requestId } = await startAuthorization(context, request.query as Record<string, string | string[]>);
+      return reply.redirect(`${baseUrl}${APPROVE_PATH}?request=${encodeURIComponent(requestId)}`, 302);
+    } catch (error) {
+      if (!(error instanceof AuthorizeFailure)) throw error;
+      if (error.redirect) return reply.redirect(error.redirect.href, 302);
+      reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+      return reply.code(400).type('text/html; charset=utf-8').send(page('Sign-in request refused',
+        `<h1>This sign-in request cannot go on</h1><p>${escapeHtml(error.message)}</p><p>Nothing was sent back to the application. Start again from the agent.</p>`));
+    }
   });
 }
 

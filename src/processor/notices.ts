@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { AppContext } from '../core/context.ts';
+import type { AppContext } from '../verbs/context.ts';
 import { ApiError } from '../core/errors.ts';
 import { unixSeconds } from '../core/clock.ts';
 import { parseOrThrow, coded } from '../core/validation.ts';

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.ts';
 import type { BusinessRow, BusinessUpdate, Integration, Role } from '../db/schema.ts';
 import { newId } from '../core/ids.ts';
 import type { Clock } from '../core/clock.ts';
-import { announceAuthChange } from '../auth/changes.ts';
+import { announceAuthChange } from '../db/auth-changes.ts';
 
 // Businesses (the spec's accounts), people and their roles. Called by the CLI now and by the
 // dashboard later; not part of the merchant API.

@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import { recordActivity } from '../audit/activity.ts';
 import { MINUTE, HOUR, unixSeconds } from '../core/clock.ts';
-import type { AppContext } from '../core/context.ts';
+import type { AppContext } from '../verbs/context.ts';
 import type { Db } from '../db/database.ts';
 import type { AttemptTrigger, DeliveryStatus } from '../db/schema.ts';
 import type { DeliveryJobData } from '../jobs/queues.ts';
-import type { SendOutcome, WebhookSender } from './sender.ts';
+import type { SendOutcome, WebhookSender } from '../net/outbound-client.ts';
+import { cancelPendingDeliveries, removeEndpoints } from '../resources/webhook-endpoints/remove.ts';
 import { signatureHeader } from './signature.ts';
 
 // Delivering an event to an endpoint (spec 6.1, 6.3): each automatic attempt is its own pg-boss
@@ -111,17 +112,6 @@ function attemptRow(target: DeliveryTarget, trigger: AttemptTrigger, number: num
   };
 }
 
-/** Stops the pending deliveries of removed endpoints: their retries are not sent. */
-export async function cancelPendingDeliveries(db: Db, endpointIds: readonly string[], now: Date): Promise<void> {
-  if (endpointIds.length === 0) return;
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'canceled', next_attempt_at: null, finished_at: now })
-    .where('endpoint_id', 'in', [...endpointIds])
-    .where('status', '=', 'pending')
-    .execute();
-}
-
 /** Whether the endpoint asked to be removed: 410 Gone from an endpoint added through the API (spec 6.3). */
 export function isGone(target: DeliveryTarget, outcome: SendOutcome): boolean {
   return outcome.statusCode === 410 && target.added_via === 'api';
@@ -141,16 +131,8 @@ export async function lockEndpoint(trx: Db, endpointId: string): Promise<void> {
  * address edited meanwhile is not removed for what the old one said.
  */
 export async function removeGoneEndpoint(trx: Db, target: DeliveryTarget, now: Date): Promise<void> {
-  const removed = await trx
-    .updateTable('webhook_endpoints')
-    .set({ deleted_at: now, secret_encrypted: null, previous_secret_encrypted: null, previous_secret_expires_at: null })
-    .where('id', '=', target.endpoint_id)
-    .where('url', '=', target.url)
-    .where('deleted_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
-  if (!removed) return;
-  await cancelPendingDeliveries(trx, [target.endpoint_id], now);
+  const removed = await removeEndpoints(trx, (eb) => eb.and([eb('id', '=', target.endpoint_id), eb('url', '=', target.url)]), now);
+  if (removed.length === 0) return;
   await recordActivity(trx, { businessId: target.business_id, livemode: target.livemode, actor: 'service' }, 'webhook_endpoint.removed_gone', target.endpoint_id, { url: target.url }, now);
 }
 

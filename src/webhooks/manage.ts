@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { recordActivity } from '../audit/activity.ts';
 import { DAY, unixSeconds, unixSecondsOrNull } from '../core/clock.ts';
-import type { AppContext } from '../core/context.ts';
+import type { AppContext } from '../verbs/context.ts';
 import { RefusedError } from '../core/errors.ts';
 import { newId, randomBase62 } from '../core/ids.ts';
 import { parseOrThrow } from '../core/validation.ts';
@@ -13,7 +13,7 @@ import { checkEndpointUrl, duplicateUrl } from '../resources/webhook-endpoints/c
 import { CreateWebhookEndpointInput, toWebhookEndpointOut, type WebhookEndpointOut } from '../resources/webhook-endpoints/schemas.ts';
 import { isGone, loadTarget, lockEndpoint, recordManual, removeGoneEndpoint, sendTarget, type DeliveryDeps, type DeliveryTarget } from './deliveries.ts';
 import { sampleEventBody } from './samples.ts';
-import type { SendOutcome } from './sender.ts';
+import type { SendOutcome } from '../net/outbound-client.ts';
 
 // What the dashboard does with webhook endpoints beyond the API (spec 6.3): the delivery log,
 // retry now, resend, test sends, secret rolls and edits. The CLI calls these now. Every call

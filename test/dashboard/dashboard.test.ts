@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../../src/core/clock.ts';
-import { createSignInLink } from '../../src/dashboard/sessions.ts';
+import { createSignInLink } from '../../src/auth/sessions.ts';
 import { setMember } from '../../src/tenancy/businesses.ts';
 import { connectAgent } from '../support/agents.ts';
 import { Browser } from '../support/browser.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { DAY, HOUR } from '../../src/core/clock.ts';
 import { sql } from 'kysely';
 import { newId } from '../../src/core/ids.ts';
-import { forgetExpired } from '../../src/jobs/retention.ts';
+import { forgetExpired } from '../../src/runtime.ts';
 import { rollSecret } from '../../src/webhooks/manage.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { connectAgent } from '../support/agents.ts';
-import { disconnect } from '../../src/oauth/authorize.ts';
+import { disconnect } from '../../src/agents/authorization.ts';
 
 // The MCP endpoint through the official SDK client over real HTTP: tools from the registry,
 // filtered by the caller's scopes, calling the same verbs as REST.

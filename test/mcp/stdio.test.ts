@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
-// The stdio server as an MCP client starts it (`node src/mcp/stdio.ts`, what `npm run --silent
+// The stdio server as an MCP client starts it (`node src/mcp-stdio.ts`, what `npm run --silent
 // mcp` runs): a separate process that calls the running service's REST API with the key from
 // its environment.
 
@@ -14,7 +14,7 @@ afterAll(async () => t?.close());
 async function stdioClient(key: string) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['src/mcp/stdio.ts'],
+    args: ['src/mcp-stdio.ts'],
     env: { PATH: process.env.PATH ?? '', PAYMENT_SERVICE_URL: t.url, PAYMENT_SERVICE_KEY: key },
     stderr: 'pipe',
   });

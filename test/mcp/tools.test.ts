@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { operations } from '../../src/operations.ts';
-import { restPath } from '../../src/http/routes.ts';
+import { restPath } from '../../src/verbs/operation.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { operationFixtures } from '../support/operation-fixtures.ts';
 

@@ -3,8 +3,8 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SignJWT } from 'jose';
 import { MINUTE, SECOND } from '../../src/core/clock.ts';
-import { createSignInLink } from '../../src/dashboard/sessions.ts';
-import { forgetExpired } from '../../src/jobs/retention.ts';
+import { createSignInLink } from '../../src/auth/sessions.ts';
+import { forgetExpired } from '../../src/runtime.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
 import { Browser } from '../support/browser.ts';
 

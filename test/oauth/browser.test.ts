@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSignInLink } from '../../src/dashboard/sessions.ts';
+import { createSignInLink } from '../../src/auth/sessions.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 

@@ -1,7 +1,7 @@
 import { auth } from '@modelcontextprotocol/client';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSignInLink } from '../../src/dashboard/sessions.ts';
+import { createSignInLink } from '../../src/auth/sessions.ts';
 import { Browser } from '../support/browser.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { localFetch, MemoryOAuthProvider } from '../support/mcp-oauth.ts';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, MINUTE, SECOND } from '../../src/core/clock.ts';
 import { newId } from '../../src/core/ids.ts';
-import { addressOfPublicKey } from '../../src/processor/deposit-addresses.ts';
+import { addressOfPublicKey } from '../../src/core/deposit-addresses.ts';
 import type { BusinessChanges } from '../../src/tenancy/businesses.ts';
 import { eventsOf } from '../flows/support.ts';
 import { account, collection, expectCreated, expectError, nowSeconds, type Account } from '../support/api.ts';

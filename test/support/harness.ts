@@ -2,19 +2,19 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { loadConfig, type Config } from '../../src/core/config.ts';
 import { ManualClock } from '../../src/core/clock.ts';
-import type { AppContext } from '../../src/core/context.ts';
+import type { AppContext } from '../../src/verbs/context.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { KeyAccess, KeyKind } from '../../src/db/schema.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { buildApp } from '../../src/app.ts';
 import { operations } from '../../src/operations.ts';
 import { openAppContext, startWorkers } from '../../src/runtime.ts';
 import { TestClock } from 'pg-boss';
 import { HDKey } from '@scure/bip32';
 import type { Jobs } from '../../src/jobs/boss.ts';
 import { createBusiness, updateBusiness, type BusinessChanges } from '../../src/tenancy/businesses.ts';
-import { createSecretKey, revokeSecretKey } from '../../src/auth/key-admin.ts';
+import { createSecretKey, revokeSecretKey } from '../../src/resources/api-keys/admin.ts';
 
 // A real app on a real database for one test file: a fresh database cloned from the migrated
 // template, the HTTP server on a loopback port, and a clock the tests move.

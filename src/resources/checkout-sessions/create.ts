@@ -1,7 +1,7 @@
 import { DAY } from '../../core/clock.ts';
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { newId } from '../../core/ids.ts';
-import { Answer } from '../../core/operation.ts';
+import { Answer } from '../../verbs/operation.ts';
 import { isUniqueViolation, type Db } from '../../db/database.ts';
 import type { CheckoutRow, OrderItem, PaymentRow, StoreInfo } from '../../db/schema.ts';
 import { ApiError } from '../../core/errors.ts';

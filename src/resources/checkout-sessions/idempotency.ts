@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
-import { DAY } from '../../core/clock.ts';
+import { DAY, type Clock } from '../../core/clock.ts';
 import { ApiError } from '../../core/errors.ts';
+import { BATCH, inBatches } from '../../db/batches.ts';
 import type { Db } from '../../db/database.ts';
 
 // Idempotency-Key for checkout-session creation (spec 4.6). The claim is an insert on the
@@ -59,4 +61,12 @@ export async function claimIdempotencyKey(db: Db, principal: Principal, key: str
     throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body.');
   }
   return { kind: 'replay', paymentId: existing.payment_id };
+}
+
+/** Forgets Idempotency-Keys past their 24 hours (retention), in batches. */
+export async function forgetIdempotencyKeys(ctx: { db: Db; clock: Clock }): Promise<number> {
+  const cutoff = new Date(ctx.clock.now().getTime() - IDEMPOTENCY_WINDOW_MS);
+  return inBatches(async () => Number((await sql`
+    DELETE FROM idempotency_keys WHERE (business_id, livemode, key) IN (
+      SELECT business_id, livemode, key FROM idempotency_keys WHERE created_at <= ${cutoff} LIMIT ${BATCH})`.execute(ctx.db)).numAffectedRows ?? 0n));
 }

@@ -1,4 +1,4 @@
-import { defineOperation } from '../../core/operation.ts';
+import { defineOperation } from '../../verbs/operation.ts';
 import { createCheckoutSession } from './create.ts';
 import { retrieveCheckoutSession } from './retrieve.ts';
 import { CheckoutSessionIdInput, CheckoutSessionOut, CreateCheckoutSessionInput, StartCheckoutSessionInput, StartedCheckoutSessionOut } from './schemas.ts';

@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { getPayment } from '../payments/queries.ts';
 import { toCheckoutSessionOut, type CheckoutSessionOut } from './schemas.ts';
 

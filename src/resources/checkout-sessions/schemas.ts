@@ -5,7 +5,7 @@ import { coded } from '../../core/validation.ts';
 import { routingField } from '../checkouts/schemas.ts';
 import { OrderInput, orderTotal } from '../orders/input.ts';
 import type { PaymentWithCustomer } from '../payments/schemas.ts';
-import { PAYMENT_STATUSES, readStatus } from '../payments/status.ts';
+import { PAYMENT_STATUSES, readStatus } from '../shared/payment-status.ts';
 import { routingOut } from '../providers/routing.ts';
 import { addressField } from '../shared/addresses.ts';
 import {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import type { Db } from '../../db/database.ts';
 import { scoped } from '../../db/owned.ts';
@@ -10,7 +10,7 @@ import { linkStoreAccount, upsertCustomer } from '../customers/record.ts';
 import { deriveOrder } from '../orders/derive.ts';
 import { cannotMove, MOVES } from '../payments/machine.ts';
 import { customerFromJson, orderFromJson, paymentFromJson } from '../payments/rows-from-json.ts';
-import { readStatus } from '../payments/status.ts';
+import { readStatus } from '../shared/payment-status.ts';
 import { convertMinor } from '../payments/usd-value.ts';
 import { offerProviders } from '../providers/routing.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';

@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { newId, randomBase62 } from '../../core/ids.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';

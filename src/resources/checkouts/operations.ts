@@ -1,4 +1,4 @@
-import { defineOperation } from '../../core/operation.ts';
+import { defineOperation } from '../../verbs/operation.ts';
 import { createCheckout } from './create.ts';
 import { listCheckouts } from './list.ts';
 import { retrieveCheckout } from './retrieve.ts';

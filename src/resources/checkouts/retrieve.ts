@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { getCheckout } from './queries.ts';
 import { toCheckoutOut, type CheckoutOut } from './schemas.ts';
 

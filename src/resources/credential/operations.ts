@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { API_SCOPES, WEBHOOK_SCOPES } from '../../auth/scopes.ts';
-import { defineOperation } from '../../core/operation.ts';
-import type { OperationContext } from '../../core/context.ts';
+import { defineOperation } from '../../verbs/operation.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 
 // What the credential in use may do: its kind, mode and scopes. Every credential holds
 // payments:read, so every credential can ask. The stdio MCP server uses it to show only the

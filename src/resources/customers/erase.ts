@@ -1,5 +1,5 @@
 import { RefusedError } from '../../core/errors.ts';
-import type { AppContext } from '../../core/context.ts';
+import type { AppContext } from '../../verbs/context.ts';
 import type { Db } from '../../db/database.ts';
 import type { OrderItem } from '../../db/schema.ts';
 

@@ -1,4 +1,4 @@
-import { defineOperation } from '../../core/operation.ts';
+import { defineOperation } from '../../verbs/operation.ts';
 import { listCustomers } from './list.ts';
 import { retrieveCustomer } from './retrieve.ts';
 import { CustomerIdInput, CustomerList, CustomerOut, ListCustomersInput } from './schemas.ts';

@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { getCustomer } from './queries.ts';
 import { toCustomerOut, type CustomerOut } from './schemas.ts';
 

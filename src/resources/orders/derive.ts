@@ -1,5 +1,5 @@
 import type { OrderItem, OrderRow, PaymentRow, PaymentStatus } from '../../db/schema.ts';
-import { readStatus } from '../payments/status.ts';
+import { readStatus } from '../shared/payment-status.ts';
 
 // What an order's payments make of it (spec 2.7, 3 rule 7): the order follows all of its
 // payments, so a paid attempt decides over a held one, and a held one over the latest.

@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { toPage, type Page } from '../../core/pagination.ts';
 import { listOrderParts } from './queries.ts';
 import { toOrderOut, type ListOrdersInput, type OrderOut } from './schemas.ts';

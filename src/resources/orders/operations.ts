@@ -1,4 +1,4 @@
-import { defineOperation } from '../../core/operation.ts';
+import { defineOperation } from '../../verbs/operation.ts';
 import { listOrders } from './list.ts';
 import { reportOrderEvent } from './report-event.ts';
 import { retrieveOrder } from './retrieve.ts';

@@ -1,5 +1,5 @@
 import { actorOf } from '../../audit/activity.ts';
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { sql } from 'kysely';
 import { ApiError, notFound } from '../../core/errors.ts';
 import { formatAmount } from '../../core/money.ts';

@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { getOrder } from './queries.ts';
 import { toOrderOut, type OrderOut } from './schemas.ts';
 

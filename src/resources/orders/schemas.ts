@@ -4,7 +4,7 @@ import { formatAmount, parseAmount } from '../../core/money.ts';
 import { createdRange, listParams, pageOf } from '../../core/pagination.ts';
 import { characters, coded } from '../../core/validation.ts';
 import type { CustomerRow, OrderRow, OrderTimelineRow, PaymentRow } from '../../db/schema.ts';
-import { PAYMENT_STATUSES } from '../payments/status.ts';
+import { PAYMENT_STATUSES } from '../shared/payment-status.ts';
 import { addressOut } from '../shared/addresses.ts';
 import { idParam } from '../shared/ids.ts';
 import { deriveOrder, displayNumber, summaryOf, unitCount } from './derive.ts';

@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import { assertWritable } from '../shared/business-rules.ts';
 import { scoped } from '../../db/owned.ts';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { ApiError } from '../../core/errors.ts';
 import { applyMove } from '../payments/machine.ts';
-import { readStatus } from '../payments/status.ts';
+import { readStatus } from '../shared/payment-status.ts';
 import { assertWritable } from '../shared/business-rules.ts';
 import { getPaymentLink } from './queries.ts';
 import { toPaymentLinkOut, type PaymentLinkOut } from './schemas.ts';

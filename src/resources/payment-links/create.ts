@@ -1,5 +1,5 @@
 import { DAY } from '../../core/clock.ts';
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { newId } from '../../core/ids.ts';
 import { newPayment } from '../payments/insert.ts';
 import { insertPaymentWithOrder } from '../payments/create-with-order.ts';

@@ -1,4 +1,4 @@
-import { defineOperation } from '../../core/operation.ts';
+import { defineOperation } from '../../verbs/operation.ts';
 import { cancelPaymentLink } from './cancel.ts';
 import { createPaymentLink } from './create.ts';
 import { listPaymentLinks } from './list.ts';

@@ -4,7 +4,7 @@ import { createdBounds, pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
 import { scoped } from '../../db/owned.ts';
 import type { PaymentRow } from '../../db/schema.ts';
-import { statusIs } from '../payments/status.ts';
+import { statusIs } from '../shared/payment-status.ts';
 import type { ListPaymentLinksInput } from './schemas.ts';
 
 // Payment links are payments with source 'payment_link'; every query is scoped to the

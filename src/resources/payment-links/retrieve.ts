@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { getPaymentLink } from './queries.ts';
 import { toPaymentLinkOut, type PaymentLinkOut } from './schemas.ts';
 

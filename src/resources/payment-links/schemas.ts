@@ -7,7 +7,7 @@ import { coded } from '../../core/validation.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { addressField } from '../shared/addresses.ts';
 import { amountField, collectField, collectOut, currencyField, emailField, optionalText, requiredText, urlField } from '../shared/fields.ts';
-import { PAYMENT_STATUSES, readStatus } from '../payments/status.ts';
+import { PAYMENT_STATUSES, readStatus } from '../shared/payment-status.ts';
 import { idParam } from '../shared/ids.ts';
 
 const expiry = 'expires_in_days must be a whole JSON number from 1 to 30.';

@@ -1,5 +1,5 @@
 import { RefusedError } from '../../core/errors.ts';
-import type { AppContext } from '../../core/context.ts';
+import type { AppContext } from '../../verbs/context.ts';
 import { applyMove } from './machine.ts';
 
 export class AcceptError extends RefusedError {}

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { AppContext } from '../../core/context.ts';
+import type { AppContext } from '../../verbs/context.ts';
 import { applyMove } from './machine.ts';
 
 /**

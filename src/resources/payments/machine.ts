@@ -1,12 +1,12 @@
 import { sql, type Updateable } from 'kysely';
-import type { AppContext } from '../../core/context.ts';
+import type { AppContext } from '../../verbs/context.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { Db } from '../../db/database.ts';
 import type { CustomerRow, OrderRow, PaymentRow, PaymentStatus, PaymentsTable } from '../../db/schema.ts';
 import { recordPaymentEvent, type PaymentState } from '../../events/record.ts';
 import type { PaymentEventType } from '../../events/types.ts';
 import { deriveOrder } from '../orders/derive.ts';
-import { readStatus } from './status.ts';
+import { readStatus } from '../shared/payment-status.ts';
 import { customerFromJson } from './rows-from-json.ts';
 
 // The payment state machine of spec section 3, in one place. Every move is a conditional

@@ -1,4 +1,4 @@
-import { defineOperation } from '../../core/operation.ts';
+import { defineOperation } from '../../verbs/operation.ts';
 import { listPayments } from './list.ts';
 import { retrievePayment } from './retrieve.ts';
 import { ListPaymentsInput, PaymentIdInput, PaymentList, PaymentOut } from './schemas.ts';

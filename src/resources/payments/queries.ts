@@ -5,7 +5,7 @@ import type { Db } from '../../db/database.ts';
 import { scoped } from '../../db/owned.ts';
 import type { PaymentSource } from '../../db/schema.ts';
 import type { ListPaymentsInput, PaymentWithCustomer } from './schemas.ts';
-import { statusIs } from './status.ts';
+import { statusIs } from '../shared/payment-status.ts';
 
 /** Payments of the caller's business and mode (with `id`, that one), each with its order's customer. */
 export function payments(db: Db, principal: Pick<Principal, 'businessId' | 'livemode'>, id?: string) {

@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { getPayment } from './queries.ts';
 import { toPaymentOut, type PaymentOut } from './schemas.ts';
 

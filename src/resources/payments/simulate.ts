@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { ApiError } from '../../core/errors.ts';
 import { coded } from '../../core/validation.ts';
 import { CARD_PROVIDER_IDS, findProvider } from '../providers/catalogue.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { recordActivity } from '../../audit/activity.ts';
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { ApiError } from '../../core/errors.ts';
 import { newId, randomBase62 } from '../../core/ids.ts';
 import { isUniqueViolation } from '../../db/database.ts';

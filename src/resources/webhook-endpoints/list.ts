@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { toPage, type Page } from '../../core/pagination.ts';
 import { listWebhookEndpointRows } from './queries.ts';
 import { toWebhookEndpointOut, type ListWebhookEndpointsInput, type WebhookEndpointOut } from './schemas.ts';

@@ -1,4 +1,4 @@
-import { defineOperation } from '../../core/operation.ts';
+import { defineOperation } from '../../verbs/operation.ts';
 import { createWebhookEndpoint } from './create.ts';
 import { deleteWebhookEndpoint } from './delete.ts';
 import { listWebhookEndpoints } from './list.ts';

@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../core/context.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { getWebhookEndpoint } from './queries.ts';
 import { toWebhookEndpointOut, type WebhookEndpointOut } from './schemas.ts';
 

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { DAY, HOUR, MINUTE } from '../core/clock.ts';
-import type { AppContext } from '../core/context.ts';
+import type { AppContext } from '../verbs/context.ts';
 import { randomBase62 } from '../core/ids.ts';
 import type { OAuthClientRow } from '../db/schema.ts';
 import { API_SCOPES } from '../auth/scopes.ts';
-import { Refused } from '../webhooks/sender.ts';
+import { Refused } from '../net/outbound-client.ts';
 import { OAuthError } from './errors.ts';
+import { hasControlCharacters } from '../core/validation.ts';
 
 // The agents' clients: registered dynamically (RFC 7591, public clients only), or identified by
 // the URL of their Client ID Metadata Document, fetched under the webhooks' address rules.
@@ -26,16 +27,6 @@ const FORBIDDEN_SCHEMES = new Set(['http:', 'https:', 'javascript:', 'data:', 'f
 
 export type RedirectKind = 'https' | 'loopback' | 'private_use';
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-
-/** Whether any string inside `value` has a control character (NUL can never be stored). */
-export function hasControlCharacters(value: unknown): boolean {
-  if (typeof value === 'string') return CONTROL.test(value) || !value.isWellFormed();
-  if (Array.isArray(value)) return value.some(hasControlCharacters);
-  if (typeof value === 'object' && value !== null) return Object.entries(value).some(([key, item]) => hasControlCharacters(key) || hasControlCharacters(item));
-  return false;
-}
 
 /** What kind of redirect URI this is, or why it cannot be one. */
 export function redirectKind(text: string): RedirectKind | string {

@@ -1,11 +1,9 @@
 #!/usr/bin/env node
 import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { Operation } from '../core/operation.ts';
-import { pathParams } from '../core/operation.ts';
-import { API_PREFIX, restPath } from '../http/routes.ts';
-import { operations } from '../operations.ts';
-import { INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, type ToolResult } from './tools.ts';
+import { API_PREFIX, pathParams, restPath, type Operation } from './verbs/operation.ts';
+import { operations } from './operations.ts';
+import { INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, type ToolResult } from './mcp/tools.ts';
 
 // The same tools over stdio (`npm run --silent mcp`), for MCP clients that start a local process:
 // each tool call is a request to a running service's REST API with the credential from the

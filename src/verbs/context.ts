@@ -1,13 +1,13 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 import type { Db } from '../db/database.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { SecretBox } from './secret-box.ts';
-import type { Clock } from './clock.ts';
+import type { SecretBox } from '../core/secret-box.ts';
+import type { Clock } from '../core/clock.ts';
 import type { JobSender } from '../jobs/queues.ts';
-import type { DepositAddresses } from '../processor/deposit-addresses.ts';
-import type { WebhookSender } from '../webhooks/sender.ts';
-import type { AccessTokens } from '../oauth/access-tokens.ts';
-import type { SigningKeys } from '../oauth/signing-keys.ts';
+import type { DepositAddresses } from '../core/deposit-addresses.ts';
+import type { WebhookSender } from '../net/outbound-client.ts';
+import type { AccessTokens } from '../auth/access-tokens.ts';
+import type { SigningKeys } from '../auth/signing-keys.ts';
 
 /** What every verb may use, built once per process. */
 export interface AppContext {

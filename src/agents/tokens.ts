@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { DAY, SECOND } from '../core/clock.ts';
-import type { AppContext } from '../core/context.ts';
+import type { AppContext } from '../verbs/context.ts';
 import type { AgentConnectionRow } from '../db/schema.ts';
-import { disconnect, newToken } from './authorize.ts';
+import { disconnect, newToken } from './authorization.ts';
 import { hashSecret } from '../auth/secret-keys.ts';
 import { canManageKeys } from '../tenancy/businesses.ts';
 import { findClient } from './clients.ts';

@@ -53,6 +53,14 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodType>(oper
   return operation;
 }
 
+/** Every REST path starts here (spec: the API base is {base_url}/v1). */
+export const API_PREFIX = '/v1';
+
+/** The REST path of an operation in Fastify's syntax, e.g. /v1/payment_links/:id. */
+export function restPath(operation: Pick<Operation, 'http'>): string {
+  return `${API_PREFIX}${operation.http.path}`;
+}
+
 /** The path parameter names of an operation, e.g. ['id'] for /payment_links/:id/cancel. */
 export function pathParams(operation: Pick<Operation, 'http'>): string[] {
   return [...operation.http.path.matchAll(/:(\w+)/g)].map((match) => match[1] ?? '');

@@ -1,7 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { DAY, MINUTE } from '../core/clock.ts';
-import type { AppContext } from '../core/context.ts';
-import { hashSecret } from '../auth/secret-keys.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Config } from '../core/config.ts';
+import type { Db } from '../db/database.ts';
+import { hashSecret } from './secret-keys.ts';
 
 // People's dashboard sessions and the CLI's sign-in links. Only hashes are stored; the session
 // cookie is HttpOnly, SameSite=Lax and Secure (with the __Host- prefix) when the service is https.
@@ -9,7 +11,11 @@ import { hashSecret } from '../auth/secret-keys.ts';
 export const SESSION_TTL_MS = 12 * 60 * MINUTE;
 export const SIGN_IN_LINK_TTL_MS = 15 * MINUTE;
 
-export type SessionDeps = Pick<AppContext, 'db' | 'clock' | 'config'>;
+export interface SessionDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'baseUrl'>;
+}
 
 export interface DashboardSession {
   personId: string;
@@ -23,6 +29,11 @@ export function sessionCookieName(baseUrl: string): string {
 
 export function cookieOptions(baseUrl: string, maxAgeSeconds: number) {
   return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: baseUrl.startsWith('https://'), maxAge: maxAgeSeconds };
+}
+
+/** Only a dashboard path (printable ASCII, no backslash) is a place to go after signing in. */
+export function safeNext(next: unknown): string {
+  return typeof next === 'string' && next.length <= 2048 && /^\/dashboard(\/|\?|$)/.test(next) && /^[\x21-\x7e]+$/.test(next) && !next.includes('\\') ? next : '/dashboard';
 }
 
 /** A single-use sign-in link for a person (the CLI's `login-link`). */
@@ -78,7 +89,7 @@ export function csrfMatches(expected: string, given: unknown): boolean {
 }
 
 /** Removes expired sessions and used or expired sign-in links (retention). */
-export async function forgetExpiredSessions(deps: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
+export async function forgetExpiredSessions(deps: Pick<SessionDeps, 'db' | 'clock'>): Promise<number> {
   const now = deps.clock.now();
   const sessions = await deps.db.deleteFrom('dashboard_sessions').where('expires_at', '<=', now).executeTakeFirst();
   const links = await deps.db.deleteFrom('sign_in_links').where('expires_at', '<=', new Date(now.getTime() - DAY)).executeTakeFirst();

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { Pool, errors as undiciErrors } from 'undici';
-import { hostOf, isInternalHostname, isIpLiteral, isLoopbackAddress, isLoopbackHost, isPublicAddress, type Resolver } from '../net/address-policy.ts';
+import { hostOf, isInternalHostname, isIpLiteral, isLoopbackAddress, isLoopbackHost, isPublicAddress, type Resolver } from './address-policy.ts';
 
 // Sending one webhook request (spec 6.1): the destination is decided before any connection: the
 // name is resolved once, every answer vetted, and the connection made to a vetted address with

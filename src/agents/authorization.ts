@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { MINUTE } from '../core/clock.ts';
-import type { AppContext } from '../core/context.ts';
+import type { AppContext } from '../verbs/context.ts';
 import { randomBase62 } from '../core/ids.ts';
 import type { AgentConnectionRow, KeyAccess, OAuthClientRow } from '../db/schema.ts';
 import { API_SCOPES, READ_ONLY_SCOPES } from '../auth/scopes.ts';
 import { recordActivity } from '../audit/activity.ts';
 import { findClient, matchRedirectUri, type ClientDeps } from './clients.ts';
 import { OAuthError } from './errors.ts';
-import { announceAuthChange } from '../auth/changes.ts';
+import { announceAuthChange } from '../db/auth-changes.ts';
 import { canManageKeys } from '../tenancy/businesses.ts';
 import { hashSecret } from '../auth/secret-keys.ts';
 
@@ -16,6 +16,9 @@ import { hashSecret } from '../auth/secret-keys.ts';
 // redirect_uri receives a code (or an error) with `state` and `iss`.
 
 export type AuthorizeDeps = ClientDeps & Pick<AppContext, 'config'>;
+
+/** The dashboard page where a person decides on an authorization request. */
+export const APPROVE_PATH = '/dashboard/approve';
 
 /** How long a person has to decide on a request, and how long a code lives. */
 export const REQUEST_TTL_MS = 10 * MINUTE;

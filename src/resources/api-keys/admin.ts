@@ -1,12 +1,12 @@
-import { cancelPendingDeliveries } from '../webhooks/deliveries.ts';
-import { RefusedError } from '../core/errors.ts';
-import type { Clock } from '../core/clock.ts';
-import { newId } from '../core/ids.ts';
-import type { Db } from '../db/database.ts';
-import type { ApiKeyRow, KeyAccess, KeyKind } from '../db/schema.ts';
-import { announceAuthChange } from './changes.ts';
-import { scopesForKey, type Scope } from './scopes.ts';
-import { generateSecretKey, hashSecret, secretHint } from './secret-keys.ts';
+import { removeEndpoints } from '../webhook-endpoints/remove.ts';
+import { RefusedError } from '../../core/errors.ts';
+import type { Clock } from '../../core/clock.ts';
+import { newId } from '../../core/ids.ts';
+import type { Db } from '../../db/database.ts';
+import type { ApiKeyRow, KeyAccess, KeyKind } from '../../db/schema.ts';
+import { announceAuthChange } from '../../db/auth-changes.ts';
+import { scopesForKey, type Scope } from '../../auth/scopes.ts';
+import { generateSecretKey, hashSecret, secretHint } from '../../auth/secret-keys.ts';
 
 // Creating and revoking secret keys (CLI now, dashboard later). The secret is returned once
 // and never stored.
@@ -64,15 +64,7 @@ export async function revokeSecretKey(db: Db, clock: Clock, keyId: string): Prom
     if (!key) throw new KeyAdminError(`No key ${keyId}.`);
     if (key.revoked_at !== null) return { key, removedEndpoints: [] };
     const revoked = await trx.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', keyId).returningAll().executeTakeFirstOrThrow();
-    const removed = await trx
-      .updateTable('webhook_endpoints')
-      .set({ deleted_at: now, secret_encrypted: null, previous_secret_encrypted: null, previous_secret_expires_at: null })
-      .where('api_key_id', '=', keyId)
-      .where('deleted_at', 'is', null)
-      .returning('id')
-      .execute();
-    const removedEndpoints = removed.map((row) => row.id);
-    await cancelPendingDeliveries(trx, removedEndpoints, now);
+    const removedEndpoints = await removeEndpoints(trx, (eb) => eb('api_key_id', '=', keyId), now);
     return { key: revoked, removedEndpoints };
   });
   announceAuthChange();

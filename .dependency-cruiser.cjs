@@ -1,0 +1,85 @@
+// The layers of src/ (README, Architecture), checked by `npm run check:layers` as part of `npm test`.
+// Each layer may import only the layers listed under it; the top (files directly in src/) may
+// import anything and is imported by nothing. Type-only imports count: a layer's types are part
+// of what it depends on.
+//
+//   src/*.ts                  main, app (composition root), runtime, cli, the registries
+//   transports                http, mcp, oauth, dashboard, pages, cli  (none imports another)
+//   domain                    resources, events, webhooks, processor, agents
+//   verbs                     what a verb is: its context, operations and actions
+//   audit
+//   auth
+//   tenancy
+//   db  net  jobs             infrastructure
+//   core                      imports nothing of ours
+
+const TRANSPORTS = '(http|mcp|oauth|dashboard|pages|cli)';
+const DOMAIN = '(resources|events|webhooks|processor|agents)';
+
+/** A layer may import only `allowed` (folders under src/, as a regex alternation) besides npm packages and Node. */
+function layer(name, folders, allowed) {
+  return {
+    name: `${name}-imports-only-lower-layers`,
+    comment: `${name} may import only ${allowed}`,
+    severity: 'error',
+    from: { path: `^src/${folders}/` },
+    to: { path: '^src/', pathNot: `^src/${allowed}/` },
+  };
+}
+
+module.exports = {
+  forbidden: [
+    layer('core', 'core', 'core'),
+    layer('db', 'db', '(core|db)'),
+    layer('net', 'net', '(core|net)'),
+    layer('jobs', 'jobs', '(core|db|jobs)'),
+    layer('tenancy', 'tenancy', '(core|db|tenancy)'),
+    layer('auth', 'auth', '(core|db|net|tenancy|auth)'),
+    layer('audit', 'audit', '(core|db|tenancy|auth|audit)'),
+    layer('verbs', 'verbs', '(core|db|net|jobs|tenancy|auth|audit|verbs)'),
+    layer('domain', DOMAIN, `(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN})`),
+    layer('transports', TRANSPORTS, `(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN}|${TRANSPORTS})`),
+    {
+      name: 'no-transport-imports-another',
+      comment: 'A transport authenticates, validates, calls a verb and maps errors; what two share belongs lower down.',
+      severity: 'error',
+      from: { path: `^src/${TRANSPORTS}/` },
+      to: { path: `^src/${TRANSPORTS}/`, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'nothing-imports-the-top',
+      comment: 'Files directly in src/ compose the layers; no layer imports them.',
+      severity: 'error',
+      from: { path: '^src/.+/' },
+      to: { path: '^src/[^/]+$' },
+    },
+    {
+      name: 'no-two-way-folders',
+      comment: 'Folders depend on each other one way only (resources/<name> counts as a folder of its own).',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-circular-modules',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'known-folders-only',
+      comment: 'A new folder under src/ gets its place in the layers above before it is used.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/([^/]+\\.ts$|(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN.slice(1, -1)}|${TRANSPORTS.slice(1, -1)})/)` },
+      to: {},
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^src/',
+    parser: 'swc',
+    tsConfig: { fileName: 'tsconfig.json' },
+    moduleSystems: ['es6'],
+  },
+};

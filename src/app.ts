@@ -1,0 +1,92 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { Authenticator, bearerCredential } from './auth/authenticate.ts';
+import { Gate } from './auth/gate.ts';
+import { ApiError, asApiError, errorResponse, replyWith } from './core/errors.ts';
+import { jsonBodyParser } from './core/json-body.ts';
+import { dashboard } from './dashboard/routes.ts';
+import { processorNotices } from './http/processor.ts';
+import { restApi } from './http/rest-api.ts';
+import { resourceMetadataUrl } from './http/well-known.ts';
+import { mcpServer } from './mcp/http.ts';
+import { oauthServer } from './oauth/routes.ts';
+import type { AppContext } from './verbs/context.ts';
+import { API_PREFIX, type Operation } from './verbs/operation.ts';
+
+// The composition root: one Fastify application made of named plugins, each a transport over the
+// same verbs. main.ts owns the process and listens; tests build the app and listen on port 0.
+
+export const BODY_LIMIT = 64 * 1024;
+
+// What a log line may carry: the path without its query (which can hold an email), never a
+// header, and of an error its class, code and message, never a database error's detail, which
+// quotes the data it choked on.
+const logSerializers = {
+  req: (request: FastifyRequest) => ({ method: request.method, path: request.url.split('?')[0], ip: request.ip }),
+  err: (error: FastifyError) => ({ type: error.name, code: error.code, message: error.message, stack: error.stack ?? '' }),
+};
+
+/** The methods some route answers on a concrete path, from the routes as registered (for 405 and Allow). */
+function routeTable(app: FastifyInstance): (path: string) => string[] {
+  const routes: Array<{ method: string; pattern: RegExp }> = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`);
+    for (const method of [route.method].flat()) if (method !== 'OPTIONS') routes.push({ method, pattern });
+  });
+  return (path) => [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))];
+}
+
+export async function buildApp(context: AppContext, operations: readonly Operation[]): Promise<FastifyInstance> {
+  const { baseUrl } = context.config;
+  /** The API's error shape: every transport answering JSON, and whatever no plugin answers. */
+  const sendError = (request: FastifyRequest, reply: FastifyReply, error: ApiError) =>
+    replyWith(reply, errorResponse(error, { credentialSent: bearerCredential(request.headers.authorization) !== null, metadataUrl: resourceMetadataUrl(baseUrl) }));
+
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT,
+    trustProxy: context.config.trustProxy,
+    forceCloseConnections: 'idle',
+    // Errors raised before routing (a malformed or overlong URL) get the API's error shape too.
+    frameworkErrors: (error, request, reply) => void sendError(request, reply, asApiError(error)),
+    logger: context.config.logLevel === 'silent' ? false : { level: context.config.logLevel, serializers: logSerializers },
+  });
+  const allowedMethods = routeTable(app);
+
+  // Every response, errors included: never cached, never sniffed.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    reply.header('Cache-Control', 'no-store');
+    reply.header('X-Content-Type-Options', 'nosniff');
+    done(null, payload);
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = asApiError(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(request, reply, apiError);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = allowedMethods(path);
+    if (allowed.length > 0 && request.method !== 'OPTIONS') {
+      reply.header('Allow', allowed.join(', '));
+      return sendError(request, reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(' or ')}.`));
+    }
+    if (request.method === 'OPTIONS') {
+      return sendError(request, reply, new ApiError('browser_requests_refused', 'The API is for servers: it does not answer browser (CORS) requests.'));
+    }
+    return sendError(request, reply, new ApiError('not_found', `There is no ${request.method} ${path}.`));
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser);
+  app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, jsonBodyParser);
+
+  // One gate for REST and MCP: the same credential cache and the same rate-limit budgets.
+  const agents = { tokens: context.accessTokens, audience: `${baseUrl}${API_PREFIX}` };
+  const gate = new Gate(new Authenticator(context.db, context.clock, () => context.authChanges.listening, agents), context.config.rateLimits, context.clock);
+
+  await app.register(restApi, { context, operations, gate });
+  await app.register(mcpServer, { context, operations, gate });
+  await app.register(oauthServer, { context });
+  await app.register(dashboard, { context });
+  await app.register(processorNotices, { context });
+  await app.ready();
+  return app;
+}
