@@ -5,7 +5,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { createSecretKey } from '../src/resources/api-keys/admin.ts';
+import { operatorPrincipal } from '../src/auth/operator.ts';
+import { createApiKey } from '../src/resources/api-keys/create.ts';
+import { updateBusinessSettings } from '../src/resources/businesses/update-settings.ts';
 import { loadConfig } from '../src/core/config.ts';
 import { systemClock } from '../src/core/clock.ts';
 import { openDatabase } from '../src/db/database.ts';
@@ -16,7 +18,7 @@ import { operations } from '../src/operations.ts';
 import { loadSecrets, openAppContext, startWorkers } from '../src/runtime.ts';
 import { QUEUES } from '../src/jobs/queues.ts';
 import { deliveryTable, runDeliveryBench, type DeliveryBenchResult } from './deliveries.ts';
-import { createBusiness, updateBusiness } from '../src/tenancy/businesses.ts';
+import { createBusiness } from '../src/tenancy/businesses.ts';
 import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
 import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scenarios.ts';
@@ -232,9 +234,16 @@ async function main(): Promise<void> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const serviceUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
-  const business = await createBusiness(handle.db, systemClock, { name: 'Bench Shop', ownerEmail: 'owner@bench.example' });
-  await updateBusiness(handle.db, systemClock, business.id, { payoutWallet: WALLET });
-  const { secret } = await createSecretKey(handle.db, systemClock, { businessId: business.id, livemode: false, name: 'bench' });
+  /** A business with a payout wallet and a Test key, made as the operator's CLI makes them. */
+  async function shop(name: string, ownerEmail: string): Promise<{ id: string; secret: string }> {
+    const created = await createBusiness(handle.db, systemClock, { name, ownerEmail });
+    const operator = { ...context, principal: await operatorPrincipal(handle.db, created.id, false) };
+    await updateBusinessSettings.run(operator, { payout_wallet: WALLET });
+    return { id: created.id, secret: (await createApiKey.run(operator, { name: 'bench' })).secret };
+  }
+
+  const { id: businessId, secret } = await shop('Bench Shop', 'owner@bench.example');
+  const business = { id: businessId };
 
   const baseline = await startBaseline({ databaseUrl: cluster.url, poolSize: POOL_SIZE, businessId: business.id });
   cleanups.push({ what: 'baseline', run: () => baseline.close() });
@@ -280,9 +289,7 @@ async function main(): Promise<void> {
     await service.jobs.boss.deleteAllJobs(QUEUES.delivery);
     const keys: string[] = [];
     for (let i = 0; i < DELIVERY_BUSINESSES; i += 1) {
-      const shop = await createBusiness(handle.db, systemClock, { name: `Delivery Shop ${i}`, ownerEmail: `owner${i}@deliveries.example` });
-      await updateBusiness(handle.db, systemClock, shop.id, { payoutWallet: WALLET });
-      keys.push((await createSecretKey(handle.db, systemClock, { businessId: shop.id, livemode: false, name: 'bench' })).secret);
+      keys.push((await shop(`Delivery Shop ${i}`, `owner${i}@deliveries.example`)).secret);
     }
     deliveries = await runDeliveryBench({
       businesses: DELIVERY_BUSINESSES,

@@ -3,7 +3,7 @@ import { Authenticator, bearerCredential } from './auth/authenticate.ts';
 import { Gate } from './auth/gate.ts';
 import { ApiError, asApiError, errorResponse, replyWith } from './core/errors.ts';
 import { jsonBodyParser } from './core/json-body.ts';
-import { dashboard } from './dashboard/routes.ts';
+import { dashboard } from './dashboard/plugin.ts';
 import { processorNotices } from './http/processor.ts';
 import { restApi } from './http/rest-api.ts';
 import { resourceMetadataUrl } from './http/well-known.ts';

@@ -5,7 +5,7 @@ import { tenancyCommands } from './cli/tenancy.ts';
 import { webhookCommands } from './cli/webhooks.ts';
 import { UsageError, type Command } from './cli/command.ts';
 import { loadConfig } from './core/config.ts';
-import { ApiError, RefusedError } from './core/errors.ts';
+import { ApiError, errorBody } from './core/errors.ts';
 import { openRuntime } from './runtime.ts';
 
 // Operator commands. With --json every command prints exactly one JSON object on stdout.
@@ -55,10 +55,16 @@ async function main(argv: string[]): Promise<number> {
     console.log(json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || error instanceof RefusedError || error instanceof ApiError) {
-      if (json) console.log(JSON.stringify({ error: { message: error.message } }));
-      console.error(error instanceof UsageError ? `${error.message}\nUsage: ${command.usage}` : error.message);
-      return error instanceof UsageError ? 2 : 1;
+    // Usage mistakes exit 2 with the usage; a refusal exits 1 with the API's error (code, message, field).
+    if (error instanceof UsageError) {
+      if (json) console.log(JSON.stringify({ error: { code: 'usage', message: error.message } }));
+      console.error(`${error.message}\nUsage: ${command.usage}`);
+      return 2;
+    }
+    if (error instanceof ApiError) {
+      if (json) console.log(JSON.stringify(errorBody(error)));
+      console.error(`Refused (${error.code}${error.field ? `, ${error.field}` : ''}): ${error.message}`);
+      return 1;
     }
     throw error;
   } finally {

@@ -2,14 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { MINUTE } from '../core/clock.ts';
 import type { AppContext } from '../verbs/context.ts';
 import { randomBase62 } from '../core/ids.ts';
-import type { AgentConnectionRow, KeyAccess, OAuthClientRow } from '../db/schema.ts';
-import { API_SCOPES, READ_ONLY_SCOPES } from '../auth/scopes.ts';
-import { recordActivity } from '../audit/activity.ts';
+import type { OAuthClientRow } from '../db/schema.ts';
+import { API_SCOPES } from '../auth/scopes.ts';
+import { ApiError } from '../core/errors.ts';
 import { findClient, matchRedirectUri, type ClientDeps } from './clients.ts';
 import { OAuthError } from './errors.ts';
-import { announceAuthChange } from '../db/auth-changes.ts';
-import { canManageKeys } from '../tenancy/businesses.ts';
-import { hashSecret } from '../auth/secret-keys.ts';
 
 // The authorization endpoint (RFC 6749 4.1, OAuth 2.1, RFC 8707, RFC 9207): a request is checked
 // in full before a person sees it; then the person decides in the dashboard, and the client's
@@ -127,75 +124,21 @@ export async function pendingRequest(deps: AuthorizeDeps, requestId: string) {
   return client ? { request, client } : undefined;
 }
 
-export interface Decision {
-  personId: string;
-  approve: boolean;
-  businessId?: string;
-  livemode?: boolean;
-  access?: KeyAccess;
-}
-
 /**
- * The person's decision. Approving needs a business where they manage keys; it makes the
- * connection and a single-use code. The redirect_uri is matched against the client once more.
- * Returns where to send the browser.
+ * The person declines: the request is spent and the client's redirect_uri receives
+ * access_denied. Nothing is connected, so no business is involved.
  */
-export async function decide(deps: AuthorizeDeps, requestId: string, decision: Decision): Promise<URL> {
-  const issuer = deps.config.oauthIssuer;
-  const now = deps.clock.now();
+export async function denyRequest(deps: AuthorizeDeps, requestId: string): Promise<URL> {
   const found = await pendingRequest(deps, requestId);
-  if (!found) throw new OAuthError('invalid_request', 'This sign-in request has expired or was already decided. Start again from the agent.');
-  const { request, client } = found;
-  if (!matchRedirectUri(client.redirect_uris, request.redirect_uri)) throw new OAuthError('invalid_request', 'The client no longer has this redirect URI.');
-  // Checked before the request is spent, so a person who picked the wrong business can try again.
-  const { businessId, livemode, access } = decision;
-  let scopes: string[] = [];
-  if (decision.approve) {
-    if (businessId === undefined || livemode === undefined || access === undefined) throw new OAuthError('invalid_request', 'Choose a business, a mode and an access level.');
-    const membership = await deps.db.selectFrom('memberships').select('role').where('business_id', '=', businessId).where('person_id', '=', decision.personId).executeTakeFirst();
-    if (!canManageKeys(membership?.role)) throw new OAuthError('access_denied', 'Only the business\'s owners and developers can connect agents. Choose another business.');
-    const allowed: readonly string[] = access === 'full' ? API_SCOPES : READ_ONLY_SCOPES;
-    scopes = request.scopes.filter((scope) => allowed.includes(scope));
-  }
-  const claimed = await deps.db.updateTable('oauth_requests').set({ decided_at: now }).where('id', '=', requestId).where('decided_at', 'is', null).returning('id').executeTakeFirst();
-  if (!claimed) throw new OAuthError('invalid_request', 'This sign-in request was already decided.');
-  if (!decision.approve || businessId === undefined || livemode === undefined || access === undefined) {
-    return redirectWith(request.redirect_uri, { error: 'access_denied', error_description: 'The person denied the request.', state: request.state }, issuer);
-  }
-  if (scopes.length === 0) {
-    return redirectWith(request.redirect_uri, { error: 'invalid_scope', error_description: 'Read only access grants none of the scopes the agent asked for.', state: request.state }, issuer);
-  }
-  const code = newToken();
-  await deps.db.transaction().execute(async (trx) => {
-    // The approver's role is held (FOR SHARE) until the connection exists: a demotion waits, and
-    // then disconnects it like every other connection the person approved.
-    const held = await trx.selectFrom('memberships').select('role').where('business_id', '=', businessId).where('person_id', '=', decision.personId).forShare().executeTakeFirst();
-    if (!canManageKeys(held?.role)) throw new OAuthError('access_denied', 'Only the business\'s owners and developers can connect agents.');
-    const connection = await trx.insertInto('agent_connections').values({
-      id: `con_${randomBase62(24)}`, business_id: businessId, livemode, client_id: client.client_id, client_name: client.client_name,
-      approved_by: decision.personId, access, scopes, resource: request.resource, created_at: now,
-    }).returningAll().executeTakeFirstOrThrow();
-    await trx.insertInto('oauth_codes').values({
-      code_hash: hashSecret(code), connection_id: connection.id, client_id: client.client_id, redirect_uri: request.redirect_uri,
-      code_challenge: request.code_challenge, resource: request.resource, created_at: now, expires_at: new Date(now.getTime() + CODE_TTL_MS),
-    }).execute();
-    await recordActivity(trx, { businessId, livemode, actor: `person:${decision.personId}` }, 'agent.connected', connection.id,
-      { client_id: client.client_id, client_name: client.client_name, access, scopes }, now);
-  });
-  return redirectWith(request.redirect_uri, { code, state: request.state }, issuer);
+  if (!found) throw new ApiError('invalid_state', 'This sign-in request has expired or was already decided. Start again from the agent.');
+  const { request } = found;
+  await claimRequest(deps, requestId);
+  return redirectWith(request.redirect_uri, { error: 'access_denied', error_description: 'The person denied the request.', state: request.state }, deps.config.oauthIssuer);
 }
 
-/** Disconnects an agent: its tokens stop working at once and it cannot refresh. */
-export async function disconnect(deps: Pick<AppContext, 'db' | 'clock'>, connection: Pick<AgentConnectionRow, 'id' | 'business_id' | 'livemode'>, why: string, actor: string): Promise<boolean> {
-  const now = deps.clock.now();
-  const done = await deps.db.transaction().execute(async (trx) => {
-    const row = await trx.updateTable('agent_connections').set({ disconnected_at: now, disconnected_why: why })
-      .where('id', '=', connection.id).where('disconnected_at', 'is', null).returning('id').executeTakeFirst();
-    if (!row) return false;
-    await trx.updateTable('oauth_refresh_tokens').set({ expires_at: now }).where('connection_id', '=', connection.id).where('expires_at', '>', now).execute();
-    await recordActivity(trx, { businessId: connection.business_id, livemode: connection.livemode, actor }, 'agent.disconnected', connection.id, { why }, now);
-    return true;
-  });
-  if (done) announceAuthChange();
-  return done;
+/** Marks a request decided, once: a second decision (two tabs, a double click) is refused. */
+export async function claimRequest(deps: Pick<AuthorizeDeps, 'db' | 'clock'>, requestId: string): Promise<void> {
+  const claimed = await deps.db.updateTable('oauth_requests').set({ decided_at: deps.clock.now() })
+    .where('id', '=', requestId).where('decided_at', 'is', null).returning('id').executeTakeFirst();
+  if (!claimed) throw new ApiError('invalid_state', 'This sign-in request was already decided.');
 }

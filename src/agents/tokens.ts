@@ -2,9 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { DAY, SECOND } from '../core/clock.ts';
 import type { AppContext } from '../verbs/context.ts';
 import type { AgentConnectionRow } from '../db/schema.ts';
-import { disconnect, newToken } from './authorization.ts';
+import { newToken } from './authorization.ts';
+import { disconnectConnection } from './connections.ts';
 import { hashSecret } from '../auth/secret-keys.ts';
-import { canManageKeys } from '../tenancy/businesses.ts';
+import { canManageKeys } from '../tenancy/roles.ts';
 import { findClient } from './clients.ts';
 import { OAuthError } from './errors.ts';
 
@@ -95,7 +96,7 @@ async function exchangeCode(deps: TokenDeps, form: Form): Promise<TokenResponse>
   const connection = { id: stored.connection_id, business_id: stored.business_id, livemode: stored.livemode };
   // Single use: a code presented again means it leaked; what it gave is taken back.
   if (stored.used_at !== null) {
-    await disconnect(deps, connection, 'authorization_code_reused', 'service');
+    await disconnectConnection(deps, connection, 'authorization_code_reused', 'service');
     throw new OAuthError('invalid_grant', 'The authorization code was already used; the connection it made is revoked.');
   }
   // Everything is checked before the code is spent, so a leaked code without its verifier
@@ -107,7 +108,7 @@ async function exchangeCode(deps: TokenDeps, form: Form): Promise<TokenResponse>
   if (resource !== undefined && resource !== stored.resource) throw new OAuthError('invalid_target', 'resource must be the one the authorization request named.');
   const used = await deps.db.updateTable('oauth_codes').set({ used_at: now }).where('code_hash', '=', stored.code_hash).where('used_at', 'is', null).returning('code_hash').executeTakeFirst();
   if (!used) {
-    await disconnect(deps, connection, 'authorization_code_reused', 'service');
+    await disconnectConnection(deps, connection, 'authorization_code_reused', 'service');
     throw new OAuthError('invalid_grant', 'The authorization code was already used; the connection it made is revoked.');
   }
   return issue(deps, await activeConnection(deps, stored.connection_id));
@@ -136,7 +137,7 @@ async function refresh(deps: TokenDeps, form: Form): Promise<TokenResponse> {
     if (!won) rotated = (await deps.db.selectFrom('oauth_refresh_tokens').select('rotated_at').where('token_hash', '=', hash).executeTakeFirstOrThrow()).rotated_at;
   }
   if (rotated !== null && now.getTime() - rotated.getTime() > REFRESH_GRACE_MS) {
-    await disconnect(deps, { id: stored.connection_id, business_id: stored.business_id, livemode: stored.livemode }, 'refresh_token_reused', 'service');
+    await disconnectConnection(deps, { id: stored.connection_id, business_id: stored.business_id, livemode: stored.livemode }, 'refresh_token_reused', 'service');
     throw new OAuthError('invalid_grant', 'The refresh token was already used; the connection is revoked. Ask for the agent to be connected again.');
   }
   return issue(deps, connection);
@@ -169,5 +170,5 @@ export async function revokeEndpoint(deps: TokenDeps, form: Form): Promise<void>
   }
   if (connectionId === undefined) return;
   const connection = await deps.db.selectFrom('agent_connections').select(['id', 'business_id', 'livemode']).where('id', '=', connectionId).executeTakeFirst();
-  if (connection) await disconnect(deps, connection, 'revoked_by_client', `client:${clientId}`);
+  if (connection) await disconnectConnection(deps, connection, 'revoked_by_client', `client:${clientId}`);
 }

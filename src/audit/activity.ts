@@ -1,12 +1,18 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/database.ts';
 
-/** Who acted: a secret key or an agent connection, as the dashboard names them. */
+/** Who acted, as the account activity names them: `key:…`, `agent:…`, `person:…` or `operator`. */
 export function actorOf(principal: Principal): string {
-  return principal.kind === 'agent' ? `agent:${principal.connectionId}` : `key:${principal.keyId}`;
+  const { actor } = principal;
+  switch (actor.kind) {
+    case 'secret_key': return `key:${actor.keyId}`;
+    case 'agent': return `agent:${actor.connectionId}`;
+    case 'person': return `person:${actor.personId}`;
+    case 'operator': return 'operator';
+  }
 }
 
-/** Where an action happened and who did it, when no principal did (the service itself, an operator). */
+/** Where an action happened and who did it, when no principal did (the service itself, on its own). */
 export interface ActivitySubject {
   businessId: string;
   livemode: boolean;
@@ -20,7 +26,7 @@ export async function recordActivity(db: Db, by: Principal | ActivitySubject, ac
     .values({
       business_id: by.businessId,
       livemode: by.livemode,
-      actor: 'actor' in by ? by.actor : actorOf(by),
+      actor: typeof by.actor === 'string' ? by.actor : actorOf(by as Principal),
       action,
       subject_id: subjectId,
       details: JSON.stringify(details),

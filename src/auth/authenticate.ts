@@ -5,7 +5,8 @@ import { ApiError } from '../core/errors.ts';
 import type { Db } from '../db/database.ts';
 import { onAuthChange } from '../db/auth-changes.ts';
 import type { Principal } from './principal.ts';
-import { canManageKeys } from '../tenancy/businesses.ts';
+import { canManageKeys } from '../tenancy/roles.ts';
+import { BUSINESS_STATE_COLUMNS, type BusinessState } from '../tenancy/businesses.ts';
 import { API_SCOPES, scopesForKey, type Scope } from './scopes.ts';
 import type { AccessTokens } from './access-tokens.ts';
 import { hashSecret, secretKeyMode } from './secret-keys.ts';
@@ -43,7 +44,7 @@ export interface AgentTokenCheck {
   audience: string;
 }
 
-const BUSINESS_COLUMNS = ['b.id', 'b.name', 'b.status', 'b.commerce', 'b.disabled_integrations', 'b.payout_wallet', 'b.crypto_enabled', 'b.fee_bps'] as const;
+const BUSINESS_COLUMNS = BUSINESS_STATE_COLUMNS.map((column) => `b.${column}` as const);
 
 export class Authenticator {
   readonly #db: Db;
@@ -82,7 +83,7 @@ export class Authenticator {
     const cacheKey = hash.toString('base64');
     const cached = this.#cache.get(cacheKey);
     if (cached && cached.until > this.#clock.now().getTime() && this.#canCache()) {
-      this.#touch(cached.principal.keyId ?? '', cached.lastUsed);
+      this.#touch(keyOf(cached.principal), cached.lastUsed);
       return cached.principal;
     }
     const cache = this.#cache;
@@ -100,9 +101,7 @@ export class Authenticator {
       businessId: row.id,
       livemode: row.livemode,
       scopes: new Set(scopesForKey(row.kind, row.access)),
-      kind: 'secret_key',
-      keyId: row.key_id,
-      connectionId: null,
+      actor: { kind: 'secret_key', keyId: row.key_id },
       business: businessOf(row),
     };
     this.#remember(cache, cacheKey, principal, row.last_used_at);
@@ -148,9 +147,7 @@ export class Authenticator {
         businessId: row.id,
         livemode: row.livemode,
         scopes: new Set(row.scopes.filter((scope): scope is Scope => (API_SCOPES as readonly string[]).includes(scope))),
-        kind: 'agent',
-        keyId: null,
-        connectionId: row.connection_id,
+        actor: { kind: 'agent', connectionId: row.connection_id },
         business: businessOf(row),
       };
       lastUsed = row.last_used_at;
@@ -198,7 +195,12 @@ export class Authenticator {
   }
 }
 
-function businessOf(row: Principal['business']): Principal['business'] {
+/** The key a cached secret-key principal was made from. */
+function keyOf(principal: Principal): string {
+  return principal.actor.kind === 'secret_key' ? principal.actor.keyId : '';
+}
+
+function businessOf(row: BusinessState): BusinessState {
   return {
     id: row.id,
     name: row.name,

@@ -65,12 +65,13 @@ export class Gate {
   admitCall(principal: Principal, operation: Admission): void {
     // Keys share their account's limit; each connected agent has its own (spec 8).
     if (this.#limits.enabled) {
-      const allowed = principal.kind === 'agent' ? this.#perAgent.take(principal.connectionId ?? '') : this.#perBusiness.take(principal.businessId);
-      if (!allowed) throw rateLimited(principal.kind === 'agent' ? 'for this agent' : 'for this account');
+      const { actor } = principal;
+      const allowed = actor.kind === 'agent' ? this.#perAgent.take(actor.connectionId) : this.#perBusiness.take(principal.businessId);
+      if (!allowed) throw rateLimited(actor.kind === 'agent' ? 'for this agent' : 'for this account');
     }
     authorize(principal, operation);
     // Session starts count toward the account's limit: every key's, and an agent's in Live.
-    const countsStart = operation.sessionStart && (principal.kind === 'secret_key' || principal.livemode);
+    const countsStart = operation.sessionStart && (principal.actor.kind !== 'agent' || principal.livemode);
     if (this.#limits.enabled && countsStart && !this.#sessionStarts.take(principal.businessId)) {
       throw rateLimited('of checkout-session starts for this account');
     }

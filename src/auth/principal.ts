@@ -1,17 +1,40 @@
-import type { BusinessRow } from '../db/schema.ts';
-import type { Scope } from './scopes.ts';
+import type { Role } from '../db/schema.ts';
+import type { BusinessState } from '../tenancy/businesses.ts';
+import { API_SCOPES, READ_ONLY_SCOPES, WEBHOOK_SCOPES, type Scope } from './scopes.ts';
 
-// Who is calling: built once per request from the credential, and the only thing verbs
-// consult for tenant, mode and permission.
-export type BusinessState = Pick<BusinessRow,
-  'id' | 'name' | 'status' | 'commerce' | 'disabled_integrations' | 'payout_wallet' | 'crypto_enabled' | 'fee_bps'>;
+// Who is calling: built once per request (or CLI command) and the only thing verbs consult for
+// tenant, mode and permission. Whatever the transport, a caller acts in one business and one
+// mode; the actor says who it is.
+
+export type Actor =
+  /** A merchant's server with a secret key (REST, MCP). */
+  | { kind: 'secret_key'; keyId: string }
+  /** A connected AI agent with an access token (REST, MCP). */
+  | { kind: 'agent'; connectionId: string }
+  /** A person signed in to the dashboard, with their role in the business. */
+  | { kind: 'person'; personId: string; email: string; role: Role }
+  /** Whoever runs the service, through the CLI: any business, always through the object's own business and mode. */
+  | { kind: 'operator' };
+
+export type ActorKind = Actor['kind'];
 
 export interface Principal {
   businessId: string;
   livemode: boolean;
   scopes: ReadonlySet<Scope>;
-  kind: 'secret_key' | 'agent';
-  keyId: string | null;
-  connectionId: string | null;
+  actor: Actor;
   business: BusinessState;
+}
+
+/** The scopes a person holds by role: viewers read (webhook endpoints too); developers and owners may do everything the API does. */
+export function scopesForRole(role: Role): readonly Scope[] {
+  return role === 'viewer' ? [...READ_ONLY_SCOPES, 'webhooks:read'] : [...API_SCOPES, ...WEBHOOK_SCOPES];
+}
+
+/** The operator holds every scope. */
+export const OPERATOR_SCOPES: readonly Scope[] = [...API_SCOPES, ...WEBHOOK_SCOPES];
+
+/** The secret key behind a principal, if a key is the actor. */
+export function keyIdOf(principal: Principal): string | null {
+  return principal.actor.kind === 'secret_key' ? principal.actor.keyId : null;
 }

@@ -1,4 +1,5 @@
-import type { AppContext } from '../verbs/context.ts';
+import { operatorPrincipal, operatorPrincipalFor, type OwnedKind } from '../auth/operator.ts';
+import type { AppContext, OperationContext } from '../verbs/context.ts';
 
 // What every operator command is, and the small parsing helpers they share.
 
@@ -30,4 +31,14 @@ export function positional(positionals: string[], what: string, usage: string): 
   const value = positionals[0];
   if (!value) throw new UsageError(`Name the ${what}: ${usage}`);
   return value;
+}
+
+/** The operator acting in a business and mode (business-wide actions ignore the mode). */
+export async function asOperator(context: AppContext, businessId: string, livemode = false): Promise<OperationContext> {
+  return { ...context, principal: await operatorPrincipal(context.db, businessId, livemode) };
+}
+
+/** The operator acting on an object named by id: in that object's own business and mode. */
+export async function asOperatorOn(context: AppContext, kind: OwnedKind, id: string): Promise<OperationContext> {
+  return { ...context, principal: await operatorPrincipalFor(context.db, kind, id) };
 }

@@ -1,24 +1,9 @@
-import { createSecretKey, listSecretKeys, revokeSecretKey } from '../resources/api-keys/admin.ts';
-import { scopesForKey } from '../auth/scopes.ts';
-import type { ApiKeyRow } from '../db/schema.ts';
-import { oneOf, required, UsageError, type Command } from './command.ts';
-import { RefusedError } from '../core/errors.ts';
 import { createSignInLink, safeNext } from '../auth/sessions.ts';
-
-function keyJson(key: ApiKeyRow) {
-  return {
-    id: key.id,
-    business: key.business_id,
-    mode: key.livemode ? 'live' : 'test',
-    kind: key.kind,
-    access: key.access,
-    scopes: scopesForKey(key.kind, key.access),
-    hint: key.secret_hint,
-    created: key.created_at.toISOString(),
-    last_used: key.last_used_at?.toISOString() ?? null,
-    revoked: key.revoked_at?.toISOString() ?? null,
-  };
-}
+import { ApiError } from '../core/errors.ts';
+import { createApiKey } from '../resources/api-keys/create.ts';
+import { listApiKeys } from '../resources/api-keys/list.ts';
+import { revokeApiKey } from '../resources/api-keys/revoke.ts';
+import { asOperator, asOperatorOn, oneOf, required, UsageError, type Command } from './command.ts';
 
 export const keyCommands: Record<string, Command> = {
   'login-link': {
@@ -28,7 +13,7 @@ export const keyCommands: Record<string, Command> = {
       const email = required(flags, 'email');
       const next = typeof flags.next === 'string' ? safeNext(flags.next) : undefined;
       const link = await createSignInLink(context, email, next);
-      if (!link) throw new RefusedError(`No person with the email ${email}; add them with members set first.`);
+      if (!link) throw new ApiError('not_found', `No person with the email ${email}; add them with members set first.`);
       return { json: { url: link.url, expires: link.expiresAt.toISOString() }, text: `Open within 15 minutes, once:\n  ${link.url}` };
     },
   },
@@ -46,17 +31,9 @@ export const keyCommands: Record<string, Command> = {
     options: { business: { type: 'string' }, mode: { type: 'string' }, access: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' } },
     async run(context, flags) {
       const mode = oneOf(required(flags, 'mode'), ['test', 'live'], 'mode');
-      const { key, secret } = await createSecretKey(context.db, context.clock, {
-        businessId: required(flags, 'business'),
-        livemode: mode === 'live',
-        access: oneOf(flags.access, ['full', 'read_only'], 'access'),
-        kind: oneOf(flags.kind, ['api', 'plugin', 'legacy'], 'kind'),
-        name: typeof flags.name === 'string' ? flags.name : null,
-      });
-      return {
-        json: { ...keyJson(key), secret },
-        text: `Created ${mode} key ${key.id}. Its secret is shown only now:\n\n  ${secret}\n`,
-      };
+      const operator = await asOperator(context, required(flags, 'business'), mode === 'live');
+      const key = await createApiKey.run(operator, { access: flags.access, kind: flags.kind, name: flags.name });
+      return { json: key, text: `Created ${mode} key ${key.id}. Its secret is shown only now:\n\n  ${key.secret}\n` };
     },
   },
   'keys revoke': {
@@ -64,18 +41,20 @@ export const keyCommands: Record<string, Command> = {
     options: {},
     async run(context, _flags, [id]) {
       if (!id) throw new UsageError('Name the key: keys revoke KEY_ID');
-      const { key, removedEndpoints } = await revokeSecretKey(context.db, context.clock, id);
-      return {
-        json: { ...keyJson(key), removed_webhook_endpoints: removedEndpoints },
-        text: `Revoked ${key.id}.${removedEndpoints.length ? ` Removed the webhook endpoints it added: ${removedEndpoints.join(', ')}.` : ''}`,
-      };
+      const key = await revokeApiKey.run(await asOperatorOn(context, 'api_key', id), { id });
+      const removed = key.removed_webhook_endpoints;
+      return { json: key, text: `Revoked ${key.id}.${removed.length ? ` Removed the webhook endpoints it added: ${removed.join(', ')}.` : ''}` };
     },
   },
   'keys list': {
-    usage: 'keys list --business ID [--json]',
+    usage: 'keys list --business ID [--json]   (both modes)',
     options: { business: { type: 'string' } },
     async run(context, flags) {
-      const keys = (await listSecretKeys(context.db, required(flags, 'business'))).map(keyJson);
+      const business = required(flags, 'business');
+      const keys = [
+        ...await listApiKeys.run(await asOperator(context, business, false), {}),
+        ...await listApiKeys.run(await asOperator(context, business, true), {}),
+      ];
       return {
         json: { data: keys },
         text: keys.map((k) => `${k.id}  ${k.mode}  ${k.kind}/${k.access}  ${k.hint}${k.revoked ? '  revoked' : ''}`).join('\n') || 'No keys.',

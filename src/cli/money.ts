@@ -1,20 +1,19 @@
-import { formatAmount } from '../core/money.ts';
 import { CURRENCIES } from '../core/money.ts';
 import { eraseCustomer } from '../resources/customers/erase.ts';
 import { acceptHeldPayment } from '../resources/payments/accept.ts';
-import { oneOf, positional, required, UsageError, type Command } from './command.ts';
+import { asOperatorOn, oneOf, positional, required, UsageError, type Command } from './command.ts';
 
-// Operator actions on money and customers that the dashboard will offer later.
+// Operator actions on money and customers (the dashboard offers them to people too).
 export const moneyCommands: Record<string, Command> = {
   'payments accept': {
     usage: 'payments accept PAYMENT_ID [--json]',
     options: {},
     async run(context, _flags, positionals) {
       const id = positional(positionals, 'payment', this.usage);
-      const payment = await acceptHeldPayment(context, id);
+      const payment = await acceptHeldPayment.run(await asOperatorOn(context, 'payment', id), { id });
       return {
-        json: { id: payment.id, status: payment.status, amount: formatAmount(payment.amount_minor), currency: payment.currency },
-        text: `Accepted ${payment.id} as paid (${formatAmount(payment.amount_minor)} ${payment.currency}); payment.paid is on its way.`,
+        json: { id: payment.id, status: payment.status, amount: payment.amount, currency: payment.currency },
+        text: `Accepted ${payment.id} as paid (${payment.amount} ${payment.currency}); payment.paid is on its way.`,
       };
     },
   },
@@ -23,9 +22,9 @@ export const moneyCommands: Record<string, Command> = {
     options: {},
     async run(context, _flags, positionals) {
       const id = positional(positionals, 'customer', this.usage);
-      const erased = await eraseCustomer(context, id);
+      const erased = await eraseCustomer.run(await asOperatorOn(context, 'customer', id), { id });
       return {
-        json: { id, erased: true, ...erased },
+        json: erased,
         text: `Erased the details of ${id} from it, ${erased.orders} orders, ${erased.payments} payments and ${erased.events} stored events.`,
       };
     },

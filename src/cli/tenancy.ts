@@ -1,7 +1,12 @@
-import { createSecretKey } from '../resources/api-keys/admin.ts';
-import type { BusinessRow, Integration } from '../db/schema.ts';
-import { canManageKeys, createBusiness, INTEGRATIONS, listMembers, ROLES, setMember, updateBusiness, type BusinessChanges } from '../tenancy/businesses.ts';
-import { oneOf, required, UsageError, type Command } from './command.ts';
+import type { Integration } from '../db/schema.ts';
+import { createApiKey } from '../resources/api-keys/create.ts';
+import { updateBusinessSettings } from '../resources/businesses/update-settings.ts';
+import { updateBusinessTerms } from '../resources/businesses/update-terms.ts';
+import { listMembers } from '../resources/team/list.ts';
+import { setMemberRole } from '../resources/team/set-role.ts';
+import { createBusiness, INTEGRATIONS } from '../tenancy/businesses.ts';
+import { ROLES } from '../tenancy/roles.ts';
+import { asOperator, oneOf, required, UsageError, type Command } from './command.ts';
 
 function integrations(value: unknown, name: string): Integration[] | undefined {
   if (value === undefined) return undefined;
@@ -10,26 +15,13 @@ function integrations(value: unknown, name: string): Integration[] | undefined {
   return list as Integration[];
 }
 
-function businessJson(business: BusinessRow) {
-  return {
-    id: business.id,
-    name: business.name,
-    status: business.status,
-    commerce: business.commerce,
-    disabled_integrations: business.disabled_integrations,
-    payout_wallet: business.payout_wallet,
-    crypto_enabled: business.crypto_enabled,
-    fee_bps: business.fee_bps,
-  };
-}
-
 export const tenancyCommands: Record<string, Command> = {
   'business create': {
     usage: 'business create --name NAME --owner EMAIL [--json]',
     options: { name: { type: 'string' }, owner: { type: 'string' } },
     async run(context, flags) {
       const business = await createBusiness(context.db, context.clock, { name: required(flags, 'name'), ownerEmail: required(flags, 'owner') });
-      return { json: businessJson(business), text: `Created business ${business.id} (${business.name}).` };
+      return { json: { id: business.id, name: business.name }, text: `Created business ${business.id} (${business.name}).` };
     },
   },
   'business update': {
@@ -41,39 +33,41 @@ export const tenancyCommands: Record<string, Command> = {
     },
     async run(context, flags, [id]) {
       if (!id) throw new UsageError('Name the business: business update ID …');
+      const operator = await asOperator(context, id);
       const wallet = flags['payout-wallet'];
       const crypto = oneOf(flags.crypto, ['on', 'off'], 'crypto');
-      const changes: BusinessChanges = {
-        status: oneOf(flags.status, ['active', 'suspended', 'archived'], 'status'),
+      // The owners' settings and the operator's terms are two actions; the operator may do both.
+      let business = await updateBusinessSettings.run(operator, {
         commerce: oneOf(flags.commerce, ['active', 'paused'], 'commerce'),
-        payoutWallet: wallet === undefined ? undefined : wallet === 'none' ? null : String(wallet),
-        cryptoEnabled: crypto === undefined ? undefined : crypto === 'on',
-        feeBps: flags['fee-bps'] === undefined ? undefined : Number(flags['fee-bps']),
+        payout_wallet: wallet === undefined ? undefined : wallet === 'none' ? null : wallet,
+        crypto_enabled: crypto === undefined ? undefined : crypto === 'on',
         disable: integrations(flags.disable, 'disable'),
         enable: integrations(flags.enable, 'enable'),
-      };
-      const business = await updateBusiness(context.db, context.clock, id, changes);
-      return { json: businessJson(business), text: `Updated business ${business.id}.` };
+      });
+      if (flags.status !== undefined || flags['fee-bps'] !== undefined) {
+        business = await updateBusinessTerms.run(operator, {
+          status: oneOf(flags.status, ['active', 'suspended', 'archived'], 'status'),
+          fee_bps: flags['fee-bps'] === undefined ? undefined : Number(flags['fee-bps']),
+        });
+      }
+      return { json: business, text: `Updated business ${business.id}.` };
     },
   },
   'members set': {
     usage: 'members set --business ID --email EMAIL --role owner|developer|viewer [--json]',
     options: { business: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
     async run(context, flags) {
-      const role = oneOf(required(flags, 'role'), ROLES, 'role') ?? 'viewer';
-      const { personId } = await setMember(context.db, context.clock, { businessId: required(flags, 'business'), email: required(flags, 'email'), role });
-      return {
-        json: { business: flags.business, person: personId, email: String(flags.email).toLowerCase(), role, manages_keys: canManageKeys(role) },
-        text: `${String(flags.email).toLowerCase()} is now ${role} of ${String(flags.business)}.`,
-      };
+      const role = oneOf(required(flags, 'role'), ROLES, 'role');
+      const business = required(flags, 'business');
+      const member = await setMemberRole.run(await asOperator(context, business), { email: required(flags, 'email'), role });
+      return { json: { business, ...member }, text: `${member.email} is now ${member.role} of ${business}.` };
     },
   },
   'members list': {
     usage: 'members list --business ID [--json]',
     options: { business: { type: 'string' } },
     async run(context, flags) {
-      const members = (await listMembers(context.db, required(flags, 'business')))
-        .map((m) => ({ person: m.id, email: m.email, role: m.role, manages_keys: canManageKeys(m.role) }));
+      const members = await listMembers.run(await asOperator(context, required(flags, 'business')), {});
       return { json: { data: members }, text: members.map((m) => `${m.email}  ${m.role}`).join('\n') || 'No members.' };
     },
   },
@@ -82,12 +76,12 @@ export const tenancyCommands: Record<string, Command> = {
     options: {},
     async run(context) {
       const business = await createBusiness(context.db, context.clock, { name: 'Demo Store', ownerEmail: 'owner@demo.example' });
-      const { key, secret } = await createSecretKey(context.db, context.clock, { businessId: business.id, livemode: false, name: 'demo' });
+      const key = await createApiKey.run(await asOperator(context, business.id, false), { name: 'demo' });
       const base = context.config.baseUrl;
-      const curl = `curl -s ${base}/v1/payment_links -H "Authorization: Bearer ${secret}" ` +
+      const curl = `curl -s ${base}/v1/payment_links -H "Authorization: Bearer ${key.secret}" ` +
         `-H "Content-Type: application/json" -d '{"amount":"25.00","currency":"USD","description":"Coffee beans"}'`;
       return {
-        json: { business: business.id, key: key.id, secret, curl },
+        json: { business: business.id, key: key.id, secret: key.secret, curl },
         text: `Demo business ${business.id} with Test key ${key.id}. The secret is shown only now.\n\nTry:\n\n  ${curl}\n`,
       };
     },

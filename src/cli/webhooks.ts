@@ -1,15 +1,15 @@
-import { oneOf, positional, UsageError, type Command } from './command.ts';
-import type { AppContext } from '../verbs/context.ts';
 import { PAYMENT_EVENT_TYPES, PING } from '../events/types.ts';
-import { deliveryAttempts, deliveryLog, resend, retryNow, rollSecret, sendTestEvent, updateWebhookEndpoint, type ManageDeps, type ManualSendResult, type Scope } from '../webhooks/manage.ts';
+import { rollWebhookSecret } from '../resources/webhook-endpoints/roll-secret.ts';
+import { updateWebhookEndpoint } from '../resources/webhook-endpoints/update.ts';
+import { listDeliveryAttempts } from '../webhooks/log/list-attempts.ts';
+import { listWebhookDeliveries } from '../webhooks/log/list-deliveries.ts';
+import { resendWebhookDelivery } from '../webhooks/log/resend.ts';
+import { retryWebhookDelivery } from '../webhooks/log/retry.ts';
+import type { ManualSendResult } from '../webhooks/log/schemas.ts';
+import { sendTestWebhook, TEST_EVENT_TYPES } from '../webhooks/log/send-test.ts';
+import { asOperatorOn, oneOf, positional, UsageError, type Command } from './command.ts';
 
-// Webhook operations the dashboard will offer (spec 6.3), for the operator now.
-
-const OPERATOR: Scope = { actor: 'operator' };
-
-function deps(context: AppContext): ManageDeps {
-  return { ...context, sender: context.webhookSender };
-}
+// The webhook operations people have in the dashboard (spec 6.3), for the operator.
 
 const time = (seconds: number | null) => (seconds === null ? '-' : new Date(seconds * 1000).toISOString());
 
@@ -27,7 +27,8 @@ export const webhookCommands: Record<string, Command> = {
     usage: 'webhooks log ENDPOINT_ID [--json]   (the latest 50 deliveries)',
     options: {},
     async run(context, _flags, positionals) {
-      const log = await deliveryLog(context.db, OPERATOR, positional(positionals, 'endpoint', this.usage));
+      const id = positional(positionals, 'endpoint', this.usage);
+      const log = await listWebhookDeliveries.run(await asOperatorOn(context, 'webhook_endpoint', id), { id });
       const lines = log.data.map((d) => [d.id, d.event_type, d.event_id, d.status, `attempts ${d.attempts}${d.manual_attempts ? `+${d.manual_attempts}` : ''}`,
         `sent ${time(d.sent)}`, d.last_status ?? d.last_error ?? '-', d.next_retry === null ? '' : `next ${time(d.next_retry)}`].join('  '));
       const header = `${log.endpoint.id} ${log.endpoint.url}${log.endpoint.removed ? ' (removed)' : ''}`;
@@ -38,7 +39,8 @@ export const webhookCommands: Record<string, Command> = {
     usage: 'webhooks attempts DELIVERY_ID [--json]   (every request made for one delivery)',
     options: {},
     async run(context, _flags, positionals) {
-      const attempts = await deliveryAttempts(context.db, OPERATOR, positional(positionals, 'delivery', this.usage));
+      const id = positional(positionals, 'delivery', this.usage);
+      const attempts = await listDeliveryAttempts.run(await asOperatorOn(context, 'webhook_delivery', id), { id });
       const lines = attempts.map((a) => [time(a.sent), a.trigger + (a.number ? ` #${a.number}` : ''), a.url, a.succeeded ? 'ok' : 'failed',
         a.status_code ?? '-', a.error ?? '', `${a.duration_ms} ms`].join('  '));
       return { json: { data: attempts }, text: lines.length ? lines.join('\n') : 'No attempts yet.' };
@@ -48,33 +50,37 @@ export const webhookCommands: Record<string, Command> = {
     usage: 'webhooks retry DELIVERY_ID [--json]   (send a still-retrying delivery now; its schedule stays)',
     options: {},
     async run(context, _flags, positionals) {
-      return sent(await retryNow(deps(context), OPERATOR, positional(positionals, 'delivery', this.usage)), 'Retried');
+      const id = positional(positionals, 'delivery', this.usage);
+      return sent(await retryWebhookDelivery.run(await asOperatorOn(context, 'webhook_delivery', id), { id }), 'Retried');
     },
   },
   'webhooks resend': {
     usage: 'webhooks resend DELIVERY_ID [--json]   (send a finished delivery once more, same event id)',
     options: {},
     async run(context, _flags, positionals) {
-      return sent(await resend(deps(context), OPERATOR, positional(positionals, 'delivery', this.usage)), 'Resent');
+      const id = positional(positionals, 'delivery', this.usage);
+      return sent(await resendWebhookDelivery.run(await asOperatorOn(context, 'webhook_delivery', id), { id }), 'Resent');
     },
   },
   'webhooks test': {
     usage: `webhooks test ENDPOINT_ID [--event ${PING}|${PAYMENT_EVENT_TYPES.join('|')}] [--json]   (Live endpoints: ping only)`,
     options: { event: { type: 'string' } },
     async run(context, flags, positionals) {
-      const type = oneOf(flags.event ?? PING, [PING, ...PAYMENT_EVENT_TYPES], 'event') ?? PING;
-      return sent(await sendTestEvent(deps(context), OPERATOR, positional(positionals, 'endpoint', this.usage), type), `Sent test ${type}`);
+      const id = positional(positionals, 'endpoint', this.usage);
+      const type = oneOf(flags.event ?? PING, TEST_EVENT_TYPES, 'event') ?? PING;
+      return sent(await sendTestWebhook.run(await asOperatorOn(context, 'webhook_endpoint', id), { id, type }), `Sent test ${type}`);
     },
   },
   'webhooks roll-secret': {
     usage: 'webhooks roll-secret ENDPOINT_ID [--keep-previous] [--json]   (--keep-previous: the old secret also signs for 24 hours)',
     options: { 'keep-previous': { type: 'boolean' } },
     async run(context, flags, positionals) {
-      const rolled = await rollSecret(deps(context), OPERATOR, positional(positionals, 'endpoint', this.usage), { keepPrevious: flags['keep-previous'] === true });
-      const until = rolled.endpoint.previous_secret_expires_at;
+      const id = positional(positionals, 'endpoint', this.usage);
+      const rolled = await rollWebhookSecret.run(await asOperatorOn(context, 'webhook_endpoint', id), { id, keep_previous: flags['keep-previous'] === true });
+      const until = rolled.previous_secret_expires_at;
       return {
-        json: { ...rolled.endpoint, secret: rolled.secret },
-        text: `New signing secret of ${rolled.endpoint.id} (shown once):\n  ${rolled.secret}\n${until === null
+        json: rolled,
+        text: `New signing secret of ${rolled.id} (shown once):\n  ${rolled.secret}\n${until === null
           ? 'The previous secret signs nothing from now on.' : `The previous secret also signs until ${time(until)}.`}`,
       };
     },
@@ -85,9 +91,10 @@ export const webhookCommands: Record<string, Command> = {
     async run(context, flags, positionals) {
       const id = positional(positionals, 'endpoint', this.usage);
       if (flags.url === undefined && flags.description === undefined && flags.events === undefined) throw new UsageError('Give --url, --description or --events.');
-      const updated = await updateWebhookEndpoint(deps(context), OPERATOR, id, {
-        url: flags.url as string | undefined,
-        description: flags.description as string | undefined,
+      const updated = await updateWebhookEndpoint.run(await asOperatorOn(context, 'webhook_endpoint', id), {
+        id,
+        url: flags.url,
+        description: flags.description,
         events: typeof flags.events === 'string' ? flags.events.split(',').map((type) => type.trim()).filter(Boolean) : undefined,
       });
       return { json: updated, text: `Updated ${updated.id}: ${updated.url}, events ${updated.events.join(', ')}${updated.description ? `, "${updated.description}"` : ''}.` };

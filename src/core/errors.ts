@@ -35,11 +35,20 @@ export const ERROR_STATUS = {
   invalid_checkout: 400,
   invalid_fulfillment: 400,
   invalid_event_type: 400,
+  invalid_access: 400,
+  invalid_role: 400,
+  invalid_mode: 400,
+  invalid_payout_wallet: 400,
+  invalid_fee: 400,
+  invalid_status: 400,
+  invalid_integration: 400,
+  sign_in_failed: 400,
   invalid_api_key: 401,
   invalid_token: 401,
   invalid_signature: 401,
   agent_disconnected: 401,
   insufficient_scope: 403,
+  insufficient_role: 403,
   suspended: 403,
   integration_disabled: 403,
   merchant_read_only: 403,
@@ -51,6 +60,8 @@ export const ERROR_STATUS = {
   commerce_paused: 409,
   not_cancelable: 409,
   invalid_state: 409,
+  hold_not_acceptable: 409,
+  last_owner: 409,
   checkout_inactive: 409,
   test_mode_only: 400,
   duplicate_url: 409,
@@ -172,5 +183,3 @@ export function replyWith(reply: ErrorReply, response: ErrorResponse): unknown {
   return reply.code(response.status).send(response.body);
 }
 
-/** TEMPORARY while the person-facing verbs move to ApiError. */
-export class RefusedError extends Error {}

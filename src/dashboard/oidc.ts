@@ -1,6 +1,7 @@
 import oauthPlugin, { type OAuth2Namespace } from '@fastify/oauth2';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { ApiError } from '../core/errors.ts';
 import type { AppContext } from '../verbs/context.ts';
 
 // People's sign-in through an OpenID Connect provider (when OIDC_* is configured): the
@@ -11,8 +12,6 @@ import type { AppContext } from '../verbs/context.ts';
 export const OIDC_START_PATH = '/dashboard/sign-in/oidc';
 export const OIDC_CALLBACK_PATH = '/dashboard/sign-in/oidc/callback';
 const NEXT_COOKIE = 'ps_oidc_next';
-
-export class OidcRefusal extends Error {}
 
 interface Discovery {
   issuer: string;
@@ -55,22 +54,22 @@ export async function registerOidcSignIn(
 
   scope.get(OIDC_CALLBACK_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as Record<string, unknown>;
-    if (typeof query.error === 'string') throw new OidcRefusal(`${oidc.name} did not sign you in (${query.error}).`);
+    if (typeof query.error === 'string') throw new ApiError('sign_in_failed', `${oidc.name} did not sign you in (${query.error}).`);
     let token;
     try {
       ({ token } = await client.getAccessTokenFromAuthorizationCodeFlow(request, reply));
     } catch {
-      throw new OidcRefusal(`The sign-in with ${oidc.name} could not be completed. Start again.`);
+      throw new ApiError('sign_in_failed', `The sign-in with ${oidc.name} could not be completed. Start again.`);
     }
     const idToken = token.id_token;
-    if (!idToken) throw new OidcRefusal(`${oidc.name} sent no id_token.`);
+    if (!idToken) throw new ApiError('sign_in_failed', `${oidc.name} sent no id_token.`);
     let claims;
     try {
       ({ payload: claims } = await jwtVerify(idToken, keys, { issuer: discovery.issuer, audience: oidc.clientId, currentDate: context.clock.now() }));
     } catch {
-      throw new OidcRefusal(`The identity ${oidc.name} sent could not be verified.`);
+      throw new ApiError('sign_in_failed', `The identity ${oidc.name} sent could not be verified.`);
     }
-    if (claims.nonce !== nonceFor(String(query.state ?? ''))) throw new OidcRefusal('The sign-in answer does not belong to this browser. Start again.');
+    if (claims.nonce !== nonceFor(String(query.state ?? ''))) throw new ApiError('sign_in_failed', 'The sign-in answer does not belong to this browser. Start again.');
     // Providers that keep the id_token minimal give the email at the userinfo endpoint, for the same sub.
     let { email, email_verified: verified } = claims as { email?: unknown; email_verified?: unknown };
     if (typeof email !== 'string') {
@@ -80,10 +79,10 @@ export async function registerOidcSignIn(
         verified = info.email_verified;
       }
     }
-    if (typeof email !== 'string' || verified !== true) throw new OidcRefusal(`${oidc.name} did not give a verified email address.`);
+    if (typeof email !== 'string' || verified !== true) throw new ApiError('sign_in_failed', `${oidc.name} did not give a verified email address.`);
     claims.email = email;
     const person = await context.db.selectFrom('people').select('id').where('email', '=', email.toLowerCase()).executeTakeFirst();
-    if (!person) throw new OidcRefusal(`${email} is not a member of any business here. Ask an owner to add you.`);
+    if (!person) throw new ApiError('sign_in_failed', `${email} is not a member of any business here. Ask an owner to add you.`);
     const next = options.safeNext(request.cookies[NEXT_COOKIE]);
     reply.clearCookie(NEXT_COOKIE, { path: '/dashboard/sign-in/oidc', secure, sameSite: 'lax', httpOnly: true });
     return options.signedIn(reply, person.id, next);

@@ -106,7 +106,7 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
       const response = await handler.fetch(webRequest(request, baseUrl), {
         authInfo: {
           token: '',
-          clientId: principal.keyId ?? principal.connectionId ?? '',
+          clientId: principal.actor.kind === 'secret_key' ? principal.actor.keyId : principal.actor.kind === 'agent' ? principal.actor.connectionId : '',
           scopes: [...principal.scopes],
           resource: new URL(resource),
           extra: { principal, tool: calledTool(request.body) },

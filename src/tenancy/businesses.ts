@@ -1,17 +1,30 @@
-import { RefusedError } from '../core/errors.ts';
-import type { Db } from '../db/database.ts';
-import type { BusinessRow, BusinessUpdate, Integration, Role } from '../db/schema.ts';
-import { newId } from '../core/ids.ts';
+import { ApiError } from '../core/errors.ts';
 import type { Clock } from '../core/clock.ts';
+import { newId } from '../core/ids.ts';
 import { announceAuthChange } from '../db/auth-changes.ts';
+import type { Db } from '../db/database.ts';
+import type { BusinessRow, Integration, Role } from '../db/schema.ts';
+import { atLeast } from './roles.ts';
 
-// Businesses (the spec's accounts), people and their roles. Called by the CLI now and by the
-// dashboard later; not part of the merchant API.
+// Businesses (the spec's accounts), people and their memberships: the tenancy every principal
+// is built from. The verbs people call on them (team, settings) are in resources/.
 
 export const INTEGRATIONS: readonly Integration[] = ['api', 'payment_links', 'checkouts'];
 export const PAYOUT_WALLET = /^0x[0-9a-fA-F]{40}$/;
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
-export class TenancyError extends RefusedError {}
+/** What a principal carries of its business: the account's state every verb may consult. */
+export type BusinessState = Pick<BusinessRow,
+  'id' | 'name' | 'status' | 'commerce' | 'disabled_integrations' | 'payout_wallet' | 'crypto_enabled' | 'fee_bps'>;
+
+export const BUSINESS_STATE_COLUMNS = ['id', 'name', 'status', 'commerce', 'disabled_integrations', 'payout_wallet', 'crypto_enabled', 'fee_bps'] as const;
+
+/** A business's state, or not_found. */
+export async function businessState(db: Db, businessId: string): Promise<BusinessState> {
+  const row = await db.selectFrom('businesses').select(BUSINESS_STATE_COLUMNS).where('id', '=', businessId).executeTakeFirst();
+  if (!row) throw new ApiError('not_found', `No business with id '${businessId}' exists.`);
+  return row;
+}
 
 export async function findOrCreatePerson(db: Db, email: string, now: Date): Promise<string> {
   const normalized = email.trim().toLowerCase();
@@ -24,9 +37,13 @@ export async function findOrCreatePerson(db: Db, email: string, now: Date): Prom
   return row.id;
 }
 
+/**
+ * Opens a business with its first owner: the one thing the operator does outside any business
+ * (there is none yet to act in).
+ */
 export async function createBusiness(db: Db, clock: Clock, input: { name: string; ownerEmail: string }): Promise<BusinessRow> {
-  if (input.name.trim() === '') throw new TenancyError('A business needs a name.');
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(input.ownerEmail)) throw new TenancyError('The owner must be an email address.');
+  if (input.name.trim() === '') throw new ApiError('missing_name', 'A business needs a name.', 'name');
+  if (!EMAIL.test(input.ownerEmail)) throw new ApiError('invalid_email', 'The owner must be an email address.', 'owner');
   const now = clock.now();
   return db.transaction().execute(async (trx) => {
     const business = await trx
@@ -50,78 +67,15 @@ export async function setRole(db: Db, businessId: string, personId: string, role
   announceAuthChange();
 }
 
-export interface BusinessChanges {
-  status?: 'active' | 'suspended' | 'archived';
-  commerce?: 'active' | 'paused';
-  payoutWallet?: string | null;
-  cryptoEnabled?: boolean;
-  feeBps?: number;
-  disable?: Integration[];
-  enable?: Integration[];
+/** The person's role in a business; undefined when they are not a member. */
+export async function roleIn(db: Db, businessId: string, personId: string): Promise<Role | undefined> {
+  const row = await db.selectFrom('memberships').select('role').where('business_id', '=', businessId).where('person_id', '=', personId).executeTakeFirst();
+  return row?.role;
 }
 
-export async function updateBusiness(db: Db, clock: Clock, id: string, changes: BusinessChanges): Promise<BusinessRow> {
-  if (changes.payoutWallet != null && !PAYOUT_WALLET.test(changes.payoutWallet)) {
-    throw new TenancyError('The payout wallet must be a 0x-prefixed address of 40 hexadecimal characters.');
-  }
-  if (changes.feeBps !== undefined && (!Number.isInteger(changes.feeBps) || changes.feeBps < 0 || changes.feeBps > 10_000)) {
-    throw new TenancyError('The fee must be a whole number of basis points from 0 to 10000.');
-  }
-  const updated = await db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('businesses').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
-    if (!current) throw new TenancyError(`No business ${id}.`);
-    const disabled = new Set(current.disabled_integrations);
-    for (const integration of changes.disable ?? []) disabled.add(integration);
-    for (const integration of changes.enable ?? []) disabled.delete(integration);
-    const set: BusinessUpdate = { updated_at: clock.now(), disabled_integrations: INTEGRATIONS.filter((i) => disabled.has(i)) };
-    if (changes.status !== undefined) set.status = changes.status;
-    if (changes.commerce !== undefined) set.commerce = changes.commerce;
-    if (changes.payoutWallet !== undefined) set.payout_wallet = changes.payoutWallet;
-    if (changes.cryptoEnabled !== undefined) set.crypto_enabled = changes.cryptoEnabled;
-    if (changes.feeBps !== undefined) set.fee_bps = changes.feeBps;
-    return trx.updateTable('businesses').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
-  });
-  announceAuthChange();
-  return updated;
-}
-
-/** Owners and developers manage keys (and approve agents); viewers only look. */
-/** Owners and developers manage keys and connect agents; no role (not a member) manages nothing. */
-export function canManageKeys(role: Role | null | undefined): boolean {
-  return role === 'owner' || role === 'developer';
-}
-
-export const ROLES: readonly Role[] = ['owner', 'developer', 'viewer'];
-
-export async function setMember(db: Db, clock: Clock, input: { businessId: string; email: string; role: Role }): Promise<{ personId: string }> {
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(input.email)) throw new TenancyError('The member must be an email address.');
-  const business = await db.selectFrom('businesses').select('id').where('id', '=', input.businessId).executeTakeFirst();
-  if (!business) throw new TenancyError(`No business ${input.businessId}.`);
-  const now = clock.now();
-  const personId = await findOrCreatePerson(db, input.email, now);
-  await db.transaction().execute(async (trx) => {
-    // The owners' rows locked: two owners demoting each other at once cannot leave none.
-    if (input.role !== 'owner') {
-      const owners = await trx.selectFrom('memberships').select('person_id').where('business_id', '=', input.businessId).where('role', '=', 'owner').forUpdate().execute();
-      if (owners.length === 1 && owners[0]?.person_id === personId) throw new TenancyError('A business keeps at least one owner.');
-    }
-    await setRole(trx, input.businessId, personId, input.role, now);
-    // Whoever no longer manages keys no longer vouches for the agents they connected (spec 5.6).
-    if (!canManageKeys(input.role)) {
-      await trx.updateTable('agent_connections').set({ disconnected_at: now, disconnected_why: 'approver_no_longer_manages_keys' })
-        .where('business_id', '=', input.businessId).where('approved_by', '=', personId).where('disconnected_at', 'is', null).execute();
-    }
-  });
-  announceAuthChange();
-  return { personId };
-}
-
-export async function listMembers(db: Db, businessId: string) {
-  return db
-    .selectFrom('memberships as m')
-    .innerJoin('people as p', 'p.id', 'm.person_id')
-    .select(['p.id', 'p.email', 'm.role', 'm.created_at'])
-    .where('m.business_id', '=', businessId)
-    .orderBy('m.created_at')
-    .execute();
+/** The businesses a person belongs to (with at least `minimum` role), by name: their own list, in no business's scope. */
+export async function businessesOf(db: Db, personId: string, minimum: Role = 'viewer'): Promise<Array<{ id: string; name: string; role: Role }>> {
+  const rows = await db.selectFrom('memberships as m').innerJoin('businesses as b', 'b.id', 'm.business_id')
+    .select(['b.id', 'b.name', 'm.role']).where('m.person_id', '=', personId).orderBy('b.name').orderBy('b.id').execute();
+  return rows.filter((row) => atLeast(row.role, minimum));
 }

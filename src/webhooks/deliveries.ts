@@ -3,6 +3,8 @@ import { recordActivity } from '../audit/activity.ts';
 import { MINUTE, HOUR, unixSeconds } from '../core/clock.ts';
 import type { AppContext } from '../verbs/context.ts';
 import type { Db } from '../db/database.ts';
+import { ownedBy, type Tenant } from '../db/owned.ts';
+import { notFound } from '../core/errors.ts';
 import type { AttemptTrigger, DeliveryStatus } from '../db/schema.ts';
 import type { DeliveryJobData } from '../jobs/queues.ts';
 import type { SendOutcome, WebhookSender } from '../net/outbound-client.ts';
@@ -59,12 +61,11 @@ export async function loadTargets(db: Db, deliveryIds: readonly string[]): Promi
   return new Map(rows.map((row) => [row.id, row as DeliveryTarget]));
 }
 
-/** One delivery of a business (the dashboard's and the CLI's view), or undefined. */
-export async function loadTarget(db: Db, businessId: string | undefined, deliveryId: string): Promise<DeliveryTarget | undefined> {
-  let query = targetQuery(db).where('d.id', '=', deliveryId);
-  if (businessId !== undefined) query = query.where('we.business_id', '=', businessId);
-  const row = await query.executeTakeFirst();
-  return row as DeliveryTarget | undefined;
+/** One delivery of the caller's business and mode (through its endpoint), or not_found. */
+export async function getTarget(db: Db, tenant: Tenant, deliveryId: string): Promise<DeliveryTarget> {
+  const row = await targetQuery(db).where('d.id', '=', deliveryId).where(ownedBy('we', tenant)).executeTakeFirst();
+  if (!row) throw notFound('webhook delivery', deliveryId);
+  return row as DeliveryTarget;
 }
 
 /**

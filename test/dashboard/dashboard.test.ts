@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../../src/core/clock.ts';
 import { createSignInLink } from '../../src/auth/sessions.ts';
-import { setMember } from '../../src/tenancy/businesses.ts';
+import { setMember } from '../support/operator.ts';
 import { connectAgent } from '../support/agents.ts';
 import { Browser } from '../support/browser.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
@@ -86,9 +86,9 @@ describe('API keys', () => {
   it('creates a key shown once that works on the API, and revokes it', async () => {
     const biz = await t.business();
     const browser = await signIn(await ownerEmail(biz));
-    const action = `/dashboard/businesses/${biz.id}/keys`;
+    const action = `/dashboard/businesses/${biz.id}/test/keys`;
     const page = await browser.request('GET', action);
-    const created = await browser.request('POST', action, { ...Browser.form(page.html, action), name: 'Shop server', mode: 'test', access: 'read_only' });
+    const created = await browser.request('POST', action, { ...Browser.form(page.html, action), name: 'Shop server', access: 'read_only' });
     const secret = /<code>(sk_test_[0-9A-Za-z]{32})<\/code>/.exec(created.html)?.[1];
     expect(secret).toBeTruthy();
     expect((await t.request('GET', '/v1/payment_links', { key: secret! })).status).toBe(200);
@@ -97,7 +97,7 @@ describe('API keys', () => {
     const later = await browser.request('GET', action);
     expect(later.html).not.toContain(secret!);
     const key = await t.db.selectFrom('api_keys').select('id').where('business_id', '=', biz.id).where('name', '=', 'Shop server').executeTakeFirstOrThrow();
-    const revoke = `/dashboard/businesses/${biz.id}/keys/${key.id}/revoke`;
+    const revoke = `/dashboard/businesses/${biz.id}/test/keys/${key.id}/revoke`;
     expect((await browser.request('POST', revoke, Browser.form(later.html, revoke))).status).toBe(303);
     expect((await t.request('GET', '/v1/payment_links', { key: secret! })).body.error.code).toBe('invalid_api_key');
   });
@@ -105,17 +105,21 @@ describe('API keys', () => {
   it('a viewer sees keys but cannot create or revoke them; another business is not found', async () => {
     const biz = await t.business();
     const viewer = `viewer-${biz.id}@shop.example`;
-    await setMember(t.db, t.clock, { businessId: biz.id, email: viewer, role: 'viewer' });
+    await setMember(t.context, { businessId: biz.id, email: viewer, role: 'viewer' });
     const browser = await signIn(viewer);
-    const action = `/dashboard/businesses/${biz.id}/keys`;
+    const action = `/dashboard/businesses/${biz.id}/test/keys`;
     const page = await browser.request('GET', action);
     expect(page.status).toBe(200);
     expect(page.html).toContain('Only owners and developers manage keys.');
     const home = await browser.request('GET', '/dashboard');
     const csrf = Browser.form(home.html, '/dashboard/sign-out').csrf!;
-    expect((await browser.request('POST', action, { csrf, mode: 'test', access: 'full' })).status).toBe(404);
+    // The viewer's role is decided in the action: 403, and no key is made.
+    const refused = await browser.request('POST', action, { csrf, access: 'full' });
+    expect(refused.status).toBe(403);
+    expect(refused.html).toContain('needs the developer role');
+    expect(await t.db.selectFrom('api_keys').select('id').where('business_id', '=', biz.id).where('created_by', 'is not', null).execute()).toEqual([]);
     const other = await t.business();
-    expect((await browser.request('GET', `/dashboard/businesses/${other.id}/keys`)).status).toBe(404);
+    expect((await browser.request('GET', `/dashboard/businesses/${other.id}/test/keys`)).status).toBe(404);
   });
 });
 
@@ -123,7 +127,7 @@ describe('team', () => {
   it('an owner takes away managing keys, and the agents that person approved are disconnected', async () => {
     const biz = await t.business();
     const developer = `dev-${biz.id}@shop.example`.toLowerCase();
-    await setMember(t.db, t.clock, { businessId: biz.id, email: developer, role: 'developer' });
+    await setMember(t.context, { businessId: biz.id, email: developer, role: 'developer' });
     const devId = (await t.db.selectFrom('people').select('id').where('email', '=', developer).executeTakeFirstOrThrow()).id;
     const { token, connection } = await connectAgent(t, biz);
     await t.db.updateTable('agent_connections').set({ approved_by: devId }).where('id', '=', connection.id).execute();
@@ -135,12 +139,12 @@ describe('team', () => {
     expect((await browser.request('POST', action, { ...Browser.form(page.html, action), email: developer, role: 'viewer' })).status).toBe(303);
     expect((await t.request('GET', '/v1/payment_links', { key: token })).body.error.code).toBe('agent_disconnected');
     // Even when the role comes back, that connection stays disconnected.
-    await setMember(t.db, t.clock, { businessId: biz.id, email: developer, role: 'developer' });
+    await setMember(t.context, { businessId: biz.id, email: developer, role: 'developer' });
     expect((await t.request('GET', '/v1/payment_links', { key: token })).body.error.code).toBe('agent_disconnected');
     // The last owner stays an owner.
     const self = await ownerEmail(biz);
     const refused = await browser.request('POST', action, { ...Browser.form(page.html, action), email: self, role: 'viewer' });
-    expect(refused.status).toBe(400);
+    expect(refused.status).toBe(409);
     expect(refused.html).toContain('at least one owner');
   });
 
@@ -187,10 +191,10 @@ it('two owners demoting each other at once leave one owner', async () => {
   const biz = await t.business();
   const first = await ownerEmail(biz);
   const second = `second-${biz.id}@shop.example`.toLowerCase();
-  await setMember(t.db, t.clock, { businessId: biz.id, email: second, role: 'owner' });
+  await setMember(t.context, { businessId: biz.id, email: second, role: 'owner' });
   const results = await Promise.allSettled([
-    setMember(t.db, t.clock, { businessId: biz.id, email: first, role: 'viewer' }),
-    setMember(t.db, t.clock, { businessId: biz.id, email: second, role: 'viewer' }),
+    setMember(t.context, { businessId: biz.id, email: first, role: 'viewer' }),
+    setMember(t.context, { businessId: biz.id, email: second, role: 'viewer' }),
   ]);
   expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
   const owners = await t.db.selectFrom('memberships').select('person_id').where('business_id', '=', biz.id).where('role', '=', 'owner').execute();

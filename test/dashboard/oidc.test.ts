@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { setMember } from '../../src/tenancy/businesses.ts';
+import { setMember } from '../support/operator.ts';
 import { Browser, type Page } from '../support/browser.ts';
 import { freePort, startTestApp, type TestApp } from '../support/harness.ts';
 
@@ -62,7 +62,7 @@ async function submit(browser: Browser, page: Page, url: string, fields: Record<
 it('signs a member in through the OpenID provider and back to where they were going', async () => {
   const biz = await t.business();
   const email = `oidc-${biz.id}@shop.example`.toLowerCase();
-  await setMember(t.db, t.clock, { businessId: biz.id, email, role: 'developer' });
+  await setMember(t.context, { businessId: biz.id, email, role: 'developer' });
   const browser = new Browser(t);
   const signIn = await browser.request('GET', '/dashboard/sign-in?next=%2Fdashboard%2Fbusinesses');
   expect(signIn.html).toContain('Sign in with Example ID');
@@ -103,7 +103,7 @@ it('refuses a person who is in no business, and a callback that did not start in
 it('refuses an email the provider does not say it verified', async () => {
   const biz = await t.business();
   const email = `plain-${biz.id}@shop.example`.toLowerCase();
-  await setMember(t.db, t.clock, { businessId: biz.id, email, role: 'owner' });
+  await setMember(t.context, { businessId: biz.id, email, role: 'owner' });
   const browser = new Browser(t);
   const start = await browser.request('GET', '/dashboard/sign-in/oidc');
   const login = await follow(browser, await browser.request('GET', start.location!), start.location!);

@@ -3,9 +3,13 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { eraseCustomer } from '../../src/resources/customers/erase.ts';
+import { asOperatorOn } from '../support/operator.ts';
 import { account, expectError } from '../support/api.ts';
 import { LIVE_WALLET, startTestApp, TEST_PROCESSOR_SECRET, type ApiResponse, type TestApp } from '../support/harness.ts';
 import { call, eventsOf, firstAttemptJobsFor, typesOf, type StoredEvent } from './support.ts';
+
+/** Erases as the operator does (`customers erase`): in the customer's own business and mode. */
+const erase = async (id: string) => eraseCustomer.run(await asOperatorOn(t.context, 'customer', id), { id });
 
 // Regressions for defects a code review found (and that are fixed): each test reproduces the
 // defect as it was reported (races actually racing, repeated with fresh rows) and checks what
@@ -148,7 +152,7 @@ describe('erasure', () => {
     expect(before.map((event) => event.type)).toEqual(['payment.started', 'payment.paid', 'payment.updated']);
     expect(before[0]?.data.customer.name).toBe('paid');
 
-    await eraseCustomer(t.context, started.customer_id);
+    await erase(started.customer_id);
 
     const after = await eventsOf(t, id);
     expect(after.map((event) => event.type)).toEqual(['payment.started', 'payment.paid', 'payment.updated']);
@@ -191,7 +195,7 @@ describe('erasure', () => {
     const customers = await get(`/v1/customers?email=${encodeURIComponent(email)}`);
     expect(customers.data).toHaveLength(1);
 
-    await eraseCustomer(t.context, customers.data[0].id);
+    await erase(customers.data[0].id);
 
     const order = await get(`/v1/orders/${link.order_id}`);
     for (const [what, text] of [
@@ -221,7 +225,7 @@ describe('erasure', () => {
     await start(id);
     const expected = { contact: null, note: 'Call [erased] before shipping', cart: 'c-9' };
 
-    await eraseCustomer(t.context, customerId);
+    await erase(customerId);
 
     expect((await get(`/v1/payments/${id}`)).metadata).toEqual(expected);
     expect((await paymentRow(id)).metadata).toEqual(expected);

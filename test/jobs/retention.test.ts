@@ -3,7 +3,8 @@ import { DAY, HOUR } from '../../src/core/clock.ts';
 import { sql } from 'kysely';
 import { newId } from '../../src/core/ids.ts';
 import { forgetExpired } from '../../src/runtime.ts';
-import { rollSecret } from '../../src/webhooks/manage.ts';
+import { rollWebhookSecret } from '../../src/resources/webhook-endpoints/roll-secret.ts';
+import { asOperatorOn } from '../support/operator.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
 // Idempotency-Keys are remembered 24 hours (spec 4.6) and then forgotten by the hourly
@@ -53,7 +54,7 @@ it('keeps finished deliveries 30 days and a removed endpoint\'s history 30 days,
   const oldFinished = await delivery(kept, true);
   const stillPending = await delivery(kept, false);
   const ofRemoved = await delivery(removed, true);
-  await rollSecret({ ...t.context, sender: t.context.webhookSender }, { actor: 'operator' }, kept, { keepPrevious: true });
+  await rollWebhookSecret.run(await asOperatorOn(t.context, 'webhook_endpoint', kept), { id: kept, keep_previous: true });
   expect((await t.request('DELETE', `/v1/webhook_endpoints/${removed}`, { key })).status).toBe(200);
   await t.jump(10 * DAY);
   const recent = await delivery(kept, true);

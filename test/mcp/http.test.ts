@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { connectAgent } from '../support/agents.ts';
-import { disconnect } from '../../src/agents/authorization.ts';
+import { disconnectConnection } from '../../src/agents/connections.ts';
 
 // The MCP endpoint through the official SDK client over real HTTP: tools from the registry,
 // filtered by the caller's scopes, calling the same verbs as REST.
@@ -110,7 +110,7 @@ describe('agents', () => {
     expect(tools.some((tool) => tool.name.includes('webhook'))).toBe(false);
     expect((await client.callTool({ name: 'list_payment_links', arguments: {} })).isError).toBeFalsy();
     expect((await t.request('GET', '/v1/payment_links', { key: token })).body.error.code).toBe('invalid_token');
-    await disconnect(t.context, connection, 'test', 'person:test');
+    await disconnectConnection(t.context, connection, 'test', 'person:test');
     await expect(client.callTool({ name: 'list_payment_links', arguments: {} })).rejects.toThrow();
     const raw = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
     expect(raw.status).toBe(401);

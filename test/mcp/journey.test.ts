@@ -54,8 +54,8 @@ it('signs in from a 401, creates a link, simulates its payment, reads the paid o
 
   // The person disconnects the agent: the very next call is refused.
   const connectionId = JSON.parse(Buffer.from(agent.savedTokens.access_token.split('.')[1], 'base64url').toString()).connection_id as string;
-  const agentsPage = await person.visit(`/dashboard/businesses/${biz.id}/agents`);
-  const action = `/dashboard/businesses/${biz.id}/agents/${connectionId}/disconnect`;
+  const agentsPage = await person.visit(`/dashboard/businesses/${biz.id}/test/agents`);
+  const action = `/dashboard/businesses/${biz.id}/test/agents/${connectionId}/disconnect`;
   await person.request('POST', action, Browser.form(agentsPage.html, action));
   await expect(client.callTool({ name: 'list_orders', arguments: {} })).rejects.toThrow();
   const raw = await fetchFn(serverUrl, { method: 'POST', headers: { authorization: `Bearer ${agent.savedTokens.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });

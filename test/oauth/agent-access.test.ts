@@ -7,6 +7,7 @@ import { createSignInLink } from '../../src/auth/sessions.ts';
 import { forgetExpired } from '../../src/runtime.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
 import { Browser } from '../support/browser.ts';
+import { setMember } from '../support/operator.ts';
 
 // Agent access end to end with a strict OAuth 2.1 client we did not write (oauth4webapi): a
 // person signs in with a CLI link, approves in the dashboard, the agent gets EdDSA access tokens,
@@ -154,10 +155,10 @@ describe('a connected agent', () => {
     const client = await register();
     const { tokens } = await connect(person, client);
     expect((await api(tokens.access_token)).status).toBe(200);
-    const agents = await person.browser.visit(`/dashboard/businesses/${person.biz.id}/agents`);
+    const agents = await person.browser.visit(`/dashboard/businesses/${person.biz.id}/test/agents`);
     expect(agents.html).toContain('Test Agent');
     const connectionId = decodeJwt(tokens.access_token).connection_id as string;
-    const action = `/dashboard/businesses/${person.biz.id}/agents/${connectionId}/disconnect`;
+    const action = `/dashboard/businesses/${person.biz.id}/test/agents/${connectionId}/disconnect`;
     const done = await person.browser.request('POST', action, Browser.form(agents.html, action));
     expect(done.status).toBe(303);
     const refused = await api(tokens.access_token);
@@ -538,8 +539,12 @@ describe('review regressions', () => {
     const approvePage = await person.browser.request('GET', page.location!);
     const fields = Browser.form(approvePage.html, '/dashboard/approve');
     const other = await t.business();
+    // Another business is not found, as everywhere; a viewer's role is refused by the action.
     const refused = await person.browser.request('POST', '/dashboard/approve', { ...fields, business: other.id, mode: 'test', access: 'full', decision: 'approve' });
-    expect(refused.status).toBe(400);
+    expect(refused.status).toBe(404);
+    await setMember(t.context, { businessId: other.id, email: await ownerOf(person.biz), role: 'viewer' });
+    const viewer = await person.browser.request('POST', '/dashboard/approve', { ...fields, business: other.id, mode: 'test', access: 'full', decision: 'approve' });
+    expect(viewer.status).toBe(403);
     const approved = await person.browser.request('POST', '/dashboard/approve', { ...fields, business: person.biz.id, mode: 'test', access: 'full', decision: 'approve' });
     expect(new URL(approved.location!).searchParams.get('code')).toBeTruthy();
   });
@@ -553,7 +558,7 @@ describe('review regressions', () => {
     expect(revoke.status).toBe(400);
     const withState = await authorize(person, await validParams(client, { state: 'a\u0000b' }));
     expect(withState.status).toBe(400);
-    for (const path of ['/dashboard/approve?request=%00', `/dashboard/businesses/%00/agents`, `/dashboard/businesses/%00/team`]) {
+    for (const path of ['/dashboard/approve?request=%00', `/dashboard/businesses/%00/test/agents`, `/dashboard/businesses/%00/team`]) {
       expect((await person.browser.request('GET', path)).status, path).toBe(400);
     }
     const nul = await fetch(`${t.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'a\u0001b' }) });

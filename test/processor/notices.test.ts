@@ -4,6 +4,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, MINUTE } from '../../src/core/clock.ts';
 import { acceptHeldPayment } from '../../src/resources/payments/accept.ts';
+import { asOperatorOn } from '../support/operator.ts';
 import { eventsOf, typesOf } from '../flows/support.ts';
 import { LIVE_WALLET, startTestApp, TEST_DEPOSIT_WALLET, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
 import { expectError } from '../support/api.ts';
@@ -267,12 +268,14 @@ describe('the arrival checks', () => {
 });
 
 describe('accepting a held payment', () => {
+  const accept = async (id: string) => acceptHeldPayment.run(await asOperatorOn(t.context, 'payment', id), { id });
+
   it('an acceptable hold accepted: paid, payment.paid; merchant_received stays null and no payment.updated', async () => {
     const { id, address } = await started();
     await deliver(deposit(address, { amount: '30.000000' }));
     expect((await payment(id)).status).toBe('held');
     await t.jump(MINUTE);
-    const accepted = await acceptHeldPayment(t.context, id);
+    const accepted = await accept(id);
     expect(accepted.status).toBe('paid');
     const read = await payment(id);
     expect(read).toMatchObject({ status: 'paid', merchant_received: null, paid_at: nowSeconds() });
@@ -285,7 +288,7 @@ describe('accepting a held payment', () => {
   it('a settlement notice after an acceptance sends no payment.updated and merchant_received stays null (spec 3: held -> paid)', async () => {
     const { id, address } = await started();
     await deliver(deposit(address, { amount: '30.000000' }));
-    await acceptHeldPayment(t.context, id);
+    await accept(id);
     // Spec 3, held -> paid by acceptance: "merchantReceived stays null and no payment.updated follows".
     await send(settlement(address));
     expect((await payment(id)).merchant_received).toBeNull();
@@ -295,16 +298,16 @@ describe('accepting a held payment', () => {
   it('a hold that is not acceptable is refused and nothing changes', async () => {
     const { id, address } = await started();
     await deliver(deposit(address, { forwarded_to: '0x3333333333333333333333333333333333333333' }));
-    await expect(acceptHeldPayment(t.context, id)).rejects.toThrow();
+    await expect(accept(id)).rejects.toThrow();
     expect((await payment(id)).status).toBe('held');
     expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.held']);
   });
 
   it('a payment that is not held cannot be accepted', async () => {
     const { id, address } = await started();
-    await expect(acceptHeldPayment(t.context, id)).rejects.toThrow();
+    await expect(accept(id)).rejects.toThrow();
     await deliver(deposit(address));
-    await expect(acceptHeldPayment(t.context, id)).rejects.toThrow();
+    await expect(accept(id)).rejects.toThrow();
     expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.paid']);
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, MINUTE, SECOND } from '../../src/core/clock.ts';
 import { newId } from '../../src/core/ids.ts';
 import { addressOfPublicKey } from '../../src/core/deposit-addresses.ts';
-import type { BusinessChanges } from '../../src/tenancy/businesses.ts';
+import type { BusinessChanges } from '../support/harness.ts';
 import { eventsOf } from '../flows/support.ts';
 import { account, collection, expectCreated, expectError, nowSeconds, type Account } from '../support/api.ts';
 import { LIVE_WALLET, startTestApp, TEST_DEPOSIT_WALLET, type ApiResponse, type TestApp } from '../support/harness.ts';

@@ -2,8 +2,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/core/clock.ts';
 import { eraseCustomer } from '../../src/resources/customers/erase.ts';
+import { asOperatorOn } from '../support/operator.ts';
 import { call, eventsOf, type StoredEvent } from '../flows/support.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
+
+/** Erases as the operator does (`customers erase`): in the customer's own business and mode. */
+const erase = async (id: string) => eraseCustomer.run(await asOperatorOn(t.context, 'customer', id), { id });
 
 // Deleting a customer's details (spec 2.3 rule 7, 2.8): the customer keeps its id, erased and
 // with null contact details; its orders and payments lose them but keep ids and amounts; stored
@@ -132,7 +136,7 @@ describe('eraseCustomer (spec 2.3 rule 7)', () => {
     const scanned = (await textColumns()).map((c) => `${c.schema}.${c.table}.${c.column}`);
     expect(scanned).toEqual(expect.arrayContaining(['public.events.body', 'public.activity.details', 'pgboss.job.data']));
 
-    const result = await eraseCustomer(t.context, customerId);
+    const result = await erase(customerId);
     expect(result).toMatchObject({ orders: 3, payments: 3 });
 
     // The customer: same id, erased, no contact details; counts and spend stay.
@@ -210,7 +214,7 @@ describe('eraseCustomer (spec 2.3 rule 7)', () => {
     await simulate(made.id, 'paid');
     expect(await columnsContaining(mail)).toEqual(expect.arrayContaining(['public.payments.metadata', 'public.events.body']));
 
-    await eraseCustomer(t.context, made.customer_id);
+    await erase(made.customer_id);
     expect(await columnsContaining(mail)).toEqual([]);
     expect((await get(`/v1/payments/${made.id}`)).metadata).toEqual({ buyer: null, cart: 'c-42' });
     for (const event of await eventsOf(t, made.id)) expect(event.data.payment.metadata, event.type).toEqual({ buyer: null, cart: 'c-42' });
@@ -231,7 +235,7 @@ describe('eraseCustomer (spec 2.3 rule 7)', () => {
     expect(second.customer_id).not.toBe(first.customer_id);
     expect(await columnsContaining(mail)).toEqual(expect.arrayContaining(['public.customers.email', 'public.payments.customer_email', 'public.events.body']));
 
-    await eraseCustomer(t.context, first.customer_id);
+    await erase(first.customer_id);
     expect(await get(`/v1/customers/${first.customer_id}`)).toMatchObject({ email: null, name: null, erased: true });
     expect(await columnsContaining(mail)).toEqual([]);
     expect(await columnsContaining('Xavia Oldaddress')).toEqual([]);
@@ -241,8 +245,8 @@ describe('eraseCustomer (spec 2.3 rule 7)', () => {
 
   it('throws for an unknown customer and changes nothing', async () => {
     const bystander = await session({ customer_email: 'still-here@shop.example' });
-    await expect(eraseCustomer(t.context, 'cus_doesnotexist')).rejects.toThrow(/cus_doesnotexist/);
-    await expect(eraseCustomer(t.context, bystander.id)).rejects.toThrow();
+    await expect(erase('cus_doesnotexist')).rejects.toThrow(/cus_doesnotexist/);
+    await expect(erase(bystander.id)).rejects.toThrow();
     expect(await get(`/v1/customers/${bystander.customer_id}`)).toMatchObject({ email: 'still-here@shop.example', erased: false });
   });
 });

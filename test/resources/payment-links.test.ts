@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, SECOND } from '../../src/core/clock.ts';
 import { newId } from '../../src/core/ids.ts';
-import type { BusinessChanges } from '../../src/tenancy/businesses.ts';
+import type { BusinessChanges } from '../support/harness.ts';
 import { account, collection, expectCreated, expectError, ids, nowSeconds, type Account } from '../support/api.ts';
 import { startTestApp, type ApiResponse, type TestApp } from '../support/harness.ts';
 

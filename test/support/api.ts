@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { unixSeconds } from '../../src/core/clock.ts';
-import type { BusinessChanges } from '../../src/tenancy/businesses.ts';
+import type { BusinessChanges } from './harness.ts';
 import type { ApiResponse, TestApp, TestBusiness } from './harness.ts';
 
 // Helpers the HTTP tests share on top of the harness: accounts with keys, the calls on a

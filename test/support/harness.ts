@@ -13,8 +13,13 @@ import { openAppContext, startWorkers } from '../../src/runtime.ts';
 import { TestClock } from 'pg-boss';
 import { HDKey } from '@scure/bip32';
 import type { Jobs } from '../../src/jobs/boss.ts';
-import { createBusiness, updateBusiness, type BusinessChanges } from '../../src/tenancy/businesses.ts';
-import { createSecretKey, revokeSecretKey } from '../../src/resources/api-keys/admin.ts';
+import { createBusiness } from '../../src/tenancy/businesses.ts';
+import type { Integration } from '../../src/db/schema.ts';
+import { createApiKey } from '../../src/resources/api-keys/create.ts';
+import { revokeApiKey } from '../../src/resources/api-keys/revoke.ts';
+import { updateBusinessSettings } from '../../src/resources/businesses/update-settings.ts';
+import { updateBusinessTerms } from '../../src/resources/businesses/update-terms.ts';
+import { asOperator } from './operator.ts';
 
 // A real app on a real database for one test file: a fresh database cloned from the migrated
 // template, the HTTP server on a loopback port, and a clock the tests move.
@@ -49,6 +54,17 @@ export interface TestApp {
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   business(changes?: BusinessChanges & { name?: string }): Promise<TestBusiness>;
   close(): Promise<void>;
+}
+
+/** A business's settings and terms as tests change them (through the operator's actions). */
+export interface BusinessChanges {
+  status?: 'active' | 'suspended' | 'archived';
+  commerce?: 'active' | 'paused';
+  payoutWallet?: string | null;
+  cryptoEnabled?: boolean;
+  feeBps?: number;
+  disable?: Integration[];
+  enable?: Integration[];
 }
 
 export interface TestBusiness {
@@ -150,19 +166,19 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     counter += 1;
     const created = await createBusiness(handle.db, clock, { name: changes.name ?? `Business ${counter}`, ownerEmail: `owner${counter}@shop.example` });
     const id = created.id;
-    const update = async (next: BusinessChanges) => void (await updateBusiness(handle.db, clock, id, next));
+    const update = async (next: BusinessChanges) => {
+      const operator = await asOperator(context, id);
+      await updateBusinessSettings.run(operator, { commerce: next.commerce, payout_wallet: next.payoutWallet, crypto_enabled: next.cryptoEnabled, disable: next.disable, enable: next.enable });
+      if (next.status !== undefined || next.feeBps !== undefined) await updateBusinessTerms.run(operator, { status: next.status, fee_bps: next.feeBps });
+    };
     await update({ payoutWallet: LIVE_WALLET, ...changes });
     return {
       id,
       update,
       async key(options = {}) {
-        const { key, secret } = await createSecretKey(handle.db, clock, {
-          businessId: id,
-          livemode: options.mode === 'live',
-          access: options.access,
-          kind: options.kind,
-        });
-        return { id: key.id, secret, revoke: async () => void (await revokeSecretKey(handle.db, clock, key.id)) };
+        const operator = await asOperator(context, id, options.mode === 'live');
+        const key = await createApiKey.run(operator, { access: options.access, kind: options.kind });
+        return { id: key.id, secret: key.secret, revoke: async () => void (await revokeApiKey.run(operator, { id: key.id })) };
       },
     };
   }

@@ -6,7 +6,15 @@ import { DAY, MINUTE, HOUR, unixSeconds } from '../../src/core/clock.ts';
 import { newId } from '../../src/core/ids.ts';
 import { eraseCustomer } from '../../src/resources/customers/erase.ts';
 import { loadTargets, lockEndpoint, removeGoneEndpoint, requeueOverdue, RETRY_DELAYS_MS } from '../../src/webhooks/deliveries.ts';
-import { deliveryAttempts, deliveryLog, resend, retryNow, rollSecret, sendTestEvent, updateWebhookEndpoint, type ManageDeps } from '../../src/webhooks/manage.ts';
+import { rollWebhookSecret } from '../../src/resources/webhook-endpoints/roll-secret.ts';
+import { updateWebhookEndpoint, type UpdateWebhookEndpointInput } from '../../src/resources/webhook-endpoints/update.ts';
+import type { OperationContext } from '../../src/verbs/context.ts';
+import { listDeliveryAttempts } from '../../src/webhooks/log/list-attempts.ts';
+import { listWebhookDeliveries } from '../../src/webhooks/log/list-deliveries.ts';
+import { resendWebhookDelivery } from '../../src/webhooks/log/resend.ts';
+import { retryWebhookDelivery } from '../../src/webhooks/log/retry.ts';
+import { sendTestWebhook } from '../../src/webhooks/log/send-test.ts';
+import { asOperator, asOperatorOn } from '../support/operator.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { answer, signaturesOf, startReceiver, verifiesWith, type Receiver } from '../support/receiver.ts';
 
@@ -30,7 +38,17 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const OPERATOR = { actor: 'operator' };
+// The delivery log's actions as the operator runs them on an object (or as a caller of another business).
+const OPERATOR = 'operator';
+type By = typeof OPERATOR | OperationContext;
+const on = async (by: By, kind: 'webhook_endpoint' | 'webhook_delivery', id: string) => (by === OPERATOR ? asOperatorOn(t.context, kind, id) : by);
+const deliveryLog = async (by: By, endpointId: string) => listWebhookDeliveries.run(await on(by, 'webhook_endpoint', endpointId), { id: endpointId });
+const deliveryAttempts = async (by: By, deliveryId: string) => listDeliveryAttempts.run(await on(by, 'webhook_delivery', deliveryId), { id: deliveryId });
+const retryNow = async (by: By, deliveryId: string) => retryWebhookDelivery.run(await on(by, 'webhook_delivery', deliveryId), { id: deliveryId });
+const resend = async (by: By, deliveryId: string) => resendWebhookDelivery.run(await on(by, 'webhook_delivery', deliveryId), { id: deliveryId });
+const sendTestEvent = async (by: By, endpointId: string, type?: string) => sendTestWebhook.run(await on(by, 'webhook_endpoint', endpointId), { id: endpointId, type });
+const rollSecret = async (by: By, endpointId: string, keepPrevious: boolean) => rollWebhookSecret.run(await on(by, 'webhook_endpoint', endpointId), { id: endpointId, keep_previous: keepPrevious });
+const updateEndpoint = async (by: By, endpointId: string, changes: Omit<UpdateWebhookEndpointInput, 'id'>) => updateWebhookEndpoint.run(await on(by, 'webhook_endpoint', endpointId), { id: endpointId, ...changes });
 
 async function merchant(path = '/hooks', events?: string[], url = `${receiver.url}${path}`) {
   const biz = await t.business();
@@ -40,11 +58,9 @@ async function merchant(path = '/hooks', events?: string[], url = `${receiver.ur
   return { biz, key, endpointId: created.body.id as string, secret: created.body.secret as string, path };
 }
 
-const deps = (): ManageDeps => ({ ...t.context, sender: t.context.webhookSender });
-
 /** The endpoint's newest delivery in the log. */
 async function latest(endpointId: string) {
-  return (await deliveryLog(t.db, OPERATOR, endpointId)).data[0];
+  return (await deliveryLog(OPERATOR, endpointId)).data[0];
 }
 
 /** Waits until the endpoint's newest delivery matches. */
@@ -116,7 +132,7 @@ describe('a payment change reaches a subscribed endpoint', () => {
     expect(JSON.parse(request!.body)).toMatchObject({ id: event.id, type: 'payment.started', livemode: false });
 
     await vi.waitFor(async () => {
-      const log = await deliveryLog(t.db, OPERATOR, m.endpointId);
+      const log = await deliveryLog(OPERATOR, m.endpointId);
       expect(log.data).toEqual([expect.objectContaining({ event_id: event.id, event_type: 'payment.started', status: 'succeeded', attempts: 1, last_status: 200, next_retry: null, body: event.body })]);
     });
   });
@@ -134,7 +150,7 @@ describe('the retry schedule', () => {
       await vi.waitFor(() => expect(at('/down')).toHaveLength(1), { timeout: 5_000 });
       for (const [index, delay] of RETRY_DELAYS_MS.entries()) {
         await vi.waitFor(async () => {
-          const [entry] = (await deliveryLog(t.db, OPERATOR, m.endpointId)).data;
+          const [entry] = (await deliveryLog(OPERATOR, m.endpointId)).data;
           expect(entry).toMatchObject({ attempts: index + 1, status: 'pending', last_status: 503, next_retry: unixSeconds(t.clock.now()) + delay / 1000 });
         });
         await t.jump(delay - 1_000);
@@ -143,7 +159,7 @@ describe('the retry schedule', () => {
         await advanceUntil(500, () => expect(at('/down')).toHaveLength(index + 2));
       }
       await vi.waitFor(async () => {
-        const [entry] = (await deliveryLog(t.db, OPERATOR, m.endpointId)).data;
+        const [entry] = (await deliveryLog(OPERATOR, m.endpointId)).data;
         expect(entry).toMatchObject({ attempts: 7, status: 'failed', next_retry: null, last_status: 503, last_error: 'the endpoint answered 503' });
       });
       const requests = at('/down');
@@ -151,7 +167,7 @@ describe('the retry schedule', () => {
       expect(new Set(requests.map((request) => request.body))).toEqual(new Set([event.body]));
       expect(new Set(requests.map((request) => request.headers['service-signature'])).size).toBe(7);
       for (const request of requests) expect(request.headers['service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-      const attempts = await deliveryAttempts(t.db, OPERATOR, (await deliveryLog(t.db, OPERATOR, m.endpointId)).data[0]!.id);
+      const attempts = await deliveryAttempts(OPERATOR, (await deliveryLog(OPERATOR, m.endpointId)).data[0]!.id);
       expect(attempts.map((attempt) => [attempt.trigger, attempt.number, attempt.status_code])).toEqual(
         [1, 2, 3, 4, 5, 6, 7].map((number) => ['automatic', number, 503]));
       // Nothing more of this delivery, ever (the session's own expiry is another event).
@@ -206,7 +222,7 @@ describe('what counts as delivered', () => {
     const m = await merchant('/excerpt');
     await startPayment(m.key);
     await settles(m.endpointId, { last_status: 422 });
-    const [attempt] = await deliveryAttempts(t.db, OPERATOR, (await latest(m.endpointId))!.id);
+    const [attempt] = await deliveryAttempts(OPERATOR, (await latest(m.endpointId))!.id);
     expect(attempt!.response_excerpt).toBe('x'.repeat(1024));
   });
 });
@@ -253,11 +269,11 @@ describe('endpoint changes between attempts', () => {
     const m = await merchant('/old');
     const paymentId = await startPayment(m.key);
     await settles(m.endpointId, { attempts: 1, status: 'pending' });
-    await updateWebhookEndpoint(deps(), OPERATOR, m.endpointId, { url: `${receiver.url}/new` });
+    await updateEndpoint(OPERATOR, m.endpointId, { url: `${receiver.url}/new` });
     await advanceUntil(MINUTE, async () => expect(await latest(m.endpointId)).toMatchObject({ attempts: 2, status: 'succeeded' }));
     expect(at('/new')).toHaveLength(1);
     expect(at('/new')[0]!.body).toBe((await eventOf(paymentId, 'payment.started')).body);
-    const attempts = await deliveryAttempts(t.db, OPERATOR, (await latest(m.endpointId))!.id);
+    const attempts = await deliveryAttempts(OPERATOR, (await latest(m.endpointId))!.id);
     expect(attempts.map((attempt) => new URL(attempt.url).pathname)).toEqual(['/old', '/new']);
   });
 
@@ -266,9 +282,9 @@ describe('endpoint changes between attempts', () => {
     const m = await merchant('/roll-now');
     await startPayment(m.key);
     await settles(m.endpointId, { attempts: 1 });
-    const rolled = await rollSecret(deps(), OPERATOR, m.endpointId, { keepPrevious: false });
+    const rolled = await rollSecret(OPERATOR, m.endpointId, false);
     expect(rolled.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
-    expect(rolled.endpoint.previous_secret_expires_at).toBeNull();
+    expect(rolled.previous_secret_expires_at).toBeNull();
     await advanceUntil(MINUTE, async () => expect(await latest(m.endpointId)).toMatchObject({ attempts: 2 }));
     const [first, second] = at('/roll-now');
     const now = unixSeconds(t.clock.now());
@@ -287,9 +303,9 @@ describe('endpoint changes between attempts', () => {
     const m = await merchant('/roll-keep');
     await startPayment(m.key);
     await settles(m.endpointId, { attempts: 1 });
-    const rolled = await rollSecret(deps(), OPERATOR, m.endpointId, { keepPrevious: true });
+    const rolled = await rollSecret(OPERATOR, m.endpointId, true);
     const expiresAt = unixSeconds(t.clock.now()) + DAY / 1000;
-    expect(rolled.endpoint.previous_secret_expires_at).toBe(expiresAt);
+    expect(rolled.previous_secret_expires_at).toBe(expiresAt);
     expect((await t.request('GET', `/v1/webhook_endpoints/${m.endpointId}`, { key: m.key })).body.previous_secret_expires_at).toBe(expiresAt);
     await advanceUntil(MINUTE, async () => expect(await latest(m.endpointId)).toMatchObject({ attempts: 2 }));
     const overlap = at('/roll-keep')[1]!;
@@ -306,7 +322,7 @@ describe('endpoint changes between attempts', () => {
     // Past the 24 hours, only the new secret signs (a resend shows it).
     await t.jump(4 * HOUR);
     receiver.respond(answer(200, 'ok'));
-    const resent = await resend(deps(), OPERATOR, (await latest(m.endpointId))!.id);
+    const resent = await resend(OPERATOR, (await latest(m.endpointId))!.id);
     expect(resent.outcome.ok).toBe(true);
     const last = at('/roll-keep')[7]!;
     expect(signaturesOf(last.headers['service-signature'] as string)).toHaveLength(1);
@@ -340,7 +356,7 @@ describe('subscriptions', () => {
     await t.request('POST', `/v1/payments/${first}/simulate`, { key: m.key, body: { outcome: 'paid' } });
     await vi.waitFor(() => expect(at('/legacy')).toHaveLength(1), { timeout: 5_000 });
     expect(JSON.parse(at('/legacy')[0]!.body).type).toBe('payment.paid');
-    await updateWebhookEndpoint(deps(), OPERATOR, m.endpointId, { events: ['payment.started', 'payment.paid'] });
+    await updateEndpoint(OPERATOR, m.endpointId, { events: ['payment.started', 'payment.paid'] });
     await startPayment(m.key);
     await vi.waitFor(() => expect(at('/legacy').map((request) => JSON.parse(request.body).type)).toEqual(['payment.paid', 'payment.started']), { timeout: 5_000 });
   });
@@ -358,7 +374,7 @@ describe('subscriptions', () => {
       await t.tick(6_000);
       expect(at('/removed')).toHaveLength(1);
       // Its history stays readable.
-      expect((await deliveryLog(t.db, OPERATOR, m.endpointId)).endpoint.removed).toBe(true);
+      expect((await deliveryLog(OPERATOR, m.endpointId)).endpoint.removed).toBe(true);
     } finally {
       receiver.respond(answer(200, 'ok'));
     }
@@ -374,19 +390,19 @@ describe('the log\'s operations', () => {
     await startPayment(m.key);
     await settles(m.endpointId, { attempts: 1, status: 'pending' });
     const delivery = (await latest(m.endpointId))!;
-    const failed = await retryNow(deps(), OPERATOR, delivery.id);
+    const failed = await retryNow(OPERATOR, delivery.id);
     expect(failed.outcome).toMatchObject({ ok: false, statusCode: 500 });
     await settles(m.endpointId, { attempts: 1, manual_attempts: 1, status: 'pending', next_retry: delivery.next_retry });
     receiver.respond(answer(200, 'ok'));
-    const succeeded = await retryNow(deps(), OPERATOR, delivery.id);
+    const succeeded = await retryNow(OPERATOR, delivery.id);
     expect(succeeded).toMatchObject({ event_id: delivery.event_id, outcome: { ok: true, statusCode: 200 } });
     await settles(m.endpointId, { attempts: 1, manual_attempts: 2, status: 'succeeded', next_retry: null });
     // The scheduled attempt 2 finds it delivered and sends nothing.
     await t.jump(MINUTE);
     await t.tick(6_000);
     expect(at('/retry-now')).toHaveLength(3);
-    await expect(retryNow(deps(), OPERATOR, delivery.id)).rejects.toThrow(/not retrying; resend it instead/);
-    const attempts = await deliveryAttempts(t.db, OPERATOR, delivery.id);
+    await expect(retryNow(OPERATOR, delivery.id)).rejects.toThrow(/not retrying; resend it instead/);
+    const attempts = await deliveryAttempts(OPERATOR, delivery.id);
     expect(attempts.map((attempt) => [attempt.trigger, attempt.number, attempt.succeeded])).toEqual([['automatic', 1, false], ['retry_now', null, false], ['retry_now', null, true]]);
   });
 
@@ -396,8 +412,8 @@ describe('the log\'s operations', () => {
     await settles(m.endpointId, { status: 'succeeded' });
     const delivery = (await latest(m.endpointId))!;
     const customerId = JSON.parse(at('/resend')[0]!.body).data.customer.id as string;
-    await eraseCustomer(t.context, customerId);
-    const again = await resend(deps(), OPERATOR, delivery.id);
+    await eraseCustomer.run(await asOperatorOn(t.context, 'customer', customerId), { id: customerId });
+    const again = await resend(OPERATOR, delivery.id);
     expect(again.outcome.ok).toBe(true);
     const [original, resent] = at('/resend');
     expect(JSON.parse(resent!.body).id).toBe(JSON.parse(original!.body).id);
@@ -410,13 +426,13 @@ describe('the log\'s operations', () => {
   it('sends a test ping or a sample payment event to a Test endpoint, at once and never retried', async () => {
     respondPerPath({ '/samples': (response) => response.writeHead(200).end() });
     const m = await merchant('/samples');
-    const ping = await sendTestEvent(deps(), OPERATOR, m.endpointId);
+    const ping = await sendTestEvent(OPERATOR, m.endpointId);
     expect(ping.outcome.ok).toBe(true);
     const pinged = JSON.parse(at('/samples')[0]!.body);
     expect(pinged).toEqual({ id: ping.event_id, type: 'ping', created: unixSeconds(t.clock.now()), livemode: false, data: { payment: null, order: null, customer: null } });
     expect(verifiesWith(at('/samples')[0]!.headers['service-signature'] as string, m.secret, at('/samples')[0]!.body, unixSeconds(t.clock.now()))).toBe(true);
 
-    const sample = await sendTestEvent(deps(), OPERATOR, m.endpointId, 'payment.paid');
+    const sample = await sendTestEvent(OPERATOR, m.endpointId, 'payment.paid');
     const body = JSON.parse(at('/samples')[1]!.body);
     expect(body).toMatchObject({ id: sample.event_id, type: 'payment.paid', livemode: false });
     expect(body.data.payment).toMatchObject({ status: 'paid', metadata: { sample: true } });
@@ -424,7 +440,7 @@ describe('the log\'s operations', () => {
     expect(body.data.order.items).toHaveLength(2);
     expect(body.data.customer).toMatchObject({ id: 'cus_sample' });
     for (const type of ['payment.started', 'payment.held', 'payment.updated', 'payment.failed', 'payment.expired', 'payment.canceled'] as const) {
-      await sendTestEvent(deps(), OPERATOR, m.endpointId, type);
+      await sendTestEvent(OPERATOR, m.endpointId, type);
     }
     expect(at('/samples').map((request) => JSON.parse(request.body).type)).toEqual(
       ['ping', 'payment.paid', 'payment.started', 'payment.held', 'payment.updated', 'payment.failed', 'payment.expired', 'payment.canceled']);
@@ -433,7 +449,7 @@ describe('the log\'s operations', () => {
 
     // A failed test send is logged and never retried.
     respondPerPath({ '/samples': (response) => response.writeHead(503).end() });
-    const failed = await sendTestEvent(deps(), OPERATOR, m.endpointId);
+    const failed = await sendTestEvent(OPERATOR, m.endpointId);
     expect(failed.outcome).toMatchObject({ ok: false, statusCode: 503 });
     await settles(m.endpointId, { kind: 'test', event_type: 'ping', status: 'failed', attempts: 0, manual_attempts: 1, next_retry: null });
     await t.jump(MINUTE);
@@ -458,7 +474,7 @@ describe('Live endpoints: every send checks the address again', () => {
   afterAll(() => { t.context.resolveHost = realResolve; });
 
   it('refuses a test event other than ping', async () => {
-    await expect(sendTestEvent(deps(), OPERATOR, live.endpointId, 'payment.paid')).rejects.toThrow('A Live endpoint can receive a ping only.');
+    await expect(sendTestEvent(OPERATOR, live.endpointId, 'payment.paid')).rejects.toThrow('A Live endpoint can receive a ping only.');
   });
 
   it.each([
@@ -467,7 +483,7 @@ describe('Live endpoints: every send checks the address again', () => {
   ])('refuses when the name now resolves to %s, and records it in the log', async (address) => {
     const before = receiver.received.length;
     t.context.resolveHost = async (host) => (host === HOST ? ['93.184.215.14', address] : []);
-    const sent = await sendTestEvent(deps(), OPERATOR, live.endpointId);
+    const sent = await sendTestEvent(OPERATOR, live.endpointId);
     expect(sent.outcome).toMatchObject({ ok: false, statusCode: null, error: `refused: ${HOST} resolves to an address that is not on the public internet` });
     await settles(live.endpointId, { kind: 'test', status: 'failed', last_error: sent.outcome.error });
     expect(receiver.received.length).toBe(before);
@@ -482,7 +498,7 @@ describe('Live endpoints: every send checks the address again', () => {
       [`http://${HOST}/`, 'refused: http: addresses are not sent to'],
     ]) {
       await t.db.updateTable('webhook_endpoints').set({ url }).where('id', '=', live.endpointId).execute();
-      expect((await sendTestEvent(deps(), OPERATOR, live.endpointId)).outcome.error).toBe(error);
+      expect((await sendTestEvent(OPERATOR, live.endpointId)).outcome.error).toBe(error);
     }
   });
 });
@@ -499,13 +515,13 @@ describe('the connection goes to the vetted address, with the original Host and 
         lookups += 1;
         return lookups === 1 ? ['127.0.0.1'] : ['127.0.0.1', '10.0.0.1'];
       };
-      const first = await sendTestEvent(deps(), OPERATOR, m.endpointId);
+      const first = await sendTestEvent(OPERATOR, m.endpointId);
       expect(first.outcome).toMatchObject({ ok: true, statusCode: 200 });
       expect(lookups).toBe(1);
       expect(tls.received).toHaveLength(1);
       expect(tls.received[0]!.headers.host).toBe(`pinned.localhost:${tls.port}`);
       expect(tls.received[0]!.servername).toBe('pinned.localhost');
-      const second = await sendTestEvent(deps(), OPERATOR, m.endpointId);
+      const second = await sendTestEvent(OPERATOR, m.endpointId);
       expect(second.outcome.error).toBe("refused: pinned.localhost resolves to an address that is not on this machine");
       expect(tls.received).toHaveLength(1);
     } finally {
@@ -527,7 +543,7 @@ describe('the delivery log', () => {
         status: 'succeeded', manual_attempts: 1, created_at: t.clock.now(), finished_at: t.clock.now(),
       }).execute();
     }
-    const log = await deliveryLog(t.db, OPERATOR, m.endpointId);
+    const log = await deliveryLog(OPERATOR, m.endpointId);
     expect(log.data).toHaveLength(50);
     expect(log.data.map((entry) => entry.id)).toEqual(ids.slice(5).reverse());
     expect(log.data[0]!.body).toBe('{"n":54}');
@@ -536,18 +552,18 @@ describe('the delivery log', () => {
   it('is scoped to the business it is read for', async () => {
     const m = await merchant('/scoped');
     const other = await t.business();
-    await expect(deliveryLog(t.db, { businessId: other.id, actor: 'person' }, m.endpointId)).rejects.toThrow(`No webhook endpoint ${m.endpointId}.`);
-    await expect(sendTestEvent(deps(), { businessId: other.id, actor: 'person' }, m.endpointId)).rejects.toThrow(/No webhook endpoint/);
-    await expect(rollSecret(deps(), { businessId: other.id, actor: 'person' }, m.endpointId, { keepPrevious: false })).rejects.toThrow(/No webhook endpoint/);
-    expect((await deliveryLog(t.db, { businessId: m.biz.id, actor: 'person' }, m.endpointId)).data).toEqual([]);
+    await expect(deliveryLog(await asOperator(t.context, other.id), m.endpointId)).rejects.toThrow(/No webhook endpoint/);
+    await expect(sendTestEvent(await asOperator(t.context, other.id), m.endpointId)).rejects.toThrow(/No webhook endpoint/);
+    await expect(rollSecret(await asOperator(t.context, other.id), m.endpointId, false)).rejects.toThrow(/No webhook endpoint/);
+    expect((await deliveryLog(await asOperator(t.context, m.biz.id), m.endpointId)).data).toEqual([]);
   });
 });
 
 describe('review regressions', () => {
   it('a 410 from an address the endpoint no longer has removes nothing', async () => {
     const m = await merchant('/moved-away');
-    const target = (await loadTargets(t.db, [(await sendTestEvent(deps(), OPERATOR, m.endpointId)).delivery_id])).get((await latest(m.endpointId))!.id)!;
-    await updateWebhookEndpoint(deps(), OPERATOR, m.endpointId, { url: `${receiver.url}/moved-here` });
+    const target = (await loadTargets(t.db, [(await sendTestEvent(OPERATOR, m.endpointId)).delivery_id])).get((await latest(m.endpointId))!.id)!;
+    await updateEndpoint(OPERATOR, m.endpointId, { url: `${receiver.url}/moved-here` });
     await t.db.transaction().execute(async (trx) => {
       await lockEndpoint(trx, m.endpointId);
       await removeGoneEndpoint(trx, target, t.clock.now());
@@ -575,10 +591,10 @@ describe('review regressions', () => {
   it('keeps a roll\'s previous secret right when two rolls happen at once', async () => {
     const m = await merchant('/double-roll');
     const [a, b] = await Promise.all([
-      rollSecret(deps(), OPERATOR, m.endpointId, { keepPrevious: true }),
-      rollSecret(deps(), OPERATOR, m.endpointId, { keepPrevious: true }),
+      rollSecret(OPERATOR, m.endpointId, true),
+      rollSecret(OPERATOR, m.endpointId, true),
     ]);
-    await sendTestEvent(deps(), OPERATOR, m.endpointId);
+    await sendTestEvent(OPERATOR, m.endpointId);
     const request = at('/double-roll').at(-1)!;
     const header = request.headers['service-signature'] as string;
     const now = unixSeconds(t.clock.now());

@@ -11,7 +11,7 @@ const CredentialInput = z.object({});
 
 const CredentialOut = z.object({
   object: z.literal('credential'),
-  kind: z.enum(['secret_key', 'agent']),
+  kind: z.enum(['secret_key', 'agent', 'person', 'operator']).describe('secret_key or agent over the API; person and operator only inside the service.'),
   livemode: z.boolean(),
   mode: z.enum(['test', 'live']),
   business: z.object({ id: z.string(), name: z.string() }),
@@ -22,7 +22,7 @@ async function describeCredential(ctx: OperationContext): Promise<z.input<typeof
   const { principal } = ctx;
   return {
     object: 'credential',
-    kind: principal.kind,
+    kind: principal.actor.kind,
     livemode: principal.livemode,
     mode: principal.livemode ? 'live' : 'test',
     business: { id: principal.business.id, name: principal.business.name },

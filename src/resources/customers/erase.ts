@@ -1,5 +1,10 @@
-import { RefusedError } from '../../core/errors.ts';
-import type { AppContext } from '../../verbs/context.ts';
+import { z } from 'zod';
+import { recordActivity } from '../../audit/activity.ts';
+import type { Principal } from '../../auth/principal.ts';
+import { notFound } from '../../core/errors.ts';
+import { scoped } from '../../db/owned.ts';
+import { defineAction } from '../../verbs/action.ts';
+import { idParam } from '../shared/ids.ts';
 import type { Db } from '../../db/database.ts';
 import type { OrderItem } from '../../db/schema.ts';
 
@@ -11,8 +16,6 @@ import type { OrderItem } from '../../db/schema.ts';
 // The detail fields are nulled. Free text the merchant wrote (descriptions, references,
 // metadata, item names) keeps its words but loses the email, and the name and phone where they
 // stand as whole words; ids, types, states and amounts are never touched.
-
-export class ErasureError extends RefusedError {}
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -68,13 +71,23 @@ export function eraseFromEventBody(body: string, customerId: string, paymentIds:
   return JSON.stringify(event);
 }
 
-export async function eraseCustomer(ctx: Pick<AppContext, 'db' | 'clock'>, customerId: string): Promise<{ orders: number; payments: number; events: number }> {
-  return ctx.db.transaction().execute(async (trx: Db) => {
+/** Erases a customer of the caller's business and mode; returns how many orders, payments and stored events it touched. */
+export const eraseCustomer = defineAction({
+  name: 'erase_customer',
+  title: 'Erase a customer\'s details (irreversible)',
+  role: 'developer',
+  modeScoped: true,
+  input: z.object({ id: idParam('cus') }),
+  run: (ctx, input) => erase(ctx.db, ctx.principal, input.id, ctx.clock.now()),
+});
+
+async function erase(db: Db, principal: Principal, customerId: string, now: Date): Promise<{ id: string; erased: true; orders: number; payments: number; events: number }> {
+  return db.transaction().execute(async (trx: Db) => {
     // Locks in the order payment changes take them (payment, order, customer), so an erasure and
     // a payment never wait on each other crosswise; the customer is read first, locked last.
-    const customer = await trx.selectFrom('customers').select(['id', 'business_id', 'livemode', 'email', 'name', 'phone'])
-      .where('id', '=', customerId).executeTakeFirst();
-    if (!customer) throw new ErasureError(`No customer ${customerId}.`);
+    const customer = await scoped(trx.selectFrom('customers').select(['id', 'business_id', 'livemode', 'email', 'name', 'phone']), 'customers', principal, customerId)
+      .executeTakeFirst();
+    if (!customer) throw notFound('customer', customerId);
     const scrub = scrubber(customer);
     const orderIds = (await trx.selectFrom('orders').select('id').where('customer_id', '=', customerId).execute()).map((order) => order.id);
 
@@ -106,10 +119,10 @@ export async function eraseCustomer(ctx: Pick<AppContext, 'db' | 'clock'>, custo
         ...(own ? { customer_name: null, customer_phone: null, ship_to: null, bill_to: null } : {}),
       }).where('id', '=', order.id).execute();
     }
-    await trx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().execute();
+    await trx.selectFrom('customers').select('id').where('id', '=', customer.id).forUpdate().execute();
     await trx.updateTable('customers')
       .set({ email: null, name: null, phone: null, shipping_address: null, billing_address: null, erased: true })
-      .where('id', '=', customerId).execute();
+      .where('id', '=', customer.id).execute();
 
     const paymentIds = new Set(payments.map((payment) => payment.id));
     const events = await trx.selectFrom('events').select(['id', 'body']).where((eb) => eb.or([
@@ -120,6 +133,8 @@ export async function eraseCustomer(ctx: Pick<AppContext, 'db' | 'clock'>, custo
     for (const event of events) {
       await trx.updateTable('events').set({ body: eraseFromEventBody(event.body, customerId, paymentIds, scrub) }).where('id', '=', event.id).execute();
     }
-    return { orders: orderIds.length, payments: paymentIds.size, events: events.length };
+    const counts = { orders: orderIds.length, payments: paymentIds.size, events: events.length };
+    await recordActivity(trx, principal, 'customer.erased', customer.id, counts, now);
+    return { id: customer.id, erased: true as const, ...counts };
   });
 }

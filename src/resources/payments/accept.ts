@@ -1,21 +1,31 @@
-import { RefusedError } from '../../core/errors.ts';
-import type { AppContext } from '../../verbs/context.ts';
+import { ApiError } from '../../core/errors.ts';
+import { defineAction } from '../../verbs/action.ts';
+import { idParam } from '../shared/ids.ts';
+import { z } from 'zod';
 import { applyMove } from './machine.ts';
-
-export class AcceptError extends RefusedError {}
+import { getPayment } from './queries.ts';
+import { toPaymentOut } from './schemas.ts';
 
 /**
- * The merchant accepts a held payment as paid (dashboard; the CLI for now): only when its hold
- * is acceptable. payment.paid follows; merchant_received stays null and no payment.updated comes.
+ * The merchant accepts a held payment of the caller's business and mode as paid (spec 3), only
+ * when its hold is acceptable: payment.paid follows; merchant_received stays null and no
+ * payment.updated comes.
  */
-export async function acceptHeldPayment(ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs'>, paymentId: string) {
-  return ctx.db.transaction().execute(async (trx) => {
-    const payment = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).forUpdate().executeTakeFirst();
-    if (!payment) throw new AcceptError(`No payment ${paymentId}.`);
-    if (payment.status !== 'held') throw new AcceptError(`Payment ${paymentId} is ${payment.status}, not held.`);
-    if (!payment.hold_acceptable) throw new AcceptError(`Payment ${paymentId} cannot be accepted: ${payment.hold_reason ?? 'its hold is not acceptable'}.`);
-    const accepted = await applyMove(trx, ctx, paymentId, 'accept', { set: { paid_at: ctx.clock.now() } });
-    if (!accepted) throw new AcceptError(`Payment ${paymentId} changed meanwhile; try again.`);
-    return accepted;
-  });
-}
+export const acceptHeldPayment = defineAction({
+  name: 'accept_held_payment',
+  title: 'Accept a held payment as paid',
+  role: 'developer',
+  modeScoped: true,
+  input: z.object({ id: idParam('pay') }),
+  async run(ctx, input) {
+    const { principal } = ctx;
+    await ctx.db.transaction().execute(async (trx) => {
+      const payment = await getPayment(trx, principal, input.id);
+      if (payment.status !== 'held') throw new ApiError('invalid_state', `Payment ${payment.id} is ${payment.status}, not held.`);
+      if (!payment.hold_acceptable) throw new ApiError('hold_not_acceptable', `Payment ${payment.id} cannot be accepted: ${payment.hold_reason ?? 'its hold is not acceptable'}.`);
+      const accepted = await applyMove(trx, ctx, payment.id, 'accept', { set: { paid_at: ctx.clock.now() } });
+      if (!accepted) throw new ApiError('invalid_state', `Payment ${payment.id} changed meanwhile; try again.`);
+    });
+    return toPaymentOut(await getPayment(ctx.db, principal, input.id), ctx.config.baseUrl, ctx.clock.now());
+  },
+});

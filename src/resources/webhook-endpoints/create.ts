@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { recordActivity } from '../../audit/activity.ts';
+import { keyIdOf } from '../../auth/principal.ts';
 import type { OperationContext } from '../../verbs/context.ts';
 import { ApiError } from '../../core/errors.ts';
 import { newId, randomBase62 } from '../../core/ids.ts';
@@ -68,8 +69,9 @@ export async function createWebhookEndpoint(ctx: OperationContext, input: Create
         description: input.description ?? null,
         events: input.events,
         secret_encrypted: ctx.secrets.seal(secret),
-        added_via: 'api',
-        api_key_id: principal.keyId,
+        // People add endpoints in the dashboard (the CLI's operator for them); keys through the API.
+        added_via: principal.actor.kind === 'person' || principal.actor.kind === 'operator' ? 'dashboard' : 'api',
+        api_key_id: keyIdOf(principal),
         created_at: now,
       })
       .returningAll()

@@ -1,0 +1,22 @@
+import { agentConnectionActions } from './resources/agent-connections/actions.ts';
+import { apiKeyActions } from './resources/api-keys/actions.ts';
+import { businessActions } from './resources/businesses/actions.ts';
+import { eraseCustomer } from './resources/customers/erase.ts';
+import { acceptHeldPayment } from './resources/payments/accept.ts';
+import { teamActions } from './resources/team/actions.ts';
+import { webhookEndpointActions } from './resources/webhook-endpoints/actions.ts';
+import type { Action } from './verbs/action.ts';
+import { deliveryLogActions } from './webhooks/log/actions.ts';
+
+// The registry of what people do in the dashboard and the operator in the CLI: every action
+// once. The shared security cases run against each of them (test/actions-security.test.ts).
+export const actions: readonly Action[] = [
+  ...apiKeyActions,
+  ...teamActions,
+  ...agentConnectionActions,
+  ...webhookEndpointActions,
+  ...deliveryLogActions,
+  acceptHeldPayment,
+  eraseCustomer,
+  ...businessActions,
+] as readonly Action[];

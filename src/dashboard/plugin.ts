@@ -1,0 +1,66 @@
+import cookie from '@fastify/cookie';
+import type { FastifyInstance } from 'fastify';
+import { sessionCookieName } from '../auth/sessions.ts';
+import { ApiError } from '../core/errors.ts';
+import { FORM_CONTENT_TYPE, formBodyParser } from '../core/form.ts';
+import { hasControlCharacters } from '../core/validation.ts';
+import type { AppContext } from '../verbs/context.ts';
+import { messagePage } from './pages/frame.ts';
+import { DashboardRequests, Redirect, StaleForm } from './requests.ts';
+import { registerApproval } from './routes/approve.ts';
+import { registerBusinessRoutes } from './routes/business.ts';
+import { registerHome } from './routes/home.ts';
+import { sendPage } from './routes/send.ts';
+import { registerSignIn } from './routes/sign-in.ts';
+
+// The dashboard, server-rendered: sign-in, the approval of agents' sign-in requests, and each
+// business's areas. Every form carries the session's CSRF token and cross-site posts are
+// refused; pages may not be framed; nothing here runs script. Errors of the verbs (the API's
+// error codes) become a page saying what went wrong, with their status.
+
+const TITLES: Partial<Record<number, string>> = { 400: 'Cannot continue', 403: 'Not allowed', 404: 'Not found', 409: 'Cannot do that now', 429: 'Too many requests' };
+
+export async function dashboard(scope: FastifyInstance, options: { context: AppContext }): Promise<void> {
+  const { context } = options;
+  const cookieName = sessionCookieName(context.config.baseUrl);
+  const origin = new URL(context.config.baseUrl).origin;
+  const requests = new DashboardRequests(context, cookieName);
+
+  await scope.register(cookie);
+  scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, formBodyParser);
+  scope.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'");
+    reply.header('X-Frame-Options', 'DENY');
+    // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on our own forms.
+    reply.header('Referrer-Policy', 'same-origin');
+    return payload;
+  });
+  // Text that cannot be stored (NUL, other control characters) is a bad request, never a 500.
+  scope.addHook('preHandler', async (request) => {
+    if (hasControlCharacters(request.params) || hasControlCharacters(request.query) || hasControlCharacters(request.body)) {
+      throw new ApiError('invalid_request', 'The request has characters that are not text.');
+    }
+  });
+  // A form posted from another site is refused before anything else (CSRF tokens check every
+  // form too; an opaque `null` origin is left to them).
+  scope.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST') return;
+    const from = request.headers.origin;
+    if (from !== undefined && from !== 'null' && from !== origin) return sendPage(reply, 403, messagePage('Refused', 'This form was sent from another site.'));
+  });
+  scope.setErrorHandler(async (error, request, reply) => {
+    if (error instanceof Redirect) return reply.redirect(error.location, 303);
+    const session = await requests.session(request).catch(() => undefined);
+    if (error instanceof StaleForm) return sendPage(reply, 403, messagePage('Refused', `${error.message} Start again.`));
+    if (error instanceof ApiError && error.status < 500) return sendPage(reply, error.status, messagePage(TITLES[error.status] ?? 'Cannot continue', error.message, session));
+    const status = (error as { statusCode?: number }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) return sendPage(reply, status, messagePage('Bad request', 'The request could not be read.', session));
+    request.log.error({ err: error }, 'dashboard request failed');
+    return sendPage(reply, 500, messagePage('Something went wrong', 'Please try again.'));
+  });
+
+  await registerSignIn(scope, context, requests, sendPage, cookieName);
+  registerHome(scope, context, requests, sendPage);
+  registerApproval(scope, context, requests, sendPage);
+  registerBusinessRoutes(scope, requests, sendPage);
+}

@@ -1,0 +1,86 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { personPrincipal } from '../auth/people.ts';
+import { csrfMatches, findSession, type DashboardSession } from '../auth/sessions.ts';
+import { ApiError } from '../core/errors.ts';
+import type { Form } from '../core/form.ts';
+import type { AppContext, OperationContext } from '../verbs/context.ts';
+
+// What every dashboard handler starts from: the signed-in person (or a redirect to sign in), a
+// form's CSRF token checked, and the principal of the business and mode named by the URL. A
+// business that is not the person's is not_found, exactly as another business's object is.
+
+export type Mode = 'test' | 'live';
+
+/** A signed-in person acting in one business and mode: the verbs' context, and what pages show. */
+export interface PersonContext extends OperationContext {
+  session: DashboardSession;
+  mode: Mode;
+}
+
+/** Thrown to send the browser elsewhere (sign in first, or after a form). */
+export class Redirect {
+  readonly location: string;
+  constructor(location: string) {
+    this.location = location;
+  }
+}
+
+/** The refusal of a form whose session ended or whose CSRF token does not match. */
+export class StaleForm extends Error {}
+
+export function modeOf(value: unknown): Mode {
+  if (value === 'test' || value === 'live') return value;
+  throw new ApiError('not_found', 'There is no such page.');
+}
+
+export class DashboardRequests {
+  readonly #context: AppContext;
+  readonly #cookieName: string;
+
+  constructor(context: AppContext, cookieName: string) {
+    this.#context = context;
+    this.#cookieName = cookieName;
+  }
+
+  session(request: FastifyRequest): Promise<DashboardSession | undefined> {
+    return findSession(this.#context, request.cookies[this.#cookieName]);
+  }
+
+  /** The signed-in person; otherwise the browser goes to sign in, then comes back here. */
+  async signedIn(request: FastifyRequest): Promise<DashboardSession> {
+    const session = await this.session(request);
+    if (!session) throw new Redirect(`/dashboard/sign-in?next=${encodeURIComponent(request.url)}`);
+    return session;
+  }
+
+  /** The person behind a posted form, with the form's CSRF token checked (constant time). */
+  async posted(request: FastifyRequest): Promise<{ session: DashboardSession; form: Form }> {
+    const session = await this.session(request);
+    const form = (request.body ?? {}) as Form;
+    if (!session || !csrfMatches(session.csrfToken, form.csrf)) throw new StaleForm('Your session has ended or the form is stale.');
+    return { session, form };
+  }
+
+  /** The person acting in the business (and mode) the URL names. */
+  async acting(session: DashboardSession, params: { business?: string; mode?: string }): Promise<PersonContext> {
+    const mode = params.mode === undefined ? 'test' : modeOf(params.mode);
+    const principal = await personPrincipal(this.#context.db, session, params.business ?? '', mode === 'live');
+    return { ...this.#context, principal, session, mode };
+  }
+
+  /** A page in a business: signed in, then acting there. */
+  async page(request: FastifyRequest): Promise<PersonContext> {
+    return this.acting(await this.signedIn(request), request.params as { business?: string; mode?: string });
+  }
+
+  /** A form in a business: CSRF checked, then acting there. */
+  async form(request: FastifyRequest): Promise<{ ctx: PersonContext; form: Form }> {
+    const { session, form } = await this.posted(request);
+    return { ctx: await this.acting(session, request.params as { business?: string; mode?: string }), form };
+  }
+}
+
+/** After a form: see the page again (POST, redirect, GET). */
+export function redirect(reply: FastifyReply, location: string): FastifyReply {
+  return reply.redirect(location, 303);
+}

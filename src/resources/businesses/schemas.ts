@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { coded } from '../../core/validation.ts';
+import type { BusinessRow, Integration } from '../../db/schema.ts';
+import { INTEGRATIONS, PAYOUT_WALLET } from '../../tenancy/businesses.ts';
+
+const integrations = z.array(z.enum(INTEGRATIONS as [Integration, ...Integration[]], coded('invalid_integration', `integrations are ${INTEGRATIONS.join(', ')}.`)));
+
+/** What the business's owners decide: taking payments, where money goes, crypto, integrations. */
+export const UpdateSettingsInput = z.object({
+  commerce: z.enum(['active', 'paused'], coded('invalid_value', 'commerce must be active or paused.')).optional(),
+  payout_wallet: z.string(coded('invalid_payout_wallet', 'payout_wallet must be text.'))
+    .regex(PAYOUT_WALLET, coded('invalid_payout_wallet', 'The payout wallet must be a 0x-prefixed address of 40 hexadecimal characters.'))
+    .nullish(),
+  crypto_enabled: z.boolean(coded('invalid_value', 'crypto_enabled must be true or false.')).optional(),
+  disable: integrations.optional(),
+  enable: integrations.optional(),
+});
+
+/** What only the service's operator decides: whether the account may act at all, and its fee. */
+export const UpdateTermsInput = z.object({
+  status: z.enum(['active', 'suspended', 'archived'], coded('invalid_status', 'status must be active, suspended or archived.')).optional(),
+  fee_bps: z.number(coded('invalid_fee', 'The fee must be a whole number of basis points from 0 to 10000.'))
+    .int(coded('invalid_fee', 'The fee must be a whole number of basis points from 0 to 10000.'))
+    .min(0, coded('invalid_fee', 'The fee must be a whole number of basis points from 0 to 10000.'))
+    .max(10_000, coded('invalid_fee', 'The fee must be a whole number of basis points from 0 to 10000.'))
+    .optional(),
+});
+
+export interface BusinessOut {
+  id: string;
+  object: 'business';
+  name: string;
+  status: BusinessRow['status'];
+  commerce: BusinessRow['commerce'];
+  disabled_integrations: Integration[];
+  payout_wallet: string | null;
+  crypto_enabled: boolean;
+  fee_bps: number;
+}
+
+export function toBusinessOut(row: BusinessRow): BusinessOut {
+  return {
+    id: row.id,
+    object: 'business',
+    name: row.name,
+    status: row.status,
+    commerce: row.commerce,
+    disabled_integrations: row.disabled_integrations,
+    payout_wallet: row.payout_wallet,
+    crypto_enabled: row.crypto_enabled,
+    fee_bps: row.fee_bps,
+  };
+}

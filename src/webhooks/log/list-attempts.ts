@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { unixSeconds } from '../../core/clock.ts';
+import { defineAction } from '../../verbs/action.ts';
+import { getTarget } from '../deliveries.ts';
+import type { AttemptEntry } from './schemas.ts';
+
+export const DeliveryIdInput = z.object({ id: z.string().describe('The delivery\'s id (dlv_…).') });
+
+/** Every request made for one delivery of the caller's business and mode, oldest first. */
+export const listDeliveryAttempts = defineAction({
+  name: 'list_delivery_attempts',
+  title: 'Read a delivery\'s attempts',
+  role: 'viewer',
+  modeScoped: true,
+  input: DeliveryIdInput,
+  async run(ctx, input): Promise<AttemptEntry[]> {
+    const target = await getTarget(ctx.db, ctx.principal, input.id);
+    const rows = await ctx.db.selectFrom('webhook_delivery_attempts').selectAll().where('delivery_id', '=', target.id).orderBy('id').execute();
+    return rows.map((row) => ({
+      trigger: row.trigger,
+      number: row.number,
+      url: row.url,
+      sent: unixSeconds(row.sent_at),
+      duration_ms: row.duration_ms,
+      succeeded: row.succeeded,
+      status_code: row.status_code,
+      error: row.error,
+      response_excerpt: row.response_excerpt,
+    }));
+  },
+});

@@ -1,0 +1,30 @@
+import { notFound } from '../../core/errors.ts';
+import { scoped } from '../../db/owned.ts';
+import { toWebhookEndpointOut } from '../../resources/webhook-endpoints/schemas.ts';
+import { WebhookEndpointIdInput } from '../../resources/webhook-endpoints/schemas.ts';
+import { defineAction } from '../../verbs/action.ts';
+import { DELIVERY_LOG_SIZE, toDeliveryLogEntry } from './schemas.ts';
+
+/** An endpoint's latest 50 deliveries, newest first; a removed endpoint's too, for its 30 days (spec 6.3, 8). */
+export const listWebhookDeliveries = defineAction({
+  name: 'list_webhook_deliveries',
+  title: 'Read an endpoint\'s delivery log',
+  role: 'viewer',
+  modeScoped: true,
+  input: WebhookEndpointIdInput,
+  async run(ctx, input) {
+    const endpoint = await scoped(ctx.db.selectFrom('webhook_endpoints').selectAll(), 'webhook_endpoints', ctx.principal, input.id).executeTakeFirst();
+    if (!endpoint) throw notFound('webhook endpoint', input.id);
+    const rows = await ctx.db
+      .selectFrom('webhook_deliveries as d')
+      .leftJoin('events as e', 'e.id', 'd.event_id')
+      .select(['d.id', 'd.kind', 'd.event_id', 'd.status', 'd.created_at', 'd.last_attempt_at', 'd.attempts', 'd.manual_attempts', 'd.last_status', 'd.last_error', 'd.next_attempt_at'])
+      .select((eb) => [eb.fn.coalesce('d.event_type', 'e.type').as('event_type'), eb.fn.coalesce('d.body', 'e.body').as('body')])
+      .where('d.endpoint_id', '=', endpoint.id)
+      .orderBy('d.created_at', 'desc')
+      .orderBy('d.seq', (order) => order.desc().nullsLast())
+      .limit(DELIVERY_LOG_SIZE)
+      .execute();
+    return { endpoint: { ...toWebhookEndpointOut(endpoint), removed: endpoint.deleted_at !== null }, data: rows.map(toDeliveryLogEntry) };
+  },
+});
