@@ -22,6 +22,8 @@ export interface ActionDefinition<I extends z.ZodType, O> {
   role: ActionRole;
   /** Whether the caller's mode matters: false for what belongs to the business as a whole (the team, settings). */
   modeScoped: boolean;
+  /** Only a person may do it, not the operator (connecting an agent: a person vouches for it). */
+  peopleOnly?: boolean;
   input: I;
   run(ctx: OperationContext, input: z.output<I>): Promise<O>;
 }
@@ -35,9 +37,12 @@ export type Action<I extends z.ZodType = z.ZodType, O = unknown> = Omit<ActionDe
 };
 
 /** Refuses a caller who may not run an action with this role: 403 insufficient_role. */
-export function permit(principal: Principal, role: ActionRole): void {
+export function permit(principal: Principal, role: ActionRole, peopleOnly = false): void {
   const { actor } = principal;
-  if (actor.kind === 'operator') return;
+  if (actor.kind === 'operator') {
+    if (peopleOnly) throw new ApiError('insufficient_role', 'Only a person in the dashboard can do this.');
+    return;
+  }
   if (actor.kind !== 'person') {
     throw new ApiError('insufficient_role', 'This is done by a person in the dashboard; secret keys and agents use the API.');
   }
@@ -52,7 +57,7 @@ export function defineAction<I extends z.ZodType, O>(definition: ActionDefinitio
   return {
     ...described,
     async run(ctx, input) {
-      permit(ctx.principal, definition.role);
+      permit(ctx.principal, definition.role, definition.peopleOnly);
       return run(ctx, parseOrThrow(definition.input, input ?? {}));
     },
   };
