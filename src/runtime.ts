@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { lookup, Resolver } from 'node:dns/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { listenForAuthChanges } from './db/auth-changes.ts';
@@ -20,7 +19,8 @@ import { forgetExpiredSessions } from './auth/sessions.ts';
 import { forgetOAuthLeftovers } from './agents/retention.ts';
 import { expireDuePayments } from './resources/payments/expire.ts';
 import { requeueOverdue, runDeliveryJob } from './webhooks/deliveries.ts';
-import { WebhookSender } from './net/outbound-client.ts';
+import { OutboundClient } from './net/outbound-client.ts';
+import { resolveHost } from './net/resolve.ts';
 import { AccessTokens } from './auth/access-tokens.ts';
 import { SigningKeys } from './auth/signing-keys.ts';
 import type { Clock as BossClock } from 'pg-boss';
@@ -64,31 +64,6 @@ export async function loadSecrets(config: Config): Promise<Secrets> {
   return { encryptionKey, depositXpub, processorSecret };
 }
 
-// A resolver that stalls must not hold a request: past this, the name counts as not resolving now.
-const LOOKUP_TIMEOUT_MS = 2_000;
-
-/**
- * A host name's addresses, IPv4 and IPv6. Asked of the DNS servers directly (c-ares, cancelled at
- * the time limit), not through getaddrinfo, whose calls occupy libuv's small thread pool until
- * the system resolver gives up: a merchant's slow name must not hold up everyone's sends.
- * `localhost` names come from the hosts file.
- */
-export async function resolveHost(hostname: string): Promise<string[]> {
-  if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
-    return (await lookup(hostname, { all: true, verbatim: true })).map((answer) => answer.address);
-  }
-  const resolver = new Resolver({ timeout: LOOKUP_TIMEOUT_MS / 2, tries: 1 });
-  const timer = setTimeout(() => resolver.cancel(), LOOKUP_TIMEOUT_MS);
-  try {
-    const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
-    const answers = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
-    if (answers.length === 0) throw v4.status === 'rejected' ? v4.reason : new Error(`${hostname} has no addresses`);
-    return answers;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export interface AppHandle {
   context: AppContext;
   jobs: Jobs;
@@ -115,7 +90,7 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     await handle.close();
     throw error;
   });
-  const webhookSender = new WebhookSender({
+  const outbound = new OutboundClient({
     resolveHost: (host) => context.resolveHost(host),
     timeoutMs: config.webhooks.timeoutMs,
     connectionsPerOrigin: config.webhooks.concurrency,
@@ -135,7 +110,7 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     jobs: jobs.sender,
     deposits: new DepositAddresses(options.secrets.depositXpub),
     processorSecret: options.secrets.processorSecret,
-    webhookSender,
+    outbound,
     signingKeys,
     accessTokens: new AccessTokens(signingKeys, config.oauthIssuer, clock),
   };
@@ -144,7 +119,7 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     jobs,
     async close() {
       await jobs.stop();
-      await webhookSender.close();
+      await outbound.close();
       await authChanges.close();
       await handle.close();
     },
@@ -194,7 +169,7 @@ export async function startWorkers(app: AppHandle): Promise<void> {
     expirePayments: () => expireDuePayments(context),
     forgetExpired: () => forgetExpired(context),
     requeueOverdue: () => requeueOverdue(context),
-    deliver: (job) => runDeliveryJob({ ...context, sender: context.webhookSender }, job),
+    deliver: (job) => runDeliveryJob(context, job),
   }, {
     deliveryConcurrency: context.config.webhooks.concurrency,
     stopTimeoutMs: context.config.webhooks.timeoutMs + 5_000,

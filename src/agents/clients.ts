@@ -4,14 +4,14 @@ import type { AppContext } from '../verbs/context.ts';
 import { randomBase62 } from '../core/ids.ts';
 import type { OAuthClientRow } from '../db/schema.ts';
 import { API_SCOPES } from '../auth/scopes.ts';
-import { Refused } from '../net/outbound-client.ts';
+import { Refused } from '../net/destinations.ts';
 import { OAuthError } from './errors.ts';
 import { hasControlCharacters } from '../core/validation.ts';
 
 // The agents' clients: registered dynamically (RFC 7591, public clients only), or identified by
 // the URL of their Client ID Metadata Document, fetched under the webhooks' address rules.
 
-export type ClientDeps = Pick<AppContext, 'db' | 'clock' | 'webhookSender'>;
+export type ClientDeps = Pick<AppContext, 'db' | 'clock' | 'outbound'>;
 
 /** Registered clients nobody used for this long are forgotten. */
 export const CLIENT_UNUSED_EXPIRY_MS = 90 * DAY;
@@ -193,7 +193,7 @@ async function metadataDocumentClient(deps: ClientDeps, clientId: string, known:
 async function fetchMetadataDocument(deps: ClientDeps, clientId: string, known: OAuthClientRow | undefined, now: Date): Promise<OAuthClientRow> {
   let fetched: { status: number; body: string; cacheControl: string | null };
   try {
-    fetched = await deps.webhookSender.fetchDocument(clientId, { maxBytes: METADATA_DOCUMENT_MAX_BYTES, timeoutMs: METADATA_DOCUMENT_TIMEOUT_MS });
+    fetched = await deps.outbound.fetchDocument(clientId, { maxBytes: METADATA_DOCUMENT_MAX_BYTES, timeoutMs: METADATA_DOCUMENT_TIMEOUT_MS });
   } catch (error) {
     throw new OAuthError('invalid_client', `The client's metadata document could not be fetched: ${error instanceof Refused ? error.message : 'request failed'}.`);
   }

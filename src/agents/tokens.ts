@@ -13,7 +13,7 @@ import { OAuthError } from './errors.ts';
 // rotated on every use. A code used twice, or a rotated refresh token presented after the short
 // grace window for concurrent refreshers, is taken as stolen: the connection is disconnected.
 
-export type TokenDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'webhookSender' | 'accessTokens'>;
+export type TokenDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'outbound' | 'accessTokens'>;
 
 export const REFRESH_TOKEN_TTL_MS = 30 * DAY;
 /** A rotated refresh token still works this long, for a client refreshing from two places at once. */

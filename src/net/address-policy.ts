@@ -53,19 +53,3 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 export type Resolver = (hostname: string) => Promise<string[]>;
-
-/**
- * Why a host may not be sent to, or null when it may. Names are resolved and every answer
- * vetted; a name that does not resolve now is left to the check made at each send.
- */
-export async function refusalForHost(host: string, resolve: Resolver): Promise<string | null> {
-  if (isIpLiteral(host)) return isPublicAddress(host) ? null : 'it is not a public internet address';
-  if (isInternalHostname(host)) return 'it is an internal host name';
-  let addresses: string[];
-  try {
-    addresses = await resolve(host);
-  } catch {
-    return null;
-  }
-  return addresses.every(isPublicAddress) ? null : 'its name resolves to an address that is not on the public internet';
-}

@@ -1,13 +1,16 @@
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { Pool, errors as undiciErrors } from 'undici';
-import { hostOf, isInternalHostname, isIpLiteral, isLoopbackAddress, isLoopbackHost, isPublicAddress, type Resolver } from './address-policy.ts';
+import type { Resolver } from './address-policy.ts';
+import { Refused, vetDestination, type Destination } from './destinations.ts';
 
-// Sending one webhook request (spec 6.1): the destination is decided before any connection: the
-// name is resolved once, every answer vetted, and the connection made to a vetted address with
-// the original Host header and TLS server name, so a name that changes its answers between the
-// check and the connection (DNS rebinding) reaches nothing new. Redirects are never followed.
+// Requests from the service to addresses merchants and agent clients give it (webhooks, client
+// metadata documents). The destination is decided before any connection: the name is resolved
+// once, every answer vetted (net/destinations.ts), and the connection made to a vetted address
+// with the original Host header and TLS server name, so a name that changes its answers between
+// the check and the connection (DNS rebinding) reaches nothing new. Redirects are never followed.
 
+/** Who the service says it is on every request it makes (spec 6.1 for webhooks). */
 export const USER_AGENT = 'Service-Webhooks/1.0';
 /** How much of a response body is kept for the delivery log. */
 export const EXCERPT_BYTES = 1024;
@@ -25,7 +28,7 @@ export interface SendOutcome {
   durationMs: number;
 }
 
-export interface WebhookSenderOptions {
+export interface OutboundClientOptions {
   resolveHost: Resolver;
   /** Success is a 2xx, body included, within this many milliseconds (spec: 10 seconds). */
   timeoutMs: number;
@@ -37,54 +40,14 @@ export interface WebhookSenderOptions {
   ca?: string | Buffer;
 }
 
-export interface WebhookRequest {
+export interface OutboundPost {
   url: string;
-  /** Live endpoints are vetted; Test endpoints may also use this machine (http://localhost). */
+  /** Live destinations must be public; Test ones may also be this machine (http://localhost). */
   livemode: boolean;
+  /** Sent as application/json. */
   body: string;
-  signature: string;
-}
-
-export class Refused extends Error {}
-
-interface Destination {
-  url: URL;
-  /** Every answer of the one resolution, each vetted; connections go to these only. */
-  addresses: string[];
-}
-
-/** Where a request for `text` may go: the vetted addresses to connect to, or Refused. */
-export async function destinationFor(text: string, livemode: boolean, resolveHost: Resolver, testLoopback = true): Promise<Destination> {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new Refused('the endpoint address is not a valid URL');
-  }
-  if (url.username !== '' || url.password !== '') throw new Refused('the endpoint address contains credentials');
-  const host = hostOf(url);
-  const loopbackInTest = testLoopback && !livemode && isLoopbackHost(host);
-  if (url.protocol !== 'https:' && !(loopbackInTest && url.protocol === 'http:')) throw new Refused(`${url.protocol} addresses are not sent to`);
-
-  if (isIpLiteral(host)) {
-    if (loopbackInTest || isPublicAddress(host)) return { url, addresses: [host] };
-    throw new Refused(`${host} is not a public internet address`);
-  }
-  if (!loopbackInTest && isInternalHostname(host)) throw new Refused(`${host} is an internal host name`);
-  let answers: string[];
-  try {
-    answers = await resolveHost(host);
-  } catch {
-    throw new Refused(`the name ${host} did not resolve`);
-  }
-  if (answers.length === 0) throw new Refused(`the name ${host} did not resolve`);
-  // Every answer must pass, not just the one used: a name that also points inside is refused. The
-  // message does not repeat the address (an internal resolver's answers are nobody's business).
-  const allowed = loopbackInTest ? isLoopbackAddress : isPublicAddress;
-  if (answers.some((address) => !allowed(address))) {
-    throw new Refused(`${host} resolves to an address that is not ${loopbackInTest ? 'on this machine' : 'on the public internet'}`);
-  }
-  return { url, addresses: [...new Set(answers)].sort() };
+  /** Further headers (a webhook's signature). */
+  headers: Record<string, string>;
 }
 
 /** A lookup that answers every name with the vetted addresses (all of them, so Node can fall back between families). */
@@ -114,13 +77,13 @@ function describeError(error: unknown, timeoutMs: number, gotHeaders: boolean): 
   }
 }
 
-export class WebhookSender {
-  readonly #options: WebhookSenderOptions;
+export class OutboundClient {
+  readonly #options: OutboundClientOptions;
   // One connection pool per origin and vetted address; least recently used closed past MAX_POOLS.
   readonly #pools = new Map<string, Pool>();
   #closed = false;
 
-  constructor(options: WebhookSenderOptions) {
+  constructor(options: OutboundClientOptions) {
     this.#options = options;
   }
 
@@ -128,7 +91,7 @@ export class WebhookSender {
     return this.#options.timeoutMs;
   }
 
-  #pool(destination: Destination): Pool {
+  #pool(destination: Destination & { addresses: string[] }): Pool {
     const key = `${destination.url.origin} ${destination.addresses.join(',')}`;
     let pool = this.#pools.get(key);
     if (pool) {
@@ -152,8 +115,8 @@ export class WebhookSender {
     return pool;
   }
 
-  /** One POST of the event body; never throws: the outcome says what happened. */
-  async send(request: WebhookRequest): Promise<SendOutcome> {
+  /** One POST of a JSON body; never throws: the outcome says what happened. */
+  async post(request: OutboundPost): Promise<SendOutcome> {
     const started = performance.now();
     const { timeoutMs } = this.#options;
     const signal = AbortSignal.timeout(timeoutMs);
@@ -168,15 +131,11 @@ export class WebhookSender {
     });
     try {
       if (this.#closed) throw new Error('the sender is closed');
-      const destination = await destinationFor(request.url, request.livemode, this.#options.resolveHost, this.#options.testLoopback);
+      const destination = await this.#vet(request.url, request.livemode);
       const response = await this.#pool(destination).request({
         path: `${destination.url.pathname}${destination.url.search}`,
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          'service-signature': request.signature,
-        },
+        headers: { ...request.headers, 'content-type': 'application/json', 'user-agent': USER_AGENT },
         body: request.body,
         signal,
         headersTimeout: timeoutMs,
@@ -207,8 +166,8 @@ export class WebhookSender {
    * `maxBytes` or `timeoutMs`. Throws Refused with a reason a person can read.
    */
   async fetchDocument(text: string, limits: { maxBytes: number; timeoutMs: number }): Promise<{ status: number; body: string; cacheControl: string | null }> {
-    if (this.#closed) throw new Refused('the service is stopping');
-    const destination = await destinationFor(text, true, this.#options.resolveHost);
+    if (this.#closed) throw new Refused('failed', 'the service is stopping');
+    const destination = await this.#vet(text, true);
     const signal = AbortSignal.timeout(limits.timeoutMs);
     try {
       const response = await this.#pool(destination).request({
@@ -225,7 +184,7 @@ export class WebhookSender {
         size += chunk.length;
         if (size > limits.maxBytes) {
           response.body.destroy();
-          throw new Refused(`the document is larger than ${limits.maxBytes} bytes`);
+          throw new Refused('failed', `the document is larger than ${limits.maxBytes} bytes`);
         }
         chunks.push(chunk);
       }
@@ -233,8 +192,16 @@ export class WebhookSender {
       return { status: response.statusCode, body: Buffer.concat(chunks).toString('utf8'), cacheControl: typeof cacheControl === 'string' ? cacheControl : null };
     } catch (error) {
       if (error instanceof Refused) throw error;
-      throw new Refused(describeError(error, limits.timeoutMs, false));
+      throw new Refused('failed', describeError(error, limits.timeoutMs, false));
     }
+  }
+
+  /** Where a request may go: refused unless the name resolved and every answer passed. */
+  async #vet(url: string, livemode: boolean): Promise<Destination & { addresses: string[] }> {
+    const rules = { livemode, testLoopback: this.#options.testLoopback, resolve: this.#options.resolveHost, whenUnresolved: 'refuse' as const };
+    const destination = await vetDestination(url, rules);
+    if (destination.addresses === null) throw new Refused('not_public', `the name ${destination.url.hostname} did not resolve`);
+    return { url: destination.url, addresses: destination.addresses };
   }
 
   async close(): Promise<void> {

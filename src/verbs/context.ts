@@ -5,7 +5,7 @@ import type { SecretBox } from '../core/secret-box.ts';
 import type { Clock } from '../core/clock.ts';
 import type { JobSender } from '../jobs/queues.ts';
 import type { DepositAddresses } from '../core/deposit-addresses.ts';
-import type { WebhookSender } from '../net/outbound-client.ts';
+import type { OutboundClient } from '../net/outbound-client.ts';
 import type { AccessTokens } from '../auth/access-tokens.ts';
 import type { SigningKeys } from '../auth/signing-keys.ts';
 
@@ -26,7 +26,7 @@ export interface AppContext {
   /** The secret processor notices are signed with. */
   processorSecret: string;
   /** Sends webhook requests to vetted, pinned addresses. */
-  webhookSender: WebhookSender;
+  outbound: OutboundClient;
   /** The keys that sign agents' access tokens, and the tokens themselves. */
   signingKeys: SigningKeys;
   accessTokens: AccessTokens;

@@ -7,7 +7,7 @@ import { ownedBy, type Tenant } from '../db/owned.ts';
 import { notFound } from '../core/errors.ts';
 import type { AttemptTrigger, DeliveryStatus } from '../db/schema.ts';
 import type { DeliveryJobData } from '../jobs/queues.ts';
-import type { SendOutcome, WebhookSender } from '../net/outbound-client.ts';
+import type { SendOutcome, OutboundClient } from '../net/outbound-client.ts';
 import { cancelPendingDeliveries, removeEndpoints } from '../resources/webhook-endpoints/remove.ts';
 import { signatureHeader } from './signature.ts';
 
@@ -20,7 +20,7 @@ import { signatureHeader } from './signature.ts';
 export const RETRY_DELAYS_MS = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR, 12 * HOUR] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
-export type DeliveryDeps = Pick<AppContext, 'db' | 'clock' | 'secrets' | 'jobs'> & { sender: WebhookSender };
+export type DeliveryDeps = Pick<AppContext, 'db' | 'clock' | 'secrets' | 'jobs' | 'outbound'>;
 
 /** A delivery with what sending it needs: its endpoint as it is now, and the exact body. */
 export interface DeliveryTarget {
@@ -93,7 +93,7 @@ export async function sendTarget(deps: DeliveryDeps, target: DeliveryTarget): Pr
   } catch {
     return { outcome: { ok: false, statusCode: null, error: 'the signing secret could not be read', excerpt: null, durationMs: 0 }, sentAt };
   }
-  const outcome = await deps.sender.send({ url: target.url, livemode: target.livemode, body: target.body, signature });
+  const outcome = await deps.outbound.post({ url: target.url, livemode: target.livemode, body: target.body, headers: { 'service-signature': signature } });
   return { outcome, sentAt };
 }
 

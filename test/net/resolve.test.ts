@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { isLoopbackAddress } from '../../src/net/address-policy.ts';
-import { resolveHost } from '../../src/runtime.ts';
+import { resolveHost } from '../../src/net/resolve.ts';
 
 // The resolver every outbound check uses: localhost names from the hosts file, others from DNS
 // with a time limit (no name resolves on this network, which is the case it must end quickly).

@@ -447,21 +447,21 @@ describe('clients', () => {
     const CLIENT_ID = 'https://agent.example/oauth/client.json';
     let documents: Map<string, { status: number; body: string }>;
     let fetched: string[];
-    let original: typeof t.context.webhookSender.fetchDocument;
+    let original: typeof t.context.outbound.fetchDocument;
     beforeAll(() => {
       // The document would be on the public internet, which tests cannot reach: its fetching is the
       // webhooks' vetted sender (tested there); here the documents are served from this map.
-      original = t.context.webhookSender.fetchDocument.bind(t.context.webhookSender);
+      original = t.context.outbound.fetchDocument.bind(t.context.outbound);
       documents = new Map();
       fetched = [];
-      t.context.webhookSender.fetchDocument = async (url) => {
+      t.context.outbound.fetchDocument = async (url) => {
         fetched.push(url);
         const document = documents.get(url);
         if (!document) throw new Error('not served');
         return { ...document, cacheControl: 'max-age=600' };
       };
     });
-    afterAll(() => { t.context.webhookSender.fetchDocument = original; });
+    afterAll(() => { t.context.outbound.fetchDocument = original; });
 
     it('uses a client known by its metadata document URL, and caches the document', async () => {
       documents.set(CLIENT_ID, { status: 200, body: JSON.stringify({ client_id: CLIENT_ID, client_name: 'Document Agent', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) });

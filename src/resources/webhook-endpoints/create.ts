@@ -5,7 +5,8 @@ import type { OperationContext } from '../../verbs/context.ts';
 import { ApiError } from '../../core/errors.ts';
 import { newId, randomBase62 } from '../../core/ids.ts';
 import { isUniqueViolation } from '../../db/database.ts';
-import { hostOf, isLoopbackHost, refusalForHost, type Resolver } from '../../net/address-policy.ts';
+import type { Resolver } from '../../net/address-policy.ts';
+import { Refused, vetDestination } from '../../net/destinations.ts';
 import { assertWritable } from '../shared/business-rules.ts';
 import { toWebhookEndpointOut, type CreateWebhookEndpointInput, type WebhookEndpointOut } from './schemas.ts';
 
@@ -21,21 +22,20 @@ export function duplicateUrl(): ApiError {
 
 /**
  * Where an endpoint may point (spec 4.4, 7.5): https:// on the public internet. Test endpoints
- * may also use this machine (http://localhost) for local development; nothing else private.
+ * may also use this machine (http://localhost) for local development; nothing else private. A
+ * name that does not resolve yet is accepted: every send checks it again.
  */
 export async function checkEndpointUrl(resolveHost: Resolver, livemode: boolean, text: string, testLoopback = true): Promise<string> {
-  const url = new URL(text);
-  if (url.username !== '' || url.password !== '') throw invalidUrl('url must not contain a username or password.');
-  const host = hostOf(url);
-  const loopbackInTest = testLoopback && !livemode && isLoopbackHost(host);
-  if (url.protocol !== 'https:' && !(loopbackInTest && url.protocol === 'http:')) {
-    throw invalidUrl(livemode ? 'url must be a full https:// address.' : 'url must be a full https:// address (or http://localhost in Test mode).');
+  try {
+    return (await vetDestination(text, { livemode, testLoopback, resolve: resolveHost, whenUnresolved: 'accept' })).url.href;
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    switch (error.fault) {
+      case 'credentials': throw invalidUrl('url must not contain a username or password.');
+      case 'not_public': throw invalidUrl(`url must be on the public internet: ${error.message}.`);
+      default: throw invalidUrl(livemode ? 'url must be a full https:// address.' : 'url must be a full https:// address (or http://localhost in Test mode).');
+    }
   }
-  if (!loopbackInTest) {
-    const refusal = await refusalForHost(host, resolveHost);
-    if (refusal) throw invalidUrl(`url must be on the public internet: ${refusal}.`);
-  }
-  return url.href;
 }
 
 /** Adds an endpoint in the caller's mode; the response carries the signing secret, once. */

@@ -13,7 +13,7 @@ export async function sendManually(ctx: OperationContext, deliveryId: string, tr
   if (target.deleted_at !== null) throw new ApiError('invalid_state', `The endpoint of ${deliveryId} was removed; nothing more is sent to it.`);
   const refusal = sendable(target);
   if (refusal) throw new ApiError('invalid_state', refusal);
-  const deps = { ...ctx, sender: ctx.webhookSender };
+  const deps = ctx;
   const { outcome, sentAt } = await sendTarget(deps, target);
   await recordManual(deps, target, trigger, outcome, sentAt);
   return { delivery_id: target.id, event_id: target.event_id, outcome };

@@ -27,7 +27,7 @@ export const sendTestWebhook = defineAction({
   async run(ctx, input): Promise<ManualSendResult> {
     const endpoint = await getWebhookEndpoint(ctx.db, ctx.principal, input.id);
     if (endpoint.livemode && input.type !== PING) throw new ApiError('invalid_event_type', 'A Live endpoint can receive a ping only.', 'type');
-    const deps = { ...ctx, sender: ctx.webhookSender };
+    const deps = ctx;
     const now = ctx.clock.now();
     const eventId = newId('evt');
     const target: DeliveryTarget = {
