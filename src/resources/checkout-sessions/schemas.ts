@@ -9,7 +9,7 @@ import { readStatus } from '../shared/payment-status.ts';
 import { routingOut } from '../providers/routing.ts';
 import { addressField } from '../shared/addresses.ts';
 import {
-  amountField, collectField, collectOut, currencyField, emailField, metadataField, optionalText, requiredText, urlField,
+  amountField, collectField, collectOut, currencyField, emailField, metadataField, optionalText, urlField,
 } from '../shared/fields.ts';
 
 // Checkout sessions (spec 4.5, 4.6; shapes ours): one attempt at paying a store order.
