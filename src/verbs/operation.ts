@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { Scope } from '../auth/scopes.ts';
 import type { OperationContext } from './context.ts';
 
-// One API operation, defined once. REST routes, the OpenAPI document and (later) MCP tools
-// are all generated from these definitions.
+// One API operation, defined once. REST routes, the OpenAPI document and the MCP tools are all
+// generated from these definitions.
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export interface ToolAnnotations {
@@ -41,6 +41,7 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   input: I;
   output: O;
   http: { method: HttpMethod; path: string; status: number; headers?: HeaderInputs };
+  /** The MCP tool hints: derived from method and scope by defineOperation, with its overrides. */
   annotations: ToolAnnotations;
   /** Allowed while the business is suspended (deleting a webhook endpoint). */
   allowWhenSuspended?: boolean;
@@ -49,7 +50,59 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   run(ctx: OperationContext, input: z.output<I>): Promise<z.input<O> | Answer<z.input<O>>>;
 }
 
-export function defineOperation<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O>): Operation<I, O> {
+/**
+ * An operation as written in its resource's operations.ts: its tool annotations are derived from
+ * its method and scope, and `annotations` overrides only the hints the derivation gets wrong for
+ * it (each with a comment saying why).
+ */
+export interface OperationDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> extends Omit<Operation<I, O>, 'annotations'> {
+  annotations?: Partial<ToolAnnotations>;
+}
+
+/** A scope that only reads (payments:read, webhooks:read), as opposed to one that writes. */
+function readsOnly(scope: Scope): boolean {
+  return scope.endsWith(':read');
+}
+
+/**
+ * The hints an operation's method and scope imply: a read scope reads only; DELETE removes for
+ * good; GET, PATCH and DELETE repeated change nothing more, POST creates again; every tool acts
+ * on this service only.
+ */
+function derivedAnnotations(operation: Pick<Operation, 'scope' | 'http'>): ToolAnnotations {
+  const { method } = operation.http;
+  return {
+    readOnlyHint: readsOnly(operation.scope),
+    destructiveHint: method === 'DELETE',
+    idempotentHint: method !== 'POST',
+    openWorldHint: false,
+  };
+}
+
+/** Why the annotations contradict the operation's scope or method, or null when they agree. */
+function annotationConflict(operation: Pick<Operation, 'scope' | 'http' | 'annotations'>): string | null {
+  const { annotations: hints, scope, http } = operation;
+  if (hints.readOnlyHint !== readsOnly(scope)) return `readOnlyHint ${hints.readOnlyHint} with the scope ${scope}`;
+  if (http.method === 'GET' && hints.destructiveHint) return 'destructiveHint on a GET';
+  if (hints.readOnlyHint && hints.destructiveHint) return 'readOnlyHint and destructiveHint together';
+  return null;
+}
+
+/**
+ * The operation with its final annotations. Refuses, at definition, an override that contradicts
+ * the scope or method, and one that only repeats what the derivation already says.
+ */
+export function defineOperation<I extends z.ZodObject, O extends z.ZodType>(definition: OperationDefinition<I, O>): Operation<I, O> {
+  const derived = derivedAnnotations(definition);
+  for (const [hint, value] of Object.entries(definition.annotations ?? {})) {
+    const implied = derived[hint as keyof ToolAnnotations];
+    if (value === undefined || value === implied) {
+      throw new Error(`${definition.name}: the override ${hint}: ${value} overrides nothing (the method and scope imply ${implied}).`);
+    }
+  }
+  const operation = { ...definition, annotations: { ...derived, ...definition.annotations } };
+  const conflict = annotationConflict(operation);
+  if (conflict) throw new Error(`${definition.name}: inconsistent tool annotations: ${conflict}.`);
   return operation;
 }
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { scoped } from '../../src/db/owned.ts';
 import { payments } from '../../src/resources/payments/queries.ts';
+import { liveEndpoints } from '../../src/resources/webhook-endpoints/queries.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
 // A lookup by id within the caller's business and mode goes through the primary key, also in
@@ -46,6 +47,12 @@ describe('lookups by id', () => {
   it('a payment with its order\'s customer (retrieve, start, simulate)', async () => {
     const plan = await genericPlan(payments(t.db, principal, ID));
     expect(plan).toContain('payments_pkey');
+    expect(plan).not.toMatch(/Index Cond: [^\n]*(business_id|livemode)/);
+  });
+
+  it('a kind with conditions of its own (webhook endpoints not removed)', async () => {
+    const plan = await genericPlan(liveEndpoints(t.db, principal, ID));
+    expect(plan).toContain('webhook_endpoints_pkey');
     expect(plan).not.toMatch(/Index Cond: [^\n]*(business_id|livemode)/);
   });
 

@@ -17,7 +17,7 @@ export const checkoutSessionOperations = [
     input: CreateCheckoutSessionInput,
     output: CheckoutSessionOut,
     http: { method: 'POST', path: '/checkout_sessions', status: 201, headers: { 'Idempotency-Key': 'idempotency_key' } },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    // As derived: not idempotent, since only a call that sends the optional Idempotency-Key is.
     run: createCheckoutSession,
   }),
   defineOperation({
@@ -29,7 +29,6 @@ export const checkoutSessionOperations = [
     input: CheckoutSessionIdInput,
     output: CheckoutSessionOut,
     http: { method: 'GET', path: '/checkout_sessions/:id', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: retrieveCheckoutSession,
   }),
   defineOperation({
@@ -43,7 +42,8 @@ export const checkoutSessionOperations = [
     input: StartCheckoutSessionInput,
     output: StartedCheckoutSessionOut,
     http: { method: 'POST', path: '/checkout_sessions/:id/start', status: 200 },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    // As derived: not idempotent, since a start again with buyer details writes them and sends
+    // payment.started again; not destructive, since a later start can change the buyer back.
     sessionStart: true,
     run: startCheckoutSession,
   }),

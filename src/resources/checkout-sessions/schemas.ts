@@ -2,16 +2,15 @@ import { z } from 'zod';
 import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
 import { formatAmount, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR } from '../../core/money.ts';
 import { coded } from '../../core/validation.ts';
-import { routingField } from '../checkouts/schemas.ts';
+import { RoutingOut, routingField } from '../checkouts/schemas.ts';
 import { OrderInput, orderTotal } from '../orders/input.ts';
-import type { PaymentWithCustomer } from '../payments/schemas.ts';
-import { PAYMENT_STATUSES, readStatus } from '../shared/payment-status.ts';
+import { PaymentIdInput, PaymentOut, type PaymentWithCustomer } from '../payments/schemas.ts';
+import { readStatus } from '../shared/payment-status.ts';
 import { routingOut } from '../providers/routing.ts';
 import { addressField } from '../shared/addresses.ts';
 import {
-  amountField, collectField, collectOut, currencyField, emailField, metadataField, optionalText, requiredText, urlField,
+  amountField, collectField, collectOut, currencyField, emailField, metadataField, optionalText, urlField,
 } from '../shared/fields.ts';
-import { idParam } from '../shared/ids.ts';
 
 // Checkout sessions (spec 4.5, 4.6; shapes ours): one attempt at paying a store order.
 
@@ -73,10 +72,10 @@ export const CreateCheckoutSessionInput = z.object({
 });
 export type CreateCheckoutSessionInput = z.output<typeof CreateCheckoutSessionInput>;
 
-export const CheckoutSessionIdInput = z.object({ id: idParam('pay') });
+// A session is a payment: its id is the payment's.
+export const CheckoutSessionIdInput = PaymentIdInput;
 
-export const StartCheckoutSessionInput = z.object({
-  id: idParam('pay'),
+export const StartCheckoutSessionInput = CheckoutSessionIdInput.extend({
   email: emailField.nullish().describe('The buyer\'s email; required unless the session already has one.'),
   name: optionalText('name', 200, 'invalid_customer'),
   phone: optionalText('phone', 40, 'invalid_customer'),
@@ -90,29 +89,17 @@ export const StartCheckoutSessionInput = z.object({
 });
 export type StartCheckoutSessionInput = z.output<typeof StartCheckoutSessionInput>;
 
-export const CheckoutSessionOut = z.object({
-  id: z.string(),
+// The payment's facts a session shows, with its order (always one), routing and what the payer page asks.
+export const CheckoutSessionOut = PaymentOut.pick({
+  id: true, object: true, livemode: true, status: true, url: true, amount: true, currency: true, description: true,
+  reference: true, metadata: true, success_url: true, customer_email: true, customer_id: true, order_id: true,
+  deposit_address: true, created: true, expires_at: true, started_at: true, paid_at: true,
+}).extend({
   object: z.literal('checkout_session'),
-  livemode: z.boolean(),
-  status: z.enum(PAYMENT_STATUSES),
-  url: z.string(),
-  amount: z.string(),
-  currency: z.string(),
-  description: z.string(),
-  reference: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()).nullable(),
-  success_url: z.string().nullable(),
-  collect: collectOut,
-  routing: z.object({ choice: z.enum(['smart', 'buyer', 'fixed']), provider: z.string().nullable(), fallback: z.boolean() }),
-  customer_email: z.string().nullable(),
-  customer_id: z.string().nullable(),
   order_id: z.string(),
+  collect: collectOut,
+  routing: RoutingOut,
   payment_id: z.string(),
-  deposit_address: z.string().nullable(),
-  created: z.number().int(),
-  expires_at: z.number().int(),
-  started_at: z.number().int().nullable(),
-  paid_at: z.number().int().nullable(),
 });
 export type CheckoutSessionOut = z.infer<typeof CheckoutSessionOut>;
 

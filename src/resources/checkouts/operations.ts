@@ -16,7 +16,6 @@ export const checkoutOperations = [
     input: CreateCheckoutInput,
     output: CheckoutOut,
     http: { method: 'POST', path: '/checkouts', status: 201 },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     run: createCheckout,
   }),
   defineOperation({
@@ -28,7 +27,6 @@ export const checkoutOperations = [
     input: CheckoutIdInput,
     output: CheckoutOut,
     http: { method: 'GET', path: '/checkouts/:id', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: retrieveCheckout,
   }),
   defineOperation({
@@ -41,7 +39,6 @@ export const checkoutOperations = [
     input: ListCheckoutsInput,
     output: CheckoutList,
     http: { method: 'GET', path: '/checkouts', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: listCheckouts,
   }),
 ];

@@ -7,15 +7,16 @@ import type { CheckoutRow, Routing } from '../../db/schema.ts';
 import { CARD_PROVIDER_IDS, findProvider } from '../providers/catalogue.ts';
 import { routingOut } from '../providers/routing.ts';
 import { amountField, collectField, collectOut, currencyField, optionalText, requiredText, urlField } from '../shared/fields.ts';
-import { idParam } from '../shared/ids.ts';
+import { idInput } from '../shared/ids.ts';
 
 export const CHECKOUT_KINDS = ['page', 'pricing_table', 'widget'] as const;
 
 const routingError = (message: string) => coded('invalid_routing', message);
+const ROUTING_CHOICES = ['smart', 'buyer', 'fixed'] as const;
 
 export const routingField = z
   .object({
-    choice: z.enum(['smart', 'buyer', 'fixed'], routingError('routing.choice must be smart, buyer or fixed.')),
+    choice: z.enum(ROUTING_CHOICES, routingError('routing.choice must be smart, buyer or fixed.')),
     provider: z.string(routingError('routing.provider must be a provider identifier.')).nullish(),
     fallback: z.boolean(routingError('routing.fallback must be true or false.')).optional(),
   }, routingError('routing must be an object with a choice: smart, buyer or fixed.'))
@@ -37,6 +38,9 @@ export const routingField = z
       `with provider (one of ${CARD_PROVIDER_IDS.join(', ')}) and fallback (default true: use smart routing when that provider cannot take a buyer).`,
   });
 
+/** How a checkout or session routes buyers, as the API returns it. */
+export const RoutingOut = z.object({ choice: z.enum(ROUTING_CHOICES), provider: z.string().nullable(), fallback: z.boolean() });
+
 export const CreateCheckoutInput = z.object({
   name: requiredText('name', 80, 'missing_name').describe('Shown to buyers; up to 80 characters.'),
   amount: amountField,
@@ -53,7 +57,7 @@ export const CreateCheckoutInput = z.object({
 });
 export type CreateCheckoutInput = z.output<typeof CreateCheckoutInput>;
 
-export const CheckoutIdInput = z.object({ id: idParam('chk') });
+export const CheckoutIdInput = idInput('chk');
 
 export const ListCheckoutsInput = z.object({
   ...listParams,
@@ -86,7 +90,7 @@ export const CheckoutOut = z.object({
   theme: z.enum(['light', 'dark']),
   button_label: z.string().nullable(),
   crypto: z.boolean(),
-  routing: z.object({ choice: z.enum(['smart', 'buyer', 'fixed']), provider: z.string().nullable(), fallback: z.boolean() }),
+  routing: RoutingOut,
   collect: collectOut,
   options: z.array(z.string()).nullable(),
   plans: z.array(PlanOut),

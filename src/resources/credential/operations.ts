@@ -40,7 +40,6 @@ export const credentialOperations = [
     input: CredentialInput,
     output: CredentialOut,
     http: { method: 'GET', path: '/credential', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: (ctx) => describeCredential(ctx),
   }),
 ];

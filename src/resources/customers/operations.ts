@@ -14,7 +14,6 @@ export const customerOperations = [
     input: CustomerIdInput,
     output: CustomerOut,
     http: { method: 'GET', path: '/customers/:id', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: retrieveCustomer,
   }),
   defineOperation({
@@ -27,7 +26,6 @@ export const customerOperations = [
     input: ListCustomersInput,
     output: CustomerList,
     http: { method: 'GET', path: '/customers', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: listCustomers,
   }),
 ];

@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
-import { notFound } from '../../core/errors.ts';
-import { pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
-import { scoped } from '../../db/owned.ts';
+import { ownedRows, scoped } from '../../db/owned.ts';
 import type { CustomerWithTotals, ListCustomersInput } from './schemas.ts';
 
 // Counts and spend are derived from orders and payments at read time, so they cannot drift.
-function customers(db: Db, principal: Principal, id?: string) {
-  return scoped(db
+const customers = ownedRows({
+  what: 'customer',
+  table: 'c',
+  rows: (db) => db
     .selectFrom('customers as c')
     .selectAll('c')
     .select([
@@ -23,18 +23,13 @@ function customers(db: Db, principal: Principal, id?: string) {
           WHERE o.customer_id = c.id AND p.status IN ('paid', 'held')
           GROUP BY p.currency) s)`.as('spent_minor'),
       sql<Date | null>`(SELECT max(o.created_at) FROM orders o WHERE o.customer_id = c.id)`.as('last_order_at'),
-    ]), 'c', principal, id);
-}
+    ]),
+  // A page's starting customer is needed only for its place, not its totals.
+  cursor: (db, tenant, id) => scoped(db.selectFrom('customers').select(['id', 'created_at']), 'customers', tenant, id).executeTakeFirst(),
+});
 
-export async function getCustomer(db: Db, principal: Principal, id: string): Promise<CustomerWithTotals> {
-  const row = await customers(db, principal, id).executeTakeFirst();
-  if (!row) throw notFound('customer', id);
-  return row;
-}
+export const getCustomer = customers.get;
 
 export async function listCustomerRows(db: Db, principal: Principal, input: ListCustomersInput): Promise<CustomerWithTotals[]> {
-  let query = customers(db, principal);
-  if (input.email !== undefined) query = query.where('c.email', '=', input.email);
-  const find = (id: string) => scoped(db.selectFrom('customers').select(['id', 'created_at']), 'customers', principal, id).executeTakeFirst();
-  return pageRows(query, input, find, 'a customer', 'c');
+  return customers.list(db, principal, input, (query) => (input.email === undefined ? query : query.where('c.email', '=', input.email)));
 }

@@ -5,9 +5,9 @@ import { listParams, pageOf } from '../../core/pagination.ts';
 import { coded } from '../../core/validation.ts';
 import type { CustomerRow } from '../../db/schema.ts';
 import { addressOut } from '../shared/addresses.ts';
-import { idParam } from '../shared/ids.ts';
+import { idInput } from '../shared/ids.ts';
 
-export const CustomerIdInput = z.object({ id: idParam('cus') });
+export const CustomerIdInput = idInput('cus');
 
 export const ListCustomersInput = z.object({
   ...listParams,

@@ -18,7 +18,6 @@ export const orderOperations = [
     input: OrderIdInput,
     output: OrderOut,
     http: { method: 'GET', path: '/orders/:id', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: retrieveOrder,
   }),
   defineOperation({
@@ -30,7 +29,6 @@ export const orderOperations = [
     input: ListOrdersInput,
     output: OrderList,
     http: { method: 'GET', path: '/orders', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: listOrders,
   }),
   defineOperation({
@@ -42,7 +40,7 @@ export const orderOperations = [
     input: UpdateOrderInput,
     output: OrderOut,
     http: { method: 'PATCH', path: '/orders/:id', status: 200 },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    // As derived: the same fulfilment again changes nothing, and any fulfilment can be set back.
     run: updateOrder,
   }),
   defineOperation({
@@ -55,7 +53,7 @@ export const orderOperations = [
     input: ReportOrderEventInput,
     output: OrderOut,
     http: { method: 'POST', path: '/orders/:id/events', status: 201 },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    // As derived: each call adds a timeline entry, and nothing is changed or removed.
     run: reportOrderEvent,
   }),
 ];

@@ -1,15 +1,12 @@
 import { sql } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
 import { notFound } from '../../core/errors.ts';
-import { createdBounds, pageRows } from '../../core/pagination.ts';
 import type { Db } from '../../db/database.ts';
-import { scoped } from '../../db/owned.ts';
+import { ownedRows } from '../../db/owned.ts';
 import type { OrderRow } from '../../db/schema.ts';
 import type { ListOrdersInput, OrderParts } from './schemas.ts';
 
-function orders(db: Db, principal: Principal, id?: string) {
-  return scoped(db.selectFrom('orders').selectAll(), 'orders', principal, id);
-}
+const orders = ownedRows({ what: 'order', table: 'orders', rows: (db) => db.selectFrom('orders').selectAll() });
 
 /** Orders with their payments, customers and timelines, three queries for any number of orders. */
 async function withParts(db: Db, rows: OrderRow[]): Promise<OrderParts[]> {
@@ -29,14 +26,10 @@ async function withParts(db: Db, rows: OrderRow[]): Promise<OrderParts[]> {
   }));
 }
 
-export async function findOrderRow(db: Db, principal: Principal, id: string): Promise<OrderRow | undefined> {
-  return orders(db, principal, id).executeTakeFirst();
-}
+export const findOrderRow = orders.find;
 
 export async function getOrder(db: Db, principal: Principal, id: string): Promise<OrderParts> {
-  const row = await findOrderRow(db, principal, id);
-  if (!row) throw notFound('order', id);
-  const [parts] = await withParts(db, [row]);
+  const [parts] = await withParts(db, [await orders.get(db, principal, id)]);
   if (!parts) throw notFound('order', id);
   return parts;
 }
@@ -56,13 +49,12 @@ function derivedStatus(now: Date) {
 }
 
 export async function listOrderParts(db: Db, principal: Principal, input: ListOrdersInput, now: Date): Promise<{ rows: OrderRow[]; parts: OrderParts[] }> {
-  let query = orders(db, principal);
-  if (input.customer_id !== undefined) query = query.where('customer_id', '=', input.customer_id);
-  if (input.store_order_id !== undefined) query = query.where(sql<boolean>`store ->> 'order_id' = ${input.store_order_id}`);
-  if (input.status !== undefined) query = query.where(derivedStatus(now), '=', input.status);
-  const { from, before } = createdBounds(input);
-  if (from) query = query.where('created_at', '>=', from);
-  if (before) query = query.where('created_at', '<', before);
-  const rows = await pageRows(query, input, (id) => findOrderRow(db, principal, id), 'an order');
+  const rows = await orders.list(db, principal, input, (query) => {
+    let filtered = query;
+    if (input.customer_id !== undefined) filtered = filtered.where('customer_id', '=', input.customer_id);
+    if (input.store_order_id !== undefined) filtered = filtered.where(sql<boolean>`store ->> 'order_id' = ${input.store_order_id}`);
+    if (input.status !== undefined) filtered = filtered.where(derivedStatus(now), '=', input.status);
+    return filtered;
+  });
   return { rows, parts: await withParts(db, rows.slice(0, input.limit)) };
 }

@@ -6,13 +6,14 @@ import { characters, coded } from '../../core/validation.ts';
 import type { CustomerRow, OrderRow, OrderTimelineRow, PaymentRow } from '../../db/schema.ts';
 import { PAYMENT_STATUSES } from '../shared/payment-status.ts';
 import { addressOut } from '../shared/addresses.ts';
-import { idParam } from '../shared/ids.ts';
+import { idInput } from '../shared/ids.ts';
+import { CustomerOut } from '../customers/schemas.ts';
 import { deriveOrder, displayNumber, summaryOf, unitCount } from './derive.ts';
 
 export const FULFILLMENTS = ['none', 'unfulfilled', 'fulfilled'] as const;
 export const TIMELINE_TYPES = ['canceled', 'refunded'] as const;
 
-export const OrderIdInput = z.object({ id: idParam('ord') });
+export const OrderIdInput = idInput('ord');
 
 export const ListOrdersInput = z.object({
   ...listParams,
@@ -25,8 +26,7 @@ export const ListOrdersInput = z.object({
 export type ListOrdersInput = z.output<typeof ListOrdersInput>;
 
 const fulfillmentError = coded('invalid_fulfillment', 'fulfillment must be none, unfulfilled or fulfilled.');
-export const UpdateOrderInput = z.object({
-  id: idParam('ord'),
+export const UpdateOrderInput = OrderIdInput.extend({
   fulfillment: z.enum(FULFILLMENTS, fulfillmentError).optional(),
   fulfilled_at: z.number(coded('invalid_fulfillment', 'fulfilled_at must be a Unix time in seconds, or null.'))
     .int(coded('invalid_fulfillment', 'fulfilled_at must be a Unix time in seconds, or null.'))
@@ -38,8 +38,7 @@ export const UpdateOrderInput = z.object({
 });
 export type UpdateOrderInput = z.output<typeof UpdateOrderInput>;
 
-export const ReportOrderEventInput = z.object({
-  id: idParam('ord'),
+export const ReportOrderEventInput = OrderIdInput.extend({
   type: z.enum(TIMELINE_TYPES, coded('invalid_event_type', 'type must be canceled or refunded.')),
   amount: z.string(coded('invalid_amount', 'amount must be a decimal string such as "10.00".'))
     .refine((text) => parseAmount(text) !== null && (parseAmount(text) ?? 0) > 0, coded('invalid_amount', 'amount must be a positive decimal string such as "10.00".'))
@@ -71,7 +70,7 @@ export const OrderOut = z.object({
   fulfillment: z.enum(FULFILLMENTS),
   fulfilled_at: z.number().int().nullable(),
   customer_id: z.string().nullable(),
-  customer: z.object({ id: z.string(), email: z.string().nullable(), name: z.string().nullable(), erased: z.boolean() }).nullable(),
+  customer: CustomerOut.pick({ id: true, email: true, name: true, erased: true }).nullable(),
   customer_name: z.string().nullable(),
   customer_phone: z.string().nullable(),
   summary: z.string(),

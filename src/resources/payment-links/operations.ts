@@ -18,7 +18,6 @@ export const paymentLinkOperations = [
     input: CreatePaymentLinkInput,
     output: PaymentLinkOut,
     http: { method: 'POST', path: '/payment_links', status: 201 },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     run: createPaymentLink,
   }),
   defineOperation({
@@ -30,7 +29,6 @@ export const paymentLinkOperations = [
     input: PaymentLinkIdInput,
     output: PaymentLinkOut,
     http: { method: 'GET', path: '/payment_links/:id', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: retrievePaymentLink,
   }),
   defineOperation({
@@ -42,7 +40,6 @@ export const paymentLinkOperations = [
     input: ListPaymentLinksInput,
     output: PaymentLinkList,
     http: { method: 'GET', path: '/payment_links', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: listPaymentLinks,
   }),
   defineOperation({
@@ -54,7 +51,8 @@ export const paymentLinkOperations = [
     input: PaymentLinkIdInput,
     output: PaymentLinkOut,
     http: { method: 'POST', path: '/payment_links/:id/cancel', status: 200 },
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    // A canceled link can never be paid again; canceling it again returns it unchanged.
+    annotations: { destructiveHint: true, idempotentHint: true },
     run: cancelPaymentLink,
   }),
 ];

@@ -2,13 +2,12 @@ import { z } from 'zod';
 import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
 import { formatAmount } from '../../core/money.ts';
 import { pageOf } from '../../core/pagination.ts';
-import { ListPaymentsInput } from '../payments/schemas.ts';
+import { ListPaymentsInput, PaymentIdInput, PaymentOut } from '../payments/schemas.ts';
 import { coded } from '../../core/validation.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { addressField } from '../shared/addresses.ts';
 import { amountField, collectField, collectOut, currencyField, emailField, optionalText, requiredText, urlField } from '../shared/fields.ts';
-import { PAYMENT_STATUSES, readStatus } from '../shared/payment-status.ts';
-import { idParam } from '../shared/ids.ts';
+import { readStatus } from '../shared/payment-status.ts';
 
 const expiry = 'expires_in_days must be a whole JSON number from 1 to 30.';
 
@@ -35,7 +34,8 @@ export const CreatePaymentLinkInput = z.object({
 });
 export type CreatePaymentLinkInput = z.output<typeof CreatePaymentLinkInput>;
 
-export const PaymentLinkIdInput = z.object({ id: idParam('pay') });
+// A link is a payment (source payment_link): its id is the payment's.
+export const PaymentLinkIdInput = PaymentIdInput;
 
 // The payment-link list takes the payments list's parameters (spec 4.5).
 export const ListPaymentLinksInput = ListPaymentsInput.pick({
@@ -43,28 +43,14 @@ export const ListPaymentLinksInput = ListPaymentsInput.pick({
 });
 export type ListPaymentLinksInput = z.output<typeof ListPaymentLinksInput>;
 
-export const PaymentLinkOut = z.object({
-  id: z.string(),
+// The payment's facts a link shows, and what the payer page asks.
+export const PaymentLinkOut = PaymentOut.pick({
+  id: true, object: true, url: true, tracking_url: true, status: true, livemode: true, amount: true, currency: true,
+  description: true, reference: true, customer_name: true, customer_email: true, memo: true, success_url: true,
+  order_id: true, created: true, expires_at: true, started_at: true, paid_at: true, canceled_at: true,
+}).extend({
   object: z.literal('payment_link'),
-  url: z.string(),
-  tracking_url: z.string().nullable(),
-  status: z.enum(PAYMENT_STATUSES),
-  livemode: z.boolean(),
-  amount: z.string(),
-  currency: z.string(),
-  description: z.string(),
-  reference: z.string().nullable(),
-  customer_name: z.string().nullable(),
-  customer_email: z.string().nullable(),
-  memo: z.string().nullable(),
-  success_url: z.string().nullable(),
   collect: collectOut,
-  order_id: z.string().nullable(),
-  created: z.number().int(),
-  expires_at: z.number().int(),
-  started_at: z.number().int().nullable(),
-  paid_at: z.number().int().nullable(),
-  canceled_at: z.number().int().nullable(),
 });
 export type PaymentLinkOut = z.infer<typeof PaymentLinkOut>;
 

@@ -17,7 +17,6 @@ export const paymentOperations = [
     input: PaymentIdInput,
     output: PaymentOut,
     http: { method: 'GET', path: '/payments/:id', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: retrievePayment,
   }),
   defineOperation({
@@ -30,7 +29,6 @@ export const paymentOperations = [
     input: ListPaymentsInput,
     output: PaymentList,
     http: { method: 'GET', path: '/payments', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: listPayments,
   }),
   defineOperation({
@@ -44,7 +42,9 @@ export const paymentOperations = [
     input: SimulatePaymentInput,
     output: PaymentOut,
     http: { method: 'POST', path: '/payments/:id/simulate', status: 200 },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    // Outcomes such as failed, expired and paid cannot be undone (nothing leaves paid), and each
+    // sends webhook events: a Test payment, but not an additive change.
+    annotations: { destructiveHint: true },
     run: simulatePayment,
   }),
 ];

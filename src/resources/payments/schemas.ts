@@ -4,13 +4,13 @@ import { formatAmount } from '../../core/money.ts';
 import { createdRange, listParams, pageOf } from '../../core/pagination.ts';
 import { coded } from '../../core/validation.ts';
 import type { PaymentRow } from '../../db/schema.ts';
-import { idParam } from '../shared/ids.ts';
+import { idInput } from '../shared/ids.ts';
 import { PAYMENT_STATUSES, readStatus } from '../shared/payment-status.ts';
 
 // The API payment object: the facts of the webhook payment (spec 2.6) in snake_case with Unix
 // seconds, plus the customer it belongs to.
 
-export const PaymentIdInput = z.object({ id: idParam('pay') });
+export const PaymentIdInput = idInput('pay');
 
 export const PAYMENT_SOURCES = ['api', 'checkout', 'payment_link'] as const;
 

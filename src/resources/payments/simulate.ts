@@ -5,11 +5,10 @@ import { ApiError } from '../../core/errors.ts';
 import { coded } from '../../core/validation.ts';
 import { CARD_PROVIDER_IDS, findProvider } from '../providers/catalogue.ts';
 import { fromMicros, toMicros } from '../orders/derive.ts';
-import { idParam } from '../shared/ids.ts';
 import { applyArrival, type Arrival } from './arrival.ts';
 import { applyMove, cannotMove } from './machine.ts';
 import { getPayment } from './queries.ts';
-import { toPaymentOut, type PaymentOut } from './schemas.ts';
+import { PaymentIdInput, toPaymentOut, type PaymentOut } from './schemas.ts';
 
 // Test-mode simulations: each outcome drives the same state machine, checks and events as
 // real money does, so every sequence of spec 6.2 can be produced through the API.
@@ -29,8 +28,7 @@ export type SimulatedOutcome = keyof typeof SIMULATED_OUTCOMES;
 
 const outcomes = Object.keys(SIMULATED_OUTCOMES) as [SimulatedOutcome, ...SimulatedOutcome[]];
 
-export const SimulatePaymentInput = z.object({
-  id: idParam('pay'),
+export const SimulatePaymentInput = PaymentIdInput.extend({
   outcome: z.enum(outcomes, coded('invalid_outcome', `outcome must be one of ${outcomes.join(', ')}.`))
     .describe(outcomes.map((name) => `${name}: ${SIMULATED_OUTCOMES[name]}`).join(' ')),
   provider: z.string(coded('invalid_outcome', 'provider must be a card provider id.'))

@@ -19,7 +19,8 @@ export const webhookEndpointOperations = [
     input: CreateWebhookEndpointInput,
     output: CreatedWebhookEndpointOut,
     http: { method: 'POST', path: '/webhook_endpoints', status: 201 },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    // The url's host is resolved and vetted now, and signed events go to that outside address from now on.
+    annotations: { openWorldHint: true },
     run: createWebhookEndpoint,
   }),
   defineOperation({
@@ -31,7 +32,6 @@ export const webhookEndpointOperations = [
     input: WebhookEndpointIdInput,
     output: WebhookEndpointOut,
     http: { method: 'GET', path: '/webhook_endpoints/:id', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: retrieveWebhookEndpoint,
   }),
   defineOperation({
@@ -43,7 +43,6 @@ export const webhookEndpointOperations = [
     input: ListWebhookEndpointsInput,
     output: WebhookEndpointList,
     http: { method: 'GET', path: '/webhook_endpoints', status: 200 },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: listWebhookEndpoints,
   }),
   defineOperation({
@@ -56,7 +55,6 @@ export const webhookEndpointOperations = [
     input: WebhookEndpointIdInput,
     output: DeletedWebhookEndpointOut,
     http: { method: 'DELETE', path: '/webhook_endpoints/:id', status: 200 },
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     allowWhenSuspended: true,
     run: deleteWebhookEndpoint,
   }),

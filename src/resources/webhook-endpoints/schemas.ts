@@ -5,7 +5,7 @@ import { characters, coded } from '../../core/validation.ts';
 import type { WebhookEndpointRow } from '../../db/schema.ts';
 import { isPaymentEventType, PAYMENT_EVENT_TYPES } from '../../events/types.ts';
 import { MAX_URL_LENGTH } from '../shared/fields.ts';
-import { idParam } from '../shared/ids.ts';
+import { idInput } from '../shared/ids.ts';
 
 const eventsError = coded('invalid_events', `events must be a non-empty array of event types: ${PAYMENT_EVENT_TYPES.join(', ')}.`);
 
@@ -36,7 +36,7 @@ export const CreateWebhookEndpointInput = z.object({
 });
 export type CreateWebhookEndpointInput = z.output<typeof CreateWebhookEndpointInput>;
 
-export const WebhookEndpointIdInput = z.object({ id: idParam('we') });
+export const WebhookEndpointIdInput = idInput('we');
 export const ListWebhookEndpointsInput = z.object({ ...listParams });
 export type ListWebhookEndpointsInput = z.output<typeof ListWebhookEndpointsInput>;
 
@@ -57,11 +57,7 @@ export const CreatedWebhookEndpointOut = WebhookEndpointOut.extend({
   secret: z.string().describe('Signing secret (whsec_…); returned only now. Store it to verify Service-Signature.'),
 });
 
-export const DeletedWebhookEndpointOut = z.object({
-  id: z.string(),
-  object: z.literal('webhook_endpoint'),
-  deleted: z.literal(true),
-});
+export const DeletedWebhookEndpointOut = WebhookEndpointOut.pick({ id: true, object: true }).extend({ deleted: z.literal(true) });
 
 export const WebhookEndpointList = pageOf(WebhookEndpointOut);
 
