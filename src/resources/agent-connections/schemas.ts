@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
 import { coded } from '../../core/validation.ts';
 import type { AgentConnectionRow, KeyAccess } from '../../db/schema.ts';
-import { idParam } from '../shared/ids.ts';
+import { idInput } from '../shared/ids.ts';
 
-export const AgentConnectionIdInput = z.object({ id: idParam('con') });
+export const AgentConnectionIdInput = idInput('con');
 
 export const ApproveAgentRequestInput = z.object({
   request: z.string(coded('invalid_request', 'request must name the sign-in request.')).min(1, coded('invalid_request', 'request must name the sign-in request.')),

@@ -3,7 +3,7 @@ import { scopesForKey } from '../../auth/scopes.ts';
 import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
 import { characters, coded } from '../../core/validation.ts';
 import type { ApiKeyRow } from '../../db/schema.ts';
-import { idParam } from '../shared/ids.ts';
+import { idInput } from '../shared/ids.ts';
 
 // Secret keys as people see them: never the secret, only its hint (spec 5.2: shown once, at creation).
 
@@ -20,7 +20,7 @@ export const CreateApiKeyInput = z.object({
   coded('invalid_access', 'E-commerce plugin keys and keys from before access levels always have full access.'));
 export type CreateApiKeyInput = z.output<typeof CreateApiKeyInput>;
 
-export const ApiKeyIdInput = z.object({ id: idParam('key') });
+export const ApiKeyIdInput = idInput('key');
 
 export interface ApiKeyOut {
   id: string;

@@ -1,10 +1,9 @@
-import { z } from 'zod';
 import { recordActivity } from '../../audit/activity.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { notFound } from '../../core/errors.ts';
 import { scoped } from '../../db/owned.ts';
 import { defineAction } from '../../verbs/action.ts';
-import { idParam } from '../shared/ids.ts';
+import { idInput } from '../shared/ids.ts';
 import type { Db } from '../../db/database.ts';
 import type { OrderItem } from '../../db/schema.ts';
 
@@ -77,7 +76,7 @@ export const eraseCustomer = defineAction({
   title: 'Erase a customer\'s details (irreversible)',
   role: 'developer',
   modeScoped: true,
-  input: z.object({ id: idParam('cus') }),
+  input: idInput('cus'),
   run: (ctx, input) => erase(ctx.db, ctx.principal, input.id, ctx.clock.now()),
 });
 

@@ -1,7 +1,6 @@
 import { ApiError } from '../../core/errors.ts';
 import { defineAction } from '../../verbs/action.ts';
-import { idParam } from '../shared/ids.ts';
-import { z } from 'zod';
+import { idInput } from '../shared/ids.ts';
 import { applyMove } from './machine.ts';
 import { getPayment } from './queries.ts';
 import { toPaymentOut } from './schemas.ts';
@@ -16,7 +15,7 @@ export const acceptHeldPayment = defineAction({
   title: 'Accept a held payment as paid',
   role: 'developer',
   modeScoped: true,
-  input: z.object({ id: idParam('pay') }),
+  input: idInput('pay'),
   async run(ctx, input) {
     const { principal } = ctx;
     await ctx.db.transaction().execute(async (trx) => {

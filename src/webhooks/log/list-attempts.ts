@@ -1,10 +1,10 @@
-import { z } from 'zod';
 import { unixSeconds } from '../../core/clock.ts';
+import { idInput } from '../../resources/shared/ids.ts';
 import { defineAction } from '../../verbs/action.ts';
 import { getTarget } from '../deliveries.ts';
 import type { AttemptEntry } from './schemas.ts';
 
-export const DeliveryIdInput = z.object({ id: z.string().describe('The delivery\'s id (dlv_…).') });
+export const DeliveryIdInput = idInput('dlv');
 
 /** Every request made for one delivery of the caller's business and mode, oldest first. */
 export const listDeliveryAttempts = defineAction({
