@@ -15,6 +15,7 @@
 
 const TRANSPORTS = '(http|mcp|oauth|dashboard|pages|cli)';
 const DOMAIN = '(resources|events|webhooks|processor|agents)';
+const KNOWN_FOLDERS = `(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN.slice(1, -1)}|${TRANSPORTS.slice(1, -1)})`;
 
 /** A layer may import only `allowed` (folders under src/, as a regex alternation) besides npm packages and Node. */
 function layer(name, folders, allowed) {
@@ -71,8 +72,15 @@ module.exports = {
       name: 'known-folders-only',
       comment: 'A new folder under src/ gets its place in the layers above before it is used.',
       severity: 'error',
-      from: { path: '^src/', pathNot: `^src/([^/]+\\.ts$|(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN.slice(1, -1)}|${TRANSPORTS.slice(1, -1)})/)` },
+      from: { path: '^src/', pathNot: `^src/([^/]+\\.ts$|${KNOWN_FOLDERS}/)` },
       to: {},
+    },
+    {
+      name: 'no-imports-of-unknown-folders',
+      comment: 'The same seen from the importer: a new folder whose files import nothing of ours, imported only by the top, is placed in the layers too.',
+      severity: 'error',
+      from: {},
+      to: { path: '^src/[^/]+/', pathNot: `^src/${KNOWN_FOLDERS}/` },
     },
   ],
   options: {

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopesForKey } from '../src/auth/scopes.ts';
+import { SECOND } from '../src/core/clock.ts';
+import { MAX_PAGE } from '../src/core/pagination.ts';
 import { pathParams, type Operation } from '../src/verbs/operation.ts';
 import type { KeyAccess, KeyKind } from '../src/db/schema.ts';
 import { operations } from '../src/operations.ts';
 import { startTestApp, type TestApp, type TestBusiness } from './support/harness.ts';
-import { operationFixtures, type Call, type Fixture } from './support/operation-fixtures.ts';
+import { listedObjects, operationFixtures, type Call, type Fixture } from './support/operation-fixtures.ts';
 
 // The shared security cases, run against every operation of the registry: a new operation
 // cannot ship without a fixture here, so it cannot skip them.
@@ -23,6 +25,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const fixtures = operationFixtures(() => t);
+const listed = listedObjects(() => t);
 
 function call(operation: Operation, key: string | null, c: Call) {
   return t.request(operation.http.method, c.path, { key, body: c.body });
@@ -33,6 +36,10 @@ const isList = (operation: Operation) => operation.name.startsWith('list_');
 
 it('every operation has a security fixture', () => {
   expect(operations.map((operation) => operation.name).filter((name) => !(name in fixtures))).toEqual([]);
+});
+
+it('every list operation has an object it lists', () => {
+  expect(operations.filter(isList).map((operation) => operation.name).filter((name) => !(name in listed))).toEqual([]);
 });
 
 describe.each(operations.map((operation) => [operation.name, operation] as const))('%s', (_name, operation) => {
@@ -105,17 +112,27 @@ describe.each(operations.map((operation) => [operation.name, operation] as const
   }
 
   if (isList(operation)) {
-    it('lists only the caller\'s business and mode', async () => {
-      const other = await t.business();
-      const otherKey = (await other.key()).secret;
-      await fixture(ownerTestKey);
-      const mine = await call(operation, ownerTestKey, await fixture(ownerTestKey));
-      const theirs = await call(operation, otherKey, await fixture(otherKey));
-      const live = await call(operation, ownerLiveKey, await fixture(ownerLiveKey));
-      const ids = (response: { body: { data: Array<{ id: string; livemode: boolean }> } }) => response.body.data.map((item) => item.id);
-      expect(ids(mine).filter((id) => ids(theirs).includes(id) || ids(live).includes(id))).toEqual([]);
-      expect(live.body.data.every((item: { livemode: boolean }) => item.livemode)).toBe(true);
-      expect(mine.body.data.every((item: { livemode: boolean }) => !item.livemode)).toBe(true);
+    it.each(['test', 'live'] as const)("lists only the caller's business and mode (caller in %s mode)", async (mode) => {
+      // Fresh businesses, so the caller's few rows are all on one page. A second later than every
+      // earlier row, so that were a filter missing, this case's other rows would head the page too.
+      await t.jump(SECOND);
+      const caller = await t.business();
+      const stranger = await t.business();
+      const callerKey = (await caller.key({ mode })).secret;
+      const makeListed = listed[operation.name]!;
+      const othersIds = [
+        await makeListed((await stranger.key({ mode })).secret),
+        await makeListed((await caller.key({ mode: mode === 'test' ? 'live' : 'test' })).secret),
+      ];
+      const ownId = await makeListed(callerKey);
+      const { path } = await fixture(callerKey);
+      const response = await call(operation, callerKey, { path: `${path}?limit=${MAX_PAGE}` });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      const shown: Array<{ id: string; livemode: boolean }> = response.body.data;
+      const shownIds = shown.map((item) => item.id);
+      expect(shownIds).toContain(ownId);
+      expect(shownIds.filter((id) => othersIds.includes(id))).toEqual([]);
+      expect(shown.every((item) => item.livemode === (mode === 'live'))).toBe(true);
     });
   }
 });

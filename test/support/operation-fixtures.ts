@@ -8,7 +8,8 @@ import type { TestApp } from './harness.ts';
 export interface Call { path: string; body?: unknown }
 export type Fixture = (key: string) => Promise<Call>;
 
-export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
+/** Objects made through the API for the key's business and mode; each returns the new id. */
+function objectMakers(app: () => TestApp) {
   const request: TestApp['request'] = (...args) => app().request(...args);
   const db = () => app().db;
 
@@ -21,12 +22,15 @@ export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
   const link = (key: string) => created(key, '/v1/payment_links', { amount: '10.00', currency: 'USD', description: 'Fixture', customer_email: 'buyer@shop.example' });
   const checkout = (key: string) => created(key, '/v1/checkouts', { name: 'Fixture', amount: '10.00', currency: 'USD' });
   let endpointCount = 0;
-  /** Each mode holds at most 10 endpoints: clear the way so fixtures can always add one. */
+  const endpointBody = () => ({ url: `https://hooks.example.com/${++endpointCount}` });
+  /** Each mode holds at most 10 endpoints: clear the way (in every business) so fixtures can always add one. */
   async function roomForEndpoint(): Promise<{ url: string }> {
     await db().updateTable('webhook_endpoints').set({ deleted_at: new Date() }).where('deleted_at', 'is', null).execute();
-    return { url: `https://hooks.example.com/${++endpointCount}` };
+    return endpointBody();
   }
   const endpoint = async (key: string) => created(key, '/v1/webhook_endpoints', await roomForEndpoint());
+  /** An endpoint added without clearing the way: for a business and mode known to have room. */
+  const endpointBesideOthers = (key: string) => created(key, '/v1/webhook_endpoints', endpointBody());
   const session = (key: string) => created(key, '/v1/checkout_sessions', { amount: '10.00', currency: 'USD', customer_email: 'buyer@shop.example' });
   async function orderOf(key: string): Promise<string> {
     const id = await session(key);
@@ -39,8 +43,13 @@ export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
     return row.customer_id ?? '';
   }
 
+  return { link, checkout, roomForEndpoint, endpoint, endpointBesideOthers, session, orderOf, customer };
+}
+
+export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
+  const { link, checkout, roomForEndpoint, endpoint, session, orderOf, customer } = objectMakers(app);
   /** For each operation: a valid call on objects owned by the key's business and mode. */
-    return {
+  return {
     create_payment_link: async () => ({ path: '/v1/payment_links', body: { amount: '10.00', currency: 'USD', description: 'x' } }),
     retrieve_payment_link: async (key) => ({ path: `/v1/payment_links/${await link(key)}` }),
     list_payment_links: async () => ({ path: '/v1/payment_links' }),
@@ -65,5 +74,26 @@ export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
     update_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}`, body: { fulfillment: 'unfulfilled' } }),
     get_credential: async () => ({ path: '/v1/credential' }),
     report_order_event: async (key) => ({ path: `/v1/orders/${await orderOf(key)}/events`, body: { type: 'canceled' } }),
+  };
+}
+
+/** Makes an object that a list shows to `key`, and returns its id. */
+export type ListedObject = (key: string) => Promise<string>;
+
+/**
+ * For each list operation: an object it shows to the key's business and mode, so a test can
+ * make some in several businesses and modes and see which each caller is shown. Endpoints are
+ * added beside the others (clearing the way would remove the other businesses' endpoints), so
+ * each key must be of a business and mode with fewer than 10.
+ */
+export function listedObjects(app: () => TestApp): Record<string, ListedObject> {
+  const { link, checkout, endpointBesideOthers, session, orderOf, customer } = objectMakers(app);
+  return {
+    list_payment_links: link,
+    list_checkouts: checkout,
+    list_customers: customer,
+    list_webhook_endpoints: endpointBesideOthers,
+    list_payments: session,
+    list_orders: orderOf,
   };
 }

@@ -9,7 +9,8 @@ import { answer, startReceiver, type Receiver } from '../support/receiver.ts';
 
 // Stopping and crashing (issue: webhook delivery, 8): a graceful stop lets a delivery in flight
 // finish; a worker killed mid-delivery loses nothing, the job comes back after its expiry and
-// the event is delivered at least once.
+// the event is delivered at least once. Both take real time: the delivery in flight is a
+// receiver answering 300 ms late, and the killed worker is a process on the system clock.
 
 const apps: TestApp[] = [];
 const receivers: Receiver[] = [];
