@@ -5,6 +5,7 @@
 //
 //   src/*.ts                  main, app (composition root), runtime, cli, the registries
 //   transports                http, mcp, oauth, dashboard, pages, cli  (none imports another)
+//   ui                        the HTML renderer and components of every page (beside the layers below)
 //   domain                    resources, events, webhooks, processor, agents
 //   verbs                     what a verb is: its context, operations and actions
 //   audit
@@ -30,6 +31,7 @@ function layer(name, folders, allowed) {
 module.exports = {
   forbidden: [
     layer('core', 'core', 'core'),
+    layer('ui', 'ui', '(core|ui)'),
     layer('db', 'db', '(core|db)'),
     layer('net', 'net', '(core|net)'),
     layer('jobs', 'jobs', '(core|db|jobs)'),
@@ -38,7 +40,7 @@ module.exports = {
     layer('audit', 'audit', '(core|db|tenancy|auth|audit)'),
     layer('verbs', 'verbs', '(core|db|net|jobs|tenancy|auth|audit|verbs)'),
     layer('domain', DOMAIN, `(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN})`),
-    layer('transports', TRANSPORTS, `(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN}|${TRANSPORTS})`),
+    layer('transports', TRANSPORTS, `(core|db|net|jobs|tenancy|auth|audit|verbs|ui|${DOMAIN}|${TRANSPORTS})`),
     {
       name: 'no-transport-imports-another',
       comment: 'A transport authenticates, validates, calls a verb and maps errors; what two share belongs lower down.',
@@ -71,7 +73,7 @@ module.exports = {
       name: 'known-folders-only',
       comment: 'A new folder under src/ gets its place in the layers above before it is used.',
       severity: 'error',
-      from: { path: '^src/', pathNot: `^src/([^/]+\\.ts$|(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN.slice(1, -1)}|${TRANSPORTS.slice(1, -1)})/)` },
+      from: { path: '^src/', pathNot: `^src/([^/]+\\.ts$|(core|ui|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN.slice(1, -1)}|${TRANSPORTS.slice(1, -1)})/)` },
       to: {},
     },
   ],
