@@ -1,10 +1,11 @@
 // The layers of src/ (README, Architecture), checked by `npm run check:layers` as part of `npm test`.
 // Each layer may import only the layers listed under it; the top (files directly in src/) may
-// import anything and is imported by nothing. Type-only imports count: a layer's types are part
-// of what it depends on.
+// import anything and is imported by nothing. Type-only imports count (the swc parser reads the
+// TypeScript source as written): a layer's types are part of what it depends on.
 //
 //   src/*.ts                  main, app (composition root), runtime, cli, the registries
 //   transports                http, mcp, oauth, dashboard, pages, cli  (none imports another)
+//   ui                        the HTML renderer and components of every page (beside the layers below)
 //   domain                    resources, events, webhooks, processor, agents
 //   verbs                     what a verb is: its context, operations and actions
 //   audit
@@ -15,7 +16,7 @@
 
 const TRANSPORTS = '(http|mcp|oauth|dashboard|pages|cli)';
 const DOMAIN = '(resources|events|webhooks|processor|agents)';
-const KNOWN_FOLDERS = `(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN.slice(1, -1)}|${TRANSPORTS.slice(1, -1)})`;
+const KNOWN_FOLDERS = `(core|ui|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN.slice(1, -1)}|${TRANSPORTS.slice(1, -1)})`;
 
 /** A layer may import only `allowed` (folders under src/, as a regex alternation) besides npm packages and Node. */
 function layer(name, folders, allowed) {
@@ -31,6 +32,7 @@ function layer(name, folders, allowed) {
 module.exports = {
   forbidden: [
     layer('core', 'core', 'core'),
+    layer('ui', 'ui', '(core|ui)'),
     layer('db', 'db', '(core|db)'),
     layer('net', 'net', '(core|net)'),
     layer('jobs', 'jobs', '(core|db|jobs)'),
@@ -39,7 +41,7 @@ module.exports = {
     layer('audit', 'audit', '(core|db|tenancy|auth|audit)'),
     layer('verbs', 'verbs', '(core|db|net|jobs|tenancy|auth|audit|verbs)'),
     layer('domain', DOMAIN, `(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN})`),
-    layer('transports', TRANSPORTS, `(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN}|${TRANSPORTS})`),
+    layer('transports', TRANSPORTS, `(core|db|net|jobs|tenancy|auth|audit|verbs|ui|${DOMAIN}|${TRANSPORTS})`),
     {
       name: 'no-transport-imports-another',
       comment: 'A transport authenticates, validates, calls a verb and maps errors; what two share belongs lower down.',

@@ -9,6 +9,7 @@ import { restApi } from './http/rest-api.ts';
 import { resourceMetadataUrl } from './http/well-known.ts';
 import { mcpServer } from './mcp/http.ts';
 import { oauthServer } from './oauth/routes.ts';
+import { uiAssets } from './ui/assets.ts';
 import type { AppContext } from './verbs/context.ts';
 import { API_PREFIX, type Operation } from './verbs/operation.ts';
 
@@ -87,6 +88,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   await app.register(oauthServer, { context });
   await app.register(dashboard, { context });
   await app.register(processorNotices, { context });
+  await app.register(uiAssets);
   await app.ready();
   return app;
 }

@@ -1,0 +1,86 @@
+import type { ComponentChildren, VNode } from 'preact';
+import { html } from '../render.ts';
+
+// Form fields: each has a visible label bound to its control, an optional hint, and an error
+// message tied to the control with aria-describedby (and aria-invalid) when the value was refused.
+
+interface FieldBase {
+  /** The form field's name; also makes the element ids unless `id` is given. */
+  name: string;
+  id?: string;
+  hint?: ComponentChildren;
+  /** Why the submitted value was refused. */
+  error?: ComponentChildren;
+  required?: boolean;
+}
+
+/** The hint and error paragraphs, and the aria values that tie them to the control. */
+function descriptions(id: string, hint: ComponentChildren, error: ComponentChildren) {
+  const hintId = hint != null ? `${id}-hint` : undefined;
+  const errorId = error != null ? `${id}-error` : undefined;
+  return {
+    describedBy: [hintId, errorId].filter(Boolean).join(' ') || undefined,
+    invalid: errorId ? 'true' : undefined,
+    messages: [hintId && html`<p class="hint" id=${hintId}>${hint}</p>`, errorId && html`<p class="error-message" id=${errorId}>Error: ${error}</p>`],
+  };
+}
+
+export interface TextFieldProps extends FieldBase {
+  label: ComponentChildren;
+  type?: 'text' | 'email' | 'url' | 'password' | 'search' | 'tel' | 'number';
+  value?: string;
+  maxLength?: number;
+  autocomplete?: string;
+}
+
+export function TextField({ name, id = `field-${name}`, label, hint, error, required, type = 'text', value, maxLength, autocomplete }: TextFieldProps): VNode {
+  const { describedBy, invalid, messages } = descriptions(id, hint, error);
+  return html`<div class="field">
+    <label for=${id}>${label}</label>
+    ${messages}
+    <input id=${id} name=${name} type=${type} value=${value} required=${required} maxlength=${maxLength} autocomplete=${autocomplete}
+      aria-describedby=${describedBy} aria-invalid=${invalid} />
+  </div>`;
+}
+
+export interface Choice {
+  value: string;
+  label: ComponentChildren;
+}
+
+export interface RadioGroupProps extends FieldBase {
+  legend: ComponentChildren;
+  choices: readonly Choice[];
+  /** The chosen value. */
+  value?: string;
+}
+
+export function RadioGroup({ name, id = `field-${name}`, legend, hint, error, required, choices, value }: RadioGroupProps): VNode {
+  // A group takes no aria-invalid (ARIA 1.2); the error is read with the legend through describedby.
+  const { describedBy, messages } = descriptions(id, hint, error);
+  return html`<fieldset id=${id} aria-describedby=${describedBy}>
+    <legend>${legend}</legend>
+    ${messages}
+    ${choices.map((choice, index) => html`<div class="choice">
+      <input type="radio" id=${`${id}-${index}`} name=${name} value=${choice.value} checked=${choice.value === value} required=${required} />
+      <label for=${`${id}-${index}`}>${choice.label}</label>
+    </div>`)}
+  </fieldset>`;
+}
+
+export interface SelectProps extends FieldBase {
+  label: ComponentChildren;
+  options: readonly { value: string; label: string }[];
+  value?: string;
+}
+
+export function Select({ name, id = `field-${name}`, label, hint, error, required, options, value }: SelectProps): VNode {
+  const { describedBy, invalid, messages } = descriptions(id, hint, error);
+  return html`<div class="field">
+    <label for=${id}>${label}</label>
+    ${messages}
+    <select id=${id} name=${name} required=${required} aria-describedby=${describedBy} aria-invalid=${invalid}>
+      ${options.map((option) => html`<option value=${option.value} selected=${option.value === value}>${option.label}</option>`)}
+    </select>
+  </div>`;
+}

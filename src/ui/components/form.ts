@@ -1,0 +1,38 @@
+import type { ComponentChildren, VNode } from 'preact';
+import { html, useViewer } from '../render.ts';
+
+/** The form field every posted form carries; the dashboard checks it against the session's token. */
+export const CSRF_FIELD = 'csrf';
+
+/** Reads the token at render time; a form rendered for a viewer without one throws. */
+function CsrfField(): VNode {
+  const { csrfToken } = useViewer();
+  if (!csrfToken) throw new Error('A Form needs the session\'s CSRF token: pass { csrfToken } to renderPage.');
+  return html`<input type="hidden" name=${CSRF_FIELD} value=${csrfToken} />`;
+}
+
+export interface FormProps {
+  action: string;
+  /** Names the form for assistive technology when several share a page (e.g. "Revoke key sk_…"). */
+  label?: string;
+  children?: ComponentChildren;
+}
+
+/** A form posted to `action`, carrying the session's CSRF token. */
+export function Form({ action, label, children }: FormProps): VNode {
+  return html`<form method="post" action=${action} aria-label=${label}><${CsrfField} />${children}</form>`;
+}
+
+export interface ButtonProps {
+  /** primary: the page's one main action; danger: what cannot be undone. */
+  variant?: 'primary' | 'secondary' | 'danger';
+  type?: 'submit' | 'button';
+  /** Sent with the form when this button submits it (e.g. decision=approve). */
+  name?: string;
+  value?: string;
+  children?: ComponentChildren;
+}
+
+export function Button({ variant = 'secondary', type = 'submit', name, value, children }: ButtonProps): VNode {
+  return html`<button class=${`button ${variant}`} type=${type} name=${name} value=${value}>${children}</button>`;
+}

@@ -1,0 +1,11 @@
+// What pages import: the renderer, the reply helper and the components.
+export { html, renderPage, HtmlPage, type Viewer } from './render.ts';
+export { sendPage } from './send-page.ts';
+export { STYLESHEET_PATH, uiAssets } from './assets.ts';
+export { Layout, type LayoutProps } from './components/layout.ts';
+export { Table, type TableProps } from './components/table.ts';
+export { Form, Button, CSRF_FIELD, type FormProps, type ButtonProps } from './components/form.ts';
+export { TextField, RadioGroup, Select, type Choice, type TextFieldProps, type RadioGroupProps, type SelectProps } from './components/fields.ts';
+export { Time } from './components/time.ts';
+export { Money } from './components/money.ts';
+export { Notice } from './components/notice.ts';

@@ -1,0 +1,102 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { BLOCKED_URL } from '../../src/ui/safe-url.ts';
+import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
+import { samplePage, servePages } from './sample-page.ts';
+
+// Every component, every slot filled with an attack, loaded into Chromium: the parsed DOM has no
+// script, no handler, no javascript: or data: URL and no element the data made, and each value
+// is shown as the text it was, where it was put.
+
+const LONG = `${'x'.repeat(3000)}<script>alert(1)</script>${'ø'.repeat(3000)}`;
+const HOSTILE = [
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  "'><svg onload=alert(1)>",
+  'javascript:alert(1)',
+  '  JaVaScRiPt:alert(1)',
+  'java\tscript:alert(1)',
+  'data:text/html,<script>alert(1)</script>',
+  '&#106;avascript:alert(1)',
+  '</title><script>alert(1)</script>',
+  '</style><script>alert(1)</script>',
+  LONG,
+  '👩🏽‍💻 Zahlung 💸 ✓',
+  'دفع \u202eالمتجر\u202c עברית',
+];
+/** The values a browser would follow as script or data: each must have been replaced. */
+const UNSAFE_URLS = new Set(['javascript:alert(1)', '  JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', 'data:text/html,<script>alert(1)</script>']);
+
+let browser: Browser;
+let server: { app: FastifyInstance; url: (index: number) => string };
+beforeAll(async () => {
+  const executablePath = ensureChromium();
+  server = await servePages(HOSTILE.map((value) => samplePage(value, { csrfToken: value, timeZone: value })));
+  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+}, 600_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.app.close();
+});
+
+const text = (page: Page, selector: string) => page.locator(selector).first().textContent();
+const attribute = (page: Page, selector: string, name: string) => page.locator(selector).first().getAttribute(name);
+
+describe.each(HOSTILE.map((value, index) => ({ value, index, name: JSON.stringify(value.length > 60 ? `${value.slice(0, 20)}… (${value.length} characters)` : value) })))('$name', ({ value, index }) => {
+  let page: Page;
+  const dialogs: string[] = [];
+  beforeAll(async () => {
+    page = await browser.newPage({ viewport: { width: 360, height: 740 } });
+    page.on('dialog', (dialog) => { dialogs.push(dialog.message()); void dialog.dismiss(); });
+    const response = await page.goto(server.url(index));
+    expect(response?.headers()['content-type']).toBe('text/html; charset=utf-8');
+  });
+  afterAll(() => page?.close());
+
+  it('runs nothing and makes no element from the data', async () => {
+    expect(dialogs).toEqual([]);
+    for (const element of ['script', 'img', 'svg', 'iframe', 'object', 'embed', 'style', 'base']) expect(await page.locator(element).count(), element).toBe(0);
+    const handlers = await page.evaluate<string[]>(`[...document.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => el.tagName + ' ' + a.name))`);
+    expect(handlers).toEqual([]);
+    const protocols = await page.evaluate<string[]>(`[
+      ...[...document.querySelectorAll('a[href], area[href], link[href]')].map((el) => el.href),
+      ...[...document.querySelectorAll('form')].map((el) => el.action),
+      ...[...document.querySelectorAll('[src], [formaction]')].map((el) => el.src || el.formAction),
+    ].map((url) => new URL(url).protocol)`);
+    expect(protocols.filter((protocol) => protocol === 'javascript:' || protocol === 'data:')).toEqual([]);
+  });
+
+  it('shows the value as text where it was put', async () => {
+    expect(await text(page, 'title')).toBe(`${value} · Payment Service`);
+    for (const selector of ['#banner', '#nav-link', '#heading', '#notice', 'caption', 'th:nth-child(2)', '#cell', '#cell-link', 'td.empty', 'label[for=field-description]', '#field-description-hint',
+      'legend', '#field-mode-hint', 'label[for=field-mode-0]', 'label[for=field-business]', '#field-business-hint', 'option:first-child', 'button.primary']) {
+      expect(await text(page, selector), selector).toBe(value);
+    }
+    for (const selector of ['#field-description-error', '#field-mode-error', '#field-business-error']) expect(await text(page, selector), selector).toBe(`Error: ${value}`);
+    expect(await text(page, '.money')).toBe(`${value} ${value}`);
+    expect(await attribute(page, '.table-scroll[aria-label]', 'aria-label')).toBe(value);
+    expect(await attribute(page, 'form', 'aria-label')).toBe(value);
+    expect(await page.locator('input[name=description]').inputValue()).toBe(value);
+    expect(await attribute(page, 'input[name=csrf]', 'value')).toBe(value);
+    expect(await attribute(page, '#field-mode-0', 'value')).toBe(value);
+    expect(await attribute(page, 'option:first-child', 'value')).toBe(value);
+    expect(await attribute(page, 'button.primary', 'value')).toBe(value);
+  });
+
+  it('keeps safe URLs as given and replaces the others', async () => {
+    const expected = UNSAFE_URLS.has(value) ? BLOCKED_URL : value;
+    expect(await attribute(page, '#nav-link', 'href')).toBe(expected);
+    expect(await attribute(page, '#cell-link', 'href')).toBe(expected);
+    expect(await attribute(page, 'form', 'action')).toBe(expected);
+  });
+
+  it('shows times in UTC when the time zone is not a zone, with the exact UTC time on hover', async () => {
+    expect(await text(page, 'time')).toBe('1 Mar 2026, 12:34 UTC');
+    expect(await attribute(page, 'time', 'title')).toBe('2026-03-01 12:34:56 UTC');
+  });
+
+  it('does not scroll sideways at 360px', async () => {
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+  });
+});
