@@ -18,6 +18,10 @@ import { registerSignIn } from './routes/sign-in.ts';
 // refused; pages may not be framed; nothing here runs script. Errors of the verbs (the API's
 // error codes) become a page saying what went wrong, with their status.
 
+// Only our own stylesheet; no script, no frames, no other origin. (No form-action: approving an
+// agent redirects the browser to the agent's own address.)
+const DASHBOARD_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+
 const TITLES: Partial<Record<number, string>> = { 400: 'Cannot continue', 403: 'Not allowed', 404: 'Not found', 409: 'Cannot do that now', 429: 'Too many requests' };
 
 export async function dashboard(scope: FastifyInstance, options: { context: AppContext }): Promise<void> {
@@ -29,7 +33,7 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
   await scope.register(cookie);
   scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, formBodyParser);
   scope.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'");
+    reply.header('Content-Security-Policy', DASHBOARD_CSP);
     reply.header('X-Frame-Options', 'DENY');
     // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on our own forms.
     reply.header('Referrer-Policy', 'same-origin');
@@ -52,9 +56,9 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
     if (error instanceof Redirect) return reply.redirect(error.location, 303);
     const session = await requests.session(request).catch(() => undefined);
     if (error instanceof StaleForm) return sendPage(reply, 403, messagePage('Refused', `${error.message} Start again.`));
-    if (error instanceof ApiError && error.status < 500) return sendPage(reply, error.status, messagePage(TITLES[error.status] ?? 'Cannot continue', error.message, session));
+    if (error instanceof ApiError && error.status < 500) return sendPage(reply, error.status, messagePage(TITLES[error.status] ?? 'Cannot continue', error.message, session), session);
     const status = (error as { statusCode?: number }).statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) return sendPage(reply, status, messagePage('Bad request', 'The request could not be read.', session));
+    if (typeof status === 'number' && status >= 400 && status < 500) return sendPage(reply, status, messagePage('Bad request', 'The request could not be read.', session), session);
     request.log.error({ err: error }, 'dashboard request failed');
     return sendPage(reply, 500, messagePage('Something went wrong', 'Please try again.'));
   });

@@ -9,7 +9,8 @@ import { MINUTE } from '../core/clock.ts';
 import { APPROVE_PATH, AuthorizeFailure, startAuthorization } from '../agents/authorization.ts';
 import { OAuthError } from '../agents/errors.ts';
 import { revokeEndpoint, tokenEndpoint } from '../agents/tokens.ts';
-import { escapeHtml, page } from '../core/html.ts';
+import { renderPage, sendPage } from '../ui/index.ts';
+import { requestRefusedPage } from './pages/request-refused.ts';
 import { isJsonObject } from '../core/json-body.ts';
 import { ApiError } from '../core/errors.ts';
 
@@ -139,9 +140,8 @@ export async function oauthServer(scope: FastifyInstance, options: { context: Ap
     } catch (error) {
       if (!(error instanceof AuthorizeFailure)) throw error;
       if (error.redirect) return reply.redirect(error.redirect.href, 302);
-      reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
-      return reply.code(400).type('text/html; charset=utf-8').send(page('Sign-in request refused',
-        `<h1>This sign-in request cannot go on</h1><p>${escapeHtml(error.message)}</p><p>Nothing was sent back to the application. Start again from the agent.</p>`));
+      reply.header('Content-Security-Policy', "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'");
+      return sendPage(reply, 400, renderPage(requestRefusedPage(error.message), {}));
     }
   });
 }

@@ -67,7 +67,7 @@ export class Browser {
     if (start < 0) throw new Error(`No form posting to ${action} in:\n${html}`);
     const body = html.slice(start, html.indexOf('</form>', start));
     const fields: Record<string, string> = {};
-    for (const match of body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[match[1]!] = decode(match[2]!);
+    for (const match of body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\s*\/?>/g)) fields[match[1]!] = decode(match[2]!);
     return fields;
   }
 

@@ -1,17 +1,32 @@
-import { escapeHtml, hidden } from '../../core/html.ts';
+import type { VNode } from 'preact';
 import type { AgentConnectionOut } from '../../resources/agent-connections/schemas.ts';
+import { Button, Form, html, Table, Time } from '../../ui/index.ts';
 import { businessPath } from '../paths.ts';
-import { businessNav, signedInPage, type BusinessFrame } from './frame.ts';
-import { when } from './time.ts';
+import { DashboardPage, type BusinessFrame } from './frame.ts';
+
+const at = (seconds: number | null) => (seconds === null ? '–' : Time({ at: new Date(seconds * 1000) }));
 
 /** The agents connected to one business in one mode, who approved each, and Disconnect. */
-export function agentsPage(frame: BusinessFrame & { manages: boolean; connections: AgentConnectionOut[] }): string {
-  const { session, business, mode, manages, connections } = frame;
+export function agentsPage({ session, business, mode, manages, connections }: BusinessFrame & { manages: boolean; connections: AgentConnectionOut[] }): VNode {
   const action = businessPath(business.id, 'agents', mode);
-  const rows = connections.map((c) => `<tr><td>${escapeHtml(c.client_name ?? c.client_id)}</td><td>${c.livemode ? 'Live' : 'Test'}</td>
-<td>${c.access === 'full' ? 'Full access' : 'Read only'}</td><td>${escapeHtml(c.approved_by.email)}, ${when(c.created)}</td><td>${when(c.last_used)}</td>
-<td>${c.disconnected !== null ? `Disconnected ${when(c.disconnected)}` : manages
-    ? `<form method="post" action="${action}/${encodeURIComponent(c.id)}/disconnect">${hidden('csrf', session.csrfToken)}<button>Disconnect</button></form>` : 'Connected'}</td></tr>`).join('');
-  return signedInPage(session, 'Connected agents', `<h1>${escapeHtml(business.name)}: connected agents</h1>${businessNav(frame)}
-<table><tr><th>Agent</th><th>Mode</th><th>Access</th><th>Approved by</th><th>Last used</th><th></th></tr>${rows || '<tr><td colspan="6">None yet.</td></tr>'}</table>`);
+  const rows = connections.map((c) => [
+    html`<span>${c.client_name ?? c.client_id} <span class="muted">(unverified name)</span></span>`,
+    c.access === 'full' ? 'Full access' : 'Read only',
+    html`<span>${c.approved_by.email}, ${at(c.created)}</span>`,
+    at(c.last_used),
+    c.disconnected !== null
+      ? html`<span>Disconnected ${at(c.disconnected)}</span>`
+      : manages
+        ? Form({ action: `${action}/${encodeURIComponent(c.id)}/disconnect`, label: `Disconnect ${c.client_name ?? c.client_id}`, children: Button({ variant: 'danger', children: 'Disconnect' }) })
+        : 'Connected',
+  ]);
+  return DashboardPage({
+    title: 'Connected agents',
+    session,
+    frame: { business, mode },
+    children: html`<div>
+      <h1>${business.name}: connected agents</h1>
+      ${Table({ label: 'Connected agents', columns: ['Agent', 'Access', 'Approved by', 'Last used', 'State'], rows, empty: 'No agents connected yet.' })}
+    </div>`,
+  });
 }

@@ -1,15 +1,11 @@
-import { escapeHtml, hidden, page } from '../../core/html.ts';
+import type { ComponentChildren, VNode } from 'preact';
 import type { DashboardSession } from '../../auth/sessions.ts';
-import { businessPath } from '../paths.ts';
+import { Button, Form, html, Layout } from '../../ui/index.ts';
+import { businessPath, DASHBOARD } from '../paths.ts';
 import type { Mode } from '../requests.ts';
 
-// The frame around every signed-in page: who is signed in, the way out, and inside a business
-// its areas and the Test/Live switch.
-
-export function signedInPage(session: DashboardSession, title: string, body: string): string {
-  const nav = `<nav><a href="/dashboard">Businesses</a><form method="post" action="/dashboard/sign-out" style="display:inline">${hidden('csrf', session.csrfToken)}<button>Sign out ${escapeHtml(session.email)}</button></form></nav>`;
-  return page(title, body, nav);
-}
+// The frame around every dashboard page: who is signed in and the way out; inside a business its
+// areas, the Test/Live switch, and the Test-mode banner.
 
 export interface BusinessFrame {
   session: DashboardSession;
@@ -17,14 +13,40 @@ export interface BusinessFrame {
   mode: Mode;
 }
 
-/** A business's areas, in the mode shown, and the way to the other mode. */
-export function businessNav(frame: Pick<BusinessFrame, 'business' | 'mode'>): string {
-  const { business, mode } = frame;
+const MODE_NAMES: Record<Mode, string> = { test: 'Test', live: 'Live' };
+
+/** A business's areas in the mode shown, and the way to the other mode. */
+export function businessNav(business: { id: string; name: string }, mode: Mode): VNode {
   const other: Mode = mode === 'test' ? 'live' : 'test';
-  return `<p class="note">${escapeHtml(business.name)} (${mode === 'test' ? 'Test' : 'Live'}): <a href="${businessPath(business.id, 'agents', mode)}">Connected agents</a> · <a href="${businessPath(business.id, 'keys', mode)}">API keys</a> · <a href="${businessPath(business.id, 'team')}">Team</a> · <a href="${businessPath(business.id, 'keys', other)}">Switch to ${other === 'test' ? 'Test' : 'Live'}</a></p>`;
+  return html`<p class="muted">
+    ${business.name} · ${MODE_NAMES[mode]}:
+    ${' '}<a href=${businessPath(business.id, 'agents', mode)}>Connected agents</a>
+    ${' · '}<a href=${businessPath(business.id, 'keys', mode)}>API keys</a>
+    ${' · '}<a href=${businessPath(business.id, 'team')}>Team</a>
+    ${' · '}<a href=${businessPath(business.id, 'keys', other)}>Switch to ${MODE_NAMES[other]}</a>
+  </p>`;
 }
 
-export function messagePage(title: string, text: string, session?: DashboardSession): string {
-  const body = `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p><p><a href="/dashboard">Back</a></p>`;
-  return session ? signedInPage(session, title, body) : page(title, body);
+/** A page of the dashboard: signed in or not, in a business (and mode) or not. */
+export function DashboardPage({ title, session, frame, children }: {
+  title: string;
+  session?: DashboardSession | undefined;
+  frame?: Omit<BusinessFrame, 'session'>;
+  children: ComponentChildren;
+}): VNode {
+  const nav = session && html`<span>
+    <a href=${DASHBOARD}>Businesses</a>
+    ${' '}${Form({ action: '/dashboard/sign-out', label: 'Sign out', children: Button({ children: `Sign out ${session.email}` }) })}
+  </span>`;
+  return Layout({
+    title,
+    nav,
+    testModeBanner: frame?.mode === 'test' ? 'Test mode: test data only; no real money moves.' : undefined,
+    children: html`<div>${frame && businessNav(frame.business, frame.mode)}${children}</div>`,
+  });
+}
+
+/** What went wrong (or what to do next), in a sentence. */
+export function messagePage(title: string, text: string, session?: DashboardSession): VNode {
+  return DashboardPage({ title, session, children: html`<div><h1>${title}</h1><p>${text}</p><p><a href=${DASHBOARD}>Back to the dashboard</a></p></div>` });
 }

@@ -1,22 +1,50 @@
-import { escapeHtml, hidden } from '../../core/html.ts';
+import type { VNode } from 'preact';
 import type { ApiKeyOut } from '../../resources/api-keys/schemas.ts';
+import { Button, Form, html, Notice, RadioGroup, Table, TextField, Time } from '../../ui/index.ts';
 import { businessPath } from '../paths.ts';
-import { businessNav, signedInPage, type BusinessFrame } from './frame.ts';
-import { when } from './time.ts';
+import { DashboardPage, type BusinessFrame } from './frame.ts';
+
+const at = (seconds: number | null) => (seconds === null ? '–' : Time({ at: new Date(seconds * 1000) }));
 
 /** The secret keys of one business and mode; a new key's secret is shown this once. */
-export function keysPage(frame: BusinessFrame & { manages: boolean; keys: ApiKeyOut[]; created?: { secret: string; name: string | null } }): string {
-  const { session, business, mode, manages, keys, created } = frame;
+export function keysPage({ session, business, mode, manages, keys, created }: BusinessFrame & { manages: boolean; keys: ApiKeyOut[]; created?: { secret: string; name: string | null } }): VNode {
   const action = businessPath(business.id, 'keys', mode);
-  const rows = keys.map((key) => `<tr><td>${escapeHtml(key.name ?? '')}</td><td><code>${escapeHtml(key.hint)}</code></td><td>${key.livemode ? 'Live' : 'Test'}</td>
-<td>${key.access === 'full' ? 'Full access' : 'Read only'}${key.kind === 'api' ? '' : ` (${escapeHtml(key.kind)})`}<br><span class="note">${escapeHtml(key.scopes.join(' '))}</span></td>
-<td>${when(key.created)}</td><td>${when(key.last_used)}</td><td>${key.revoked !== null ? `Revoked ${when(key.revoked)}` : manages
-    ? `<form method="post" action="${action}/${encodeURIComponent(key.id)}/revoke">${hidden('csrf', session.csrfToken)}<button>Revoke</button></form>` : 'Active'}</td></tr>`).join('');
-  const secret = created ? `<p class="warn">The new key${created.name ? ` “${escapeHtml(created.name)}”` : ''} is shown this once; copy it now:</p><p><code>${escapeHtml(created.secret)}</code></p>` : '';
-  const form = manages ? `<h2>Create a key</h2><form method="post" action="${action}">${hidden('csrf', session.csrfToken)}
-<label>Name <input name="name" maxlength="80"></label>
-<fieldset><legend>Access</legend><label><input type="radio" name="access" value="full" checked> Full access</label> <label><input type="radio" name="access" value="read_only"> Read only</label></fieldset>
-<button>Create ${mode === 'live' ? 'Live' : 'Test'} key</button></form>` : '<p class="note">Only owners and developers manage keys.</p>';
-  return signedInPage(session, 'API keys', `<h1>${escapeHtml(business.name)}: API keys</h1>${businessNav(frame)}${secret}
-<table><tr><th>Name</th><th>Key</th><th>Mode</th><th>Access</th><th>Created</th><th>Last used</th><th></th></tr>${rows || '<tr><td colspan="7">None yet.</td></tr>'}</table>${form}`);
+  const rows = keys.map((key) => [
+    key.name ?? '',
+    html`<code>${key.hint}</code>`,
+    html`<span>${key.access === 'full' ? 'Full access' : 'Read only'}${key.kind === 'api' ? '' : ` (${key.kind})`}<br /><span class="muted">${key.scopes.join(' ')}</span></span>`,
+    at(key.created),
+    at(key.last_used),
+    key.revoked !== null
+      ? html`<span>Revoked ${at(key.revoked)}</span>`
+      : manages
+        ? Form({ action: `${action}/${encodeURIComponent(key.id)}/revoke`, label: `Revoke ${key.name ?? key.hint}`, children: Button({ variant: 'danger', children: 'Revoke' }) })
+        : 'Active',
+  ]);
+  return DashboardPage({
+    title: 'API keys',
+    session,
+    frame: { business, mode },
+    children: html`<div>
+      <h1>${business.name}: API keys</h1>
+      ${created && Notice({ tone: 'warning', children: html`<div>
+        <p>The new key${created.name ? ` “${created.name}”` : ''} is shown this once; copy it now:</p>
+        <p><code>${created.secret}</code></p>
+      </div>` })}
+      ${Table({ label: 'Secret keys', columns: ['Name', 'Key', 'Access', 'Created', 'Last used', 'State'], rows, empty: 'No keys yet.' })}
+      ${manages
+        ? html`<section aria-labelledby="create-key">
+            <h2 id="create-key">Create a ${mode === 'live' ? 'Live' : 'Test'} key</h2>
+            ${Form({ action, label: 'Create a key', children: [
+              TextField({ name: 'name', label: 'Name', hint: 'To recognise the key later, such as the server that uses it.', maxLength: 80 }),
+              RadioGroup({ name: 'access', legend: 'Access', value: 'full', choices: [
+                { value: 'full', label: 'Full access: every API operation, and webhook endpoints' },
+                { value: 'read_only', label: 'Read only: payments, orders and customers' },
+              ] }),
+              Button({ variant: 'primary', children: 'Create key' }),
+            ] })}
+          </section>`
+        : html`<p class="muted">Only owners and developers manage keys.</p>`}
+    </div>`,
+  });
 }

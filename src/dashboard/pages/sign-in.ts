@@ -1,18 +1,36 @@
-import { escapeHtml, hidden, page } from '../../core/html.ts';
+import type { VNode } from 'preact';
+import { html } from '../../ui/index.ts';
+import { DashboardPage } from './frame.ts';
 
 /** How to sign in: the OpenID provider when one is configured, or a sign-in link from the operator. */
-export function signInPage(input: { next: string; oidc?: { name: string; start: string } }): string {
-  const { next, oidc } = input;
-  return page('Sign in', `<h1>Sign in</h1>
-${oidc ? `<p><a href="${oidc.start}?next=${encodeURIComponent(next)}">Sign in with ${escapeHtml(oidc.name)}</a></p><p>Or:</p>` : ''}
-<p>Ask your operator for a sign-in link, or make one on the server:</p>
-<p><code>npm run --silent cli -- login-link --email you@example.com</code></p>
-<p class="note">After signing in you will come back to <code>${escapeHtml(next)}</code>.</p>`);
+export function signInPage({ next, oidc }: { next: string; oidc?: { name: string; start: string } }): VNode {
+  return DashboardPage({
+    title: 'Sign in',
+    children: html`<div>
+      <h1>Sign in</h1>
+      ${oidc && html`<p><a class="button primary" href=${`${oidc.start}?next=${encodeURIComponent(next)}`}>Sign in with ${oidc.name}</a></p>`}
+      <p>${oidc ? 'Or ask' : 'Ask'} your operator for a sign-in link, or make one on the server:</p>
+      <p><code>npm run --silent cli -- login-link --email you@example.com</code></p>
+      <p class="muted">After signing in you will come back to <code>${next}</code>.</p>
+    </div>`,
+  });
 }
 
-/** A sign-in link shows only a button: mail scanners that open links must not use them up. */
-export function signInLinkPage(input: { token: string; nonce: string; next: string }): string {
-  return page('Sign in', `<h1>Sign in to the dashboard</h1>
-<form method="post" action="/dashboard/sign-in/link">${hidden('token', input.token)}${hidden('nonce', input.nonce)}${hidden('next', input.next)}
-<button>Continue</button></form>`);
+/**
+ * A sign-in link shows only a button: mail scanners that open links must not use them up. The
+ * form's own nonce (also in a cookie) stands in for the CSRF token a session would give.
+ */
+export function signInLinkPage({ token, nonce, next }: { token: string; nonce: string; next: string }): VNode {
+  return DashboardPage({
+    title: 'Sign in',
+    children: html`<div>
+      <h1>Sign in to the dashboard</h1>
+      <form method="post" action="/dashboard/sign-in/link" aria-label="Sign in">
+        <input type="hidden" name="token" value=${token} />
+        <input type="hidden" name="nonce" value=${nonce} />
+        <input type="hidden" name="next" value=${next} />
+        <button class="button primary" type="submit">Continue</button>
+      </form>
+    </div>`,
+  });
 }

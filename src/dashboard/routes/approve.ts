@@ -16,14 +16,14 @@ export function registerApproval(scope: FastifyInstance, context: AppContext, re
     const session = await requests.signedIn(request);
     const requestId = String((request.query as Record<string, unknown>).request ?? '');
     const found = await pendingRequest(context, requestId);
-    if (!found) return send(reply, 400, messagePage('This sign-in request has expired', 'Start again from the agent.', session));
+    if (!found) return send(reply, 400, messagePage('This sign-in request has expired', 'Start again from the agent.', session), session);
     const { request: pending, client } = found;
     const businesses = await businessesOf(context.db, session.personId, 'developer');
     return send(reply, 200, approvePage(session, {
       id: requestId, clientName: client.client_name, clientId: client.client_id,
       describedAt: client.kind === 'metadata_document' ? client.client_id : null,
       redirectUri: pending.redirect_uri, scopes: pending.scopes, resource: pending.resource,
-    }, businesses));
+    }, businesses), session);
   });
 
   scope.post(APPROVE_PATH, async (request, reply) => {

@@ -32,13 +32,13 @@ export function registerBusinessRoutes(scope: FastifyInstance, requests: Dashboa
   const KEYS = '/dashboard/businesses/:business/:mode/keys';
   scope.get(KEYS, async (request, reply) => {
     const ctx = await requests.page(request);
-    return send(reply, 200, keysPage({ ...frame(ctx), manages: atLeast(role(ctx), 'developer'), keys: await listApiKeys.run(ctx, {}) }));
+    return send(reply, 200, keysPage({ ...frame(ctx), manages: atLeast(role(ctx), 'developer'), keys: await listApiKeys.run(ctx, {}) }), ctx.session);
   });
   scope.post(KEYS, async (request, reply) => {
     const { ctx, form } = await requests.form(request);
     const key = await createApiKey.run(ctx, { name: formField(form, 'name'), access: formField(form, 'access') });
     // The secret is in this response only (never stored, never in a URL).
-    return send(reply, 200, keysPage({ ...frame(ctx), manages: true, keys: await listApiKeys.run(ctx, {}), created: { secret: key.secret, name: key.name } }));
+    return send(reply, 200, keysPage({ ...frame(ctx), manages: true, keys: await listApiKeys.run(ctx, {}), created: { secret: key.secret, name: key.name } }), ctx.session);
   });
   scope.post(`${KEYS}/:key/revoke`, async (request, reply) => {
     const { ctx } = await requests.form(request);
@@ -49,7 +49,7 @@ export function registerBusinessRoutes(scope: FastifyInstance, requests: Dashboa
   const AGENTS = '/dashboard/businesses/:business/:mode/agents';
   scope.get(AGENTS, async (request, reply) => {
     const ctx = await requests.page(request);
-    return send(reply, 200, agentsPage({ ...frame(ctx), manages: atLeast(role(ctx), 'developer'), connections: await listAgentConnections.run(ctx, {}) }));
+    return send(reply, 200, agentsPage({ ...frame(ctx), manages: atLeast(role(ctx), 'developer'), connections: await listAgentConnections.run(ctx, {}) }), ctx.session);
   });
   scope.post(`${AGENTS}/:connection/disconnect`, async (request, reply) => {
     const { ctx } = await requests.form(request);
@@ -60,7 +60,7 @@ export function registerBusinessRoutes(scope: FastifyInstance, requests: Dashboa
   const TEAM = '/dashboard/businesses/:business/team';
   scope.get(TEAM, async (request, reply) => {
     const ctx = await requests.page(request);
-    return send(reply, 200, teamPage({ ...frame(ctx), isOwner: role(ctx) === 'owner', members: await listMembers.run(ctx, {}) }));
+    return send(reply, 200, teamPage({ ...frame(ctx), isOwner: role(ctx) === 'owner', members: await listMembers.run(ctx, {}) }), ctx.session);
   });
   scope.post(TEAM, async (request, reply) => {
     const { ctx, form } = await requests.form(request);

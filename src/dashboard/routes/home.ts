@@ -9,6 +9,6 @@ import type { SendPage } from './send.ts';
 export function registerHome(scope: FastifyInstance, context: AppContext, requests: DashboardRequests, send: SendPage): void {
   scope.get('/dashboard', async (request, reply) => {
     const session = await requests.signedIn(request);
-    return send(reply, 200, homePage(session, await businessesOf(context.db, session.personId)));
+    return send(reply, 200, homePage(session, await businessesOf(context.db, session.personId)), session);
   });
 }

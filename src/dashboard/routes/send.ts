@@ -1,6 +1,13 @@
 import type { FastifyReply } from 'fastify';
+import type { VNode } from 'preact';
+import type { DashboardSession } from '../../auth/sessions.ts';
+import { renderPage, sendPage as sendHtml } from '../../ui/index.ts';
 
-/** Sends a page (the plugin's one way to answer with HTML). */
-export type SendPage = (reply: FastifyReply, status: number, html: string) => FastifyReply;
+/**
+ * Renders a page for its viewer (forms take the session's CSRF token from here) and sends it.
+ * Times are shown in UTC until people choose their time zone.
+ */
+export type SendPage = (reply: FastifyReply, status: number, page: VNode, session?: DashboardSession) => FastifyReply;
 
-export const sendPage: SendPage = (reply, status, html) => reply.code(status).type('text/html; charset=utf-8').send(html);
+export const sendPage: SendPage = (reply, status, page, session) =>
+  sendHtml(reply, status, renderPage(page, { ...(session ? { csrfToken: session.csrfToken } : {}), timeZone: 'UTC' }));
