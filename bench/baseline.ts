@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import pg from 'pg';
+import { z } from 'zod';
 
 // The yardstick: the least a Fastify + pg server does for the same work, one query per request
 // on a pool of the same size against the same database. No auth, no validation, no transaction.
+// For MCP, the least the official SDK does: its stateless handler, a server with the one tool per
+// request (the SDK's design), JSON responses, the same query.
 
 export interface Baseline {
   url: string;
@@ -38,6 +42,26 @@ export async function startBaseline(options: { databaseUrl: string; poolSize: nu
         now, new Date(now.getTime() + 7 * DAY_MS)],
     );
     return reply.code(201).send(rows[0]);
+  });
+
+  const mcp = createMcpHandler(() => {
+    const server = new McpServer({ name: 'bench-baseline', version: '1.0.0' });
+    server.registerTool('retrieve_payment_link', { description: 'One payment link by id.', inputSchema: z.object({ id: z.string() }) }, async ({ id }) => {
+      const { rows } = await pool.query('SELECT * FROM payments WHERE id = $1', [id]);
+      const row = rows[0] as Record<string, unknown> | undefined;
+      return { content: [{ type: 'text', text: JSON.stringify(row ?? null) }], ...(row ? { structuredContent: row } : {}) };
+    });
+    return server;
+  }, { responseMode: 'json', onerror: () => undefined });
+  app.post('/baseline/mcp', async (request, reply) => {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) if (typeof value === 'string') headers.set(name, value);
+    const response = await mcp.fetch(new Request(`http://127.0.0.1${request.url}`, { method: 'POST', headers }), { parsedBody: request.body });
+    reply.code(response.status);
+    response.headers.forEach((value, name) => {
+      if (name !== 'content-length') reply.header(name, value);
+    });
+    return reply.send(await response.text());
   });
 
   try {

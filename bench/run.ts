@@ -111,6 +111,8 @@ async function probe(url: string, request: RequestSpec, label: string): Promise<
   if (response.status < 200 || response.status > 299) {
     throw new Error(`${label}: ${request.method} ${request.path} answered ${response.status}: ${text.slice(0, 500)}`);
   }
+  // An MCP tool's failure is a 200 carrying isError: it would be counted as served.
+  if (text.includes('"isError":true')) throw new Error(`${label}: ${request.method} ${request.path} answered a tool error: ${text.slice(0, 500)}`);
 }
 
 async function measure(label: string, url: string, request: RequestSpec, seconds: number, warmup: boolean): Promise<LoadSummary> {
