@@ -6,7 +6,7 @@ import type { Db } from '../db/database.ts';
 import { onAuthChange } from '../db/auth-changes.ts';
 import type { Principal } from './principal.ts';
 import { canManageKeys } from '../tenancy/roles.ts';
-import { BUSINESS_STATE_COLUMNS, type BusinessState } from '../tenancy/businesses.ts';
+import { BUSINESS_STATE_COLUMNS, businessStateOf } from '../tenancy/businesses.ts';
 import { API_SCOPES, scopesForKey, type Scope } from './scopes.ts';
 import type { AccessTokens } from './access-tokens.ts';
 import { hashSecret, secretKeyMode } from './secret-keys.ts';
@@ -102,7 +102,7 @@ export class Authenticator {
       livemode: row.livemode,
       scopes: new Set(scopesForKey(row.kind, row.access)),
       actor: { kind: 'secret_key', keyId: row.key_id },
-      business: businessOf(row),
+      business: businessStateOf(row),
     };
     this.#remember(cache, cacheKey, principal, row.last_used_at);
     return principal;
@@ -148,7 +148,7 @@ export class Authenticator {
         livemode: row.livemode,
         scopes: new Set(row.scopes.filter((scope): scope is Scope => (API_SCOPES as readonly string[]).includes(scope))),
         actor: { kind: 'agent', connectionId: row.connection_id },
-        business: businessOf(row),
+        business: businessStateOf(row),
       };
       lastUsed = row.last_used_at;
       this.#remember(cache, cacheKey, principal, lastUsed);
@@ -200,15 +200,4 @@ function keyOf(principal: Principal): string {
   return principal.actor.kind === 'secret_key' ? principal.actor.keyId : '';
 }
 
-function businessOf(row: BusinessState): BusinessState {
-  return {
-    id: row.id,
-    name: row.name,
-    status: row.status,
-    commerce: row.commerce,
-    disabled_integrations: row.disabled_integrations,
-    payout_wallet: row.payout_wallet,
-    crypto_enabled: row.crypto_enabled,
-    fee_bps: row.fee_bps,
-  };
-}
+

@@ -19,6 +19,11 @@ export type BusinessState = Pick<BusinessRow,
 
 export const BUSINESS_STATE_COLUMNS = ['id', 'name', 'status', 'commerce', 'disabled_integrations', 'payout_wallet', 'crypto_enabled', 'fee_bps'] as const;
 
+/** The business's state out of a row that holds more (a join's). */
+export function businessStateOf(row: BusinessState): BusinessState {
+  return Object.fromEntries(BUSINESS_STATE_COLUMNS.map((column) => [column, row[column]])) as BusinessState;
+}
+
 /** A business's state, or not_found. */
 export async function businessState(db: Db, businessId: string): Promise<BusinessState> {
   const row = await db.selectFrom('businesses').select(BUSINESS_STATE_COLUMNS).where('id', '=', businessId).executeTakeFirst();

@@ -1,10 +1,8 @@
 import type { VNode } from 'preact';
 import type { AgentConnectionOut } from '../../resources/agent-connections/schemas.ts';
-import { Button, Form, html, Table, Time } from '../../ui/index.ts';
+import { Button, Form, html, Table } from '../../ui/index.ts';
 import { businessPath } from '../paths.ts';
-import { DashboardPage, type BusinessFrame } from './frame.ts';
-
-const at = (seconds: number | null) => (seconds === null ? '–' : Time({ at: new Date(seconds * 1000) }));
+import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 
 /** The agents connected to one business in one mode, who approved each, and Disconnect. */
 export function agentsPage({ session, business, mode, manages, connections }: BusinessFrame & { manages: boolean; connections: AgentConnectionOut[] }): VNode {

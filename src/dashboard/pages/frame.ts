@@ -1,6 +1,6 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { DashboardSession } from '../../auth/sessions.ts';
-import { Button, Form, html, Layout } from '../../ui/index.ts';
+import { Button, Form, html, Layout, Time } from '../../ui/index.ts';
 import { businessPath, DASHBOARD } from '../paths.ts';
 import type { Mode } from '../requests.ts';
 
@@ -11,6 +11,11 @@ export interface BusinessFrame {
   session: DashboardSession;
   business: { id: string; name: string };
   mode: Mode;
+}
+
+/** A time as the API gives it (Unix seconds), or a dash for none. */
+export function unixTime(seconds: number | null): VNode | string {
+  return seconds === null ? '–' : Time({ at: new Date(seconds * 1000) });
 }
 
 const MODE_NAMES: Record<Mode, string> = { test: 'Test', live: 'Live' };

@@ -1,10 +1,8 @@
 import type { VNode } from 'preact';
 import type { ApiKeyOut } from '../../resources/api-keys/schemas.ts';
-import { Button, Form, html, Notice, RadioGroup, Table, TextField, Time } from '../../ui/index.ts';
+import { Button, Form, html, Notice, RadioGroup, Table, TextField } from '../../ui/index.ts';
 import { businessPath } from '../paths.ts';
-import { DashboardPage, type BusinessFrame } from './frame.ts';
-
-const at = (seconds: number | null) => (seconds === null ? '–' : Time({ at: new Date(seconds * 1000) }));
+import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 
 /** The secret keys of one business and mode; a new key's secret is shown this once. */
 export function keysPage({ session, business, mode, manages, keys, created }: BusinessFrame & { manages: boolean; keys: ApiKeyOut[]; created?: { secret: string; name: string | null } }): VNode {

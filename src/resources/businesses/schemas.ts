@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { coded } from '../../core/validation.ts';
 import type { BusinessRow, Integration } from '../../db/schema.ts';
-import { INTEGRATIONS, PAYOUT_WALLET } from '../../tenancy/businesses.ts';
+import { businessStateOf, INTEGRATIONS, PAYOUT_WALLET } from '../../tenancy/businesses.ts';
 
 const integrations = z.array(z.enum(INTEGRATIONS as [Integration, ...Integration[]], coded('invalid_integration', `integrations are ${INTEGRATIONS.join(', ')}.`)));
 
@@ -39,15 +39,6 @@ export interface BusinessOut {
 }
 
 export function toBusinessOut(row: BusinessRow): BusinessOut {
-  return {
-    id: row.id,
-    object: 'business',
-    name: row.name,
-    status: row.status,
-    commerce: row.commerce,
-    disabled_integrations: row.disabled_integrations,
-    payout_wallet: row.payout_wallet,
-    crypto_enabled: row.crypto_enabled,
-    fee_bps: row.fee_bps,
-  };
+  const { id, ...state } = businessStateOf(row);
+  return { id, object: 'business', ...state };
 }
