@@ -1,12 +1,12 @@
 import type { Mode } from './requests.ts';
 
-// The dashboard's addresses. What belongs to one mode lives under /test or /live (the Test/Live
-// switch); the team belongs to the business as a whole.
+// The dashboard's addresses: every page of a business lives under its mode, /test or /live (the
+// Test/Live switch), so a person stays in the mode they chose; what belongs to the business as a
+// whole (the team) reads the same in both.
 export const DASHBOARD = '/dashboard';
 
-export function businessPath(businessId: string, area: 'team'): string;
-export function businessPath(businessId: string, area: 'keys' | 'agents', mode: Mode): string;
-export function businessPath(businessId: string, area: string, mode?: Mode): string {
-  const base = `${DASHBOARD}/businesses/${encodeURIComponent(businessId)}`;
-  return mode === undefined ? `${base}/${area}` : `${base}/${mode}/${area}`;
+export type BusinessArea = 'keys' | 'agents' | 'team';
+
+export function businessPath(businessId: string, area: BusinessArea, mode: Mode): string {
+  return `${DASHBOARD}/businesses/${encodeURIComponent(businessId)}/${mode}/${area}`;
 }

@@ -63,7 +63,7 @@ export class DashboardRequests {
 
   /** The person acting in the business (and mode) the URL names. */
   async acting(session: DashboardSession, params: { business?: string; mode?: string }): Promise<PersonContext> {
-    const mode = params.mode === undefined ? 'test' : modeOf(params.mode);
+    const mode = modeOf(params.mode);
     const principal = await personPrincipal(this.#context.db, session, params.business ?? '', mode === 'live');
     return { ...this.#context, principal, session, mode };
   }

@@ -133,7 +133,7 @@ describe('team', () => {
     await t.db.updateTable('agent_connections').set({ approved_by: devId }).where('id', '=', connection.id).execute();
     expect((await t.request('GET', '/v1/payment_links', { key: token })).status).toBe(200);
     const browser = await signIn(await ownerEmail(biz));
-    const action = `/dashboard/businesses/${biz.id}/team`;
+    const action = `/dashboard/businesses/${biz.id}/live/team`;
     const page = await browser.request('GET', action);
     expect(page.html).toContain(developer);
     expect((await browser.request('POST', action, { ...Browser.form(page.html, action), email: developer, role: 'viewer' })).status).toBe(303);

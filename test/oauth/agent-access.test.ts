@@ -558,7 +558,7 @@ describe('review regressions', () => {
     expect(revoke.status).toBe(400);
     const withState = await authorize(person, await validParams(client, { state: 'a\u0000b' }));
     expect(withState.status).toBe(400);
-    for (const path of ['/dashboard/approve?request=%00', `/dashboard/businesses/%00/test/agents`, `/dashboard/businesses/%00/team`]) {
+    for (const path of ['/dashboard/approve?request=%00', `/dashboard/businesses/%00/test/agents`, `/dashboard/businesses/%00/test/team`]) {
       expect((await person.browser.request('GET', path)).status, path).toBe(400);
     }
     const nul = await fetch(`${t.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'a\u0001b' }) });

@@ -27,7 +27,7 @@ export function businessNav(business: { id: string; name: string }, mode: Mode):
     ${business.name} · ${MODE_NAMES[mode]}:
     ${' '}<a href=${businessPath(business.id, 'agents', mode)}>Connected agents</a>
     ${' · '}<a href=${businessPath(business.id, 'keys', mode)}>API keys</a>
-    ${' · '}<a href=${businessPath(business.id, 'team')}>Team</a>
+    ${' · '}<a href=${businessPath(business.id, 'team', mode)}>Team</a>
     ${' · '}<a href=${businessPath(business.id, 'keys', other)}>Switch to ${MODE_NAMES[other]}</a>
   </p>`;
 }

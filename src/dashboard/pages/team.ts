@@ -18,7 +18,7 @@ export function teamPage({ session, business, mode, isOwner, members }: Business
       ${isOwner
         ? html`<section aria-labelledby="set-role">
             <h2 id="set-role">Add a person or change a role</h2>
-            ${Form({ action: businessPath(business.id, 'team'), label: 'Add a person or change a role', children: [
+            ${Form({ action: businessPath(business.id, 'team', mode), label: 'Add a person or change a role', children: [
               TextField({ name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'off' }),
               Select({ name: 'role', label: 'Role', value: 'viewer', options: ROLES.map((role) => ({ value: role, label: role })) }),
               Button({ variant: 'primary', children: 'Save' }),

@@ -57,7 +57,7 @@ export function registerBusinessRoutes(scope: FastifyInstance, requests: Dashboa
     return redirect(reply, businessPath(ctx.principal.businessId, 'agents', ctx.mode));
   });
 
-  const TEAM = '/dashboard/businesses/:business/team';
+  const TEAM = '/dashboard/businesses/:business/:mode/team';
   scope.get(TEAM, async (request, reply) => {
     const ctx = await requests.page(request);
     return send(reply, 200, teamPage({ ...frame(ctx), isOwner: role(ctx) === 'owner', members: await listMembers.run(ctx, {}) }), ctx.session);
@@ -65,6 +65,6 @@ export function registerBusinessRoutes(scope: FastifyInstance, requests: Dashboa
   scope.post(TEAM, async (request, reply) => {
     const { ctx, form } = await requests.form(request);
     await setMemberRole.run(ctx, { email: formField(form, 'email'), role: formField(form, 'role') });
-    return redirect(reply, businessPath(ctx.principal.businessId, 'team'));
+    return redirect(reply, businessPath(ctx.principal.businessId, 'team', ctx.mode));
   });
 }
