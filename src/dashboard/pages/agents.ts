@@ -10,7 +10,7 @@ const at = (seconds: number | null) => (seconds === null ? '–' : Time({ at: ne
 export function agentsPage({ session, business, mode, manages, connections }: BusinessFrame & { manages: boolean; connections: AgentConnectionOut[] }): VNode {
   const action = businessPath(business.id, 'agents', mode);
   const rows = connections.map((c) => [
-    // Without a name of its own the agent is known by its client_id, which we gave it or fetched it at.
+    // An agent without a name is shown by its client_id: the id we gave it, or its metadata document's URL. Neither is its own claim.
     c.client_name === null ? html`<code>${c.client_id}</code>` : html`<span>${c.client_name} <span class="muted">(unverified name)</span></span>`,
     c.access === 'full' ? 'Full access' : 'Read only',
     html`<span>${c.approved_by.email}, ${at(c.created)}</span>`,
