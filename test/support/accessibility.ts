@@ -11,11 +11,27 @@ export interface Violation {
   targets: string[];
 }
 
+export interface AxeFindings {
+  /** Serious and critical violations. */
+  serious: Violation[];
+  /** Serious and critical checks axe could not decide, such as the contrast of text whose background it cannot see. */
+  undecided: Violation[];
+}
+
+type Results = Pick<axe.AxeResults, 'violations' | 'incomplete'>;
+
+const worst = (results: axe.Result[]): Violation[] => results
+  .filter((result) => result.impact === 'serious' || result.impact === 'critical')
+  .map((result) => ({ id: result.id, impact: result.impact!, help: result.help, targets: result.nodes.map((node) => node.target.join(' ')) }));
+
+/** What axe-core finds in the page. */
+export async function axeFindings(page: Page): Promise<AxeFindings> {
+  await page.evaluate(axe.source);
+  const results: Results = await page.evaluate(() => (globalThis as unknown as { axe: typeof axe }).axe.run({ exclude: [] }, { resultTypes: ['violations', 'incomplete'] }));
+  return { serious: worst(results.violations), undecided: worst(results.incomplete) };
+}
+
 /** The page's serious and critical accessibility violations, as axe-core finds them. */
 export async function seriousViolations(page: Page): Promise<Violation[]> {
-  await page.evaluate(axe.source);
-  const results = await page.evaluate(() => (globalThis as unknown as { axe: typeof axe }).axe.run({ exclude: [] }, { resultTypes: ['violations'] }));
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, impact: violation.impact!, help: violation.help, targets: violation.nodes.map((node) => node.target.join(' ')) }));
+  return (await axeFindings(page)).serious;
 }

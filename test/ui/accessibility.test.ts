@@ -1,15 +1,15 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
 import { seriousViolations } from '../support/accessibility.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
-import { samplePage, servePages } from './sample-page.ts';
+import { servePages, type ServedPages } from '../support/serve-pages.ts';
+import { samplePage } from './sample-page.ts';
 
 // The components as a person meets them: a page of every one (errors and notices showing), in
 // the light and the dark theme, on a desktop and a 360px phone, checked by axe-core.
 
 let browser: Browser;
-let server: { app: FastifyInstance; url: (index: number) => string };
+let server: ServedPages;
 beforeAll(async () => {
   const executablePath = ensureChromium();
   server = await servePages([samplePage('Corner Shop', { csrfToken: 'token', timeZone: 'Europe/Berlin' })]);

@@ -1,5 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
-import { Button, Form, html, Layout, Money, Notice, RadioGroup, renderPage, Select, sendPage, Table, TextField, Time, uiAssets, type HtmlPage } from '../../src/ui/index.ts';
+import { Button, Form, html, Layout, Money, Notice, RadioGroup, renderPage, Select, Table, TextField, Time, type HtmlPage } from '../../src/ui/index.ts';
 
 // A page made of every component, with one value in every slot a merchant, buyer or agent
 // client could fill: the hostile-input test fills it with attacks, the accessibility test with
@@ -38,13 +37,4 @@ export function samplePage(value: string, viewer: { csrfToken: string; timeZone:
       })}
     </div>`,
   }), viewer);
-}
-
-/** Serves pages by number on loopback, with the stylesheet, as the app would. */
-export async function servePages(pages: readonly HtmlPage[]): Promise<{ app: FastifyInstance; url: (index: number) => string }> {
-  const app = Fastify();
-  await app.register(uiAssets);
-  app.get('/pages/:index', async (request, reply) => sendPage(reply, 200, pages[Number((request.params as { index: string }).index)]!));
-  const origin = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { app, url: (index) => `${origin}/pages/${index}` };
 }

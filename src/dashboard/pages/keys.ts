@@ -9,7 +9,7 @@ export function keysPage({ session, business, mode, manages, keys, created }: Bu
   const action = businessPath(business.id, 'keys', mode);
   const rows = keys.map((key) => [
     key.name ?? '',
-    html`<code>${key.hint}</code>`,
+    html`<code class="nowrap">${key.hint}</code>`,
     html`<span>${key.access === 'full' ? 'Full access' : 'Read only'}${key.kind === 'api' ? '' : ` (${key.kind})`}<br /><span class="muted">${key.scopes.join(' ')}</span></span>`,
     at(key.created),
     at(key.last_used),

@@ -13,7 +13,10 @@ export interface LayoutProps {
   children?: ComponentChildren;
 }
 
-/** The document around every page: head, skip link, Test-mode banner, header and main landmark. */
+/**
+ * The document around every page: head, skip link, header and main landmark. The Test-mode
+ * banner is inside the header, so a person moving by landmarks meets it too.
+ */
 export function Layout({ title, nav, testModeBanner, lang = 'en', children }: LayoutProps): VNode {
   return html`<html lang=${lang}>
     <head>
@@ -24,10 +27,12 @@ export function Layout({ title, nav, testModeBanner, lang = 'en', children }: La
     </head>
     <body>
       <a class="skip-link" href="#main">Skip to main content</a>
-      ${testModeBanner != null && html`<div class="test-mode-banner" role="note">${testModeBanner}</div>`}
-      <header class="site-header">
-        <span class="brand">Payment Service</span>
-        ${nav != null && html`<nav aria-label="Main">${nav}</nav>`}
+      <header>
+        ${testModeBanner != null && html`<div class="test-mode-banner" role="note">${testModeBanner}</div>`}
+        <div class="site-header">
+          <span class="brand">Payment Service</span>
+          ${nav != null && html`<nav aria-label="Main">${nav}</nav>`}
+        </div>
       </header>
       <main id="main" tabindex="-1">${children}</main>
     </body>

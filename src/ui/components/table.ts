@@ -12,7 +12,10 @@ export type TableProps = TableName & {
   empty: string;
 };
 
-/** A data table with column headers; on a narrow screen it scrolls in its own focusable box. */
+/**
+ * A data table with column headers. On a phone each row is a card, each cell under its column's
+ * name (`data-label`); where it is still too wide it scrolls in its own focusable box.
+ */
 export function Table({ caption, label, columns, rows, empty }: TableProps): VNode {
   return html`<div class="table-scroll" role="region" tabindex="0" aria-label=${caption ?? label}>
     <table aria-label=${caption === undefined ? label : undefined}>
@@ -21,7 +24,7 @@ export function Table({ caption, label, columns, rows, empty }: TableProps): VNo
       <tbody>
         ${rows.length === 0
           ? html`<tr><td class="empty" colspan=${columns.length}>${empty}</td></tr>`
-          : rows.map((cells) => html`<tr>${cells.map((cell) => html`<td>${cell}</td>`)}</tr>`)}
+          : rows.map((cells) => html`<tr>${cells.map((cell, index) => html`<td data-label=${columns[index]}>${cell}</td>`)}</tr>`)}
       </tbody>
     </table>
   </div>`;

@@ -1,0 +1,71 @@
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { renderPage } from '../src/ui/index.ts';
+import { PAGE_STATES, realistic, type PageState } from '../test/pages/states.ts';
+import { CHROMIUM_ARGS, ensureChromium } from '../test/support/chromium.ts';
+import { servePages } from '../test/support/serve-pages.ts';
+
+// npm run screenshots: every page in every state of test/pages/states.ts, with a coffee roaster's
+// data, photographed in headless Chromium into docs/screenshots/ (<state>-<theme>-<width>.png),
+// with a README listing them. Every state light at 1280px; the main pages also light at 360px
+// and dark at 1280px. Not part of npm test: run it after changing a page, and look at the result.
+
+const OUT = path.join(import.meta.dirname, '../docs/screenshots');
+
+interface View {
+  colorScheme: 'light' | 'dark';
+  width: number;
+}
+
+const DESKTOP: View = { colorScheme: 'light', width: 1280 };
+const VIEWS: readonly View[] = [DESKTOP, { colorScheme: 'light', width: 360 }, { colorScheme: 'dark', width: 1280 }];
+
+const viewsOf = (state: PageState) => (state.main ? VIEWS : [DESKTOP]);
+const fileOf = (state: PageState, view: View) => `${state.name}-${view.colorScheme}-${view.width}.png`;
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  for (const file of readdirSync(OUT)) if (file.endsWith('.png')) rmSync(path.join(OUT, file));
+  const server = await servePages(PAGE_STATES.map((state) => {
+    const { page, viewer } = state.render(realistic);
+    return renderPage(page, viewer);
+  }));
+  const browser = await chromium.launch({ executablePath: ensureChromium(), args: CHROMIUM_ARGS });
+  try {
+    for (const view of VIEWS) {
+      const page = await browser.newPage({ viewport: { width: view.width, height: view.width > 360 ? 800 : 740 } });
+      await page.emulateMedia({ colorScheme: view.colorScheme });
+      for (const [index, state] of PAGE_STATES.entries()) {
+        if (!viewsOf(state).includes(view)) continue;
+        await page.goto(server.url(index));
+        await page.screenshot({ path: path.join(OUT, fileOf(state, view)), fullPage: true });
+      }
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+    await server.app.close();
+  }
+  writeFileSync(path.join(OUT, 'README.md'), readme());
+  console.log(`Wrote ${PAGE_STATES.reduce((count, state) => count + viewsOf(state).length, 0)} screenshots and README.md to ${path.relative(process.cwd(), OUT)}/.`);
+}
+
+function readme(): string {
+  const rows = PAGE_STATES.map((state) => `| ${state.name} | ${state.shows} | ${viewsOf(state).map((view) => `[${view.colorScheme} ${view.width}px](${fileOf(state, view)})`).join(' · ')} |`);
+  return `# Screenshots of every page
+
+Made by \`npm run screenshots\` (scripts/screenshots.ts) from the page states of
+test/pages/states.ts, the same states the every-page tests fill with attacks and check with
+axe-core. The data is made up: a coffee roaster, Kestrel Coffee Roasters, in Test mode. Files are
+named \`<page>-<state>-<theme>-<width>.png\`; every state is shown light at 1280px, the main pages
+also at a 360px phone width and in the dark theme. Run the script again after changing a page
+(it replaces every file here, this one too) and look at what changed.
+
+| State | What it shows | Screenshots |
+| --- | --- | --- |
+${rows.join('\n')}
+`;
+}
+
+await main();
