@@ -3,20 +3,18 @@ import type { OperationContext } from '../../verbs/context.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import type { Db } from '../../db/database.ts';
 import { scoped } from '../../db/owned.ts';
+import { rowAsJson, rowFromJson, type RowJson } from '../../db/rows-as-json.ts';
 import { template } from '../../db/template.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { MoveNotApplied, recordPaymentEvent } from '../../events/record.ts';
 import { linkStoreAccount, upsertCustomer } from '../customers/record.ts';
 import { deriveOrder } from '../orders/derive.ts';
 import { cannotMove, MOVES } from '../payments/machine.ts';
-import { customerFromJson, orderFromJson, paymentFromJson } from '../payments/rows-from-json.ts';
 import { readStatus } from '../shared/payment-status.ts';
 import { convertMinor } from '../payments/usd-value.ts';
 import { offerProviders } from '../providers/routing.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';
 import { DEFAULT_ROUTING, toCheckoutSessionOut, type StartCheckoutSessionInput, type StartedCheckoutSessionOut } from './schemas.ts';
-
-type Json = Record<string, unknown>;
 
 /** How often a start read without locks is tried before it takes the locks instead. */
 const OPTIMISTIC_TRIES = 3;
@@ -27,16 +25,13 @@ const readRow = template((db: Db, args: { id: string; businessId: string; livemo
   .innerJoin('orders as o', 'o.id', 'p.order_id')
   // Rows as JSON, one column each: one parse for the row instead of one parser per column.
   .select([
-    // (row_to_json writes the text directly; numeric columns also come as text, exactly.)
-    sql<Json>`row_to_json(p)`.as('payment_json'),
-    sql<string | null>`p.value_coin::text`.as('value_coin'),
-    sql<string | null>`p.merchant_received::text`.as('merchant_received'),
+    rowAsJson('payments', 'p').as('payment_json'),
     sql<string>`p.xmin::text`.as('version'),
-    sql<Json>`row_to_json(o)`.as('order_json'),
-    sql<Json | null>`(SELECT row_to_json(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
+    rowAsJson('orders', 'o').as('order_json'),
+    sql<RowJson<'customers'> | null>`(SELECT ${rowAsJson('customers', 'c')} FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
     sql<string>`(SELECT usd_per_unit::text FROM fx_rates WHERE fx_rates.currency = p.currency)`.as('usd_per_unit'),
-    sql<Json[]>`(SELECT coalesce(jsonb_agg(to_jsonb(s) || jsonb_build_object('value_coin', s.value_coin::text,
-      'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
+    sql<RowJson<'payments'>[]>`(SELECT coalesce(jsonb_agg(${rowAsJson('payments', 's')}), '[]'::jsonb)
+      FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
     sql<boolean>`${lock ? sql`(SELECT s.updated_at FROM payments s WHERE s.id = p.id) = p.updated_at
       AND (SELECT x.updated_at FROM orders x WHERE x.id = o.id) = o.updated_at` : sql`true`}`.as('current'),
   ]), 'p', args, args.id)
@@ -55,14 +50,14 @@ async function readPayment(db: Db, ctx: OperationContext, id: string, lock: bool
     const [row] = await readRow(db, { id, businessId: principal.businessId, livemode: principal.livemode }, lock);
     if (!row) throw notFound('checkout session', id);
     if (!row.current) continue;
-    const { payment_json, value_coin, merchant_received, order_json, customer_json, siblings_json, usd_per_unit, version } = row;
+    const { payment_json, order_json, customer_json, siblings_json, usd_per_unit, version } = row;
     return {
-      payment: paymentFromJson({ ...payment_json, value_coin, merchant_received }),
+      payment: rowFromJson('payments', payment_json),
       version,
       usdPerUnit: usd_per_unit,
-      order: orderFromJson(order_json),
-      customer: customer_json === null ? null : customerFromJson(customer_json),
-      siblings: siblings_json.map(paymentFromJson),
+      order: rowFromJson('orders', order_json),
+      customer: customer_json === null ? null : rowFromJson('customers', customer_json),
+      siblings: siblings_json.map((json) => rowFromJson('payments', json)),
     };
   }
 }
@@ -184,12 +179,12 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
         .where('status', 'in', [...MOVES.start.from]).returningAll())
       .selectFrom(['started', 'moved_order', 'customer'])
       .selectAll('started')
-      .select([sql<Json>`to_jsonb(moved_order)`.as('order_json'), sql<Json>`to_jsonb(customer)`.as('customer_json')])
+      .select([rowAsJson('orders', 'moved_order').as('order_json'), rowAsJson('customers', 'customer').as('customer_json')])
       .executeTakeFirst();
     if (!written) throw cannotMove(payment, now, 'be started');
     const { order_json, customer_json, ...startedRow } = written;
-    const movedOrder = orderFromJson(order_json);
-    const customer = customerFromJson(customer_json);
+    const movedOrder = rowFromJson('orders', order_json);
+    const customer = rowFromJson('customers', customer_json);
     if (movedOrder.store_customer_id && movedOrder.store) await linkStoreAccount(trx, movedOrder.id, movedOrder.store, movedOrder.store_customer_id);
     await recordPaymentEvent(trx, events, MOVES.start.event, { payment: startedRow, order: movedOrder, payments: [...siblings, startedRow], customer });
     return { row: startedRow, customerId: customer.id, country };

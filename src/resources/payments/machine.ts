@@ -2,12 +2,12 @@ import { sql, type Updateable } from 'kysely';
 import type { AppContext } from '../../verbs/context.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { Db } from '../../db/database.ts';
+import { rowAsJson, rowFromJson, type RowJson } from '../../db/rows-as-json.ts';
 import type { CustomerRow, OrderRow, PaymentRow, PaymentStatus, PaymentsTable } from '../../db/schema.ts';
 import { recordPaymentEvent, type PaymentState } from '../../events/record.ts';
 import type { PaymentEventType } from '../../events/types.ts';
 import { deriveOrder } from '../orders/derive.ts';
 import { readStatus } from '../shared/payment-status.ts';
-import { customerFromJson } from './rows-from-json.ts';
 
 // The payment state machine of spec section 3, in one place. Every move is a conditional
 // UPDATE ... WHERE status IN (from) RETURNING, so of two concurrent moves at most one applies,
@@ -58,13 +58,13 @@ async function loadState(db: Db, payment: PaymentRow): Promise<{ order: OrderRow
   const row = await db
     .selectFrom('orders as o')
     .selectAll('o')
-    .select(sql<Record<string, unknown> | null>`(SELECT to_jsonb(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'))
+    .select(sql<RowJson<'customers'> | null>`(SELECT ${rowAsJson('customers', 'c')} FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'))
     .where('o.id', '=', payment.order_id)
     .forUpdate('o')
     .executeTakeFirstOrThrow();
   const payments = await db.selectFrom('payments').selectAll().where('order_id', '=', payment.order_id).execute();
   const { customer_json, ...order } = row;
-  return { order, payments, customer: customer_json === null ? null : customerFromJson(customer_json) };
+  return { order, payments, customer: customer_json === null ? null : rowFromJson('customers', customer_json) };
 }
 
 
