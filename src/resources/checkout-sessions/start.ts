@@ -6,10 +6,10 @@ import { scoped } from '../../db/owned.ts';
 import { rowAsJson, rowFromJson, type RowJson } from '../../db/rows-as-json.ts';
 import { template } from '../../db/template.ts';
 import type { PaymentRow } from '../../db/schema.ts';
-import { MoveNotApplied, recordPaymentEvent } from '../../events/record.ts';
+import { recordPaymentEvent } from '../../events/record.ts';
 import { linkStoreAccount, upsertCustomer } from '../customers/record.ts';
 import { deriveOrder } from '../orders/derive.ts';
-import { cannotMove, MOVES } from '../payments/machine.ts';
+import { cannotMove, MOVES, movedRow, moveUpdate, moveWithEvent } from '../payments/machine.ts';
 import { readStatus } from '../shared/payment-status.ts';
 import { convertMinor } from '../payments/usd-value.ts';
 import { offerProviders } from '../providers/routing.ts';
@@ -95,16 +95,14 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
       : null);
     const firstStart = payment.started_at === null;
     const locked = {
-      status: MOVES.start.to,
       customer_email: email,
       started_at: payment.started_at ?? now,
       fee_bps: firstStart ? business.fee_bps : payment.fee_bps,
       payout_wallet: firstStart ? business.payout_wallet : payment.payout_wallet,
       usd_value_minor: firstStart ? convertMinor(payment.amount_minor, read.usdPerUnit) : payment.usd_value_minor,
       deposit_address: deposit,
-      updated_at: now,
     } satisfies Partial<PaymentRow>;
-    const started: PaymentRow = { ...payment, ...locked };
+    const started = movedRow(payment, 'start', locked, now);
     const sameBuyer = customer !== null && customer.email === email;
     const facts = deriveOrder([...read.siblings, started], now);
     return {
@@ -130,11 +128,8 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
       if (unchanged) return { row: read.payment, customerId: unchanged.id, country };
       if (!paymentOnly) return undefined;
       const state = { payment: started, order: read.order, payments: [...read.siblings, started], customer: paymentOnly };
-      try {
-        await recordPaymentEvent(ctx.db, events, MOVES.start.event, state, { set: locked, from: MOVES.start.from, version: read.version });
+      if (await moveWithEvent(ctx.db, events, 'start', state, { set: locked, version: read.version })) {
         return { row: started, customerId: paymentOnly.id, country };
-      } catch (error) {
-        if (!(error instanceof MoveNotApplied)) throw error;
       }
     }
     return undefined;
@@ -148,9 +143,7 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     if (paymentOnly) {
       const state = { payment: started, order, payments: [...siblings, started], customer: paymentOnly };
       // Under the lock the move applies; should it not, the start is refused, never half made.
-      await recordPaymentEvent(trx, events, MOVES.start.event, state, { set: locked, from: MOVES.start.from }).catch((error: unknown) => {
-        throw error instanceof MoveNotApplied ? cannotMove(payment, now, 'be started') : error;
-      });
+      if (!(await moveWithEvent(trx, events, 'start', state, { set: locked }))) throw cannotMove(payment, now, 'be started');
       return { row: started, customerId: paymentOnly.id, country };
     }
     // Details given now win. Otherwise the order's own details (rule 4), unless the order is
@@ -164,7 +157,9 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     };
     const shipTo = input.shipping_address ?? order.ship_to;
     const billTo = input.billing_address ?? order.bill_to;
+    // One statement: the machine's move of the payment, the buyer saved and the order moved to them.
     const written = await trx
+      .with('started', (qc) => moveUpdate(qc, 'start', { id: payment.id, now, set: locked }).returningAll())
       .with('customer', (qc) => upsertCustomer(qc, principal, details, now, order.created_at).returningAll())
       .with('moved_order', (qc) => qc.updateTable('orders').set({
         customer_id: (eb) => eb.selectFrom('customer').select('id'),
@@ -175,8 +170,6 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
         status: facts.status,
         updated_at: now,
       }).where('id', '=', order.id).returningAll())
-      .with('started', (qc) => qc.updateTable('payments').set(locked).where('id', '=', payment.id)
-        .where('status', 'in', [...MOVES.start.from]).returningAll())
       .selectFrom(['started', 'moved_order', 'customer'])
       .selectAll('started')
       .select([rowAsJson('orders', 'moved_order').as('order_json'), rowAsJson('customers', 'customer').as('customer_json')])
