@@ -30,7 +30,7 @@ const readRow = template((db: Db, args: { id: string; businessId: string; livemo
     rowAsJson('orders', 'o').as('order_json'),
     sql<RowJson<'customers'> | null>`(SELECT ${rowAsJson('customers', 'c')} FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
     sql<string>`(SELECT usd_per_unit::text FROM fx_rates WHERE fx_rates.currency = p.currency)`.as('usd_per_unit'),
-    sql<RowJson<'payments'>[]>`(SELECT coalesce(jsonb_agg(${rowAsJson('payments', 's')}), '[]'::jsonb)
+    sql<RowJson<'payments'>[]>`(SELECT coalesce(json_agg(${rowAsJson('payments', 's')}), '[]'::json)
       FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
     sql<boolean>`${lock ? sql`(SELECT s.updated_at FROM payments s WHERE s.id = p.id) = p.updated_at
       AND (SELECT x.updated_at FROM orders x WHERE x.id = o.id) = o.updated_at` : sql`true`}`.as('current'),
