@@ -72,12 +72,11 @@ export function template<A extends Args, R, S = undefined>(
       if ('constant' in slot) return slot.constant;
       let value: unknown = args[slot.argument];
       for (const field of slot.path) value = (value as Record<string, unknown> | undefined)?.[field];
-      const label = () => [slot.argument, ...slot.path].join('.');
       // Kysely leaves an undefined value out of the query; a template cannot, so it is a mistake.
-      if (value === undefined) throw new Error(`Template argument ${label()} is undefined.`);
+      if (value === undefined) throw new Error(`Template argument ${[slot.argument, ...slot.path].join('.')} is undefined.`);
       // Nor can it take an expression where it expects a value.
       if (typeof value === 'function' || (typeof value === 'object' && value !== null && 'toOperationNode' in value)) {
-        throw new Error(`Template argument ${label()} is an expression, not a value.`);
+        throw new Error(`Template argument ${[slot.argument, ...slot.path].join('.')} is an expression, not a value.`);
       }
       return value;
     });
