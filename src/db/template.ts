@@ -6,15 +6,15 @@ import type { Db } from './database.ts';
 // for each argument; afterwards a call only puts its arguments in the parameter list.
 
 const MARK = '\u0000template-argument\u0000';
-/** Between an argument's name and a field's, in the marker of a field of an argument. */
+/** Between an argument's name and a field's (and a field's and its own field's), in a field's marker. */
 const FIELD = '\u0001';
 
 type Args = Record<string, unknown>;
 
 interface Compiled {
   sql: string;
-  /** Each parameter: the argument (and field of it) it takes, or the constant the build put there. */
-  slots: Array<{ argument: string; field?: string } | { constant: unknown }>;
+  /** Each parameter: the argument (and path of fields into it) it takes, or the constant the build put there. */
+  slots: Array<{ argument: string; path: string[] } | { constant: unknown }>;
 }
 
 /** Whether a marker hides anywhere in a constant (an argument combined into something else). */
@@ -38,9 +38,9 @@ function compile<A extends Args, S>(db: Db, build: (db: Db, args: A, shape: S) =
   const sent = new Set<string>();
   const slots = parameters.map((value) => {
     if (typeof value === 'string' && value.startsWith(MARK) && value.lastIndexOf(MARK) === 0) {
-      const [argument = '', field] = value.slice(MARK.length).split(FIELD);
+      const [argument = '', ...path] = value.slice(MARK.length).split(FIELD);
       sent.add(argument);
-      return field === undefined ? { argument } : { argument, field };
+      return { argument, path };
     }
     if (holdsMarker(value)) throw new Error('A template argument was combined into another value; arguments must be values of their own.');
     return { constant: value };
@@ -70,12 +70,13 @@ export function template<A extends Args, R, S = undefined>(
     }
     const parameters = compiled.slots.map((slot) => {
       if ('constant' in slot) return slot.constant;
-      const value = slot.field === undefined ? args[slot.argument] : (args[slot.argument] as Record<string, unknown> | undefined)?.[slot.field];
+      let value: unknown = args[slot.argument];
+      for (const field of slot.path) value = (value as Record<string, unknown> | undefined)?.[field];
       // Kysely leaves an undefined value out of the query; a template cannot, so it is a mistake.
-      if (value === undefined) throw new Error(`Template argument ${slot.argument}${slot.field === undefined ? '' : `.${slot.field}`} is undefined.`);
+      if (value === undefined) throw new Error(`Template argument ${[slot.argument, ...slot.path].join('.')} is undefined.`);
       // Nor can it take an expression where it expects a value.
       if (typeof value === 'function' || (typeof value === 'object' && value !== null && 'toOperationNode' in value)) {
-        throw new Error(`Template argument ${slot.argument} is an expression, not a value.`);
+        throw new Error(`Template argument ${[slot.argument, ...slot.path].join('.')} is an expression, not a value.`);
       }
       return value;
     });
@@ -94,8 +95,9 @@ export function valuedColumns(row: object): string[] {
 }
 
 /**
- * In a template's build: the fields `names` of an object argument, each a value of its own (a row
- * to insert, the columns to set). The call passes the object; its fields become the parameters.
+ * In a template's build: the fields `names` of an object argument (or of an object field of one),
+ * each a value of its own (a row to insert, the columns to set). The call passes the object; its
+ * fields become the parameters.
  */
 export function fieldsOf(argument: unknown, names: readonly string[]): Record<string, unknown> {
   if (typeof argument !== 'string' || !argument.startsWith(MARK)) throw new Error('fieldsOf takes a template argument.');

@@ -1,17 +1,17 @@
-import { sql } from 'kysely';
+import { sql, type Expression, type QueryCreator, type UpdateQueryBuilder } from 'kysely';
 import { unixSeconds } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
 import type { Db } from '../db/database.ts';
-import { fieldsOf, template, valuedColumns } from '../db/template.ts';
-import type { Updateable } from 'kysely';
-import type { CustomerRow, OrderRow, PaymentRow, PaymentStatus, PaymentsTable } from '../db/schema.ts';
+import { template } from '../db/template.ts';
+import type { CustomerRow, Database, OrderRow, PaymentRow } from '../db/schema.ts';
 import type { JobSender } from '../jobs/queues.ts';
 import { customerSnapshot, orderSnapshot, paymentSnapshot } from './snapshots.ts';
 import type { PaymentEventType } from './types.ts';
 
 // Writing an event: the envelope (spec 2.5) stored as the exact body every attempt will send,
 // one delivery per subscribed endpoint of the same mode, and the first attempt of each queued
-// in pg-boss, all in one statement, inside the transaction of the change or as the change itself.
+// in pg-boss, all in one statement: inside the transaction of the change, or with the change as
+// the statement's guard. What a change of a payment is, payments/machine.ts alone knows.
 
 /** Endpoints added before this date receive only payment.paid and payment.failed until their events are edited (spec 6.1). */
 export const ALL_EVENTS_SINCE = new Date('2026-09-26T00:00:00Z');
@@ -46,28 +46,27 @@ export function eventBody(id: string, type: string, state: PaymentState, deps: P
   });
 }
 
-/**
- * A payment change to make in the same statement as its event, when the caller already knows
- * the row it leaves (so the event could be written first): applied only while the payment is
- * in one of `from` and, with `version`, only while it is still the row version read (its
- * `xmin`), which lets a caller that read without locking write without a transaction.
- */
-export interface MoveWithEvent {
-  /** Column values (no SQL expressions). */
-  set: Updateable<PaymentsTable>;
-  from: readonly PaymentStatus[];
-  version?: string;
-}
+/** A guard's query: the payments it passes (one row, `id`), or none. */
+export type GuardQuery = Expression<{ id: string }> | UpdateQueryBuilder<Database, any, any, { id: string }>;
 
-export class MoveNotApplied extends Error {}
+/**
+ * What decides, inside the event's own statement, whether the event is written: a query (the
+ * statement's first CTE) returning the id of the payment the event is about, or no row, and then
+ * nothing is written. Usually a conditional change of the payment (payments/machine.ts).
+ */
+export interface EventGuard {
+  /** Names the SQL `build` makes: two guards with one key build the same text. */
+  key: string;
+  /** The guard's values, sent as the statement's parameters. */
+  args: object;
+  /** Builds the query with the template's marker for `args` (take its fields with fieldsOf). */
+  build(qc: QueryCreator<Database>, args: unknown): GuardQuery;
+}
 
 /** What makes the event statement's SQL differ: the rest are its parameters. */
 interface EventShape {
   legacy: boolean;
-  /** The columns a move sets, or null without a move. */
-  set: readonly string[] | null;
-  from: readonly PaymentStatus[] | null;
-  versioned: boolean;
+  guard: EventGuard | null;
 }
 
 type EventArgs = Record<string, unknown>;
@@ -75,23 +74,18 @@ type EventArgs = Record<string, unknown>;
 /** The event statement of a job sender (its pg-boss insert is part of the SQL). */
 function eventStatement(jobs: JobSender) {
   return template((db: Db, a: EventArgs, shape: EventShape) => db
-    .with('moved', (qc) => shape.set && shape.from
-      ? qc.updateTable('payments')
-        .set(fieldsOf(a.set, shape.set))
-        .where('id', '=', a.payment_id as string)
-        .where('status', 'in', [...shape.from])
-        .$if(shape.versioned, (q) => q.where(sql<string>`xmin::text`, '=', a.version as string))
-        .returning('id')
-      : qc.selectFrom('payments').select('id').where('id', '=', a.payment_id as string))
-    // Written only when the move applied: the event, then its deliveries, then their jobs.
+    .with('guard', (qc) => shape.guard
+      ? shape.guard.build(qc, a.guard)
+      : qc.selectNoFrom(sql<string>`${a.payment_id}::text`.as('id')))
+    // Written only when the guard passed the payment: the event, then its deliveries, then their jobs.
     .with('event', (qc) => qc.insertInto('events')
       .columns(['id', 'business_id', 'livemode', 'type', 'payment_id', 'order_id', 'customer_id', 'body', 'created_at'])
-      .expression((eb) => eb.selectFrom('moved').select([
+      .expression((eb) => eb.selectFrom('guard').select([
         sql<string>`${a.id}::text`.as('id'),
         sql<string>`${a.business_id}::text`.as('business_id'),
         sql<boolean>`${a.livemode}::boolean`.as('livemode'),
         sql<string>`${a.type}::text`.as('type'),
-        'moved.id as payment_id',
+        'guard.id as payment_id',
         sql<string | null>`${a.order_id}::text`.as('order_id'),
         sql<string | null>`${a.customer_id}::text`.as('customer_id'),
         sql<string>`${a.body}::text`.as('body'),
@@ -121,18 +115,18 @@ function eventStatement(jobs: JobSender) {
       })
       .returning('id'))
     .with('jobs', () => jobs.firstAttemptsOf('deliveries'))
-    .selectNoFrom(sql<number>`(SELECT count(*) FROM moved)::int`.as('moved')),
-  (shape) => `${shape.legacy}|${shape.set?.join(',') ?? '-'}|${shape.from?.join(',') ?? '-'}|${shape.versioned}`);
+    .selectNoFrom(sql<number>`(SELECT count(*) FROM guard)::int`.as('passed')),
+  (shape) => `${shape.legacy}|${shape.guard?.key ?? '-'}`);
 }
 
 const statements = new WeakMap<JobSender, ReturnType<typeof eventStatement>>();
 
 /**
  * Records a payment event, its deliveries and their first delivery jobs in one statement;
- * returns the event id. With `move`, the payment's change goes in the same statement, and when
- * the payment was no longer as the move expects nothing is written and MoveNotApplied is thrown.
+ * returns the event id. With `guard`, the guard runs in the same statement, and when it passes
+ * no payment nothing is written and the answer is null.
  */
-export async function recordPaymentEvent(db: Db, deps: EventDeps, type: PaymentEventType, state: PaymentState, move?: MoveWithEvent): Promise<string> {
+export async function recordPaymentEvent(db: Db, deps: EventDeps, type: PaymentEventType, state: PaymentState, guard?: EventGuard): Promise<string | null> {
   const { payment } = state;
   const id = newId('evt');
   let statement = statements.get(deps.jobs);
@@ -143,15 +137,8 @@ export async function recordPaymentEvent(db: Db, deps: EventDeps, type: PaymentE
   const args: EventArgs = {
     id, business_id: payment.business_id, livemode: payment.livemode, type, payment_id: payment.id,
     order_id: state.order?.id ?? null, customer_id: state.customer?.id ?? null, body: eventBody(id, type, state, deps), now: deps.now,
-    version: move?.version ?? null, set: move?.set ?? null,
+    guard: guard?.args ?? null,
   };
-  const shape: EventShape = {
-    legacy: LEGACY_TYPES.includes(type),
-    set: move ? valuedColumns(move.set) : null,
-    from: move?.from ?? null,
-    versioned: move?.version !== undefined,
-  };
-  const [result] = await statement(db, args, shape);
-  if (!result || result.moved === 0) throw new MoveNotApplied(`Payment ${payment.id} is no longer in a state this change applies to.`);
-  return id;
+  const [result] = await statement(db, args, { legacy: LEGACY_TYPES.includes(type), guard: guard ?? null });
+  return result !== undefined && result.passed > 0 ? id : null;
 }

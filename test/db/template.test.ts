@@ -40,6 +40,15 @@ describe('template', () => {
     await expect(row(t.db, { row: { text: 'cid' } as never }, ['text', 'number'])).rejects.toThrow(/row\.number is undefined/);
   });
 
+  it('takes the fields of an object field of an argument (a guard\'s columns to set)', async () => {
+    const nested = template((db: Db, a: { guard: { id: string; set: { text: string } } }) => {
+      const guard = fieldsOf(a.guard, ['id', 'set']);
+      return db.selectNoFrom([sql<string>`${guard.id}::text`.as('id'), sql<string>`${fieldsOf(guard.set, ['text']).text}::text`.as('text')]);
+    });
+    expect(await nested(t.db, { guard: { id: 'pay_1', set: { text: 'ann' } } }, undefined)).toEqual([{ id: 'pay_1', text: 'ann' }]);
+    await expect(nested(t.db, { guard: { id: 'pay_2', set: {} as never } }, undefined)).rejects.toThrow(/guard\.set\.text is undefined/);
+  });
+
   it('runs inside a transaction', async () => {
     const count = template((db: Db, a: { id: string }) => db.selectFrom('businesses').select(sql<number>`count(*)::int`.as('n')).where('id', '=', a.id));
     const n = await t.db.transaction().execute(async (trx) => (await count(trx, { id: 'biz_none' }, undefined))[0]?.n);

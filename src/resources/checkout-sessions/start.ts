@@ -3,20 +3,18 @@ import type { OperationContext } from '../../verbs/context.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import type { Db } from '../../db/database.ts';
 import { scoped } from '../../db/owned.ts';
+import { rowAsJson, rowFromJson, type RowJson } from '../../db/rows-as-json.ts';
 import { template } from '../../db/template.ts';
 import type { PaymentRow } from '../../db/schema.ts';
-import { MoveNotApplied, recordPaymentEvent } from '../../events/record.ts';
+import { recordPaymentEvent } from '../../events/record.ts';
 import { linkStoreAccount, upsertCustomer } from '../customers/record.ts';
 import { deriveOrder } from '../orders/derive.ts';
-import { cannotMove, MOVES } from '../payments/machine.ts';
-import { customerFromJson, orderFromJson, paymentFromJson } from '../payments/rows-from-json.ts';
+import { cannotMove, MOVES, movedRow, moveUpdate, moveWithEvent } from '../payments/machine.ts';
 import { readStatus } from '../shared/payment-status.ts';
 import { convertMinor } from '../payments/usd-value.ts';
 import { offerProviders } from '../providers/routing.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';
 import { DEFAULT_ROUTING, toCheckoutSessionOut, type StartCheckoutSessionInput, type StartedCheckoutSessionOut } from './schemas.ts';
-
-type Json = Record<string, unknown>;
 
 /** How often a start read without locks is tried before it takes the locks instead. */
 const OPTIMISTIC_TRIES = 3;
@@ -27,16 +25,13 @@ const readRow = template((db: Db, args: { id: string; businessId: string; livemo
   .innerJoin('orders as o', 'o.id', 'p.order_id')
   // Rows as JSON, one column each: one parse for the row instead of one parser per column.
   .select([
-    // (row_to_json writes the text directly; numeric columns also come as text, exactly.)
-    sql<Json>`row_to_json(p)`.as('payment_json'),
-    sql<string | null>`p.value_coin::text`.as('value_coin'),
-    sql<string | null>`p.merchant_received::text`.as('merchant_received'),
+    rowAsJson('payments', 'p').as('payment_json'),
     sql<string>`p.xmin::text`.as('version'),
-    sql<Json>`row_to_json(o)`.as('order_json'),
-    sql<Json | null>`(SELECT row_to_json(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
+    rowAsJson('orders', 'o').as('order_json'),
+    sql<RowJson<'customers'> | null>`(SELECT ${rowAsJson('customers', 'c')} FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
     sql<string>`(SELECT usd_per_unit::text FROM fx_rates WHERE fx_rates.currency = p.currency)`.as('usd_per_unit'),
-    sql<Json[]>`(SELECT coalesce(jsonb_agg(to_jsonb(s) || jsonb_build_object('value_coin', s.value_coin::text,
-      'merchant_received', s.merchant_received::text)), '[]'::jsonb) FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
+    sql<RowJson<'payments'>[]>`(SELECT coalesce(json_agg(${rowAsJson('payments', 's')}), '[]'::json)
+      FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
     sql<boolean>`${lock ? sql`(SELECT s.updated_at FROM payments s WHERE s.id = p.id) = p.updated_at
       AND (SELECT x.updated_at FROM orders x WHERE x.id = o.id) = o.updated_at` : sql`true`}`.as('current'),
   ]), 'p', args, args.id)
@@ -55,14 +50,14 @@ async function readPayment(db: Db, ctx: OperationContext, id: string, lock: bool
     const [row] = await readRow(db, { id, businessId: principal.businessId, livemode: principal.livemode }, lock);
     if (!row) throw notFound('checkout session', id);
     if (!row.current) continue;
-    const { payment_json, value_coin, merchant_received, order_json, customer_json, siblings_json, usd_per_unit, version } = row;
+    const { payment_json, order_json, customer_json, siblings_json, usd_per_unit, version } = row;
     return {
-      payment: paymentFromJson({ ...payment_json, value_coin, merchant_received }),
+      payment: rowFromJson('payments', payment_json),
       version,
       usdPerUnit: usd_per_unit,
-      order: orderFromJson(order_json),
-      customer: customer_json === null ? null : customerFromJson(customer_json),
-      siblings: siblings_json.map(paymentFromJson),
+      order: rowFromJson('orders', order_json),
+      customer: customer_json === null ? null : rowFromJson('customers', customer_json),
+      siblings: siblings_json.map((json) => rowFromJson('payments', json)),
     };
   }
 }
@@ -100,16 +95,14 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
       : null);
     const firstStart = payment.started_at === null;
     const locked = {
-      status: MOVES.start.to,
       customer_email: email,
       started_at: payment.started_at ?? now,
       fee_bps: firstStart ? business.fee_bps : payment.fee_bps,
       payout_wallet: firstStart ? business.payout_wallet : payment.payout_wallet,
       usd_value_minor: firstStart ? convertMinor(payment.amount_minor, read.usdPerUnit) : payment.usd_value_minor,
       deposit_address: deposit,
-      updated_at: now,
     } satisfies Partial<PaymentRow>;
-    const started: PaymentRow = { ...payment, ...locked };
+    const started = movedRow(payment, 'start', locked, now);
     const sameBuyer = customer !== null && customer.email === email;
     const facts = deriveOrder([...read.siblings, started], now);
     return {
@@ -135,11 +128,8 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
       if (unchanged) return { row: read.payment, customerId: unchanged.id, country };
       if (!paymentOnly) return undefined;
       const state = { payment: started, order: read.order, payments: [...read.siblings, started], customer: paymentOnly };
-      try {
-        await recordPaymentEvent(ctx.db, events, MOVES.start.event, state, { set: locked, from: MOVES.start.from, version: read.version });
+      if (await moveWithEvent(ctx.db, events, 'start', state, { set: locked, version: read.version })) {
         return { row: started, customerId: paymentOnly.id, country };
-      } catch (error) {
-        if (!(error instanceof MoveNotApplied)) throw error;
       }
     }
     return undefined;
@@ -153,9 +143,7 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     if (paymentOnly) {
       const state = { payment: started, order, payments: [...siblings, started], customer: paymentOnly };
       // Under the lock the move applies; should it not, the start is refused, never half made.
-      await recordPaymentEvent(trx, events, MOVES.start.event, state, { set: locked, from: MOVES.start.from }).catch((error: unknown) => {
-        throw error instanceof MoveNotApplied ? cannotMove(payment, now, 'be started') : error;
-      });
+      if (!(await moveWithEvent(trx, events, 'start', state, { set: locked }))) throw cannotMove(payment, now, 'be started');
       return { row: started, customerId: paymentOnly.id, country };
     }
     // Details given now win. Otherwise the order's own details (rule 4), unless the order is
@@ -169,7 +157,9 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     };
     const shipTo = input.shipping_address ?? order.ship_to;
     const billTo = input.billing_address ?? order.bill_to;
+    // One statement: the machine's move of the payment, the buyer saved and the order moved to them.
     const written = await trx
+      .with('started', (qc) => moveUpdate(qc, 'start', { id: payment.id, now, set: locked }).returningAll())
       .with('customer', (qc) => upsertCustomer(qc, principal, details, now, order.created_at).returningAll())
       .with('moved_order', (qc) => qc.updateTable('orders').set({
         customer_id: (eb) => eb.selectFrom('customer').select('id'),
@@ -180,16 +170,14 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
         status: facts.status,
         updated_at: now,
       }).where('id', '=', order.id).returningAll())
-      .with('started', (qc) => qc.updateTable('payments').set(locked).where('id', '=', payment.id)
-        .where('status', 'in', [...MOVES.start.from]).returningAll())
       .selectFrom(['started', 'moved_order', 'customer'])
       .selectAll('started')
-      .select([sql<Json>`to_jsonb(moved_order)`.as('order_json'), sql<Json>`to_jsonb(customer)`.as('customer_json')])
+      .select([rowAsJson('orders', 'moved_order').as('order_json'), rowAsJson('customers', 'customer').as('customer_json')])
       .executeTakeFirst();
     if (!written) throw cannotMove(payment, now, 'be started');
     const { order_json, customer_json, ...startedRow } = written;
-    const movedOrder = orderFromJson(order_json);
-    const customer = customerFromJson(customer_json);
+    const movedOrder = rowFromJson('orders', order_json);
+    const customer = rowFromJson('customers', customer_json);
     if (movedOrder.store_customer_id && movedOrder.store) await linkStoreAccount(trx, movedOrder.id, movedOrder.store, movedOrder.store_customer_id);
     await recordPaymentEvent(trx, events, MOVES.start.event, { payment: startedRow, order: movedOrder, payments: [...siblings, startedRow], customer });
     return { row: startedRow, customerId: customer.id, country };

@@ -1,18 +1,20 @@
-import { sql, type Updateable } from 'kysely';
+import { sql, type Expression, type QueryCreator, type SqlBool, type Updateable, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { AppContext } from '../../verbs/context.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { Db } from '../../db/database.ts';
-import type { CustomerRow, OrderRow, PaymentRow, PaymentStatus, PaymentsTable } from '../../db/schema.ts';
-import { recordPaymentEvent, type PaymentState } from '../../events/record.ts';
+import { rowAsJson, rowFromJson, type RowJson } from '../../db/rows-as-json.ts';
+import type { CustomerRow, Database, OrderRow, PaymentRow, PaymentStatus, PaymentsTable } from '../../db/schema.ts';
+import { fieldsOf, valuedColumns } from '../../db/template.ts';
+import { recordPaymentEvent, type EventDeps, type EventGuard, type PaymentState } from '../../events/record.ts';
 import type { PaymentEventType } from '../../events/types.ts';
 import { deriveOrder } from '../orders/derive.ts';
 import { readStatus } from '../shared/payment-status.ts';
-import { customerFromJson } from './rows-from-json.ts';
 
-// The payment state machine of spec section 3, in one place. Every move is a conditional
-// UPDATE ... WHERE status IN (from) RETURNING, so of two concurrent moves at most one applies,
-// and no move leaves `paid` except settlement (which stays paid). The event of the move, the
-// order's status and the queued deliveries are written in the same transaction.
+// The payment state machine of spec section 3, in one place: this is the only code that changes
+// a payment's state. Every move is a conditional UPDATE ... WHERE status IN (from) RETURNING, so
+// of two concurrent moves at most one applies, and no move leaves `paid` except settlement
+// (which stays paid). The event of the move, the order's status and the queued deliveries are
+// written in the same transaction, or with the move in one statement (moveWithEvent).
 
 export const MOVES = {
   /** Buyer gave an email and a way to pay: fee, USD value and payout wallet locked. */
@@ -36,16 +38,53 @@ export const MOVES = {
 } as const satisfies Record<string, { from: readonly PaymentStatus[]; to: PaymentStatus; event: PaymentEventType | null }>;
 
 export type Move = keyof typeof MOVES;
+/** The moves that write an event. */
+export type EventMove = { [M in Move]: (typeof MOVES)[M]['event'] extends null ? never : M }[Move];
 
 export type MachineDeps = Pick<AppContext, 'clock' | 'config' | 'jobs'>;
 
+/** Extra column changes of a move (provider, amounts, hold reason, …): the machine sets status and updated_at. */
+export type MoveSet = Omit<Updateable<PaymentsTable>, 'status' | 'updated_at'>;
+
 export interface MoveOptions {
-  /** Extra column changes of the move (provider, amounts, hold reason, …). */
-  set?: Omit<Updateable<PaymentsTable>, 'status' | 'updated_at'>;
+  set?: MoveSet;
   /** Further conditions, e.g. a link's cancel requires no provider reached. */
-  where?: ReturnType<typeof sql<boolean>>;
+  where?: Expression<SqlBool>;
+  /** Applies only while the payment is still this row version (its `xmin` as text, read with it). */
+  version?: string;
   /** Skip expiring a payment whose time is up first (the caller has checked it is not). */
   notDue?: boolean;
+}
+
+/** One payment's move, as moveUpdate writes it. */
+export interface MoveTarget extends Pick<MoveOptions, 'set' | 'where' | 'version'> {
+  id: string;
+  now: Date;
+}
+
+/**
+ * A move as a query piece: the conditional UPDATE of one payment, to run alone or as a CTE of a
+ * larger statement once the caller adds its RETURNING. Changes nothing unless the payment is in
+ * one of the move's source states (and, with `version`, still that row version).
+ */
+export function moveUpdate(qc: QueryCreator<Database>, move: Move, target: MoveTarget): UpdateQueryBuilder<Database, 'payments', 'payments', UpdateResult> {
+  const { from, to } = MOVES[move];
+  let update = qc
+    .updateTable('payments')
+    .set({ ...target.set, status: to, updated_at: target.now })
+    .where('id', '=', target.id)
+    .where('status', 'in', [...from]);
+  // An accepted hold keeps merchant_received null and gets no payment.updated (spec 3); a
+  // payment settles once.
+  if (move === 'settle') update = update.where('hold_reason', 'is', null).where('txid_out', 'is', null);
+  if (target.version !== undefined) update = update.where(sql<string>`xmin::text`, '=', target.version);
+  if (target.where) update = update.where(target.where);
+  return update;
+}
+
+/** The row a move leaves, as a caller that read the payment knows it before writing. */
+export function movedRow(payment: PaymentRow, move: Move, set: Partial<PaymentRow>, now: Date): PaymentRow {
+  return { ...payment, ...set, status: MOVES[move].to, updated_at: now };
 }
 
 /**
@@ -58,13 +97,13 @@ async function loadState(db: Db, payment: PaymentRow): Promise<{ order: OrderRow
   const row = await db
     .selectFrom('orders as o')
     .selectAll('o')
-    .select(sql<Record<string, unknown> | null>`(SELECT to_jsonb(c) FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'))
+    .select(sql<RowJson<'customers'> | null>`(SELECT ${rowAsJson('customers', 'c')} FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'))
     .where('o.id', '=', payment.order_id)
     .forUpdate('o')
     .executeTakeFirstOrThrow();
   const payments = await db.selectFrom('payments').selectAll().where('order_id', '=', payment.order_id).execute();
   const { customer_json, ...order } = row;
-  return { order, payments, customer: customer_json === null ? null : customerFromJson(customer_json) };
+  return { order, payments, customer: customer_json === null ? null : rowFromJson('customers', customer_json) };
 }
 
 
@@ -97,31 +136,40 @@ async function afterPaymentChange(db: Db, deps: MachineDeps, payment: PaymentRow
  */
 export async function applyMove(db: Db, deps: MachineDeps, paymentId: string, move: Move, options: MoveOptions = {}): Promise<PaymentRow | null> {
   const now = deps.clock.now();
-  const { from, to, event } = MOVES[move];
   if (move !== 'expire' && !options.notDue) {
-    const due = await db
-      .updateTable('payments')
-      .set({ status: 'expired', updated_at: now })
-      .where('id', '=', paymentId)
-      .where('status', 'in', MOVES.expire.from)
-      .where('expires_at', '<=', now)
-      .returningAll()
-      .executeTakeFirst();
+    const due = await moveUpdate(db, 'expire', { id: paymentId, now, where: sql<boolean>`expires_at <= ${now}` }).returningAll().executeTakeFirst();
     if (due) await afterPaymentChange(db, deps, due, MOVES.expire.event);
   }
-  let update = db
-    .updateTable('payments')
-    .set({ ...options.set, status: to, updated_at: now })
-    .where('id', '=', paymentId)
-    .where('status', 'in', [...from]);
-  // An accepted hold keeps merchant_received null and gets no payment.updated (spec 3); a
-  // payment settles once.
-  if (move === 'settle') update = update.where('hold_reason', 'is', null).where('txid_out', 'is', null);
-  if (options.where) update = update.where(options.where);
-  const row = await update.returningAll().executeTakeFirst();
+  const { set, where, version } = options;
+  const row = await moveUpdate(db, move, { id: paymentId, now, set, where, version }).returningAll().executeTakeFirst();
   if (!row) return null;
-  await afterPaymentChange(db, deps, row, event);
+  await afterPaymentChange(db, deps, row, MOVES[move].event);
   return row;
+}
+
+/** A move as the guard of its event's statement: built once per move, columns set and versioning. */
+function moveGuard(move: Move, target: Omit<MoveTarget, 'where'>): EventGuard {
+  const columns = valuedColumns(target.set ?? {});
+  const fields = target.version === undefined ? ['id', 'now', 'set'] : ['id', 'now', 'set', 'version'];
+  return {
+    key: `${move}|${columns.join(',')}|${target.version !== undefined}`,
+    args: { ...target, set: target.set ?? {} },
+    build: (qc, args) => {
+      const a = fieldsOf(args, fields) as { id: string; now: Date; set: unknown; version?: string };
+      return moveUpdate(qc, move, { id: a.id, now: a.now, set: fieldsOf(a.set, columns), version: a.version }).returning('id');
+    },
+  };
+}
+
+/**
+ * A move whose outcome the caller already knows (`state`, from rows it read: its payment is the
+ * moved row), written with its event, deliveries and their jobs in one statement. With a
+ * `version`, it applies only to the row version read, so a caller that read without locks needs
+ * no transaction. Returns whether it applied; when not, nothing was written. Writes no order.
+ */
+export async function moveWithEvent(db: Db, deps: EventDeps, move: EventMove, state: PaymentState, options: Pick<MoveOptions, 'set' | 'version'>): Promise<boolean> {
+  const guard = moveGuard(move, { id: state.payment.id, now: deps.now, ...options });
+  return (await recordPaymentEvent(db, deps, MOVES[move].event, state, guard)) !== null;
 }
 
 /** The error for a move that did not apply, naming the state the payment is in. */
