@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineAction } from '../../verbs/action.ts';
-import { connections } from './queries.ts';
+import { agentConnections } from './queries.ts';
 import { toAgentConnectionOut } from './schemas.ts';
 
 /** The agents connected to the caller's business in its mode, newest first, disconnected ones included (the latest 200). */
@@ -11,7 +11,7 @@ export const listAgentConnections = defineAction({
   modeScoped: true,
   input: z.object({}),
   async run(ctx) {
-    const rows = await connections(ctx.db, ctx.principal).orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(200).execute();
+    const rows = await agentConnections(ctx.db, ctx.principal).orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(200).execute();
     return rows.map(toAgentConnectionOut);
   },
 });

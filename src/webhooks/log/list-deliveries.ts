@@ -1,7 +1,5 @@
-import { notFound } from '../../core/errors.ts';
-import { scoped } from '../../db/owned.ts';
-import { toWebhookEndpointOut } from '../../resources/webhook-endpoints/schemas.ts';
-import { WebhookEndpointIdInput } from '../../resources/webhook-endpoints/schemas.ts';
+import { getWebhookEndpointWithHistory } from '../../resources/webhook-endpoints/queries.ts';
+import { toWebhookEndpointOut, WebhookEndpointIdInput } from '../../resources/webhook-endpoints/schemas.ts';
 import { defineAction } from '../../verbs/action.ts';
 import { DELIVERY_LOG_SIZE, toDeliveryLogEntry } from './schemas.ts';
 
@@ -13,8 +11,7 @@ export const listWebhookDeliveries = defineAction({
   modeScoped: true,
   input: WebhookEndpointIdInput,
   async run(ctx, input) {
-    const endpoint = await scoped(ctx.db.selectFrom('webhook_endpoints').selectAll(), 'webhook_endpoints', ctx.principal, input.id).executeTakeFirst();
-    if (!endpoint) throw notFound('webhook endpoint', input.id);
+    const endpoint = await getWebhookEndpointWithHistory(ctx.db, ctx.principal, input.id);
     const rows = await ctx.db
       .selectFrom('webhook_deliveries as d')
       .leftJoin('events as e', 'e.id', 'd.event_id')
