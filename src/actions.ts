@@ -1,8 +1,8 @@
 import { agentConnectionActions } from './resources/agent-connections/actions.ts';
 import { apiKeyActions } from './resources/api-keys/actions.ts';
 import { businessActions } from './resources/businesses/actions.ts';
-import { eraseCustomer } from './resources/customers/erase.ts';
-import { acceptHeldPayment } from './resources/payments/accept.ts';
+import { customerActions } from './resources/customers/actions.ts';
+import { paymentActions } from './resources/payments/actions.ts';
 import { teamActions } from './resources/team/actions.ts';
 import { webhookEndpointActions } from './resources/webhook-endpoints/actions.ts';
 import type { Action } from './verbs/action.ts';
@@ -16,7 +16,7 @@ export const actions: readonly Action[] = [
   ...agentConnectionActions,
   ...webhookEndpointActions,
   ...deliveryLogActions,
-  acceptHeldPayment,
-  eraseCustomer,
+  ...paymentActions,
+  ...customerActions,
   ...businessActions,
 ] as readonly Action[];

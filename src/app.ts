@@ -31,7 +31,8 @@ function routeTable(app: FastifyInstance): (path: string) => string[] {
   const routes: Array<{ method: string; pattern: RegExp }> = [];
   app.addHook('onRoute', (route) => {
     const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`);
-    for (const method of [route.method].flat()) if (method !== 'OPTIONS') routes.push({ method, pattern });
+    // (HEAD is answered wherever GET is; Allow names the methods routes were written for.)
+    for (const method of [route.method].flat()) if (method !== 'OPTIONS' && method !== 'HEAD') routes.push({ method, pattern });
   });
   return (path) => [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))];
 }

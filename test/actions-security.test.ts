@@ -97,7 +97,7 @@ const fixtures: Record<string, Fixture> = {
   },
   erase_customer: async (owner) => ({ id: (await api(owner, 'create_checkout_session', { amount: '10.00', currency: 'USD', customer_email: `erase-${Math.random()}@shop.example` })).customer_id }),
   update_business_settings: async () => ({ crypto_enabled: true }),
-  update_business_terms: async () => ({ fee_bps: 100 }),
+  update_business: async () => ({ fee_bps: 100, crypto_enabled: false }),
 };
 
 /** Actions that take one object by id: another business's, or the other mode's, is not_found. */

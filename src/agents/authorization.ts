@@ -126,7 +126,9 @@ export async function pendingRequest(deps: AuthorizeDeps, requestId: string) {
 
 /**
  * The person declines: the request is spent and the client's redirect_uri receives
- * access_denied. Nothing is connected, so no business is involved.
+ * access_denied. Nothing is connected, so no business is involved and no role is needed: any
+ * signed-in person shown the request (it was sent to them by the agent's own redirect) may turn
+ * it down, which is why this is not an action of a business.
  */
 export async function denyRequest(deps: AuthorizeDeps, requestId: string): Promise<URL> {
   const found = await pendingRequest(deps, requestId);

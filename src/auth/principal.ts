@@ -16,8 +16,6 @@ export type Actor =
   /** Whoever runs the service, through the CLI: any business, always through the object's own business and mode. */
   | { kind: 'operator' };
 
-export type ActorKind = Actor['kind'];
-
 export interface Principal {
   businessId: string;
   livemode: boolean;

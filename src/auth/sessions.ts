@@ -3,6 +3,7 @@ import { DAY, MINUTE } from '../core/clock.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Config } from '../core/config.ts';
 import type { Db } from '../db/database.ts';
+import { personByEmail } from '../tenancy/businesses.ts';
 import { hashSecret } from './secret-keys.ts';
 
 // People's dashboard sessions and the CLI's sign-in links. Only hashes are stored; the session
@@ -38,7 +39,7 @@ export function safeNext(next: unknown): string {
 
 /** A single-use sign-in link for a person (the CLI's `login-link`). */
 export async function createSignInLink(deps: SessionDeps, email: string, next?: string): Promise<{ url: string; expiresAt: Date } | undefined> {
-  const person = await deps.db.selectFrom('people').select('id').where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+  const person = await personByEmail(deps.db, email);
   if (!person) return undefined;
   const token = randomBytes(32).toString('base64url');
   const now = deps.clock.now();

@@ -1,5 +1,6 @@
 import { CURRENCIES } from '../core/money.ts';
 import { eraseCustomer } from '../resources/customers/erase.ts';
+import { listFxRates, setFxRate } from '../resources/fx-rates/rates.ts';
 import { acceptHeldPayment } from '../resources/payments/accept.ts';
 import { asOperatorOn, oneOf, positional, required, UsageError, type Command } from './command.ts';
 
@@ -36,17 +37,15 @@ export const moneyCommands: Record<string, Command> = {
       const currency = oneOf(required(flags, 'currency').toUpperCase(), CURRENCIES, 'currency') ?? 'USD';
       const usd = required(flags, 'usd');
       if (!/^\d{1,6}(\.\d{1,8})?$/.test(usd) || Number(usd) <= 0) throw new UsageError('--usd must be a positive decimal with at most 8 decimals.');
-      await context.db.insertInto('fx_rates').values({ currency, usd_per_unit: usd, updated_at: context.clock.now() })
-        .onConflict((conflict) => conflict.column('currency').doUpdateSet({ usd_per_unit: usd, updated_at: context.clock.now() })).execute();
-      return { json: { currency, usd_per_unit: usd }, text: `1 ${currency} = ${usd} USD from now on.` };
+      const rate = await setFxRate(context, currency, usd);
+      return { json: { currency: rate.currency, usd_per_unit: rate.usd_per_unit }, text: `1 ${currency} = ${usd} USD from now on.` };
     },
   },
   'rates list': {
     usage: 'rates list [--json]',
     options: {},
     async run(context) {
-      const rates = await context.db.selectFrom('fx_rates').select(['currency', 'usd_per_unit', 'updated_at']).orderBy('currency').execute();
-      const data = rates.map((rate) => ({ currency: rate.currency, usd_per_unit: rate.usd_per_unit, updated: rate.updated_at.toISOString() }));
+      const data = await listFxRates(context.db);
       return { json: { data }, text: data.map((rate) => `${rate.currency}  ${rate.usd_per_unit}`).join('\n') };
     },
   },

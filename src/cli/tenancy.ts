@@ -1,7 +1,6 @@
 import type { Integration } from '../db/schema.ts';
 import { createApiKey } from '../resources/api-keys/create.ts';
-import { updateBusinessSettings } from '../resources/businesses/update-settings.ts';
-import { updateBusinessTerms } from '../resources/businesses/update-terms.ts';
+import { updateBusiness } from '../resources/businesses/update-account.ts';
 import { listMembers } from '../resources/team/list.ts';
 import { setMemberRole } from '../resources/team/set-role.ts';
 import { createBusiness, INTEGRATIONS } from '../tenancy/businesses.ts';
@@ -33,23 +32,17 @@ export const tenancyCommands: Record<string, Command> = {
     },
     async run(context, flags, [id]) {
       if (!id) throw new UsageError('Name the business: business update ID …');
-      const operator = await asOperator(context, id);
       const wallet = flags['payout-wallet'];
       const crypto = oneOf(flags.crypto, ['on', 'off'], 'crypto');
-      // The owners' settings and the operator's terms are two actions; the operator may do both.
-      let business = await updateBusinessSettings.run(operator, {
+      const business = await updateBusiness.run(await asOperator(context, id), {
         commerce: oneOf(flags.commerce, ['active', 'paused'], 'commerce'),
         payout_wallet: wallet === undefined ? undefined : wallet === 'none' ? null : wallet,
         crypto_enabled: crypto === undefined ? undefined : crypto === 'on',
         disable: integrations(flags.disable, 'disable'),
         enable: integrations(flags.enable, 'enable'),
+        status: oneOf(flags.status, ['active', 'suspended', 'archived'], 'status'),
+        fee_bps: flags['fee-bps'] === undefined ? undefined : Number(flags['fee-bps']),
       });
-      if (flags.status !== undefined || flags['fee-bps'] !== undefined) {
-        business = await updateBusinessTerms.run(operator, {
-          status: oneOf(flags.status, ['active', 'suspended', 'archived'], 'status'),
-          fee_bps: flags['fee-bps'] === undefined ? undefined : Number(flags['fee-bps']),
-        });
-      }
       return { json: business, text: `Updated business ${business.id}.` };
     },
   },

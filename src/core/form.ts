@@ -5,7 +5,7 @@ export type Form = Record<string, string | string[]>;
 
 export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 
-export function parseForm(text: string): Form {
+function parseForm(text: string): Form {
   const form: Form = {};
   for (const [name, value] of new URLSearchParams(text)) {
     const previous = form[name];

@@ -2,6 +2,7 @@ import oauthPlugin, { type OAuth2Namespace } from '@fastify/oauth2';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { ApiError } from '../core/errors.ts';
+import { personByEmail } from '../tenancy/businesses.ts';
 import type { AppContext } from '../verbs/context.ts';
 
 // People's sign-in through an OpenID Connect provider (when OIDC_* is configured): the
@@ -81,7 +82,7 @@ export async function registerOidcSignIn(
     }
     if (typeof email !== 'string' || verified !== true) throw new ApiError('sign_in_failed', `${oidc.name} did not give a verified email address.`);
     claims.email = email;
-    const person = await context.db.selectFrom('people').select('id').where('email', '=', email.toLowerCase()).executeTakeFirst();
+    const person = await personByEmail(context.db, email);
     if (!person) throw new ApiError('sign_in_failed', `${email} is not a member of any business here. Ask an owner to add you.`);
     const next = options.safeNext(request.cookies[NEXT_COOKIE]);
     reply.clearCookie(NEXT_COOKIE, { path: '/dashboard/sign-in/oidc', secure, sameSite: 'lax', httpOnly: true });

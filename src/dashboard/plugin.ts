@@ -5,12 +5,15 @@ import { ApiError } from '../core/errors.ts';
 import { FORM_CONTENT_TYPE, formBodyParser } from '../core/form.ts';
 import { hasControlCharacters } from '../core/validation.ts';
 import type { AppContext } from '../verbs/context.ts';
-import { messagePage } from './pages/frame.ts';
+import { messagePage } from './pages/message.ts';
 import { DashboardRequests, Redirect, StaleForm } from './requests.ts';
 import { registerApproval } from './routes/approve.ts';
-import { registerBusinessRoutes } from './routes/business.ts';
+import { registerAgents } from './routes/agents.ts';
+import { registerKeys } from './routes/keys.ts';
+import { registerTeam } from './routes/team.ts';
 import { registerHome } from './routes/home.ts';
 import { sendPage } from './routes/send.ts';
+import { SIGN_IN_LINK_PATH } from './routes/sign-in.ts';
 import { registerSignIn } from './routes/sign-in.ts';
 
 // The dashboard, server-rendered: sign-in, the approval of agents' sign-in requests, and each
@@ -52,6 +55,11 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
     const from = request.headers.origin;
     if (from !== undefined && from !== 'null' && from !== origin) return sendPage(reply, 403, messagePage('Refused', 'This form was sent from another site.'));
   });
+  // Every form carries the session's CSRF token, checked here for every POST whatever its handler
+  // does; the one form before a session (a sign-in link's button) carries a nonce of its own.
+  scope.addHook('preHandler', async (request) => {
+    if (request.method === 'POST' && request.routeOptions.url !== SIGN_IN_LINK_PATH) await requests.posted(request);
+  });
   scope.setErrorHandler(async (error, request, reply) => {
     if (error instanceof Redirect) return reply.redirect(error.location, 303);
     const session = await requests.session(request).catch(() => undefined);
@@ -63,8 +71,10 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
     return sendPage(reply, 500, messagePage('Something went wrong', 'Please try again.'));
   });
 
-  await registerSignIn(scope, context, requests, sendPage, cookieName);
-  registerHome(scope, context, requests, sendPage);
-  registerApproval(scope, context, requests, sendPage);
-  registerBusinessRoutes(scope, requests, sendPage);
+  await registerSignIn(scope, context, requests, cookieName);
+  registerHome(scope, context, requests);
+  registerApproval(scope, context, requests);
+  registerKeys(scope, requests);
+  registerAgents(scope, requests);
+  registerTeam(scope, requests);
 }

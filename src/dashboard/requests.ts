@@ -3,6 +3,7 @@ import { personPrincipal } from '../auth/people.ts';
 import { csrfMatches, findSession, type DashboardSession } from '../auth/sessions.ts';
 import { ApiError } from '../core/errors.ts';
 import type { Form } from '../core/form.ts';
+import type { Role } from '../db/schema.ts';
 import type { AppContext, OperationContext } from '../verbs/context.ts';
 
 // What every dashboard handler starts from: the signed-in person (or a redirect to sign in), a
@@ -28,7 +29,7 @@ export class Redirect {
 /** The refusal of a form whose session ended or whose CSRF token does not match. */
 export class StaleForm extends Error {}
 
-export function modeOf(value: unknown): Mode {
+function modeOf(value: unknown): Mode {
   if (value === 'test' || value === 'live') return value;
   throw new ApiError('not_found', 'There is no such page.');
 }
@@ -53,8 +54,22 @@ export class DashboardRequests {
     return session;
   }
 
-  /** The person behind a posted form, with the form's CSRF token checked (constant time). */
-  async posted(request: FastifyRequest): Promise<{ session: DashboardSession; form: Form }> {
+  /**
+   * The person behind a posted form, with the form's CSRF token checked (constant time). The
+   * plugin checks every POST this way before its handler runs; the handler gets the same answer.
+   */
+  posted(request: FastifyRequest): Promise<{ session: DashboardSession; form: Form }> {
+    let checked = this.#posted.get(request);
+    if (!checked) {
+      checked = this.#checkForm(request);
+      this.#posted.set(request, checked);
+    }
+    return checked;
+  }
+
+  readonly #posted = new WeakMap<FastifyRequest, Promise<{ session: DashboardSession; form: Form }>>();
+
+  async #checkForm(request: FastifyRequest): Promise<{ session: DashboardSession; form: Form }> {
     const session = await this.session(request);
     const form = (request.body ?? {}) as Form;
     if (!session || !csrfMatches(session.csrfToken, form.csrf)) throw new StaleForm('Your session has ended or the form is stale.');
@@ -78,6 +93,16 @@ export class DashboardRequests {
     const { session, form } = await this.posted(request);
     return { ctx: await this.acting(session, request.params as { business?: string; mode?: string }), form };
   }
+}
+
+/** What a page of a business shows around its content: the person, the business, the mode. */
+export function frameOf(ctx: PersonContext): { session: DashboardSession; business: { id: string; name: string }; mode: Mode } {
+  return { session: ctx.session, business: { id: ctx.principal.businessId, name: ctx.principal.business.name }, mode: ctx.mode };
+}
+
+/** The person's role, for a page to offer what it allows (the action decides anyway). */
+export function roleOf(ctx: PersonContext): Role {
+  return ctx.principal.actor.kind === 'person' ? ctx.principal.actor.role : 'viewer';
 }
 
 /** After a form: see the page again (POST, redirect, GET). */

@@ -27,15 +27,6 @@ export const OAUTH_PATHS = {
   jwks: '/oauth/jwks',
 } as const;
 
-export const OAUTH_ROUTES = [
-  { method: 'GET', path: OAUTH_PATHS.metadata },
-  { method: 'GET', path: OAUTH_PATHS.authorize },
-  { method: 'POST', path: OAUTH_PATHS.token },
-  { method: 'POST', path: OAUTH_PATHS.register },
-  { method: 'POST', path: OAUTH_PATHS.revoke },
-  { method: 'GET', path: OAUTH_PATHS.jwks },
-];
-
 
 export function authorizationServerMetadata(issuer: string, baseUrl: string) {
   return {
@@ -110,7 +101,8 @@ export async function oauthServer(scope: FastifyInstance, options: { context: Ap
     request.log.error({ err: error }, 'oauth request failed');
     return reply.code(500).send({ error: 'server_error', error_description: 'Something went wrong on our side.' });
   });
-  for (const { path } of OAUTH_ROUTES) scope.options(path, async (_request, reply) => reply.code(204).send());
+  // CORS preflight for each of the server's endpoints.
+  for (const path of Object.values(OAUTH_PATHS)) scope.options(path, async (_request, reply) => reply.code(204).send());
 
   scope.get(OAUTH_PATHS.metadata, async () => metadata);
   scope.get(OAUTH_PATHS.jwks, async () => context.signingKeys.jwks());

@@ -72,10 +72,9 @@ export async function setRole(db: Db, businessId: string, personId: string, role
   announceAuthChange();
 }
 
-/** The person's role in a business; undefined when they are not a member. */
-export async function roleIn(db: Db, businessId: string, personId: string): Promise<Role | undefined> {
-  const row = await db.selectFrom('memberships').select('role').where('business_id', '=', businessId).where('person_id', '=', personId).executeTakeFirst();
-  return row?.role;
+/** The person with this email (any letter case), if one is known. */
+export async function personByEmail(db: Db, email: string): Promise<{ id: string } | undefined> {
+  return db.selectFrom('people').select('id').where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
 }
 
 /** The businesses a person belongs to (with at least `minimum` role), by name: their own list, in no business's scope. */

@@ -37,7 +37,7 @@ export type Action<I extends z.ZodType = z.ZodType, O = unknown> = Omit<ActionDe
 };
 
 /** Refuses a caller who may not run an action with this role: 403 insufficient_role. */
-export function permit(principal: Principal, role: ActionRole, peopleOnly = false): void {
+function permit(principal: Principal, role: ActionRole, peopleOnly = false): void {
   const { actor } = principal;
   if (actor.kind === 'operator') {
     if (peopleOnly) throw new ApiError('insufficient_role', 'Only a person in the dashboard can do this.');

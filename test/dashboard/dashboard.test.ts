@@ -123,6 +123,38 @@ describe('API keys', () => {
   });
 });
 
+describe('forms and addresses', () => {
+  it('checks every form\'s CSRF token before its handler: a post without it changes nothing', async () => {
+    const biz = await t.business();
+    const browser = await signIn(await ownerEmail(biz));
+    const keysBefore = await t.db.selectFrom('api_keys').select('id').where('business_id', '=', biz.id).execute();
+    for (const [path, fields] of [
+      [`/dashboard/businesses/${biz.id}/test/keys`, { name: 'no token', access: 'full' }],
+      [`/dashboard/businesses/${biz.id}/test/team`, { email: 'intruder@evil.example', role: 'owner' }],
+      [`/dashboard/businesses/${biz.id}/test/keys/key_x/revoke`, {}],
+    ] as const) {
+      for (const csrf of [undefined, 'wrong']) {
+        const refused = await browser.request('POST', path, { ...fields, ...(csrf ? { csrf } : {}) });
+        expect(refused.status, `${path} csrf=${csrf}`).toBe(403);
+      }
+    }
+    expect(await t.db.selectFrom('api_keys').select('id').where('business_id', '=', biz.id).execute()).toEqual(keysBefore);
+    expect(await t.db.selectFrom('people').select('id').where('email', '=', 'intruder@evil.example').execute()).toEqual([]);
+  });
+
+  it('sends addresses from before the Test/Live switch to Test, and answers an unknown mode or area with 404', async () => {
+    const biz = await t.business();
+    const browser = await signIn(await ownerEmail(biz));
+    for (const area of ['keys', 'agents', 'team']) {
+      const old = await browser.request('GET', `/dashboard/businesses/${biz.id}/${area}`);
+      expect(old.status).toBe(303);
+      expect(old.location).toBe(`/dashboard/businesses/${biz.id}/test/${area}`);
+    }
+    expect((await browser.request('GET', `/dashboard/businesses/${biz.id}/prod/keys`)).status).toBe(404);
+    expect((await browser.request('GET', `/dashboard/businesses/${biz.id}/settings`)).status).toBe(404);
+  });
+});
+
 describe('team', () => {
   it('an owner takes away managing keys, and the agents that person approved are disconnected', async () => {
     const biz = await t.business();

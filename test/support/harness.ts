@@ -17,8 +17,7 @@ import { createBusiness } from '../../src/tenancy/businesses.ts';
 import type { Integration } from '../../src/db/schema.ts';
 import { createApiKey } from '../../src/resources/api-keys/create.ts';
 import { revokeApiKey } from '../../src/resources/api-keys/revoke.ts';
-import { updateBusinessSettings } from '../../src/resources/businesses/update-settings.ts';
-import { updateBusinessTerms } from '../../src/resources/businesses/update-terms.ts';
+import { updateBusiness } from '../../src/resources/businesses/update-account.ts';
 import { asOperator } from './operator.ts';
 
 // A real app on a real database for one test file: a fresh database cloned from the migrated
@@ -167,9 +166,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     const created = await createBusiness(handle.db, clock, { name: changes.name ?? `Business ${counter}`, ownerEmail: `owner${counter}@shop.example` });
     const id = created.id;
     const update = async (next: BusinessChanges) => {
-      const operator = await asOperator(context, id);
-      await updateBusinessSettings.run(operator, { commerce: next.commerce, payout_wallet: next.payoutWallet, crypto_enabled: next.cryptoEnabled, disable: next.disable, enable: next.enable });
-      if (next.status !== undefined || next.feeBps !== undefined) await updateBusinessTerms.run(operator, { status: next.status, fee_bps: next.feeBps });
+      await updateBusiness.run(await asOperator(context, id), {
+        commerce: next.commerce, payout_wallet: next.payoutWallet, crypto_enabled: next.cryptoEnabled,
+        disable: next.disable, enable: next.enable, status: next.status, fee_bps: next.feeBps,
+      });
     };
     await update({ payoutWallet: LIVE_WALLET, ...changes });
     return {

@@ -50,8 +50,3 @@ export function DashboardPage({ title, session, frame, children }: {
     children: html`<div>${frame && businessNav(frame.business, frame.mode)}${children}</div>`,
   });
 }
-
-/** What went wrong (or what to do next), in a sentence. */
-export function messagePage(title: string, text: string, session?: DashboardSession): VNode {
-  return DashboardPage({ title, session, children: html`<div><h1>${title}</h1><p>${text}</p><p><a href=${DASHBOARD}>Back to the dashboard</a></p></div>` });
-}

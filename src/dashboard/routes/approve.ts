@@ -6,20 +6,20 @@ import { approveAgentRequest } from '../../resources/agent-connections/approve.t
 import { businessesOf } from '../../tenancy/businesses.ts';
 import type { AppContext } from '../../verbs/context.ts';
 import { approvePage } from '../pages/approve.ts';
-import { messagePage } from '../pages/frame.ts';
+import { messagePage } from '../pages/message.ts';
 import { redirect, type DashboardRequests } from '../requests.ts';
-import type { SendPage } from './send.ts';
+import { sendPage } from './send.ts';
 
 /** An agent's sign-in request, decided by a person (spec 5.4): approve for a business and mode, or deny. */
-export function registerApproval(scope: FastifyInstance, context: AppContext, requests: DashboardRequests, send: SendPage): void {
+export function registerApproval(scope: FastifyInstance, context: AppContext, requests: DashboardRequests): void {
   scope.get(APPROVE_PATH, async (request, reply) => {
     const session = await requests.signedIn(request);
     const requestId = String((request.query as Record<string, unknown>).request ?? '');
     const found = await pendingRequest(context, requestId);
-    if (!found) return send(reply, 400, messagePage('This sign-in request has expired', 'Start again from the agent.', session), session);
+    if (!found) return sendPage(reply, 400, messagePage('This sign-in request has expired', 'Start again from the agent.', session), session);
     const { request: pending, client } = found;
     const businesses = await businessesOf(context.db, session.personId, 'developer');
-    return send(reply, 200, approvePage(session, {
+    return sendPage(reply, 200, approvePage(session, {
       id: requestId, clientName: client.client_name, clientId: client.client_id,
       describedAt: client.kind === 'metadata_document' ? client.client_id : null,
       redirectUri: pending.redirect_uri, scopes: pending.scopes, resource: pending.resource,

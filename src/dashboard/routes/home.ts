@@ -1,14 +1,22 @@
 import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../core/errors.ts';
 import { businessesOf } from '../../tenancy/businesses.ts';
+import { businessPath } from '../paths.ts';
 import type { AppContext } from '../../verbs/context.ts';
 import { homePage } from '../pages/home.ts';
-import type { DashboardRequests } from '../requests.ts';
-import type { SendPage } from './send.ts';
+import { redirect, type DashboardRequests } from '../requests.ts';
+import { sendPage } from './send.ts';
 
-/** The person's own businesses: where every other page starts. */
-export function registerHome(scope: FastifyInstance, context: AppContext, requests: DashboardRequests, send: SendPage): void {
+/** The person's own businesses: where every other page starts; and addresses that moved. */
+export function registerHome(scope: FastifyInstance, context: AppContext, requests: DashboardRequests): void {
   scope.get('/dashboard', async (request, reply) => {
     const session = await requests.signedIn(request);
-    return send(reply, 200, homePage(session, await businessesOf(context.db, session.personId)), session);
+    return sendPage(reply, 200, homePage(session, await businessesOf(context.db, session.personId)), session);
+  });
+  // Addresses from before the Test/Live switch (bookmarks, sign-in links' next) land in Test.
+  scope.get('/dashboard/businesses/:business/:area', async (request, reply) => {
+    const { business, area } = request.params as { business: string; area: string };
+    if (area !== 'keys' && area !== 'agents' && area !== 'team') throw new ApiError('not_found', 'There is no such page.');
+    return redirect(reply, businessPath(business, area, 'test'));
   });
 }

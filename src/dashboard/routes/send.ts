@@ -7,7 +7,6 @@ import { renderPage, sendPage as sendHtml } from '../../ui/index.ts';
  * Renders a page for its viewer (forms take the session's CSRF token from here) and sends it.
  * Times are shown in UTC until people choose their time zone.
  */
-export type SendPage = (reply: FastifyReply, status: number, page: VNode, session?: DashboardSession) => FastifyReply;
-
-export const sendPage: SendPage = (reply, status, page, session) =>
-  sendHtml(reply, status, renderPage(page, { ...(session ? { csrfToken: session.csrfToken } : {}), timeZone: 'UTC' }));
+export function sendPage(reply: FastifyReply, status: number, page: VNode, session?: DashboardSession): FastifyReply {
+  return sendHtml(reply, status, renderPage(page, { ...(session ? { csrfToken: session.csrfToken } : {}), timeZone: 'UTC' }));
+}

@@ -25,7 +25,7 @@ export const approveAgentRequest = defineAction({
   async run(ctx, input): Promise<{ redirect: string }> {
     const { principal } = ctx;
     const { actor } = principal;
-    // (peopleOnly: the actor is a person.)
+    // peopleOnly has refused anyone else already; this tells TypeScript the actor is a person.
     if (actor.kind !== 'person') throw new ApiError('insufficient_role', 'An agent is connected by a person who manages keys, in the dashboard.');
     const issuer = ctx.config.oauthIssuer;
     const now = ctx.clock.now();

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { ownedRows } from '../../db/owned.ts';
 import type { ApiKeyRow } from '../../db/schema.ts';
 
-// Secret keys of the caller's business and mode.
+// A key is found only in the caller's business and mode: a key of the other mode is as unknown as another business's.
 const keys = ownedRows({ what: 'secret key', table: 'api_keys', rows: (db) => db.selectFrom('api_keys').selectAll() });
 
 export const getApiKey = keys.get;

@@ -23,7 +23,8 @@ export const revokeApiKey = defineAction({
       const found = await getApiKey(trx, principal, input.id);
       const revoked = await trx.updateTable('api_keys').set({ revoked_at: now })
         .where('id', '=', found.id).where('revoked_at', 'is', null).returningAll().executeTakeFirst();
-      if (!revoked) return { key: found, removed: [] as string[] };
+      // Revoked already (or by a concurrent revoke): the key as it is now, nothing more to remove.
+      if (!revoked) return { key: await getApiKey(trx, principal, found.id), removed: [] as string[] };
       const removed = await removeEndpoints(trx, (eb) => eb('api_key_id', '=', found.id), now);
       await recordActivity(trx, principal, 'api_key.revoked', found.id, { removed_webhook_endpoints: removed }, now);
       return { key: revoked, removed };

@@ -1,5 +1,5 @@
 import { updateBusinessSettings } from './update-settings.ts';
-import { updateBusinessTerms } from './update-terms.ts';
+import { updateBusiness } from './update-account.ts';
 
-// The account itself: its owners' settings, and the operator's terms.
-export const businessActions = [updateBusinessSettings, updateBusinessTerms];
+// The account itself: its owners' settings; the operator's change of everything, status and fee included.
+export const businessActions = [updateBusinessSettings, updateBusiness];

@@ -16,8 +16,8 @@ export const UpdateSettingsInput = z.object({
   enable: integrations.optional(),
 });
 
-/** What only the service's operator decides: whether the account may act at all, and its fee. */
-export const UpdateTermsInput = z.object({
+/** What the service's operator decides besides the settings: whether the account may act at all, and its fee. */
+export const UpdateAccountInput = UpdateSettingsInput.extend({
   status: z.enum(['active', 'suspended', 'archived'], coded('invalid_status', 'status must be active, suspended or archived.')).optional(),
   fee_bps: z.number(coded('invalid_fee', 'The fee must be a whole number of basis points from 0 to 10000.'))
     .int(coded('invalid_fee', 'The fee must be a whole number of basis points from 0 to 10000.'))

@@ -1,6 +1,6 @@
 import { defineAction } from '../../verbs/action.ts';
 import { UpdateSettingsInput } from './schemas.ts';
-import { changeBusiness } from './update.ts';
+import { changeBusiness } from './change.ts';
 
 /** The account's settings its owners decide: taking payments (pause), the payout wallet, crypto, integrations. */
 export const updateBusinessSettings = defineAction({

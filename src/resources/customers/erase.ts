@@ -1,9 +1,8 @@
 import { recordActivity } from '../../audit/activity.ts';
 import type { Principal } from '../../auth/principal.ts';
-import { notFound } from '../../core/errors.ts';
-import { scoped } from '../../db/owned.ts';
 import { defineAction } from '../../verbs/action.ts';
 import { idInput } from '../shared/ids.ts';
+import { getCustomerRecord } from './queries.ts';
 import type { Db } from '../../db/database.ts';
 import type { OrderItem } from '../../db/schema.ts';
 
@@ -84,9 +83,7 @@ async function erase(db: Db, principal: Principal, customerId: string, now: Date
   return db.transaction().execute(async (trx: Db) => {
     // Locks in the order payment changes take them (payment, order, customer), so an erasure and
     // a payment never wait on each other crosswise; the customer is read first, locked last.
-    const customer = await scoped(trx.selectFrom('customers').select(['id', 'business_id', 'livemode', 'email', 'name', 'phone']), 'customers', principal, customerId)
-      .executeTakeFirst();
-    if (!customer) throw notFound('customer', customerId);
+    const customer = await getCustomerRecord(trx, principal, customerId);
     const scrub = scrubber(customer);
     const orderIds = (await trx.selectFrom('orders').select('id').where('customer_id', '=', customerId).execute()).map((order) => order.id);
 

@@ -1,8 +1,13 @@
 import { sql } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
 import type { Db } from '../../db/database.ts';
-import { ownedRows, scoped } from '../../db/owned.ts';
+import { ownedRows } from '../../db/owned.ts';
 import type { CustomerWithTotals, ListCustomersInput } from './schemas.ts';
+
+/** The customer row alone: for changing it, and for finding a page's place. */
+const records = ownedRows({ what: 'customer', table: 'customers', rows: (db) => db.selectFrom('customers').selectAll() });
+
+export const getCustomerRecord = records.get;
 
 // Counts and spend are derived from orders and payments at read time, so they cannot drift.
 const customers = ownedRows({
@@ -25,7 +30,7 @@ const customers = ownedRows({
       sql<Date | null>`(SELECT max(o.created_at) FROM orders o WHERE o.customer_id = c.id)`.as('last_order_at'),
     ]),
   // A page's starting customer is needed only for its place, not its totals.
-  cursor: (db, tenant, id) => scoped(db.selectFrom('customers').select(['id', 'created_at']), 'customers', tenant, id).executeTakeFirst(),
+  cursor: records.find,
 });
 
 export const getCustomer = customers.get;

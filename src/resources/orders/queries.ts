@@ -28,6 +28,9 @@ async function withParts(db: Db, rows: OrderRow[]): Promise<OrderParts[]> {
 
 export const findOrderRow = orders.find;
 
+/** The order row itself (no parts), or not_found; `narrow` may lock it (`forUpdate`). */
+export const getOrderRow = orders.get;
+
 export async function getOrder(db: Db, principal: Principal, id: string): Promise<OrderParts> {
   const [parts] = await withParts(db, [await orders.get(db, principal, id)]);
   if (!parts) throw notFound('order', id);

@@ -1,12 +1,11 @@
 import { actorOf } from '../../audit/activity.ts';
 import type { OperationContext } from '../../verbs/context.ts';
 import { sql } from 'kysely';
-import { ApiError, notFound } from '../../core/errors.ts';
+import { ApiError } from '../../core/errors.ts';
 import { formatAmount } from '../../core/money.ts';
 import { assertWritable } from '../shared/business-rules.ts';
 import { deriveOrder } from './derive.ts';
-import { scoped } from '../../db/owned.ts';
-import { getOrder } from './queries.ts';
+import { getOrder, getOrderRow } from './queries.ts';
 import { toOrderOut, type OrderOut, type ReportOrderEventInput } from './schemas.ts';
 
 /**
@@ -24,8 +23,7 @@ export async function reportOrderEvent(ctx: OperationContext, input: ReportOrder
   // The order is locked while refunds are checked against what was paid, so two refunds at once
   // cannot both fit in the same money.
   await ctx.db.transaction().execute(async (trx) => {
-    const order = await scoped(trx.selectFrom('orders').select(['id', 'currency']), 'orders', principal, input.id).forUpdate().executeTakeFirst();
-    if (!order) throw notFound('order', input.id);
+    const order = await getOrderRow(trx, principal, input.id, { narrow: (query) => query.forUpdate() });
     let amount: number | null = null;
     if (input.type === 'refunded') {
       const payments = await trx.selectFrom('payments').selectAll().where('order_id', '=', order.id).execute();

@@ -1,8 +1,7 @@
 import type { OperationContext } from '../../verbs/context.ts';
-import { ApiError, notFound } from '../../core/errors.ts';
+import { ApiError } from '../../core/errors.ts';
 import { assertWritable } from '../shared/business-rules.ts';
-import { scoped } from '../../db/owned.ts';
-import { getOrder } from './queries.ts';
+import { getOrder, getOrderRow } from './queries.ts';
 import { toOrderOut, type OrderOut, type UpdateOrderInput } from './schemas.ts';
 
 /**
@@ -17,9 +16,7 @@ export async function updateOrder(ctx: OperationContext, input: UpdateOrderInput
   }
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
-    const current = await scoped(trx.selectFrom('orders').select(['id', 'fulfillment', 'fulfilled_at']), 'orders', principal, input.id)
-      .forUpdate().executeTakeFirst();
-    if (!current) throw notFound('order', input.id);
+    const current = await getOrderRow(trx, principal, input.id, { narrow: (query) => query.forUpdate() });
     const fulfillment = input.fulfillment ?? current.fulfillment;
     if (fulfillment !== 'fulfilled' && input.fulfilled_at != null) {
       throw new ApiError('invalid_fulfillment', 'fulfilled_at goes only with fulfillment "fulfilled".', 'fulfilled_at');

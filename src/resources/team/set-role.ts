@@ -22,6 +22,12 @@ export const setMemberRole = defineAction({
     const now = ctx.clock.now();
     const personId = await findOrCreatePerson(ctx.db, input.email, now);
     const member = await ctx.db.transaction().execute(async (trx) => {
+      // A person's role is read again under lock: an owner demoted meanwhile changes no one's role.
+      if (principal.actor.kind === 'person') {
+        const held = await trx.selectFrom('memberships').select('role')
+          .where('business_id', '=', principal.businessId).where('person_id', '=', principal.actor.personId).forShare().executeTakeFirst();
+        if (held?.role !== 'owner') throw new ApiError('insufficient_role', 'This needs the owner role in this business.');
+      }
       // The owners' rows locked: two owners demoting each other at once cannot leave none.
       if (input.role !== 'owner') {
         const owners = await trx.selectFrom('memberships').select('person_id')

@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import { formField } from '../../core/form.ts';
+import { createApiKey } from '../../resources/api-keys/create.ts';
+import { listApiKeys } from '../../resources/api-keys/list.ts';
+import { revokeApiKey } from '../../resources/api-keys/revoke.ts';
+import { atLeast } from '../../tenancy/roles.ts';
+import { keysPage } from '../pages/keys.ts';
+import { businessPath } from '../paths.ts';
+import { frameOf, redirect, roleOf, type DashboardRequests } from '../requests.ts';
+import { sendPage } from './send.ts';
+
+/** The secret keys of a business in one mode: list, create (the secret shown once), revoke. */
+export function registerKeys(scope: FastifyInstance, requests: DashboardRequests): void {
+  const KEYS = '/dashboard/businesses/:business/:mode/keys';
+  scope.get(KEYS, async (request, reply) => {
+    const ctx = await requests.page(request);
+    return sendPage(reply, 200, keysPage({ ...frameOf(ctx), manages: atLeast(roleOf(ctx), 'developer'), keys: await listApiKeys.run(ctx, {}) }), ctx.session);
+  });
+  scope.post(KEYS, async (request, reply) => {
+    const { ctx, form } = await requests.form(request);
+    const key = await createApiKey.run(ctx, { name: formField(form, 'name'), access: formField(form, 'access') });
+    // The secret is in this response only (never stored, never in a URL).
+    return sendPage(reply, 200, keysPage({ ...frameOf(ctx), manages: true, keys: await listApiKeys.run(ctx, {}), created: { secret: key.secret, name: key.name } }), ctx.session);
+  });
+  scope.post(`${KEYS}/:key/revoke`, async (request, reply) => {
+    const { ctx } = await requests.form(request);
+    await revokeApiKey.run(ctx, { id: (request.params as { key: string }).key });
+    return redirect(reply, businessPath(ctx.principal.businessId, 'keys', ctx.mode));
+  });
+}
