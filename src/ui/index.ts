@@ -9,3 +9,4 @@ export { TextField, RadioGroup, Select, type Choice, type TextFieldProps, type R
 export { Time } from './components/time.ts';
 export { Money } from './components/money.ts';
 export { Notice } from './components/notice.ts';
+export { QrCode, type QrCodeProps } from './components/qr-code.ts';

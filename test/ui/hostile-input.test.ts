@@ -50,6 +50,7 @@ describe.each(HOSTILE.map((value, index) => ({ value, index, name: hostileName(v
     expect(await text(page, '.money')).toBe(`${value} ${value}`);
     expect(await attribute(page, '.table-scroll[aria-label]', 'aria-label')).toBe(value);
     expect(await attribute(page, 'form', 'aria-label')).toBe(value);
+    expect(await attribute(page, 'svg.qr-code', 'aria-label')).toBe(value);
     expect(await page.locator('input[name=description]').inputValue()).toBe(value);
     expect(await attribute(page, 'input[name=csrf]', 'value')).toBe(value);
     expect(await attribute(page, '#field-mode-0', 'value')).toBe(value);

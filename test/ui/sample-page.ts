@@ -1,10 +1,12 @@
-import { Button, Form, html, Layout, Money, Notice, RadioGroup, renderPage, Select, Table, TextField, Time, type HtmlPage } from '../../src/ui/index.ts';
+import { paymentRequestUri } from '../../src/core/payment-request.ts';
+import { Button, Form, html, Layout, Money, Notice, QrCode, RadioGroup, renderPage, Select, Table, TextField, Time, type HtmlPage } from '../../src/ui/index.ts';
 
 // A page made of every component, with one value in every slot a merchant, buyer or agent
 // client could fill: the hostile-input test fills it with attacks, the accessibility test with
 // ordinary text. Each slot's element is marked so the tests find what landed where.
 
 export const AT = '2026-03-01T12:34:56.000Z';
+const PAYMENT_REQUEST = paymentRequestUri({ coin: 'polygon_usdc', to: '0x8e23Ee67d1332aD560396262C48ffbB01F93D052', amountMicros: 25_000_000n });
 
 export function samplePage(value: string, viewer: { csrfToken: string; timeZone: string }): HtmlPage {
   const nav = html`<a href=${value} id="nav-link">${value}</a>`;
@@ -23,6 +25,7 @@ export function samplePage(value: string, viewer: { csrfToken: string; timeZone:
         empty: 'None.',
       })}
       ${Table({ label: value, columns: ['Key'], rows: [], empty: value })}
+      ${QrCode({ text: PAYMENT_REQUEST, label: value })}
       ${Form({
         action: value,
         label: value,
