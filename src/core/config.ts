@@ -1,9 +1,15 @@
 import { z } from 'zod';
 import path from 'node:path';
+import { Secret } from './secret.ts';
 
 // Environment -> typed, validated configuration. Every variable is documented in the README.
 const Port = z.coerce.number().int().min(0).max(65535);
 const PerMinute = z.coerce.number().int().min(1);
+const Key = z.string().min(1);
+// Banxa's hosted page is https://<partner>.banxa.com/, so the partner reference must be one DNS label.
+const DNS_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+// Wert's hosted page carries the partner id in its path.
+const PATH_SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
 
 const Env = z.object({
   PORT: Port.default(3000),
@@ -31,6 +37,13 @@ const Env = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(10_000),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   WEBHOOK_TEST_LOOPBACK: z.enum(['on', 'off']).default('on'),
+  MOONPAY_API_KEY: Key.optional(),
+  MOONPAY_SECRET_KEY: Key.optional(),
+  RAMP_HOST_API_KEY: Key.optional(),
+  BANXA_PARTNER: z.string().regex(DNS_LABEL, 'your Banxa partner subdomain, a DNS label such as "yourcompany"').optional(),
+  MERCURYO_WIDGET_ID: Key.optional(),
+  MERCURYO_SECRET: Key.optional(),
+  WERT_PARTNER_ID: z.string().regex(PATH_SEGMENT, 'your Wert partner id (letters, digits, "-" and "_")').optional(),
 });
 
 export interface RateLimitConfig {
@@ -64,6 +77,19 @@ export interface Config {
   oauthIssuer: string;
   /** People's sign-in through an OpenID Connect provider, when one is configured. */
   oidc: OidcConfig | undefined;
+  /** The card providers' partner keys: a provider without its keys is not offered to Live buyers. */
+  providers: ProvidersConfig;
+}
+
+export interface ProvidersConfig {
+  /** MoonPay signs every URL that names a wallet, so it needs the secret key as well as the publishable one. */
+  moonpay: { apiKey: string; secretKey: Secret } | undefined;
+  ramp: { hostApiKey: string } | undefined;
+  /** The partner subdomain of https://<partner>.banxa.com/, in lower case. */
+  banxa: { partner: string } | undefined;
+  /** Mercuryo's signature covers the wallet address with the widget's secret. */
+  mercuryo: { widgetId: string; secret: Secret } | undefined;
+  wert: { partnerId: string } | undefined;
 }
 
 export interface OidcConfig {
@@ -93,13 +119,33 @@ function oauthIssuer(given: string | undefined, baseUrl: string): string {
   return url.origin;
 }
 
-function oidcConfig(e: z.infer<typeof Env>): OidcConfig | undefined {
-  const given = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET].filter((value) => value !== undefined).length;
-  if (given === 0) return undefined;
-  if (given !== 3 || !e.OIDC_ISSUER || !e.OIDC_CLIENT_ID || !e.OIDC_CLIENT_SECRET) {
-    throw new Error('Invalid configuration:\n  OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together.');
+/** Settings that work only together: all of them (returned), none (undefined), or a refusal naming what is missing. */
+function together<Name extends string>(settings: Record<Name, string | undefined>): Record<Name, string> | undefined {
+  const names = Object.keys(settings) as Name[];
+  const missing = names.filter((name) => settings[name] === undefined);
+  if (missing.length === names.length) return undefined;
+  if (missing.length > 0) {
+    const all = `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+    throw new Error(`Invalid configuration:\n  ${all} go together; ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} missing.`);
   }
-  return { issuer: e.OIDC_ISSUER.replace(/\/+$/, ''), clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET, name: e.OIDC_NAME };
+  return settings as Record<Name, string>;
+}
+
+function oidcConfig(e: z.infer<typeof Env>): OidcConfig | undefined {
+  const oidc = together({ OIDC_ISSUER: e.OIDC_ISSUER, OIDC_CLIENT_ID: e.OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET });
+  return oidc && { issuer: oidc.OIDC_ISSUER.replace(/\/+$/, ''), clientId: oidc.OIDC_CLIENT_ID, clientSecret: oidc.OIDC_CLIENT_SECRET, name: e.OIDC_NAME };
+}
+
+function providersConfig(e: z.infer<typeof Env>): ProvidersConfig {
+  const moonpay = together({ MOONPAY_API_KEY: e.MOONPAY_API_KEY, MOONPAY_SECRET_KEY: e.MOONPAY_SECRET_KEY });
+  const mercuryo = together({ MERCURYO_WIDGET_ID: e.MERCURYO_WIDGET_ID, MERCURYO_SECRET: e.MERCURYO_SECRET });
+  return {
+    moonpay: moonpay && { apiKey: moonpay.MOONPAY_API_KEY, secretKey: new Secret(moonpay.MOONPAY_SECRET_KEY) },
+    ramp: e.RAMP_HOST_API_KEY === undefined ? undefined : { hostApiKey: e.RAMP_HOST_API_KEY },
+    banxa: e.BANXA_PARTNER === undefined ? undefined : { partner: e.BANXA_PARTNER.toLowerCase() },
+    mercuryo: mercuryo && { widgetId: mercuryo.MERCURYO_WIDGET_ID, secret: new Secret(mercuryo.MERCURYO_SECRET) },
+    wert: e.WERT_PARTNER_ID === undefined ? undefined : { partnerId: e.WERT_PARTNER_ID },
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -135,5 +181,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS, concurrency: e.WEBHOOK_CONCURRENCY, testLoopback: e.WEBHOOK_TEST_LOOPBACK === 'on' },
     oauthIssuer: oauthIssuer(e.OAUTH_ISSUER, baseUrl),
     oidc: oidcConfig(e),
+    providers: providersConfig(e),
   };
 }
