@@ -9,6 +9,7 @@ import { restApi } from './http/rest-api.ts';
 import { resourceMetadataUrl } from './http/well-known.ts';
 import { mcpServer } from './mcp/http.ts';
 import { oauthServer } from './oauth/routes.ts';
+import { payerPages } from './pages/plugin.ts';
 import { uiAssets } from './ui/assets.ts';
 import type { AppContext } from './verbs/context.ts';
 import { API_PREFIX, type Operation } from './verbs/operation.ts';
@@ -88,6 +89,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   await app.register(mcpServer, { context, operations, gate });
   await app.register(oauthServer, { context });
   await app.register(dashboard, { context });
+  await app.register(payerPages, { context, gate });
   await app.register(processorNotices, { context });
   await app.register(uiAssets);
   await app.ready();

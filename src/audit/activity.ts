@@ -9,6 +9,7 @@ export function actorOf(principal: Principal): string {
     case 'agent': return `agent:${actor.connectionId}`;
     case 'person': return `person:${actor.personId}`;
     case 'operator': return 'operator';
+    case 'buyer': return 'buyer';
   }
 }
 

@@ -72,8 +72,16 @@ export class Gate {
     authorize(principal, operation);
     // Session starts count toward the account's limit: every key's, and an agent's in Live.
     const countsStart = operation.sessionStart && (principal.actor.kind !== 'agent' || principal.livemode);
-    if (this.#limits.enabled && countsStart && !this.#sessionStarts.take(principal.businessId)) {
-      throw rateLimited('of checkout-session starts for this account');
+    if (countsStart) this.admitStart(principal);
+  }
+
+  /**
+   * One session start of the caller's account, whoever starts it (a key, an agent in Live, a
+   * buyer on a payer page): 12 per minute per account (spec 8).
+   */
+  admitStart(principal: Pick<Principal, 'businessId'>): void {
+    if (this.#limits.enabled && !this.#sessionStarts.take(principal.businessId)) {
+      throw rateLimited('of payment starts for this account');
     }
   }
 }

@@ -14,7 +14,12 @@ export type Actor =
   /** A person signed in to the dashboard, with their role in the business. */
   | { kind: 'person'; personId: string; email: string; role: Role }
   /** Whoever runs the service, through the CLI: any business, always through the object's own business and mode. */
-  | { kind: 'operator' };
+  | { kind: 'operator' }
+  /**
+   * A buyer on a payer page: anyone holding its address. Acts only on the one payment (or the
+   * checkout, to buy it) the page is for, in that object's business and mode, and holds no scope.
+   */
+  | { kind: 'buyer'; holds: string };
 
 export interface Principal {
   businessId: string;

@@ -29,6 +29,8 @@ const Env = z.object({
   RATE_LIMIT_AGENT_PER_MINUTE: PerMinute.default(120),
   RATE_LIMIT_SESSION_STARTS_PER_MINUTE: PerMinute.default(12),
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: PerMinute.default(60),
+  RATE_LIMIT_PAYER_PAGES_PER_MINUTE: PerMinute.default(300),
+  RATE_LIMIT_PAYER_FORMS_PER_MINUTE: PerMinute.default(30),
   OAUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
@@ -52,6 +54,10 @@ export interface RateLimitConfig {
   agentPerMinute: number;
   sessionStartsPerMinute: number;
   unauthenticatedPerMinute: number;
+  /** Payer pages loaded per client address per minute. */
+  payerPagesPerMinute: number;
+  /** Payer forms posted (starts, choices) per client address per minute. */
+  payerFormsPerMinute: number;
 }
 
 export interface Config {
@@ -177,6 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       agentPerMinute: e.RATE_LIMIT_AGENT_PER_MINUTE,
       sessionStartsPerMinute: e.RATE_LIMIT_SESSION_STARTS_PER_MINUTE,
       unauthenticatedPerMinute: e.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
+      payerPagesPerMinute: e.RATE_LIMIT_PAYER_PAGES_PER_MINUTE,
+      payerFormsPerMinute: e.RATE_LIMIT_PAYER_FORMS_PER_MINUTE,
     },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS, concurrency: e.WEBHOOK_CONCURRENCY, testLoopback: e.WEBHOOK_TEST_LOOPBACK === 'on' },
     oauthIssuer: oauthIssuer(e.OAUTH_ISSUER, baseUrl),

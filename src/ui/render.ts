@@ -18,6 +18,8 @@ export interface Viewer {
   csrfToken?: string;
   /** An IANA time zone name for times; UTC when absent or not a zone. */
   timeZone?: string;
+  /** This response's CSP nonce, for the page's own script assets. */
+  nonce?: string;
 }
 
 const ViewerContext = createContext<Viewer | undefined>(undefined);

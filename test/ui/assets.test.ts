@@ -19,7 +19,7 @@ it('serves the stylesheet under its content hash with a long cache', async () =>
   expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   const css = await response.text();
-  expect(css).toContain('@media (prefers-color-scheme: dark)');
+  expect(css).toContain('color-scheme: light dark');
   expect(css).toContain(':focus-visible');
 });
 

@@ -11,7 +11,7 @@ const CredentialInput = z.object({});
 
 const CredentialOut = z.object({
   object: z.literal('credential'),
-  kind: z.enum(['secret_key', 'agent', 'person', 'operator']).describe('secret_key or agent over the API; person and operator only inside the service.'),
+  kind: z.enum(['secret_key', 'agent', 'person', 'operator', 'buyer']).describe('secret_key or agent over the API; the others only inside the service.'),
   livemode: z.boolean(),
   mode: z.enum(['test', 'live']),
   business: z.object({ id: z.string(), name: z.string() }),

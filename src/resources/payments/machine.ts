@@ -21,6 +21,8 @@ export const MOVES = {
   start: { from: ['open'], to: 'open', event: 'payment.started' },
   /** Buyer reached a card provider. */
   reach_provider: { from: ['open'], to: 'pending', event: null },
+  /** A buyer at a card provider chose another one (the payer page). */
+  switch_provider: { from: ['pending'], to: 'pending', event: null },
   /** Money arrived and passed the checks (also late, after expiry or cancel). */
   pay: { from: ['open', 'pending', 'expired'], to: 'paid', event: 'payment.paid' },
   /** Money arrived and failed a check. */

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Gate } from '../auth/gate.ts';
+import { MINUTE } from '../core/clock.ts';
+import { ApiError, RETRY_AFTER_SECONDS } from '../core/errors.ts';
+import { FORM_CONTENT_TYPE, formBodyParser } from '../core/form.ts';
+import { WindowCounter } from '../core/rate-limiter.ts';
+import { hasControlCharacters } from '../core/validation.ts';
+import { renderPage, sendPage } from '../ui/index.ts';
+import type { AppContext } from '../verbs/context.ts';
+import { payerAssets } from './assets.ts';
+import { messagesFor } from './messages/index.ts';
+import { PayerForms, StalePayerForm, type PayerPages, type PayerRequest } from './requests.ts';
+import { registerCheckoutRoutes } from './routes/checkout.ts';
+import { registerPayRoutes } from './routes/pay.ts';
+import { registerTrackRoutes } from './routes/track.ts';
+import { payerMessagePage } from './views/message.ts';
+
+// The buyers' pages (spec 2.1 url and tracking_url, 2.2 checkout url, 4.2 embed.js): public
+// addresses that strangers open, so every value on them is escaped (src/ui), each response has
+// a strict CSP with a fresh nonce for our one script, nothing is framed or cached by shared
+// caches, forms carry a token bound to the page and the browser, and each client address has
+// its own limits on loads and posts (besides the account's 12 starts a minute).
+
+const requests = new WeakMap<FastifyRequest, PayerRequest>();
+
+export async function payerPages(scope: FastifyInstance, options: { context: AppContext; gate: Gate }): Promise<void> {
+  const { context, gate } = options;
+  const limits = context.config.rateLimits;
+  const loads = new WindowCounter(limits.payerPagesPerMinute, MINUTE, context.clock);
+  const posts = new WindowCounter(limits.payerFormsPerMinute, MINUTE, context.clock);
+  const tooMany = () => new ApiError('rate_limited', `Too many requests from this address. Retry after ${RETRY_AFTER_SECONDS} seconds.`);
+
+  const pages: PayerPages = {
+    context,
+    gate,
+    forms: new PayerForms(context.secrets, context.config.baseUrl.startsWith('https://')),
+    of(request) {
+      let known = requests.get(request);
+      if (!known) {
+        known = { t: messagesFor(request.headers['accept-language']), nonce: randomBytes(16).toString('base64') };
+        requests.set(request, known);
+      }
+      return known;
+    },
+    send(request, reply, status, page, token) {
+      const { t, nonce } = pages.of(request);
+      reply.header('Content-Language', t.lang);
+      return sendPage(reply, status, renderPage(page, { nonce, timeZone: 'UTC', ...(token ? { csrfToken: token } : {}) }));
+    },
+    admitForm(request) {
+      if (limits.enabled && !posts.take(request.ip)) throw tooMany();
+    },
+  };
+
+  await scope.register(cookie);
+  await scope.register(payerAssets);
+  scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, formBodyParser);
+  scope.addHook('onRequest', async (request) => {
+    if (limits.enabled && request.method === 'GET' && !loads.take(request.ip)) throw tooMany();
+  });
+  // Text that cannot be stored (NUL, other control characters) is a bad request, never a 500.
+  scope.addHook('preHandler', async (request) => {
+    if (hasControlCharacters(request.params) || hasControlCharacters(request.query) || hasControlCharacters(request.body)) {
+      throw new ApiError('invalid_request', 'The request has characters that are not text.');
+    }
+  });
+  scope.addHook('onSend', async (request, reply, payload) => {
+    const { nonce } = pages.of(request);
+    // Our stylesheet and our one script (by this response's nonce); fetches only to ourselves.
+    reply.header('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'`);
+    reply.header('X-Frame-Options', 'DENY');
+    // A payment's address never travels on to a card provider or the merchant's site.
+    reply.header('Referrer-Policy', 'no-referrer');
+    reply.header('Vary', 'Accept-Language');
+    return payload;
+  });
+  scope.setErrorHandler(async (error, request, reply) => {
+    const { t } = pages.of(request);
+    if (error instanceof StalePayerForm) return pages.send(request, reply, 403, payerMessagePage({ t, title: t.staleTitle, text: t.staleText }));
+    if (error instanceof ApiError && error.code === 'rate_limited') {
+      reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
+      return pages.send(request, reply, 429, payerMessagePage({ t, title: t.tooManyTitle, text: t.tooManyText }));
+    }
+    if (error instanceof ApiError && error.code === 'not_found') return pages.send(request, reply, 404, payerMessagePage({ t, title: t.notFoundTitle, text: t.notFoundText }));
+    if (error instanceof ApiError && error.status < 500) return pages.send(request, reply, error.status, payerMessagePage({ t, title: t.problemTitle, text: t.fieldError(error.code, error.message) }));
+    const status = (error as { statusCode?: number }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) return pages.send(request, reply, status, payerMessagePage({ t, title: t.problemTitle, text: t.problemText }));
+    request.log.error({ err: error }, 'payer page failed');
+    return pages.send(request, reply, 500, payerMessagePage({ t, title: t.problemTitle, text: t.problemText }));
+  });
+
+  registerPayRoutes(scope, pages);
+  registerTrackRoutes(scope, pages);
+  registerCheckoutRoutes(scope, pages);
+}

@@ -1,0 +1,131 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../../core/errors.ts';
+import { chooseProvider } from '../../resources/payer/choose-provider.ts';
+import { BUYER_OUTCOMES, simulateAsBuyer, type BuyerOutcome } from '../../resources/payer/simulate.ts';
+import { startAsBuyer } from '../../resources/payer/start.ts';
+import { successUrlFor } from '../../resources/payer/success-url.ts';
+import { buyerOf, readPayerView, type PayerView } from '../../resources/payer/view.ts';
+import { waysToPay } from '../../resources/payer/ways.ts';
+import { findProvider } from '../../resources/providers/catalogue.ts';
+import { formValues, type PayerPages } from '../requests.ts';
+import { detailsFrom, type FieldErrors, type FormValues } from '../views/details.ts';
+import { payChoosePage } from '../views/pay-choose.ts';
+import { payClosedPage, payFailedPage, payHeldPage, payPaidPage } from '../views/pay-outcome.ts';
+import { payPendingPage } from '../views/pay-pending.ts';
+import { payStartPage } from '../views/pay-start.ts';
+import { testProviderPage } from '../views/test-provider.ts';
+import { walletOf } from '../views/wallet-of.ts';
+
+// The payer page of a payment link or checkout session (spec 2.1 url): one address that shows
+// the step the payment is at, and the forms that move it (each handler: read the payment, call a
+// verb as its buyer, go back to the page).
+
+const paths = (id: string) => {
+  const page = `/pay/${encodeURIComponent(id)}`;
+  return { page, start: `${page}/start`, provider: `${page}/provider`, test: `${page}/test`, details: `${page}?step=details`, choose: `${page}?step=choose`, testProvider: (provider: string) => `${page}/test-provider/${encodeURIComponent(provider)}` };
+};
+
+export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): void {
+  const { context } = pages;
+  const view = async (request: FastifyRequest): Promise<PayerView> => {
+    const found = await readPayerView(context.db, (request.params as { id: string }).id, context.clock.now());
+    if (!found) throw new ApiError('not_found', 'There is no payment at this address.');
+    return found;
+  };
+
+  /** The page of the payment's step; the start form again with what was typed and what was wrong. */
+  const render = (request: FastifyRequest, reply: Parameters<PayerPages['send']>[1], payment: PayerView, status = 200, retry?: { values: FormValues; errors: FieldErrors }) => {
+    const { t } = pages.of(request);
+    const token = pages.forms.tokenFor(request, reply, payment.id);
+    const at = paths(payment.id);
+    const step = (request.query as { step?: unknown }).step;
+    const send = (page: Parameters<PayerPages['send']>[3]) => pages.send(request, reply, status, page, token);
+    switch (payment.status) {
+      case 'open':
+      case 'pending': {
+        if (payment.status === 'open' && (payment.startedAt === null || step === 'details' || retry)) {
+          return send(payStartPage({ t, view: payment, action: at.start, values: retry?.values ?? { email: payment.customerEmail ?? '' }, errors: retry?.errors ?? {} }));
+        }
+        if (payment.status === 'pending' && step !== 'choose') {
+          const testProvider = payment.livemode || !payment.provider ? null : at.testProvider(payment.provider);
+          return send(payPendingPage({ t, view: payment, paths: { self: at.page, choose: at.choose, testProvider } }));
+        }
+        const ways = waysToPay(payment, context.config.providers);
+        return send(payChoosePage({ t, view: payment, paths: { provider: at.provider, details: at.details, test: at.test }, providers: ways.providers, wallet: walletOf(t, payment, ways.wallet) }));
+      }
+      case 'paid':
+        return send(payPaidPage({ t, view: payment, next: successUrlFor(payment) }));
+      case 'held':
+        return send(payHeldPage({ t, view: payment }));
+      case 'failed':
+        return send(payFailedPage({ t, view: payment }));
+      case 'expired':
+        return send(payClosedPage({ t, view: payment }));
+    }
+  };
+
+  scope.get('/pay/:id', async (request, reply) => render(request, reply, await view(request)));
+
+  // What the page's script polls: the status alone, the same read as the page's.
+  scope.get('/pay/:id/status', async (request) => ({ status: (await view(request)).status }));
+
+  scope.post('/pay/:id/start', async (request, reply) => {
+    const payment = await view(request);
+    const values = formValues(pages.forms.check(request, payment.id));
+    pages.admitForm(request);
+    pages.gate.admitStart(buyerOf(payment));
+    try {
+      await startAsBuyer(context, payment, detailsFrom(values, payment.collect));
+    } catch (error) {
+      // A refused field: the form again, with what was typed and what is wrong beside the field.
+      if (!(error instanceof ApiError) || error.field === undefined || error.status !== 400) throw error;
+      const { t } = pages.of(request);
+      return render(request, reply, payment, 400, { values, errors: { [error.field]: t.fieldError(error.code, error.message) } });
+    }
+    return reply.redirect(paths(payment.id).page, 303);
+  });
+
+  scope.post('/pay/:id/provider', async (request, reply) => {
+    const payment = await view(request);
+    const values = formValues(pages.forms.check(request, payment.id));
+    pages.admitForm(request);
+    const at = paths(payment.id);
+    const provider = values.provider ?? '';
+    const target = await chooseProvider(context, payment, provider, { testProvider: at.testProvider(provider), returnUrl: `${context.config.baseUrl}${at.page}`, buyerIp: request.ip });
+    return reply.redirect(target, 303);
+  });
+
+  // Test mode: what the buyer's wallet could do, without a key.
+  scope.post('/pay/:id/test', async (request, reply) => {
+    const payment = await view(request);
+    const values = formValues(pages.forms.check(request, payment.id));
+    pages.admitForm(request);
+    const outcome = values.outcome as BuyerOutcome;
+    if (!BUYER_OUTCOMES.includes(outcome) || outcome === 'declined') throw new ApiError('invalid_outcome', 'Choose what happens to the money.');
+    await simulateAsBuyer(context, payment, outcome);
+    return reply.redirect(paths(payment.id).page, 303);
+  });
+
+  // Test mode's stand-in for the card provider the buyer chose.
+  const testProvider = async (request: FastifyRequest) => {
+    const payment = await view(request);
+    const provider = findProvider((request.params as { provider: string }).provider);
+    if (payment.livemode || !provider || payment.provider !== provider.id) throw new ApiError('not_found', 'There is no such page.');
+    return { payment, provider };
+  };
+  scope.get('/pay/:id/test-provider/:provider', async (request, reply) => {
+    const { payment, provider } = await testProvider(request);
+    const at = paths(payment.id);
+    const token = pages.forms.tokenFor(request, reply, payment.id);
+    return pages.send(request, reply, 200, testProviderPage({ t: pages.of(request).t, view: payment, provider, action: at.testProvider(provider.id), back: at.page }), token);
+  });
+  scope.post('/pay/:id/test-provider/:provider', async (request, reply) => {
+    const { payment, provider } = await testProvider(request);
+    const values = formValues(pages.forms.check(request, payment.id));
+    pages.admitForm(request);
+    const outcome = values.outcome as BuyerOutcome;
+    if (outcome !== 'paid' && outcome !== 'underpaid' && outcome !== 'declined') throw new ApiError('invalid_outcome', 'Choose what happens to the card payment.');
+    await simulateAsBuyer(context, payment, outcome, provider.id);
+    return reply.redirect(paths(payment.id).page, 303);
+  });
+}

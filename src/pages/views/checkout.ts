@@ -1,0 +1,40 @@
+import type { VNode } from 'preact';
+import type { CheckoutView } from '../../resources/payer/checkout.ts';
+import { Button, Form, html, Notice } from '../../ui/index.ts';
+import type { Messages } from '../messages/en.ts';
+import { DetailsFields, type FieldErrors, type FormValues } from './details.ts';
+import { PayerPage, price } from './frame.ts';
+
+/** A checkout's hosted page (spec 2.2): what it sells and for how much, in its theme, and the buyer's details. */
+export function checkoutPage({ t, view, action, values, errors }: { t: Messages; view: CheckoutView; action: string; values: FormValues; errors: FieldErrors }): VNode {
+  const { checkout, business } = view;
+  const amount = price(t, checkout.amount_minor, checkout.currency);
+  return PayerPage({
+    t, business: business.name, livemode: checkout.livemode, theme: checkout.theme,
+    title: checkout.name,
+    children: html`<div>
+      <section class="payment-summary" aria-labelledby="checkout-heading">
+        <h1 id="checkout-heading">${checkout.name}</h1>
+        ${checkout.description && html`<p>${checkout.description}</p>`}
+        <p class="amount-due"><strong>${amount}</strong></p>
+      </section>
+      <section aria-labelledby="details-heading">
+        <h2 id="details-heading">${t.yourDetails}</h2>
+        ${Object.keys(errors).length > 0 && Notice({ tone: 'error', children: t.fixErrors })}
+        ${Form({ action, label: t.yourDetails, children: [
+          DetailsFields({ t, collect: checkout.collect, values, errors }),
+          Button({ variant: 'primary', children: checkout.button_label ?? t.payAmount(amount) }),
+        ] })}
+      </section>
+    </div>`,
+  });
+}
+
+/** A deleted checkout (`active` false) takes no new buyers. */
+export function checkoutClosedPage({ t, view }: { t: Messages; view: CheckoutView }): VNode {
+  return PayerPage({
+    t, business: view.business.name, livemode: view.checkout.livemode, theme: view.checkout.theme,
+    title: t.checkoutClosedTitle,
+    children: html`<div><h1>${t.checkoutClosedTitle}</h1><p>${t.checkoutClosedText(view.business.name)}</p></div>`,
+  });
+}

@@ -1,0 +1,83 @@
+import type { ComponentChildren, VNode } from 'preact';
+import { formatAmount } from '../../core/money.ts';
+import { html, Layout, Table } from '../../ui/index.ts';
+import type { Messages } from '../messages/en.ts';
+import { PAYER_SCRIPT_PATH } from '../assets.ts';
+
+// What every payer page shares: the merchant's name as the brand, the Test-mode banner, the
+// buyer's language, the page's own script (it works without it), and money as people read it.
+
+export interface PayerFrame {
+  t: Messages;
+  /** The merchant's name, whose page this is. */
+  business: string;
+  livemode: boolean;
+  theme?: 'light' | 'dark' | undefined;
+}
+
+export function PayerPage({ t, business, livemode, theme, title, children }: PayerFrame & { title: string; children: ComponentChildren }): VNode {
+  return Layout({
+    title,
+    brand: business,
+    lang: t.lang,
+    theme,
+    testModeBanner: livemode ? undefined : t.testBanner,
+    scripts: [PAYER_SCRIPT_PATH],
+    skipLabel: t.skip,
+    children,
+  });
+}
+
+// Intl formatters are costly to make and the languages and currencies are few: one of each, kept.
+const prices = new Map<string, Intl.NumberFormat>();
+const moments = new Map<string, Intl.DateTimeFormat>();
+function formatter<F>(kept: Map<string, F>, key: string, make: () => F): F {
+  let found = kept.get(key);
+  if (found === undefined) {
+    found = make();
+    kept.set(key, found);
+  }
+  return found;
+}
+
+/** A price as the buyer's language writes it ("$25.00", "25,00 €"), from minor units, exactly. */
+export function price(t: Messages, minor: number, currency: string): string {
+  // format() takes the decimal string as written (Intl.NumberFormat v3): no float in between.
+  return formatter(prices, `${t.lang} ${currency}`, () => new Intl.NumberFormat(t.lang, { style: 'currency', currency })).format(formatAmount(minor) as unknown as number);
+}
+
+/** A moment as the buyer's language writes it, in UTC (the page cannot know the buyer's zone without script). */
+export function moment(t: Messages, at: Date): VNode {
+  const text = formatter(moments, t.lang, () => new Intl.DateTimeFormat(t.lang, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' })).format(at);
+  return html`<time datetime=${at.toISOString()}>${text}</time>`;
+}
+
+export interface OrderLines {
+  items: Array<{ name: string; variant: string | null; quantity: number; amount_minor: number }>;
+  subtotalMinor: number;
+  discountMinor: number;
+  shippingMinor: number;
+  taxMinor: number;
+  totalMinor: number;
+}
+
+/** The order's lines and totals, when there is more to show than one line for the whole amount. */
+export function OrderSummary({ t, order, currency }: { t: Messages; order: OrderLines; currency: string }): VNode | null {
+  const plain = order.items.length === 1 && order.items[0]?.quantity === 1 && order.totalMinor === order.subtotalMinor;
+  if (plain) return null;
+  const totals: Array<[string, number]> = [[t.subtotal, order.subtotalMinor]];
+  if (order.discountMinor) totals.push([t.discount, -order.discountMinor]);
+  if (order.shippingMinor) totals.push([t.shipping, order.shippingMinor]);
+  if (order.taxMinor) totals.push([t.tax, order.taxMinor]);
+  totals.push([t.total, order.totalMinor]);
+  return html`<section aria-labelledby="items-heading">
+    <h2 id="items-heading">${t.items}</h2>
+    ${Table({
+      label: t.items,
+      columns: [t.item, t.quantity, t.price],
+      rows: order.items.map((item) => [item.variant ? `${item.name} (${item.variant})` : item.name, String(item.quantity), price(t, item.amount_minor, currency)]),
+      empty: '',
+    })}
+    <dl class="totals">${totals.map(([label, minor]) => html`<div><dt>${label}</dt><dd>${price(t, minor, currency)}</dd></div>`)}</dl>
+  </section>`;
+}

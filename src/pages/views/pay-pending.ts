@@ -1,0 +1,26 @@
+import type { VNode } from 'preact';
+import type { PayerView } from '../../resources/payer/view.ts';
+import { Button, Form, html } from '../../ui/index.ts';
+import type { Messages } from '../messages/en.ts';
+import { PayerPage } from './frame.ts';
+import { PaymentSummary } from './summary.ts';
+
+/**
+ * The buyer went to a card provider: the page waits for the money (and follows it), links back
+ * to the Test provider in Test mode, and lets the buyer choose another way to pay.
+ */
+export function payPendingPage({ t, view, paths }: { t: Messages; view: PayerView; paths: { self: string; choose: string; testProvider: string | null } }): VNode {
+  const provider = view.providerName ?? view.provider ?? '';
+  return PayerPage({
+    t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme,
+    title: t.waitingProvider(provider),
+    children: html`<div data-status=${view.status} data-status-url=${`/pay/${encodeURIComponent(view.id)}/status`}>
+      ${PaymentSummary({ t, view })}
+      <h2>${t.waitingProvider(provider)}</h2>
+      <p>${t.waitingProviderText(provider)}</p>
+      ${paths.testProvider && html`<p><a class="button primary" href=${paths.testProvider}>${t.testProviderTitle(provider)}</a></p>`}
+      <p><a href=${paths.self}>${t.refresh}</a></p>
+      ${Form({ action: paths.choose, label: t.chooseAgain, children: Button({ name: 'again', value: '1', children: t.chooseAgain }) })}
+    </div>`,
+  });
+}

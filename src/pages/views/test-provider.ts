@@ -1,0 +1,27 @@
+import type { VNode } from 'preact';
+import type { PayerView } from '../../resources/payer/view.ts';
+import { Button, Form, html } from '../../ui/index.ts';
+import type { Messages } from '../messages/en.ts';
+import { PayerPage, price } from './frame.ts';
+
+/**
+ * Test mode's stand-in for a card provider's hosted page: the outcomes a provider can produce
+ * (spec 3 rule 4: a declined card leaves the payment open and sends nothing).
+ */
+export function testProviderPage({ t, view, provider, action, back }: { t: Messages; view: PayerView; provider: { id: string; name: string }; action: string; back: string }): VNode {
+  return PayerPage({
+    t, business: view.business.name, livemode: view.livemode,
+    title: t.testProviderTitle(provider.name),
+    children: html`<div>
+      <h1>${t.testProviderTitle(provider.name)}</h1>
+      <p>${view.description}: <strong>${price(t, view.amountMinor, view.currency)}</strong></p>
+      <p>${t.testProviderText}</p>
+      ${Form({ action, label: t.testProviderTitle(provider.name), children: [
+        Button({ variant: 'primary', name: 'outcome', value: 'paid', children: t.testProviderPaid }),
+        Button({ name: 'outcome', value: 'underpaid', children: t.testProviderUnderpaid }),
+        Button({ variant: 'danger', name: 'outcome', value: 'declined', children: t.testProviderDeclined }),
+      ] })}
+      <p><a href=${back}>${t.backToPayment}</a></p>
+    </div>`,
+  });
+}

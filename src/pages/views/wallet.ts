@@ -1,0 +1,44 @@
+import type { VNode } from 'preact';
+import { Button, Form, html } from '../../ui/index.ts';
+import type { Messages } from '../messages/en.ts';
+
+/** Paying from the buyer's own wallet: in Live the address and amount; in Test no address exists. */
+export type Wallet =
+  | { kind: 'live'; address: string; amountCoin: string; token: string; network: string; price: string; qr: VNode }
+  | { kind: 'test' };
+
+/** A value to type or paste into a wallet; its Copy button appears only where the script runs. */
+function CopyField({ t, id, label, value, unit }: { t: Messages; id: string; label: string; value: string; unit?: string }): VNode {
+  return html`<div class="copy-field">
+    <dt>${label}</dt>
+    <dd><code id=${id}>${value}</code>${unit ? ` ${unit}` : ''} <button type="button" class="button secondary copy" data-copy=${id} data-copied=${t.copied} hidden>${t.copy}</button></dd>
+  </div>`;
+}
+
+export function WalletPanel({ t, wallet, testAction }: { t: Messages; wallet: Wallet; testAction: string }): VNode {
+  if (wallet.kind === 'test') {
+    return html`<section aria-labelledby="wallet-heading" class="way-to-pay">
+      <h3 id="wallet-heading">${t.byWallet}</h3>
+      <p>${t.walletTestHint}</p>
+      ${Form({ action: testAction, label: t.byWallet, children: [
+        Button({ name: 'outcome', value: 'paid', children: t.testPaid }),
+        Button({ name: 'outcome', value: 'underpaid', children: t.testUnderpaid }),
+        Button({ name: 'outcome', value: 'held_elsewhere', children: t.testElsewhere }),
+        Button({ name: 'outcome', value: 'late', children: t.testLate }),
+      ] })}
+    </section>`;
+  }
+  return html`<section aria-labelledby="wallet-heading" class="way-to-pay">
+    <h3 id="wallet-heading">${t.byWallet}</h3>
+    <p>${t.byWalletHint(wallet.token, wallet.network)}</p>
+    <div class="wallet">
+      <div class="qr">${wallet.qr}</div>
+      <dl class="copy-fields">
+        ${CopyField({ t, id: 'wallet-amount', label: t.sendAmount, value: wallet.amountCoin, unit: wallet.token })}
+        ${CopyField({ t, id: 'wallet-address', label: t.toAddress, value: wallet.address })}
+        <div><dt>${t.network}</dt><dd>${wallet.network}</dd></div>
+      </dl>
+    </div>
+    <p class="muted">${t.priceIs(wallet.price)}</p>
+  </section>`;
+}

@@ -1,0 +1,61 @@
+import type { Principal } from '../../auth/principal.ts';
+import { ApiError } from '../../core/errors.ts';
+import { parseOrThrow } from '../../core/validation.ts';
+import type { Db } from '../../db/database.ts';
+import type { CheckoutRow } from '../../db/schema.ts';
+import type { BusinessState } from '../../tenancy/businesses.ts';
+import { businessStateOf } from '../../tenancy/businesses.ts';
+import type { AppContext } from '../../verbs/context.ts';
+import { Answer } from '../../verbs/operation.ts';
+import { createCheckoutSession } from '../checkout-sessions/create.ts';
+import { CreateCheckoutSessionInput, StartCheckoutSessionInput } from '../checkout-sessions/schemas.ts';
+import { startCheckoutSession } from '../checkout-sessions/start.ts';
+import { requireCollected } from './start.ts';
+
+// A checkout's hosted page (spec 2.2, 4.2): anyone with its address may buy; every buyer gets
+// their own payment and order (source checkout). Its slug is the address, unique across the
+// service, so the page finds the checkout and its business by it alone.
+
+export interface CheckoutView {
+  checkout: CheckoutRow;
+  business: BusinessState;
+}
+
+export async function readCheckoutView(db: Db, slug: string): Promise<CheckoutView | undefined> {
+  const row = await db.selectFrom('checkouts as c').innerJoin('businesses as b', 'b.id', 'c.business_id')
+    .selectAll('c')
+    .select(['b.name as business_name', 'b.status as business_status', 'b.commerce as business_commerce', 'b.disabled_integrations as business_disabled_integrations',
+      'b.payout_wallet as business_payout_wallet', 'b.crypto_enabled as business_crypto_enabled', 'b.fee_bps as business_fee_bps'])
+    .where('c.slug', '=', slug)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { business_name, business_status, business_commerce, business_disabled_integrations, business_payout_wallet, business_crypto_enabled, business_fee_bps, ...checkout } = row;
+  return {
+    checkout,
+    business: businessStateOf({
+      id: checkout.business_id, name: business_name, status: business_status, commerce: business_commerce, disabled_integrations: business_disabled_integrations,
+      payout_wallet: business_payout_wallet, crypto_enabled: business_crypto_enabled, fee_bps: business_fee_bps,
+    }),
+  };
+}
+
+/** The buyer on a checkout's page: its business and mode, no scopes, holding only this checkout. */
+function buyerOfCheckout(view: CheckoutView): Principal {
+  return { businessId: view.business.id, livemode: view.checkout.livemode, scopes: new Set(), actor: { kind: 'buyer', holds: view.checkout.id }, business: view.business };
+}
+
+/**
+ * A buyer buys the checkout: a session of its purchase (its price, routing, collect and success
+ * address), started at once with what the buyer typed. The details are checked before anything
+ * is written, so a mistyped address makes no payment. Returns the new payment's id.
+ */
+export async function buyCheckout(app: AppContext, view: CheckoutView, details: Record<string, unknown>): Promise<string> {
+  if (!view.checkout.active) throw new ApiError('checkout_inactive', 'This checkout no longer takes new buyers.');
+  requireCollected(view.checkout.collect, details);
+  parseOrThrow(StartCheckoutSessionInput, { ...details, id: 'pay_new' });
+  const ctx = { ...app, principal: buyerOfCheckout(view) };
+  const created = await createCheckoutSession(ctx, parseOrThrow(CreateCheckoutSessionInput, { checkout_id: view.checkout.id }));
+  const session = created instanceof Answer ? created.body : created;
+  await startCheckoutSession(ctx, parseOrThrow(StartCheckoutSessionInput, { ...details, id: session.id }));
+  return session.id;
+}

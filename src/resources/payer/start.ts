@@ -1,0 +1,27 @@
+import { ApiError } from '../../core/errors.ts';
+import { parseOrThrow } from '../../core/validation.ts';
+import type { AppContext } from '../../verbs/context.ts';
+import { StartCheckoutSessionInput, type StartedCheckoutSessionOut } from '../checkout-sessions/schemas.ts';
+import { startCheckoutSession } from '../checkout-sessions/start.ts';
+import { buyerOf, type PayerView } from './view.ts';
+
+/**
+ * A buyer starts paying on the payer page (spec 3, open -> open): the same verb as
+ * `POST /v1/checkout_sessions/:id/start`, for this payment only, with what the buyer typed
+ * (email and the details `collect` asks for), validated as the API validates them.
+ */
+export async function startAsBuyer(app: AppContext, view: PayerView, details: Record<string, unknown>): Promise<StartedCheckoutSessionOut> {
+  if (view.status !== 'open') throw new ApiError('invalid_state', 'This payment cannot be started now.');
+  requireCollected(view.collect, details);
+  const input = parseOrThrow(StartCheckoutSessionInput, { ...details, id: view.id });
+  return startCheckoutSession({ ...app, principal: buyerOf(view) }, input);
+}
+
+/** What the merchant's `collect` asks for (spec 2.9) the buyer must give; the API's start takes it when sent. */
+export function requireCollected(collect: Record<string, boolean> | null, details: Record<string, unknown>): void {
+  if (collect?.name && !details.name) throw new ApiError('invalid_customer', 'Enter your name.', 'name');
+  if (collect?.phone && !details.phone) throw new ApiError('invalid_customer', 'Enter your phone number.', 'phone');
+  for (const kind of ['shipping_address', 'billing_address'] as const) {
+    if (collect?.[kind] && !details[kind]) throw new ApiError('invalid_address', `Enter your ${kind === 'shipping_address' ? 'shipping' : 'billing'} address.`, kind);
+  }
+}

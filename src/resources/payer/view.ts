@@ -1,0 +1,128 @@
+import type { Principal } from '../../auth/principal.ts';
+import type { Db } from '../../db/database.ts';
+import type { OrderItem, PaymentSource, PaymentStatus, Routing, StoredAddress } from '../../db/schema.ts';
+import type { BusinessState } from '../../tenancy/businesses.ts';
+import { readStatus } from '../shared/payment-status.ts';
+
+// What a buyer holding a payment's payer page address may see of it, read in one statement: the
+// payment as it reads now, its order's lines and totals, the business's name and state, and the
+// checkout it buys. Never the customer's saved details, other payments, or the merchant's keys.
+
+export interface PayerView {
+  id: string;
+  livemode: boolean;
+  source: PaymentSource;
+  status: PaymentStatus;
+  amountMinor: number;
+  currency: string;
+  description: string;
+  /** Payment links: the note to the payer, and who the link is for. */
+  memo: string | null;
+  customerName: string | null;
+  /** The email the merchant gave for this payment (the page prefills it), or the buyer gave when starting. */
+  customerEmail: string | null;
+  collect: Record<string, boolean> | null;
+  successUrl: string | null;
+  reference: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  startedAt: Date | null;
+  paidAt: Date | null;
+  canceledAt: Date | null;
+  depositAddress: string | null;
+  /** The order's value in USD cents, locked when the buyer started. */
+  usdValueMinor: number | null;
+  provider: string | null;
+  providerName: string | null;
+  order: {
+    items: OrderItem[];
+    subtotalMinor: number;
+    discountMinor: number;
+    shippingMinor: number;
+    taxMinor: number;
+    totalMinor: number;
+    shipTo: StoredAddress | null;
+    billTo: StoredAddress | null;
+  } | null;
+  business: BusinessState;
+  checkout: { id: string; slug: string; name: string; theme: 'light' | 'dark'; buttonLabel: string | null; crypto: boolean; active: boolean } | null;
+  /** The routing the buyer's card providers are chosen by: the checkout's, the session's, or smart. */
+  routing: Routing;
+}
+
+const SMART: Routing = { choice: 'smart', provider: null, fallback: false };
+
+/** The payer's view of a payment, as it reads at `now`; undefined when there is no such payment. */
+export async function readPayerView(db: Db, paymentId: string, now: Date): Promise<PayerView | undefined> {
+  const row = await db
+    .selectFrom('payments as p')
+    .innerJoin('businesses as b', 'b.id', 'p.business_id')
+    .leftJoin('orders as o', 'o.id', 'p.order_id')
+    .leftJoin('checkouts as c', 'c.id', 'p.checkout_id')
+    .select([
+      'p.id', 'p.business_id', 'p.livemode', 'p.source', 'p.status', 'p.amount_minor', 'p.currency', 'p.description', 'p.memo', 'p.customer_name',
+      'p.customer_email', 'p.collect', 'p.success_url', 'p.reference', 'p.created_at', 'p.expires_at', 'p.started_at', 'p.paid_at',
+      'p.canceled_at', 'p.deposit_address', 'p.usd_value_minor', 'p.provider', 'p.provider_name', 'p.routing',
+      'o.items', 'o.subtotal_minor', 'o.discount_minor', 'o.shipping_minor', 'o.tax_minor', 'o.total_minor', 'o.ship_to', 'o.bill_to',
+      'c.id as checkout_id', 'c.slug', 'c.name as checkout_name', 'c.theme', 'c.button_label', 'c.crypto', 'c.active', 'c.routing as checkout_routing',
+      'b.name as business_name', 'b.status as business_status', 'b.commerce as business_commerce', 'b.disabled_integrations as business_disabled_integrations',
+      'b.payout_wallet as business_payout_wallet', 'b.crypto_enabled as business_crypto_enabled', 'b.fee_bps as business_fee_bps',
+    ])
+    .where('p.id', '=', paymentId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    livemode: row.livemode,
+    source: row.source,
+    status: readStatus(row, now),
+    amountMinor: row.amount_minor,
+    currency: row.currency,
+    description: row.description,
+    memo: row.memo,
+    customerName: row.customer_name,
+    customerEmail: row.customer_email,
+    collect: row.collect,
+    successUrl: row.success_url,
+    reference: row.reference,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    startedAt: row.started_at,
+    paidAt: row.paid_at,
+    canceledAt: row.canceled_at,
+    depositAddress: row.deposit_address,
+    usdValueMinor: row.usd_value_minor,
+    provider: row.provider,
+    providerName: row.provider_name,
+    order: row.items === null ? null : {
+      items: row.items,
+      subtotalMinor: row.subtotal_minor ?? 0,
+      discountMinor: row.discount_minor ?? 0,
+      shippingMinor: row.shipping_minor ?? 0,
+      taxMinor: row.tax_minor ?? 0,
+      totalMinor: row.total_minor ?? 0,
+      shipTo: row.ship_to,
+      billTo: row.bill_to,
+    },
+    business: {
+      id: row.business_id, name: row.business_name, status: row.business_status, commerce: row.business_commerce,
+      disabled_integrations: row.business_disabled_integrations, payout_wallet: row.business_payout_wallet,
+      crypto_enabled: row.business_crypto_enabled, fee_bps: row.business_fee_bps,
+    },
+    checkout: row.checkout_id === null || row.slug === null ? null : {
+      id: row.checkout_id, slug: row.slug, name: row.checkout_name ?? '', theme: row.theme ?? 'light',
+      buttonLabel: row.button_label, crypto: row.crypto ?? true, active: row.active ?? true,
+    },
+    routing: row.checkout_routing ?? row.routing ?? SMART,
+  };
+}
+
+/** The buyer on this payment's page: its business and mode, no scopes, holding only this payment. */
+export function buyerOf(view: PayerView): Principal {
+  return { businessId: view.business.id, livemode: view.livemode, scopes: new Set(), actor: { kind: 'buyer', holds: view.id }, business: view.business };
+}
+
+/** Whether the buyer may pay in stablecoin: the account allows crypto, and so does the checkout bought. */
+export function cryptoAllowed(view: PayerView): boolean {
+  return view.business.crypto_enabled && (view.checkout?.crypto ?? true);
+}
