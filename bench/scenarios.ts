@@ -94,6 +94,17 @@ export const scenarios: readonly Scenario<unknown>[] = [
     baseline: ({ id }) => ({ method: 'GET', path: `/baseline/payment_links/${id}` }),
   }),
   defineScenario({
+    name: 'payer page: GET /pay/:id of an open link, rendered HTML (baseline: the REST read of the same link)',
+    target: 0.7,
+    baselineOnService: true,
+    baselineLabel: 'REST read',
+    async setup(env) {
+      return { id: await linkToRead(env) };
+    },
+    service: ({ id }) => ({ method: 'GET', path: `/pay/${id}`, headers: { accept: 'text/html', 'accept-language': 'en-GB,en;q=0.9' } }),
+    baseline: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
+  }),
+  defineScenario({
     name: 'agent read: GET /v1/payment_links/:id with an agent access token (baseline: the same with a secret key)',
     target: 0.9,
     baselineOnService: true,

@@ -6,7 +6,8 @@ export type Form = Record<string, string | string[]>;
 export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 
 function parseForm(text: string): Form {
-  const form: Form = {};
+  // No prototype: a field named `constructor` or `__proto__` is a field, not an inherited value.
+  const form = Object.create(null) as Form;
   for (const [name, value] of new URLSearchParams(text)) {
     const previous = form[name];
     form[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];

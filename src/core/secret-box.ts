@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 // AES-256-GCM for secrets the service must read back (webhook signing secrets).
 // Layout: version byte, 12-byte nonce, 16-byte tag, ciphertext.
@@ -6,6 +6,8 @@ const VERSION = 1;
 
 export class SecretBox {
   readonly #key: Buffer;
+  /** Each purpose's tag key, derived once (purposes are a few constants of ours). */
+  readonly #tagKeys = new Map<string, KeyObject>();
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('The secret encryption key must be 32 bytes.');
@@ -14,7 +16,11 @@ export class SecretBox {
 
   /** A keyed digest of `text` for `purpose` (base64url): the same in every process sharing the key. */
   tag(purpose: string, text: string): string {
-    const key = createHmac('sha256', this.#key).update(`tag:${purpose}`).digest();
+    let key = this.#tagKeys.get(purpose);
+    if (key === undefined) {
+      key = createSecretKey(createHmac('sha256', this.#key).update(`tag:${purpose}`).digest());
+      this.#tagKeys.set(purpose, key);
+    }
     return createHmac('sha256', key).update(text).digest('base64url');
   }
 

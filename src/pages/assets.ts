@@ -21,7 +21,8 @@ const CACHE: Record<string, string> = {
 /** Encapsulated on purpose: its cache headers, set last, override the app's `no-store`. */
 export async function payerAssets(scope: FastifyInstance): Promise<void> {
   scope.addHook('onSend', async (request, reply, payload) => {
-    const cache = CACHE[request.url];
+    // By the route, not the URL: `/embed.js?v=2` (a merchant's cache buster) is the same script.
+    const cache = request.routeOptions.url === undefined ? undefined : CACHE[request.routeOptions.url];
     if (reply.statusCode === 200 && cache) reply.header('Cache-Control', cache);
     return payload;
   });

@@ -58,7 +58,7 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
   await scope.register(payerAssets);
   scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, formBodyParser);
   scope.addHook('onRequest', async (request) => {
-    if (limits.enabled && request.method === 'GET' && !loads.take(request.ip)) throw tooMany();
+    if (limits.enabled && (request.method === 'GET' || request.method === 'HEAD') && !loads.take(request.ip)) throw tooMany();
   });
   // Text that cannot be stored (NUL, other control characters) is a bad request, never a 500.
   scope.addHook('preHandler', async (request) => {
@@ -74,6 +74,9 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
     // A payment's address never travels on to a card provider or the merchant's site.
     reply.header('Referrer-Policy', 'no-referrer');
     reply.header('Vary', 'Accept-Language');
+    // Said here, not left to the app's default: a page holds a payment's details and a form token
+    // bound to this browser. (Our scripts set their own caching, after this hook.)
+    if (String(reply.getHeader('Content-Type') ?? '').startsWith('text/html')) reply.header('Cache-Control', 'no-store');
     return payload;
   });
   scope.setErrorHandler(async (error, request, reply) => {
@@ -84,7 +87,7 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
       return pages.send(request, reply, 429, payerMessagePage({ t, title: t.tooManyTitle, text: t.tooManyText }));
     }
     if (error instanceof ApiError && error.code === 'not_found') return pages.send(request, reply, 404, payerMessagePage({ t, title: t.notFoundTitle, text: t.notFoundText }));
-    if (error instanceof ApiError && error.status < 500) return pages.send(request, reply, error.status, payerMessagePage({ t, title: t.problemTitle, text: t.fieldError(error.code, error.message) }));
+    if (error instanceof ApiError && error.status < 500) return pages.send(request, reply, error.status, payerMessagePage({ t, title: t.problemTitle, text: t.fieldError(error) }));
     const status = (error as { statusCode?: number }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) return pages.send(request, reply, status, payerMessagePage({ t, title: t.problemTitle, text: t.problemText }));
     request.log.error({ err: error }, 'payer page failed');
@@ -94,4 +97,9 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
   registerPayRoutes(scope, pages);
   registerTrackRoutes(scope, pages);
   registerCheckoutRoutes(scope, pages);
+  // Any other address under the payer prefixes (an id too long for the router, a step that does
+  // not exist) is the buyer's "not found" page, with these headers, not the API's JSON.
+  for (const prefix of ['/pay/*', '/track/*', '/c/*']) {
+    scope.route({ method: ['GET', 'POST'], url: prefix, handler: async () => { throw new ApiError('not_found', 'There is no page at this address.'); } });
+  }
 }

@@ -49,6 +49,7 @@ afterAll(async () => {
  */
 const MARK_TAB_STOPS = `(() => {
   const focusable = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
+    .filter((el) => el.getClientRects().length > 0) // not rendered (hidden until a script shows it): no stop
     .filter((el) => (el.matches('[tabindex]:not(a, button, input, select, textarea)') ? el.tabIndex >= 0 : !el.disabled && el.type !== 'hidden'));
   const stops = focusable.filter((el) => el.type !== 'radio' || el.checked
     || (!document.querySelector('input[type=radio][name="' + CSS.escape(el.name) + '"]:checked') && document.querySelector('input[type=radio][name="' + CSS.escape(el.name) + '"]') === el));

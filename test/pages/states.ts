@@ -13,8 +13,9 @@ import type { AgentConnectionOut } from '../../src/resources/agent-connections/s
 import type { ApiKeyOut } from '../../src/resources/api-keys/schemas.ts';
 import type { MemberOut } from '../../src/resources/team/schemas.ts';
 import type { Viewer } from '../../src/ui/index.ts';
+import { PAYER_NOT_PAGES, PAYER_STATES } from './payer-states.ts';
 
-// Every page of the dashboard and the OAuth server in each state a person meets it, with the data
+// Every page of the dashboard, the OAuth server and the buyers (payer-states.ts) in each state a person meets it, with the data
 // of a coffee roaster. Each string someone outside controls (a merchant, a buyer, an agent client,
 // a person typing into the dashboard) goes through `v`, so the every-page test can fill them all
 // with one hostile value, the accessibility test and the screenshots keep them as written.
@@ -41,6 +42,8 @@ export interface PageState {
   shows: string;
   /** A main page: screenshot also at 360px and in the dark theme. */
   main?: boolean;
+  /** Shows nothing anyone outside typed (the every-page test has nothing to fill). */
+  fixed?: boolean;
   render(v: Fill): { page: VNode; viewer: Viewer };
 }
 
@@ -181,9 +184,11 @@ export const PAGE_STATES: readonly PageState[] = [
     (v) => messagePage(v('This sign-in link is not valid'), v('It was used already or has expired. Ask for a new one.'))),
   signedOut({ fn: requestRefusedPage, name: 'request-refused', shows: 'the OAuth server refusing an agent\'s request it cannot send back' },
     (v) => requestRefusedPage(v('redirect_uri is not one of the client\'s registered redirect URIs.'))),
+  ...PAYER_STATES,
 ];
 
 /** Exported functions of the page folders that are not pages: what renders them. */
 export const NOT_PAGES: Record<string, string> = {
   DashboardPage: 'the frame of every dashboard page, rendered by each state above',
+  ...PAYER_NOT_PAGES,
 };

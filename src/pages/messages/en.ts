@@ -1,6 +1,13 @@
 // Every string a buyer reads on the payer pages, in English. Other languages implement the same
 // shape (messages/index.ts), so a string missing in one is a type error.
 
+/** A refusal as the API words it: its code, its sentence, and the field it is about. */
+export interface RefusedInput {
+  code: string;
+  message: string;
+  field?: string | undefined;
+}
+
 export const en = {
   lang: 'en',
   skip: 'Skip to main content',
@@ -61,6 +68,7 @@ export const en = {
   waitingProvider: (provider: string) => `Waiting for ${provider}`,
   waitingProviderText: (provider: string) => `Finish paying on ${provider}'s page. This page updates when the money arrives.`,
   chooseAgain: 'Choose another way to pay',
+  cardDeclined: 'The card was declined, and nothing was taken. You can try again, this way or another.',
   refresh: 'Check the status again',
   paidTitle: 'Thank you: paid',
   paidText: (business: string) => `${business} has received your payment.`,
@@ -79,7 +87,7 @@ export const en = {
   canceledText: (business: string) => `${business} canceled this payment request, so it no longer takes payments.`,
   askMerchant: (business: string) => `To pay, ask ${business} for a new link.`,
   notFoundTitle: 'Page not found',
-  notFoundText: 'There is no payment at this address. Check the link you were given.',
+  notFoundText: 'There is nothing to pay at this address. Check the link you were given.',
   tooManyTitle: 'Too many tries',
   tooManyText: 'Too many attempts were made in a short time. Try again in a minute.',
   problemTitle: 'Something went wrong',
@@ -109,15 +117,13 @@ export const en = {
   backToPayment: 'Back to the payment',
   checkoutClosedTitle: 'No longer available',
   checkoutClosedText: (business: string) => `${business} no longer sells this here.`,
+  /** What a checkout takes, said before the buyer types anything. */
+  checkoutWaysCardOrWallet: 'Pay by card, or in stablecoin from your own wallet.',
+  checkoutWaysCard: 'Pay by card.',
+  checkoutPausedText: (business: string) => `${business} cannot take payments here right now. Try again later, or ask ${business}.`,
   buy: 'Buy',
-  /** What a refused field says: the API's own sentence, written for people, in English. */
-  fieldError: (_code: string, message: string) => message,
-  required: {
-    name: 'Enter your name.',
-    phone: 'Enter your phone number.',
-    shipping_address: 'Enter your shipping address.',
-    billing_address: 'Enter your billing address.',
-  },
+  /** What a refused step or field says: the API's own sentence, written for people, in English. */
+  fieldError: (error: RefusedInput) => error.message,
   payAmount: (price: string) => `Pay ${price}`,
 };
 

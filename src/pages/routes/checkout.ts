@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.ts';
-import { formatAmount } from '../../core/money.ts';
-import { buyCheckout, readCheckoutView, type CheckoutView } from '../../resources/payer/checkout.ts';
+import { buyCheckout, readCheckoutView, takesBuyers, type CheckoutView } from '../../resources/payer/checkout.ts';
 import { formValues, type PayerPages } from '../requests.ts';
 import { checkoutClosedPage, checkoutPage } from '../views/checkout.ts';
 import { detailsFrom, type FieldErrors, type FormValues } from '../views/details.ts';
@@ -10,17 +9,20 @@ import { price } from '../views/frame.ts';
 // A checkout's hosted page (spec 2.2 url, /c/<slug>): buying it makes the buyer's own payment and
 // order and goes on to that payment's page; and what the buy button (embed.js) reads of it.
 
+const slugOf = (request: FastifyRequest) => (request.params as { slug: string }).slug;
+
 export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages): void {
   const { context } = pages;
   const view = async (request: FastifyRequest): Promise<CheckoutView> => {
-    const found = await readCheckoutView(context.db, (request.params as { slug: string }).slug);
+    const found = await readCheckoutView(context.db, slugOf(request));
     if (!found) throw new ApiError('not_found', 'There is no checkout at this address.');
     return found;
   };
   const scopeOf = (checkout: CheckoutView) => `checkout:${checkout.checkout.id}`;
   const render = (request: FastifyRequest, reply: FastifyReply, checkout: CheckoutView, status = 200, retry?: { values: FormValues; errors: FieldErrors }) => {
     const { t } = pages.of(request);
-    if (!checkout.checkout.active) return pages.send(request, reply, 410, checkoutClosedPage({ t, view: checkout }));
+    // Deleted (gone for good), or its account cannot take payments now: said before anyone types.
+    if (!takesBuyers(checkout)) return pages.send(request, reply, checkout.checkout.active ? 403 : 410, checkoutClosedPage({ t, view: checkout }));
     const token = pages.forms.tokenFor(request, reply, scopeOf(checkout));
     const action = `/c/${encodeURIComponent(checkout.checkout.slug)}`;
     return pages.send(request, reply, status, checkoutPage({ t, view: checkout, action, values: retry?.values ?? {}, errors: retry?.errors ?? {} }), token);
@@ -29,35 +31,34 @@ export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages
   scope.get('/c/:slug', async (request, reply) => render(request, reply, await view(request)));
 
   scope.post('/c/:slug', async (request, reply) => {
+    // Every post of this address counts, refused ones too: a flood of forged forms is limited like any other.
+    pages.admitForm(request);
     const checkout = await view(request);
     const values = formValues(pages.forms.check(request, scopeOf(checkout)));
-    pages.admitForm(request);
+    // A form loaded before the checkout was deleted: the closed page, and nothing is written.
+    if (!takesBuyers(checkout)) return render(request, reply, checkout);
     let paymentId: string;
     try {
-      pages.gate.admitStart({ businessId: checkout.business.id });
-      paymentId = await buyCheckout(context, checkout, detailsFrom(values, checkout.checkout.collect));
+      paymentId = await buyCheckout(context, checkout, detailsFrom(values, checkout.checkout.collect), () => pages.gate.admitStart({ businessId: checkout.business.id }));
     } catch (error) {
       if (!(error instanceof ApiError) || error.field === undefined || error.status !== 400) throw error;
       const { t } = pages.of(request);
-      return render(request, reply, checkout, 400, { values, errors: { [error.field]: t.fieldError(error.code, error.message) } });
+      return render(request, reply, checkout, 400, { values, errors: { [error.field]: t.fieldError(error) } });
     }
     return reply.redirect(`/pay/${encodeURIComponent(paymentId)}`, 303);
   });
 
-  // The buy button's label, name and theme; any site's button may read it (public facts of the checkout).
+  // What the buy button shows: the checkout's label (or "Pay <price>"), name and theme, public
+  // facts of the checkout, readable by any site. Always JSON with CORS, so the button can tell an
+  // unknown or deleted checkout (and show nothing) from a network failure (and keep its link).
   scope.get('/c/:slug/button.json', async (request, reply) => {
-    const { checkout } = await view(request);
-    const { t } = pages.of(request);
     reply.header('Access-Control-Allow-Origin', '*');
     reply.header('Cross-Origin-Resource-Policy', 'cross-origin');
-    if (!checkout.active) return reply.code(410).send({ error: { code: 'checkout_inactive', message: 'This checkout no longer takes new buyers.' } });
-    return {
-      name: checkout.name,
-      label: checkout.button_label ?? t.payAmount(price(t, checkout.amount_minor, checkout.currency)),
-      amount: formatAmount(checkout.amount_minor),
-      currency: checkout.currency,
-      theme: checkout.theme,
-      url: `${context.config.baseUrl}/c/${encodeURIComponent(checkout.slug)}`,
-    };
+    const found = await readCheckoutView(context.db, slugOf(request));
+    if (!found) return reply.code(404).send({ error: { code: 'not_found', message: 'There is no checkout at this address.' } });
+    if (!takesBuyers(found)) return reply.code(410).send({ error: { code: 'checkout_inactive', message: 'This checkout takes no new buyers.' } });
+    const { checkout } = found;
+    const { t } = pages.of(request);
+    return { label: checkout.button_label ?? t.payAmount(price(t, checkout.amount_minor, checkout.currency)), name: checkout.name, theme: checkout.theme };
   });
 }

@@ -22,7 +22,10 @@ import { walletOf } from '../views/wallet-of.ts';
 
 const paths = (id: string) => {
   const page = `/pay/${encodeURIComponent(id)}`;
-  return { page, start: `${page}/start`, provider: `${page}/provider`, test: `${page}/test`, details: `${page}?step=details`, choose: `${page}?step=choose`, testProvider: (provider: string) => `${page}/test-provider/${encodeURIComponent(provider)}` };
+  return {
+    page, start: `${page}/start`, provider: `${page}/provider`, test: `${page}/test`, details: `${page}?step=details`, choose: `${page}?step=choose`,
+    declined: `${page}?step=declined`, testProvider: (provider: string) => `${page}/test-provider/${encodeURIComponent(provider)}`,
+  };
 };
 
 export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): void {
@@ -39,6 +42,8 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     const token = pages.forms.tokenFor(request, reply, payment.id);
     const at = paths(payment.id);
     const step = (request.query as { step?: unknown }).step;
+    // After a declined card the buyer chooses again, told why they are back.
+    const choosing = step === 'choose' || step === 'declined';
     const send = (page: Parameters<PayerPages['send']>[3]) => pages.send(request, reply, status, page, token);
     switch (payment.status) {
       case 'open':
@@ -46,12 +51,12 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
         if (payment.status === 'open' && (payment.startedAt === null || step === 'details' || retry)) {
           return send(payStartPage({ t, view: payment, action: at.start, values: retry?.values ?? { email: payment.customerEmail ?? '' }, errors: retry?.errors ?? {} }));
         }
-        if (payment.status === 'pending' && step !== 'choose') {
+        if (payment.status === 'pending' && !choosing) {
           const testProvider = payment.livemode || !payment.provider ? null : at.testProvider(payment.provider);
           return send(payPendingPage({ t, view: payment, paths: { self: at.page, choose: at.choose, testProvider } }));
         }
         const ways = waysToPay(payment, context.config.providers);
-        return send(payChoosePage({ t, view: payment, paths: { provider: at.provider, details: at.details, test: at.test }, providers: ways.providers, wallet: walletOf(t, payment, ways.wallet) }));
+        return send(payChoosePage({ t, view: payment, paths: { provider: at.provider, details: at.details, test: at.test }, providers: ways.providers, wallet: walletOf(t, payment, ways.wallet), declined: step === 'declined' }));
       }
       case 'paid':
         return send(payPaidPage({ t, view: payment, next: successUrlFor(payment) }));
@@ -60,9 +65,17 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
       case 'failed':
         return send(payFailedPage({ t, view: payment }));
       case 'expired':
-        return send(payClosedPage({ t, view: payment }));
+        // Test mode: money a started buyer sent can still arrive late (spec 3), played out here.
+        return send(payClosedPage({ t, view: payment, testAction: !payment.livemode && payment.startedAt !== null ? at.test : null }));
     }
   };
+
+  /**
+   * Whether the payment has moved past the states a step acts on (paid in another tab, canceled
+   * meanwhile, a page kept open): then the buyer is shown the page as it is now, nothing done.
+   */
+  const movedPast = (payment: PayerView, acts: ReadonlyArray<PayerView['status']>) => !acts.includes(payment.status);
+  const UNPAID = ['open', 'pending'] as const;
 
   scope.get('/pay/:id', async (request, reply) => render(request, reply, await view(request)));
 
@@ -73,14 +86,14 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     const payment = await view(request);
     const values = formValues(pages.forms.check(request, payment.id));
     pages.admitForm(request);
-    pages.gate.admitStart(buyerOf(payment));
+    if (movedPast(payment, ['open'])) return reply.redirect(paths(payment.id).page, 303);
     try {
-      await startAsBuyer(context, payment, detailsFrom(values, payment.collect));
+      await startAsBuyer(context, payment, detailsFrom(values, payment.collect), () => pages.gate.admitStart(buyerOf(payment)));
     } catch (error) {
       // A refused field: the form again, with what was typed and what is wrong beside the field.
       if (!(error instanceof ApiError) || error.field === undefined || error.status !== 400) throw error;
       const { t } = pages.of(request);
-      return render(request, reply, payment, 400, { values, errors: { [error.field]: t.fieldError(error.code, error.message) } });
+      return render(request, reply, payment, 400, { values, errors: { [error.field]: t.fieldError(error) } });
     }
     return reply.redirect(paths(payment.id).page, 303);
   });
@@ -90,6 +103,7 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     const values = formValues(pages.forms.check(request, payment.id));
     pages.admitForm(request);
     const at = paths(payment.id);
+    if (movedPast(payment, UNPAID)) return reply.redirect(at.page, 303);
     const provider = values.provider ?? '';
     const target = await chooseProvider(context, payment, provider, { testProvider: at.testProvider(provider), returnUrl: `${context.config.baseUrl}${at.page}`, buyerIp: request.ip });
     return reply.redirect(target, 303);
@@ -102,6 +116,8 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     pages.admitForm(request);
     const outcome = values.outcome as BuyerOutcome;
     if (!BUYER_OUTCOMES.includes(outcome) || outcome === 'declined') throw new ApiError('invalid_outcome', 'Choose what happens to the money.');
+    // Money may still arrive at a closed payment (spec 3: late); a paid or held one takes no more.
+    if (movedPast(payment, [...UNPAID, 'expired'])) return reply.redirect(paths(payment.id).page, 303);
     await simulateAsBuyer(context, payment, outcome);
     return reply.redirect(paths(payment.id).page, 303);
   });
@@ -116,6 +132,7 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
   scope.get('/pay/:id/test-provider/:provider', async (request, reply) => {
     const { payment, provider } = await testProvider(request);
     const at = paths(payment.id);
+    if (movedPast(payment, UNPAID)) return reply.redirect(at.page, 303);
     const token = pages.forms.tokenFor(request, reply, payment.id);
     return pages.send(request, reply, 200, testProviderPage({ t: pages.of(request).t, view: payment, provider, action: at.testProvider(provider.id), back: at.page }), token);
   });
@@ -125,7 +142,9 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     pages.admitForm(request);
     const outcome = values.outcome as BuyerOutcome;
     if (outcome !== 'paid' && outcome !== 'underpaid' && outcome !== 'declined') throw new ApiError('invalid_outcome', 'Choose what happens to the card payment.');
+    if (movedPast(payment, UNPAID)) return reply.redirect(paths(payment.id).page, 303);
     await simulateAsBuyer(context, payment, outcome, provider.id);
-    return reply.redirect(paths(payment.id).page, 303);
+    // A declined card changes nothing (spec 3 rule 4): back to the ways to pay, saying so.
+    return reply.redirect(outcome === 'declined' ? paths(payment.id).declined : paths(payment.id).page, 303);
   });
 }

@@ -1,11 +1,11 @@
 import type { VNode } from 'preact';
-import type { CheckoutView } from '../../resources/payer/checkout.ts';
+import { checkoutTakesCrypto, type CheckoutView } from '../../resources/payer/checkout.ts';
 import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { DetailsFields, type FieldErrors, type FormValues } from './details.ts';
 import { PayerPage, price } from './frame.ts';
 
-/** A checkout's hosted page (spec 2.2): what it sells and for how much, in its theme, and the buyer's details. */
+/** A checkout's hosted page (spec 2.2): what it sells and for how much, how it can be paid, in its theme, and the buyer's details. */
 export function checkoutPage({ t, view, action, values, errors }: { t: Messages; view: CheckoutView; action: string; values: FormValues; errors: FieldErrors }): VNode {
   const { checkout, business } = view;
   const amount = price(t, checkout.amount_minor, checkout.currency);
@@ -17,6 +17,7 @@ export function checkoutPage({ t, view, action, values, errors }: { t: Messages;
         <h1 id="checkout-heading">${checkout.name}</h1>
         ${checkout.description && html`<p>${checkout.description}</p>`}
         <p class="amount-due"><strong>${amount}</strong></p>
+        <p class="muted">${checkoutTakesCrypto(view) ? t.checkoutWaysCardOrWallet : t.checkoutWaysCard}</p>
       </section>
       <section aria-labelledby="details-heading">
         <h2 id="details-heading">${t.yourDetails}</h2>
@@ -35,6 +36,7 @@ export function checkoutClosedPage({ t, view }: { t: Messages; view: CheckoutVie
   return PayerPage({
     t, business: view.business.name, livemode: view.checkout.livemode, theme: view.checkout.theme,
     title: t.checkoutClosedTitle,
-    children: html`<div><h1>${t.checkoutClosedTitle}</h1><p>${t.checkoutClosedText(view.business.name)}</p></div>`,
+    // Deleted for good, or its account cannot take payments for now (paused, suspended, no payout wallet).
+    children: html`<div><h1>${t.checkoutClosedTitle}</h1><p>${view.checkout.active ? t.checkoutPausedText(view.business.name) : t.checkoutClosedText(view.business.name)}</p></div>`,
   });
 }

@@ -1,6 +1,6 @@
 import type { VNode } from 'preact';
 import type { PayerView } from '../../resources/payer/view.ts';
-import { Button, Form, html } from '../../ui/index.ts';
+import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { PayerPage } from './frame.ts';
 import { PaymentSummary } from './summary.ts';
@@ -17,18 +17,21 @@ export interface OfferedProvider {
  * routing offers them (best first), and paying from the buyer's own wallet when crypto is
  * allowed (in Test mode, the outcomes money could have instead).
  */
-export function payChoosePage({ t, view, paths, providers, wallet }: {
+export function payChoosePage({ t, view, paths, providers, wallet, declined = false }: {
   t: Messages;
   view: PayerView;
   paths: { provider: string; details: string; test: string };
   providers: OfferedProvider[];
   wallet: Wallet | null;
+  /** Back here because the card provider declined the card. */
+  declined?: boolean;
 }): VNode {
   return PayerPage({
     t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme,
     title: t.payTitle(view.business.name),
     children: html`<div data-status=${view.status} data-status-url=${`/pay/${encodeURIComponent(view.id)}/status`}>
       ${PaymentSummary({ t, view })}
+      ${declined && Notice({ tone: 'error', children: t.cardDeclined })}
       <h2>${t.howToPay}</h2>
       <section aria-labelledby="card-heading" class="way-to-pay">
         <h3 id="card-heading">${t.byCard}</h3>

@@ -1,6 +1,6 @@
 import type { VNode } from 'preact';
 import type { PayerView } from '../../resources/payer/view.ts';
-import { html, Notice } from '../../ui/index.ts';
+import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { moment, PayerPage, price } from './frame.ts';
 
@@ -54,8 +54,11 @@ export function payFailedPage({ t, view }: { t: Messages; view: PayerView }): VN
   });
 }
 
-/** Expired, or canceled by the merchant: no longer takes payments (money sent anyway still shows here once it arrives). */
-export function payClosedPage({ t, view }: { t: Messages; view: PayerView }): VNode {
+/**
+ * Expired, or canceled by the merchant: no longer takes payments (money sent anyway still shows
+ * here once it arrives). With `testAction`, Test mode's panel plays out such money arriving late.
+ */
+export function payClosedPage({ t, view, testAction = null }: { t: Messages; view: PayerView; testAction?: string | null }): VNode {
   return PayerPage({
     ...frame(t, view),
     title: t.closedTitle,
@@ -63,6 +66,11 @@ export function payClosedPage({ t, view }: { t: Messages; view: PayerView }): VN
       <h1>${t.closedTitle}</h1>
       <p>${view.canceledAt ? t.canceledText(view.business.name) : t.expiredText}</p>
       <p>${t.askMerchant(view.business.name)}</p>
+      ${testAction && html`<section aria-labelledby="wallet-heading" class="way-to-pay">
+        <h2 id="wallet-heading">${t.byWallet}</h2>
+        <p>${t.walletTestHint}</p>
+        ${Form({ action: testAction, label: t.byWallet, children: Button({ name: 'outcome', value: 'late', children: t.testLate }) })}
+      </section>`}
     </div>`,
   });
 }

@@ -1,6 +1,6 @@
 import type { VNode } from 'preact';
 import type { PayerView } from '../../resources/payer/view.ts';
-import { Button, Form, html } from '../../ui/index.ts';
+import { html } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { PayerPage } from './frame.ts';
 import { PaymentSummary } from './summary.ts';
@@ -20,7 +20,7 @@ export function payPendingPage({ t, view, paths }: { t: Messages; view: PayerVie
       <p>${t.waitingProviderText(provider)}</p>
       ${paths.testProvider && html`<p><a class="button primary" href=${paths.testProvider}>${t.testProviderTitle(provider)}</a></p>`}
       <p><a href=${paths.self}>${t.refresh}</a></p>
-      ${Form({ action: paths.choose, label: t.chooseAgain, children: Button({ name: 'again', value: '1', children: t.chooseAgain }) })}
+      <p><a href=${paths.choose}>${t.chooseAgain}</a></p>
     </div>`,
   });
 }

@@ -7,6 +7,7 @@ import type { BusinessState } from '../../tenancy/businesses.ts';
 import { businessStateOf } from '../../tenancy/businesses.ts';
 import type { AppContext } from '../../verbs/context.ts';
 import { Answer } from '../../verbs/operation.ts';
+import { assertCanTakePayments } from '../shared/business-rules.ts';
 import { createCheckoutSession } from '../checkout-sessions/create.ts';
 import { CreateCheckoutSessionInput, StartCheckoutSessionInput } from '../checkout-sessions/schemas.ts';
 import { startCheckoutSession } from '../checkout-sessions/start.ts';
@@ -45,14 +46,41 @@ function buyerOfCheckout(view: CheckoutView): Principal {
 }
 
 /**
+ * Whether the checkout takes a new buyer now: it is not deleted, and its account may take
+ * payments through checkouts (active, not paused, the integrations on, a payout wallet in Live).
+ * The page says so before the buyer types anything, rather than refusing the form afterwards.
+ */
+export function takesBuyers(view: CheckoutView): boolean {
+  if (!view.checkout.active) return false;
+  try {
+    assertCanTakePayments(buyerOfCheckout(view), 'checkouts');
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError) return false;
+    throw error;
+  }
+}
+
+/** Whether its buyers may pay in stablecoin: the account allows crypto, and so does the checkout (as cryptoAllowed for its payments). */
+export function checkoutTakesCrypto(view: CheckoutView): boolean {
+  return view.business.crypto_enabled && view.checkout.crypto;
+}
+
+/**
  * A buyer buys the checkout: a session of its purchase (its price, routing, collect and success
  * address), started at once with what the buyer typed. The details are checked before anything
- * is written, so a mistyped address makes no payment. Returns the new payment's id.
+ * is written, so a mistyped address makes no payment; `admit` (the account's starts a minute,
+ * spec 8) is asked only then, so mistyped forms do not use up the account's starts. Returns the
+ * new payment's id.
  */
-export async function buyCheckout(app: AppContext, view: CheckoutView, details: Record<string, unknown>): Promise<string> {
+export async function buyCheckout(app: AppContext, view: CheckoutView, details: Record<string, unknown>, admit: () => void): Promise<string> {
   if (!view.checkout.active) throw new ApiError('checkout_inactive', 'This checkout no longer takes new buyers.');
+  // The start needs an email, and the purchase is written before the start: without one, every
+  // post would leave a payment and an order nobody can pay.
+  if (!details.email) throw new ApiError('invalid_email', 'Enter your email address.', 'email');
   requireCollected(view.checkout.collect, details);
   parseOrThrow(StartCheckoutSessionInput, { ...details, id: 'pay_new' });
+  admit();
   const ctx = { ...app, principal: buyerOfCheckout(view) };
   const created = await createCheckoutSession(ctx, parseOrThrow(CreateCheckoutSessionInput, { checkout_id: view.checkout.id }));
   const session = created instanceof Answer ? created.body : created;
