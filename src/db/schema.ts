@@ -149,6 +149,8 @@ export interface OrdersTable {
 export type PaymentStatus = 'open' | 'pending' | 'paid' | 'held' | 'failed' | 'expired';
 export interface PaymentsTable {
   id: string;
+  /** A payment link's tracking page address (`trk_…`): not the id, which opens the payer page. Null for other payments. */
+  tracking_token: string | null;
   business_id: string;
   livemode: boolean;
   source: PaymentSource;

@@ -1,5 +1,6 @@
 import { formatAmount } from '../core/money.ts';
 import type { CustomerRow, OrderRow, PaymentRow, StoredAddress } from '../db/schema.ts';
+import { payerUrl, trackingUrl } from '../resources/shared/payer-urls.ts';
 import { deriveOrder, displayNumber, summaryOf, unitCount } from '../resources/orders/derive.ts';
 
 // The objects inside webhook events (spec 2.6 to 2.8): camelCase, timestamps in milliseconds,
@@ -54,13 +55,13 @@ export function paymentSnapshot(payment: PaymentRow, baseUrl: string) {
     metadata: payment.metadata,
     customerName: isLink ? payment.customer_name : null,
     memo: isLink ? payment.memo : null,
-    trackingUrl: isLink ? `${baseUrl}/track/${payment.id}` : null,
+    trackingUrl: isLink ? trackingUrl(baseUrl, payment) : null,
     canceledAt: ms(payment.canceled_at),
     successUrl: payment.success_url,
     createdAt: payment.created_at.getTime(),
     paidAt: ms(payment.paid_at),
     expiresAt: payment.expires_at.getTime(),
-    url: `${baseUrl}/pay/${payment.id}`,
+    url: payerUrl(baseUrl, payment),
     orderId: payment.order_id,
   };
 }

@@ -1,13 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Gate } from '../auth/gate.ts';
 import { MINUTE } from '../core/clock.ts';
 import { ApiError, RETRY_AFTER_SECONDS } from '../core/errors.ts';
 import { FORM_CONTENT_TYPE, formBodyParser } from '../core/form.ts';
+import { randomBase62 } from '../core/ids.ts';
 import { WindowCounter } from '../core/rate-limiter.ts';
 import { hasControlCharacters } from '../core/validation.ts';
-import { renderPage, sendPage } from '../ui/index.ts';
+import { PageCache, renderPage, sendPage } from '../ui/index.ts';
 import type { AppContext } from '../verbs/context.ts';
 import { payerAssets } from './assets.ts';
 import { messagesFor } from './messages/index.ts';
@@ -24,6 +24,8 @@ import { payerMessagePage } from './views/message.ts';
 // its own limits on loads and posts (besides the account's 12 starts a minute).
 
 const requests = new WeakMap<FastifyRequest, PayerRequest>();
+/** Pages kept rendered (the characters of their keys and HTML): a few thousand payments' and checkouts' states. */
+const KEPT_CHARACTERS = 8_000_000;
 
 export async function payerPages(scope: FastifyInstance, options: { context: AppContext; gate: Gate }): Promise<void> {
   const { context, gate } = options;
@@ -32,6 +34,7 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
   const posts = new WindowCounter(limits.payerFormsPerMinute, MINUTE, context.clock);
   const tooMany = () => new ApiError('rate_limited', `Too many requests from this address. Retry after ${RETRY_AFTER_SECONDS} seconds.`);
 
+  const kept = new PageCache(KEPT_CHARACTERS);
   const pages: PayerPages = {
     context,
     gate,
@@ -39,7 +42,7 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
     of(request) {
       let known = requests.get(request);
       if (!known) {
-        known = { t: messagesFor(request.headers['accept-language']), nonce: randomBytes(16).toString('base64') };
+        known = { t: messagesFor(request.headers['accept-language']), nonce: randomBase62(22) };
         requests.set(request, known);
       }
       return known;
@@ -49,8 +52,10 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
       reply.header('Content-Language', t.lang);
       return sendPage(reply, status, renderPage(page, { nonce, timeZone: 'UTC', ...(token ? { csrfToken: token } : {}) }));
     },
-    admitForm(request) {
-      if (limits.enabled && !posts.take(request.ip)) throw tooMany();
+    sendKept(request, reply, key, make, token) {
+      const { t, nonce } = pages.of(request);
+      reply.header('Content-Language', t.lang);
+      return sendPage(reply, 200, kept.render(JSON.stringify([t.lang, key]), make, { nonce, timeZone: 'UTC', ...(token ? { csrfToken: token } : {}) }));
     },
   };
 
@@ -58,7 +63,11 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
   await scope.register(payerAssets);
   scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, formBodyParser);
   scope.addHook('onRequest', async (request) => {
-    if (limits.enabled && (request.method === 'GET' || request.method === 'HEAD') && !loads.take(request.ip)) throw tooMany();
+    if (!limits.enabled) return;
+    // Loads of pages and assets; posted forms (starts, choices, Test outcomes), counted before
+    // anything reads them, so forged posts are limited like any other.
+    const counter = request.method === 'POST' ? posts : loads;
+    if (!counter.take(request.ip)) throw tooMany();
   });
   // Text that cannot be stored (NUL, other control characters) is a bad request, never a 500.
   scope.addHook('preHandler', async (request) => {

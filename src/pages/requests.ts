@@ -1,8 +1,9 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import type { Gate } from '../auth/gate.ts';
 import { ApiError } from '../core/errors.ts';
+import { randomBase62 } from '../core/ids.ts';
 import type { Form } from '../core/form.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { CSRF_FIELD } from '../ui/index.ts';
@@ -33,8 +34,11 @@ export interface PayerPages {
   of(request: FastifyRequest): PayerRequest;
   /** Renders a page for this request (with the form token of the page, when it has forms) and sends it. */
   send(request: FastifyRequest, reply: FastifyReply, status: number, page: VNode, token?: string): FastifyReply;
-  /** Counts one posted form of this client address (starts, choices, test outcomes). */
-  admitForm(request: FastifyRequest): void;
+  /**
+   * Sends a page (200) rendered once per `key` and language and kept: the key must hold everything
+   * `make` reads (the whole view, the step), as it is turned into JSON to name the page.
+   */
+  sendKept(request: FastifyRequest, reply: FastifyReply, key: unknown, make: () => VNode, token?: string): FastifyReply;
 }
 
 export class PayerForms {
@@ -50,7 +54,7 @@ export class PayerForms {
   tokenFor(request: FastifyRequest, reply: FastifyReply, scope: string): string {
     let nonce = request.cookies[NONCE_COOKIE];
     if (!nonce || !/^[\w-]{22}$/.test(nonce)) {
-      nonce = randomBytes(16).toString('base64url');
+      nonce = randomBase62(22);
       reply.setCookie(NONCE_COOKIE, nonce, { path: '/', httpOnly: true, sameSite: 'lax', secure: this.#secure });
     }
     return this.#secrets.tag('payer-form', `${scope}:${nonce}`);

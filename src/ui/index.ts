@@ -1,5 +1,5 @@
 // What pages import: the renderer, the reply helper and the components.
-export { html, renderPage, HtmlPage, type Viewer } from './render.ts';
+export { html, renderPage, HtmlPage, PageCache, type Viewer } from './render.ts';
 export { sendPage } from './send-page.ts';
 export { STYLESHEET_PATH, uiAssets } from './assets.ts';
 export { Layout, type LayoutProps } from './components/layout.ts';

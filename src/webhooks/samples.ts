@@ -39,7 +39,7 @@ function sampleRows(type: PaymentEventType, livemode: boolean, now: Date): { pay
     created_at: created, updated_at: now, paid_at: after.paid ? now : null, store_order_key: null, store_customer_id: null,
   };
   const payment: PaymentRow = {
-    id: 'pay_sample', business_id: 'sample', livemode, source: 'api', order_id: order.id, checkout_id: null, status: after.status,
+    id: 'pay_sample', tracking_token: null, business_id: 'sample', livemode, source: 'api', order_id: order.id, checkout_id: null, status: after.status,
     amount_minor: 5000, currency: 'USD', description: 'Sample payment', reference: 'sample', metadata: { sample: true },
     customer_email: customer.email, customer_name: null, memo: null, success_url: null, collect: null,
     created_at: created, expires_at: new Date(created.getTime() + 24 * HOUR), started_at: created, provider_reached_at: null,

@@ -57,7 +57,7 @@ const order: Required<Insertable<OrdersTable>> = {
 };
 
 const payment: Required<Insertable<PaymentsTable>> = {
-  id: 'pay_json', business_id: 'biz_json', livemode: false, source: 'checkout', order_id: 'ord_json', checkout_id: 'chk_json',
+  id: 'pay_json', tracking_token: 'trk_json', business_id: 'biz_json', livemode: false, source: 'checkout', order_id: 'ord_json', checkout_id: 'chk_json',
   status: 'paid', amount_minor: 4000, currency: 'USD', description: 'Tea', reference: 'ref-1', metadata: JSON.stringify({ cart: '7' }),
   customer_email: 'ann@buyer.example', customer_name: 'Ann', memo: 'memo', success_url: 'https://shop.example/done',
   collect: JSON.stringify({ name: true }), created_at: at(7), expires_at: at(8), started_at: at(9), provider_reached_at: at(10),

@@ -75,7 +75,7 @@ describe('a payer page in German', () => {
     const html = await response.text();
     expect(html).toContain('<html lang="de"');
     expect(html).toContain('Testmodus: Es fließt kein echtes Geld.');
-    expect(html).toContain('<title>An Kaffeerösterei Falke zahlen');
+    expect(html).toContain('<title>Bezahlen: Röstkaffee · Kaffeerösterei Falke');
     expect(html).toContain('1.234,50\u00a0€');
     expect(html).toContain('Weiter zur Zahlung');
     expect(html).not.toContain('Amount due');

@@ -223,7 +223,7 @@ describe('a payment link paid by card provider', () => {
     // The details step: what is paid, to whom, in Test mode; the email the merchant gave, prefilled.
     const response = await page.goto(pathOf(link.url));
     expect(response!.status()).toBe(200);
-    expect(await page.title()).toBe('Pay Corner Café · Corner Café');
+    expect(await page.title()).toBe('Pay for Coffee beans, 1 kg · Corner Café');
     expect(await heading(page)).toBe('Coffee beans, 1 kg');
     const start = await text(page);
     expect(start).toContain('Test mode');
@@ -490,6 +490,12 @@ describe('the tracking page', () => {
       await billing.getByLabel('Postal code').fill('LS1 4AP');
       await billing.getByLabel('Country code').fill('GB');
     });
+    // Going back to change a detail keeps the others as given.
+    await b.page.getByRole('link', { name: 'Change your details' }).click();
+    await expect(b.page.getByLabel('Full name').inputValue()).resolves.toBe('Grace B. Hopper');
+    await expect(b.page.getByLabel('Phone').inputValue()).resolves.toBe('+1 202 555 0143');
+    await expect(b.page.getByRole('group', { name: 'Shipping address' }).getByLabel('State, province or region').inputValue()).resolves.toBe('VA');
+    await expect(b.page.getByRole('group', { name: 'Billing address' }).getByLabel('Postal code').inputValue()).resolves.toBe('LS1 4AP');
     const order = await t.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select(['o.customer_name', 'o.customer_phone', 'o.ship_to', 'o.bill_to']).where('p.id', '=', link.id).executeTakeFirstOrThrow();
     expect(order).toMatchObject({ customer_name: 'Grace B. Hopper', customer_phone: '+1 202 555 0143', ship_to: { city: 'Arlington', region: 'VA' }, bill_to: { city: 'Leeds', country: 'GB' } });
 
@@ -499,6 +505,8 @@ describe('the tracking page', () => {
       expect(response!.status()).toBe(200);
       const html = await response!.text();
       for (const secret of secrets) expect(html.toLowerCase()).not.toContain(secret.toLowerCase());
+      // Nor the payment's id: it would open the payer page, with the buyer's email.
+      expect(html).not.toContain(link.id);
       return text(b.page);
     };
     const waiting = await track();
@@ -523,6 +531,9 @@ describe('the tracking page', () => {
     // A checkout session is not a link: it has no tracking page.
     const session = await t.request('POST', '/v1/checkout_sessions', { key: m.key, body: { amount: '10.00', currency: 'USD' } });
     expect((await b.page.goto(`${t.url}/track/${session.body.id}`))!.status()).toBe(404);
+    // A link's tracking page is at its token only.
+    expect(link.tracking_url).toMatch(/\/track\/trk_[0-9A-Za-z]{24}$/);
+    expect((await b.page.goto(`${t.url}/track/${link.id}`))!.status()).toBe(404);
     await expectSafeResponses(b);
   });
 });

@@ -19,7 +19,9 @@ let biz: TestBusiness;
 let key: string;
 let checkout: { id: string; slug: string; url: string };
 let otherCheckout: { slug: string };
-let link: { id: string; url: string };
+let link: { id: string; url: string; tracking_url: string };
+/** The link's tracking page, at its own token. */
+let tracking: string;
 let otherLink: { id: string };
 
 let addresses = 0;
@@ -72,6 +74,7 @@ beforeAll(async () => {
   otherCheckout = await createCheckout({ name: 'Decaf' });
   const created = await t.request('POST', '/v1/payment_links', { key, body: { amount: '25.00', currency: 'USD', description: 'Teapot', customer_email: 'ada@example.com' } });
   link = created.body;
+  tracking = new URL(link.tracking_url).pathname;
   otherLink = (await t.request('POST', '/v1/payment_links', { key, body: { amount: '99.00', currency: 'USD', description: 'Other buyer secret thing', customer_name: 'Zed Other' } })).body;
 });
 afterAll(async () => {
@@ -110,7 +113,8 @@ describe('headers', () => {
     await t.db.updateTable('checkouts').set({ active: false }).where('id', '=', deleted.id).execute();
     const cases: Array<[string, number]> = [
       [link.url, 200],
-      [`/track/${link.id}`, 200],
+      [tracking, 200],
+      [`/track/${link.id}`, 404], // the payment's id opens the payer page, never the tracking page
       [checkout.url, 200],
       [deleted.url, 410],
       ['/pay/pay_000000000000000000000000', 404],
@@ -230,7 +234,7 @@ describe('forms', () => {
     await owner.update({ commerce: 'paused' });
     const page = await a.open(made.url);
     expect(page.status).toBe(403);
-    expect(page.html).toContain('<h1>No longer available</h1>');
+    expect(page.html).toContain('<h1>Not taking payments right now</h1>');
     expect(page.html).not.toContain('<form');
     const posted = await a.post(checkoutAction(made.slug), { [CSRF_FIELD]: token, email: 'buyer@example.com' });
     expect(posted.status).toBe(403);
@@ -310,7 +314,7 @@ describe('what cannot make a 500', () => {
 
   it.each(LANGUAGES.map((value) => ({ value, name: value.length > 40 ? `${value.length} characters` : JSON.stringify(value) })))('Accept-Language $name on every page', async ({ value }) => {
     const ip = address();
-    for (const path of [checkout.url, link.url, `/track/${link.id}`, '/c/no-such-checkout', `/c/${checkout.slug}/button.json`]) {
+    for (const path of [checkout.url, link.url, tracking, '/c/no-such-checkout', `/c/${checkout.slug}/button.json`]) {
       const response = await get(ip, path, { 'accept-language': value });
       expect(response.status, path).toBeLessThan(500);
       if (response.headers.has('content-language')) expect(['en', 'de'], path).toContain(response.headers.get('content-language'));
@@ -379,10 +383,10 @@ describe('what the pages show', () => {
 
     const [owner] = await t.db.selectFrom('businesses').select('id').where('id', '=', biz.id).execute();
     const linkPage = (await a.open(link.url)).html;
-    const trackPage = (await a.open(`/track/${link.id}`)).html;
+    const trackPage = (await a.open(tracking)).html;
     expect(trackPage).not.toContain('ada@example.com');
     for (const [name, html, own] of [
-      ['checkout page', checkoutPage.html, null], ['payment page', payPage.html, ownId], ['link page', linkPage, link.id], ['tracking page', trackPage, link.id],
+      ['checkout page', checkoutPage.html, null], ['payment page', payPage.html, ownId], ['link page', linkPage, link.id], ['tracking page', trackPage, null],
     ] as const) {
       expect([...html.matchAll(ID)].map((match) => match[0]).filter((id) => id !== own), name).toEqual([]);
       expect(html, name).not.toContain(owner!.id);

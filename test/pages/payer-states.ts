@@ -23,6 +23,7 @@ import type { Fill, PageState } from './states.ts';
 
 const DEPOSIT = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const NOW = new Date('2026-03-04T09:12:00Z');
+const TRACK_STATUS = '/track/trk_Vq3kX9mL2wR7tN4pC8bZ6hJ1/status';
 
 /** A payment's view as the payer page reads it: a Test payment link, open, not started. */
 function payment(v: Fill, more: Partial<PayerView> = {}): PayerView {
@@ -36,6 +37,7 @@ function payment(v: Fill, more: Partial<PayerView> = {}): PayerView {
     description: v('Ethiopia Guji, 1 kg whole beans'),
     memo: v('Thanks for the wholesale order. Beans roast on Tuesday and ship the same day.'),
     customerName: v('Priya Raman'),
+    given: { name: null, phone: null },
     customerEmail: v('priya@harbourcafe.example'),
     collect: null,
     successUrl: null,
@@ -136,6 +138,10 @@ export const PAYER_STATES: readonly PageState[] = [
     const view = payment(v, started());
     return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS, wallet: walletOf(t, view, { kind: 'test' }) });
   }),
+  payer({ main: true, fn: payChoosePage, name: 'pay-choose-declined', shows: 'back from the Test provider after a declined card: nothing taken, choose again' }, (v, t) => {
+    const view = payment(v, started({ status: 'pending', provider: 'moonpay', providerName: 'MoonPay' }));
+    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS, wallet: walletOf(t, view, { kind: 'test' }), declined: true });
+  }),
   payer({ main: true, fn: payChoosePage, name: 'pay-choose-live', shows: 'Live, started: card providers and the buyer\'s own wallet (QR code, address, amount, network)' }, (v, t) => {
     const view = payment(v, started({ livemode: true, depositAddress: DEPOSIT }));
     return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS.slice(0, 2), wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450 }) });
@@ -164,12 +170,14 @@ export const PAYER_STATES: readonly PageState[] = [
     (v, t) => payFailedPage({ t, view: payment(v, started({ status: 'failed' })) })),
   payer({ main: true, fn: payClosedPage, name: 'pay-expired', shows: 'the time ran out: no longer takes payments' },
     (v, t) => payClosedPage({ t, view: payment(v, { status: 'expired' }) })),
+  payer({ main: true, fn: payClosedPage, name: 'pay-expired-test-panel', shows: 'Test mode, started and then expired: money can still be played out as arriving late' },
+    (v, t) => payClosedPage({ t, view: payment(v, started({ status: 'expired' })), testAction: at(payment(v).id).test })),
   payer({ main: true, fn: payClosedPage, name: 'pay-canceled', shows: 'the merchant canceled the link' },
     (v, t) => payClosedPage({ t, view: payment(v, { status: 'expired', canceledAt: new Date('2026-03-04T11:00:00Z') }) })),
   payer({ main: true, fn: trackPage, name: 'track-open', shows: 'the tracking page of an open link: status, amount, times; no payer details' },
-    (v, t) => trackPage({ t, view: payment(v) })),
+    (v, t) => trackPage({ t, view: payment(v), statusUrl: TRACK_STATUS })),
   payer({ main: true, fn: trackPage, name: 'track-paid', shows: 'the tracking page once paid' },
-    (v, t) => trackPage({ t, view: payment(v, started({ status: 'paid', paidAt: new Date('2026-03-04T09:14:00Z') })) })),
+    (v, t) => trackPage({ t, view: payment(v, started({ status: 'paid', paidAt: new Date('2026-03-04T09:14:00Z') })), statusUrl: TRACK_STATUS })),
   payer({ main: true, fn: checkoutPage, name: 'checkout', shows: 'a checkout\'s page in its light theme: what it sells, the price on the button' },
     (v, t) => checkoutPage({ t, view: checkout(v), action: '/c/kestrel-house-blend', values: {}, errors: {} })),
   payer({ main: true, fn: checkoutPage, name: 'checkout-dark', shows: 'a checkout in its dark theme with its own button label' },

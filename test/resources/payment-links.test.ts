@@ -119,6 +119,11 @@ describe('POST /v1/payment_links', () => {
     expect(res.body.url.startsWith(`${t.config.baseUrl}/`)).toBe(true);
     expect(res.body.tracking_url.startsWith(`${t.config.baseUrl}/`)).toBe(true);
     expect(res.body.tracking_url).not.toBe(res.body.url);
+    // The tracking page is at a token of its own, not the payment's id (which opens the payer page).
+    expect(res.body.tracking_url).toMatch(new RegExp(`^${t.config.baseUrl}/track/trk_[0-9A-Za-z]{24}$`));
+    expect(res.body.tracking_url).not.toContain(res.body.id);
+    const read = await t.request('GET', `/v1/payment_links/${res.body.id}`, { key });
+    expect(read.body.tracking_url).toBe(res.body.tracking_url);
 
     // The order keeps phone and addresses (spec 4.1), with the region code uppercased.
     const order = await orderOf(res.body.order_id);

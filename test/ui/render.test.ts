@@ -3,7 +3,7 @@ import path from 'node:path';
 import Fastify from 'fastify';
 import type { ComponentChildren } from 'preact';
 import { describe, expect, it } from 'vitest';
-import { Button, Form, html, HtmlPage, Layout, Money, renderPage, sendPage, Table, Time } from '../../src/ui/index.ts';
+import { Button, Form, html, HtmlPage, Layout, Money, PageCache, renderPage, sendPage, Table, Time } from '../../src/ui/index.ts';
 import { BLOCKED_URL, isSafeUrl, safeUrl } from '../../src/ui/safe-url.ts';
 
 // The renderer's rules on their own; hostile-input.test.ts checks them again in a real browser.
@@ -123,6 +123,57 @@ describe('sending a page', () => {
   it('an HtmlPage is made only by renderPage', () => {
     // @ts-expect-error the constructor is private
     expect(() => new HtmlPage(Symbol('HtmlPage'), '<p>x</p>')).toThrow(TypeError);
+  });
+});
+
+describe('PageCache', () => {
+  let renders = 0;
+  const formPage = (text: string) => () => {
+    renders += 1;
+    return Layout({ title: text, scripts: ['/assets/payer.0123456789abcdef.js'], children: Form({ action: '/go', label: 'Go', children: [html`<p>${text}</p>`, Button({ children: 'Go' })] }) });
+  };
+
+  it('renders a key once and fills each response\'s own nonce and form token into the kept page', () => {
+    const cache = new PageCache(100_000);
+    renders = 0;
+    const first = cache.render('a', formPage('<Alpha>'), { nonce: 'nonceOne', csrfToken: 'token-one', timeZone: 'UTC' }).toString();
+    const second = cache.render('a', formPage('<Alpha>'), { nonce: 'nonceTwo', csrfToken: 'token_two', timeZone: 'UTC' }).toString();
+    expect(renders).toBe(1);
+    expect(first).toBe(renderPage(formPage('<Alpha>')(), { nonce: 'nonceOne', csrfToken: 'token-one', timeZone: 'UTC' }).toString());
+    expect(second).toBe(first.replaceAll('nonceOne', 'nonceTwo').replaceAll('token-one', 'token_two'));
+    expect(second).toContain('nonce="nonceTwo"');
+    expect(second).toContain('value="token_two"');
+    expect(second).toContain('&lt;Alpha>');
+  });
+
+  it('renders anew for another key, time zone or form token presence, and forgets the least recently used page first', () => {
+    const viewer = { nonce: 'n1', csrfToken: 't1', timeZone: 'UTC' };
+    // Room for two pages and their keys (the markers are longer than n1 and t1), not three.
+    const cache = new PageCache(2 * (renderPage(formPage('A')(), viewer).toString().length + 120));
+    renders = 0;
+    cache.render('a', formPage('A'), viewer);
+    cache.render('b', formPage('B'), viewer);
+    cache.render('b', formPage('B'), { ...viewer, timeZone: 'Europe/Berlin' }); // a third page: 'a' goes
+    expect(renders).toBe(3);
+    cache.render('b', formPage('B'), viewer);
+    expect(renders).toBe(3);
+    expect(cache.render('a', formPage('A'), viewer).toString()).toContain('<p>A</p>');
+    expect(renders).toBe(4);
+    expect(() => cache.render('c', formPage('C'), { nonce: 'n1', timeZone: 'UTC' })).toThrow(/CSRF token/);
+  });
+
+  it('keeps no page bigger than all it may hold, and still serves it', () => {
+    const cache = new PageCache(100);
+    renders = 0;
+    expect(cache.render('big', formPage('Big'), { nonce: 'n1', csrfToken: 't1' }).toString()).toContain('<p>Big</p>');
+    cache.render('big', formPage('Big'), { nonce: 'n1', csrfToken: 't1' });
+    expect(renders).toBe(2);
+  });
+
+  it('refuses a nonce or token that is not a plain token (it would go into the page unescaped)', () => {
+    const cache = new PageCache(100_000);
+    expect(() => cache.render('a', formPage('A'), { nonce: '"><script>', csrfToken: 't' })).toThrow(/letters, digits/);
+    expect(() => cache.render('a', formPage('A'), { nonce: 'n', csrfToken: 'a b' })).toThrow(/letters, digits/);
   });
 });
 

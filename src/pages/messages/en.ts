@@ -12,7 +12,7 @@ export const en = {
   lang: 'en',
   skip: 'Skip to main content',
   testBanner: 'Test mode: no real money moves. Nothing you do here is charged.',
-  payTitle: (business: string) => `Pay ${business}`,
+  payTitle: (what: string) => `Pay for ${what}`,
   amountDue: 'Amount due',
   forWhom: (name: string) => `For ${name}`,
   items: 'What you are paying for',
@@ -64,6 +64,7 @@ export const en = {
   testUnderpaid: 'Less than asked arrives',
   testElsewhere: 'The money goes to another wallet',
   testLate: 'The money arrives after the time is up',
+  testLateCanceled: 'The money arrives after the link was canceled',
   changeDetails: 'Change your details',
   waitingProvider: (provider: string) => `Waiting for ${provider}`,
   waitingProviderText: (provider: string) => `Finish paying on ${provider}'s page. This page updates when the money arrives.`,
@@ -120,6 +121,7 @@ export const en = {
   /** What a checkout takes, said before the buyer types anything. */
   checkoutWaysCardOrWallet: 'Pay by card, or in stablecoin from your own wallet.',
   checkoutWaysCard: 'Pay by card.',
+  checkoutPausedTitle: 'Not taking payments right now',
   checkoutPausedText: (business: string) => `${business} cannot take payments here right now. Try again later, or ask ${business}.`,
   buy: 'Buy',
   /** What a refused step or field says: the API's own sentence, written for people, in English. */

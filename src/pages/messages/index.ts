@@ -6,8 +6,23 @@ import { en, type Messages } from './en.ts';
 
 const CATALOGUES = new Map<string, Messages>([['en', en], ['de', de]]);
 
+/** The answers for the headers seen most (browsers send a few dozen distinct ones), bounded. */
+const chosen = new Map<string, Messages>();
+const CHOSEN_MAX = 256;
+
 export function messagesFor(acceptLanguage: string | undefined): Messages {
-  const wanted = (acceptLanguage ?? '')
+  const header = acceptLanguage ?? '';
+  let messages = chosen.get(header);
+  if (messages === undefined) {
+    messages = negotiate(header);
+    if (chosen.size >= CHOSEN_MAX) chosen.clear();
+    chosen.set(header, messages);
+  }
+  return messages;
+}
+
+function negotiate(acceptLanguage: string): Messages {
+  const wanted = acceptLanguage
     .split(',')
     .map((part, index) => {
       const [tag = '', ...params] = part.trim().toLowerCase().split(';');

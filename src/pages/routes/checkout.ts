@@ -25,14 +25,14 @@ export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages
     if (!takesBuyers(checkout)) return pages.send(request, reply, checkout.checkout.active ? 403 : 410, checkoutClosedPage({ t, view: checkout }));
     const token = pages.forms.tokenFor(request, reply, scopeOf(checkout));
     const action = `/c/${encodeURIComponent(checkout.checkout.slug)}`;
-    return pages.send(request, reply, status, checkoutPage({ t, view: checkout, action, values: retry?.values ?? {}, errors: retry?.errors ?? {} }), token);
+    const make = () => checkoutPage({ t, view: checkout, action, values: retry?.values ?? {}, errors: retry?.errors ?? {} });
+    // Every buyer of a checkout opens the same page: kept, unless it shows what one buyer typed.
+    return retry === undefined && status === 200 ? pages.sendKept(request, reply, checkout, make, token) : pages.send(request, reply, status, make(), token);
   };
 
   scope.get('/c/:slug', async (request, reply) => render(request, reply, await view(request)));
 
   scope.post('/c/:slug', async (request, reply) => {
-    // Every post of this address counts, refused ones too: a flood of forged forms is limited like any other.
-    pages.admitForm(request);
     const checkout = await view(request);
     const values = formValues(pages.forms.check(request, scopeOf(checkout)));
     // A form loaded before the checkout was deleted: the closed page, and nothing is written.

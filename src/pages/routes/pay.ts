@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
 import { ApiError } from '../../core/errors.ts';
 import { chooseProvider } from '../../resources/payer/choose-provider.ts';
 import { BUYER_OUTCOMES, simulateAsBuyer, type BuyerOutcome } from '../../resources/payer/simulate.ts';
@@ -8,7 +9,7 @@ import { buyerOf, readPayerView, type PayerView } from '../../resources/payer/vi
 import { waysToPay } from '../../resources/payer/ways.ts';
 import { findProvider } from '../../resources/providers/catalogue.ts';
 import { formValues, type PayerPages } from '../requests.ts';
-import { detailsFrom, type FieldErrors, type FormValues } from '../views/details.ts';
+import { detailsFrom, detailsOf, type FieldErrors, type FormValues } from '../views/details.ts';
 import { payChoosePage } from '../views/pay-choose.ts';
 import { payClosedPage, payFailedPage, payHeldPage, payPaidPage } from '../views/pay-outcome.ts';
 import { payPendingPage } from '../views/pay-pending.ts';
@@ -31,7 +32,7 @@ const paths = (id: string) => {
 export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): void {
   const { context } = pages;
   const view = async (request: FastifyRequest): Promise<PayerView> => {
-    const found = await readPayerView(context.db, (request.params as { id: string }).id, context.clock.now());
+    const found = await readPayerView(context.db, { id: (request.params as { id: string }).id }, context.clock.now());
     if (!found) throw new ApiError('not_found', 'There is no payment at this address.');
     return found;
   };
@@ -44,29 +45,31 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     const step = (request.query as { step?: unknown }).step;
     // After a declined card the buyer chooses again, told why they are back.
     const choosing = step === 'choose' || step === 'declined';
-    const send = (page: Parameters<PayerPages['send']>[3]) => pages.send(request, reply, status, page, token);
+    // A page is a function of the payment and the step asked for: kept, unless it shows what was typed.
+    const kept = retry === undefined && status === 200 ? { payment, step: choosing || step === 'details' ? step : null } : null;
+    const send = (make: () => VNode) => kept ? pages.sendKept(request, reply, kept, make, token) : pages.send(request, reply, status, make(), token);
     switch (payment.status) {
       case 'open':
       case 'pending': {
         if (payment.status === 'open' && (payment.startedAt === null || step === 'details' || retry)) {
-          return send(payStartPage({ t, view: payment, action: at.start, values: retry?.values ?? { email: payment.customerEmail ?? '' }, errors: retry?.errors ?? {} }));
+          return send(() => payStartPage({ t, view: payment, action: at.start, values: retry?.values ?? detailsOf(payment), errors: retry?.errors ?? {} }));
         }
         if (payment.status === 'pending' && !choosing) {
           const testProvider = payment.livemode || !payment.provider ? null : at.testProvider(payment.provider);
-          return send(payPendingPage({ t, view: payment, paths: { self: at.page, choose: at.choose, testProvider } }));
+          return send(() => payPendingPage({ t, view: payment, paths: { self: at.page, choose: at.choose, testProvider } }));
         }
         const ways = waysToPay(payment, context.config.providers);
-        return send(payChoosePage({ t, view: payment, paths: { provider: at.provider, details: at.details, test: at.test }, providers: ways.providers, wallet: walletOf(t, payment, ways.wallet), declined: step === 'declined' }));
+        return send(() => payChoosePage({ t, view: payment, paths: { provider: at.provider, details: at.details, test: at.test }, providers: ways.providers, wallet: walletOf(t, payment, ways.wallet), declined: step === 'declined' }));
       }
       case 'paid':
-        return send(payPaidPage({ t, view: payment, next: successUrlFor(payment) }));
+        return send(() => payPaidPage({ t, view: payment, next: successUrlFor(payment) }));
       case 'held':
-        return send(payHeldPage({ t, view: payment }));
+        return send(() => payHeldPage({ t, view: payment }));
       case 'failed':
-        return send(payFailedPage({ t, view: payment }));
+        return send(() => payFailedPage({ t, view: payment }));
       case 'expired':
         // Test mode: money a started buyer sent can still arrive late (spec 3), played out here.
-        return send(payClosedPage({ t, view: payment, testAction: !payment.livemode && payment.startedAt !== null ? at.test : null }));
+        return send(() => payClosedPage({ t, view: payment, testAction: !payment.livemode && payment.startedAt !== null ? at.test : null }));
     }
   };
 
@@ -85,7 +88,6 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
   scope.post('/pay/:id/start', async (request, reply) => {
     const payment = await view(request);
     const values = formValues(pages.forms.check(request, payment.id));
-    pages.admitForm(request);
     if (movedPast(payment, ['open'])) return reply.redirect(paths(payment.id).page, 303);
     try {
       await startAsBuyer(context, payment, detailsFrom(values, payment.collect), () => pages.gate.admitStart(buyerOf(payment)));
@@ -101,7 +103,6 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
   scope.post('/pay/:id/provider', async (request, reply) => {
     const payment = await view(request);
     const values = formValues(pages.forms.check(request, payment.id));
-    pages.admitForm(request);
     const at = paths(payment.id);
     if (movedPast(payment, UNPAID)) return reply.redirect(at.page, 303);
     const provider = values.provider ?? '';
@@ -113,7 +114,6 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
   scope.post('/pay/:id/test', async (request, reply) => {
     const payment = await view(request);
     const values = formValues(pages.forms.check(request, payment.id));
-    pages.admitForm(request);
     const outcome = values.outcome as BuyerOutcome;
     if (!BUYER_OUTCOMES.includes(outcome) || outcome === 'declined') throw new ApiError('invalid_outcome', 'Choose what happens to the money.');
     // Money may still arrive at a closed payment (spec 3: late); a paid or held one takes no more.
@@ -139,7 +139,6 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
   scope.post('/pay/:id/test-provider/:provider', async (request, reply) => {
     const { payment, provider } = await testProvider(request);
     const values = formValues(pages.forms.check(request, payment.id));
-    pages.admitForm(request);
     const outcome = values.outcome as BuyerOutcome;
     if (outcome !== 'paid' && outcome !== 'underpaid' && outcome !== 'declined') throw new ApiError('invalid_outcome', 'Choose what happens to the card payment.');
     if (movedPast(payment, UNPAID)) return reply.redirect(paths(payment.id).page, 303);

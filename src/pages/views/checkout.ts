@@ -35,8 +35,8 @@ export function checkoutPage({ t, view, action, values, errors }: { t: Messages;
 export function checkoutClosedPage({ t, view }: { t: Messages; view: CheckoutView }): VNode {
   return PayerPage({
     t, business: view.business.name, livemode: view.checkout.livemode, theme: view.checkout.theme,
-    title: t.checkoutClosedTitle,
+    title: view.checkout.active ? t.checkoutPausedTitle : t.checkoutClosedTitle,
     // Deleted for good, or its account cannot take payments for now (paused, suspended, no payout wallet).
-    children: html`<div><h1>${t.checkoutClosedTitle}</h1><p>${view.checkout.active ? t.checkoutPausedText(view.business.name) : t.checkoutClosedText(view.business.name)}</p></div>`,
+    children: html`<div><h1>${view.checkout.active ? t.checkoutPausedTitle : t.checkoutClosedTitle}</h1><p>${view.checkout.active ? t.checkoutPausedText(view.business.name) : t.checkoutClosedText(view.business.name)}</p></div>`,
   });
 }

@@ -1,5 +1,6 @@
 import type { VNode } from 'preact';
 import { html, TextField } from '../../ui/index.ts';
+import type { PayerView } from '../../resources/payer/view.ts';
 import type { Messages } from '../messages/en.ts';
 
 // The buyer's details: email always, and what the merchant's `collect` asks for. Field names are
@@ -54,6 +55,24 @@ export function DetailsFields(props: DetailsProps): VNode {
     ${collect?.shipping_address && Address({ ...props, kind: 'shipping_address', legend: t.shippingAddress })}
     ${collect?.billing_address && Address({ ...props, kind: 'billing_address', legend: t.billingAddress })}
   </div>`;
+}
+
+/**
+ * The form as the payment holds it: the email, and once started what the buyer gave (name, phone,
+ * the order's addresses), so going back to change one detail keeps the others.
+ */
+export function detailsOf(view: Pick<PayerView, 'customerEmail' | 'customerName' | 'given' | 'order'>): FormValues {
+  const values: FormValues = {};
+  const put = (name: string, value: string | null | undefined) => {
+    if (value) values[name] = value;
+  };
+  put('email', view.customerEmail);
+  put('name', view.given.name ?? view.customerName);
+  put('phone', view.given.phone);
+  for (const [kind, address] of [['shipping_address', view.order?.shipTo], ['billing_address', view.order?.billTo]] as const) {
+    for (const part of ADDRESS_PARTS) put(`${kind}.${part}`, address?.[part]);
+  }
+  return values;
 }
 
 /** What the buyer typed, as the start verb takes it: empty fields are absent; addresses are objects. */

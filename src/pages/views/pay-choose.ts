@@ -28,7 +28,7 @@ export function payChoosePage({ t, view, paths, providers, wallet, declined = fa
 }): VNode {
   return PayerPage({
     t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme,
-    title: t.payTitle(view.business.name),
+    title: t.payTitle(view.description),
     children: html`<div data-status=${view.status} data-status-url=${`/pay/${encodeURIComponent(view.id)}/status`}>
       ${PaymentSummary({ t, view })}
       ${declined && Notice({ tone: 'error', children: t.cardDeclined })}

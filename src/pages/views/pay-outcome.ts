@@ -37,7 +37,8 @@ export function payHeldPage({ t, view }: { t: Messages; view: PayerView }): VNod
   return PayerPage({
     ...frame(t, view),
     title: t.heldTitle,
-    children: html`<div data-status=${view.status}>
+    // Followed: the merchant may accept it, and the page then shows the receipt.
+    children: html`<div data-status=${view.status} data-status-url=${`/pay/${encodeURIComponent(view.id)}/status`}>
       ${Notice({ tone: 'warning', children: html`<div><h1>${t.heldTitle}</h1><p>${t.heldText(view.business.name)}</p></div>` })}
       <p><span class="muted">${t.paymentId}</span> <code>${view.id}</code></p>
     </div>`,
@@ -69,7 +70,7 @@ export function payClosedPage({ t, view, testAction = null }: { t: Messages; vie
       ${testAction && html`<section aria-labelledby="wallet-heading" class="way-to-pay">
         <h2 id="wallet-heading">${t.byWallet}</h2>
         <p>${t.walletTestHint}</p>
-        ${Form({ action: testAction, label: t.byWallet, children: Button({ name: 'outcome', value: 'late', children: t.testLate }) })}
+        ${Form({ action: testAction, label: t.byWallet, children: Button({ name: 'outcome', value: 'late', children: view.canceledAt ? t.testLateCanceled : t.testLate }) })}
       </section>`}
     </div>`,
   });

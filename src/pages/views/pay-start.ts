@@ -11,7 +11,7 @@ export function payStartPage({ t, view, action, values, errors }: { t: Messages;
   const hasErrors = Object.keys(errors).length > 0;
   return PayerPage({
     t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme,
-    title: t.payTitle(view.business.name),
+    title: t.payTitle(view.description),
     children: html`<div>
       ${PaymentSummary({ t, view })}
       <section aria-labelledby="details-heading">

@@ -1,5 +1,5 @@
 import type { VNode } from 'preact';
-import type { PayerView } from '../../resources/payer/view.ts';
+import type { TrackingView } from '../../resources/payer/view.ts';
 import { html } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { moment, PayerPage, price } from './frame.ts';
@@ -8,12 +8,12 @@ import { moment, PayerPage, price } from './frame.ts';
  * A payment link's tracking page (spec 2.1 tracking_url): status, amount, what it is for and its
  * times. Never the payer's email, name, phone or addresses: anyone the link is shown to may read it.
  */
-export function trackPage({ t, view }: { t: Messages; view: PayerView }): VNode {
+export function trackPage({ t, view, statusUrl }: { t: Messages; view: TrackingView; statusUrl: string }): VNode {
   const status = view.canceledAt ? t.canceledStatus : t.statuses[view.status] ?? view.status;
   return PayerPage({
     t, business: view.business.name, livemode: view.livemode,
     title: t.trackTitle,
-    children: html`<div data-status=${view.status} data-status-url=${`/pay/${encodeURIComponent(view.id)}/status`}>
+    children: html`<div data-status=${view.status} data-status-url=${statusUrl}>
       <h1>${t.trackTitle}</h1>
       <dl class="receipt">
         <div><dt>${t.status}</dt><dd><strong>${status}</strong></dd></div>

@@ -5,6 +5,7 @@ import { coded } from '../../core/validation.ts';
 import { RoutingOut, routingField } from '../checkouts/schemas.ts';
 import { OrderInput, orderTotal } from '../orders/input.ts';
 import { PaymentIdInput, PaymentOut, type PaymentWithCustomer } from '../payments/schemas.ts';
+import { payerUrl } from '../shared/payer-urls.ts';
 import { readStatus } from '../shared/payment-status.ts';
 import { routingOut } from '../providers/routing.ts';
 import { addressField } from '../shared/addresses.ts';
@@ -124,7 +125,7 @@ export function toCheckoutSessionOut(row: PaymentWithCustomer, baseUrl: string, 
     object: 'checkout_session',
     livemode: row.livemode,
     status: readStatus(row, now),
-    url: `${baseUrl}/pay/${row.id}`,
+    url: payerUrl(baseUrl, row),
     amount: formatAmount(row.amount_minor),
     currency: row.currency,
     description: row.description,

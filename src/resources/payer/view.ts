@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Db } from '../../db/database.ts';
+import { template } from '../../db/template.ts';
 import type { OrderItem, PaymentSource, PaymentStatus, Routing, StoredAddress } from '../../db/schema.ts';
 import type { BusinessState } from '../../tenancy/businesses.ts';
 import { readStatus } from '../shared/payment-status.ts';
@@ -19,6 +20,8 @@ export interface PayerView {
   /** Payment links: the note to the payer, and who the link is for. */
   memo: string | null;
   customerName: string | null;
+  /** The name and phone on the order (what the buyer gave when starting), for the details form when they go back to it. */
+  given: { name: string | null; phone: string | null };
   /** The email the merchant gave for this payment (the page prefills it), or the buyer gave when starting. */
   customerEmail: string | null;
   collect: Record<string, boolean> | null;
@@ -52,24 +55,38 @@ export interface PayerView {
 
 const SMART: Routing = { choice: 'smart', provider: null, fallback: false };
 
+/**
+ * What a payment link's tracking page shows (spec 2.1 tracking_url): its status, amount, what it
+ * is for and its times. Nothing of the payer, and not the payment's id (which opens the payer page).
+ */
+export type TrackingView = Pick<PayerView, 'livemode' | 'status' | 'amountMinor' | 'currency' | 'description' | 'createdAt' | 'expiresAt' | 'paidAt' | 'canceledAt'>
+  & { business: Pick<BusinessState, 'name'> };
+
+/** A payment found by its id (the payer page), or a payment link by its tracking token. */
+export type PayerLookup = { id: string } | { trackingToken: string };
+
+// Built once per lookup (by id, by tracking token): the page is read on every load and poll.
+const payerViewQuery = template((db: Db, a: { key: string }, by: 'id' | 'tracking_token') => db
+  .selectFrom('payments as p')
+  .innerJoin('businesses as b', 'b.id', 'p.business_id')
+  .leftJoin('orders as o', 'o.id', 'p.order_id')
+  .leftJoin('checkouts as c', 'c.id', 'p.checkout_id')
+  .select([
+    'p.id', 'p.business_id', 'p.livemode', 'p.source', 'p.status', 'p.amount_minor', 'p.currency', 'p.description', 'p.memo', 'p.customer_name',
+    'p.customer_email', 'p.collect', 'p.success_url', 'p.reference', 'p.created_at', 'p.expires_at', 'p.started_at', 'p.paid_at',
+    'p.canceled_at', 'p.deposit_address', 'p.usd_value_minor', 'p.provider', 'p.provider_name', 'p.routing',
+    'o.customer_name as order_customer_name', 'o.customer_phone', 'o.items', 'o.subtotal_minor', 'o.discount_minor', 'o.shipping_minor', 'o.tax_minor', 'o.total_minor', 'o.ship_to', 'o.bill_to',
+    'c.id as checkout_id', 'c.slug', 'c.name as checkout_name', 'c.theme', 'c.button_label', 'c.crypto', 'c.active', 'c.routing as checkout_routing',
+    'b.name as business_name', 'b.status as business_status', 'b.commerce as business_commerce', 'b.disabled_integrations as business_disabled_integrations',
+    'b.payout_wallet as business_payout_wallet', 'b.crypto_enabled as business_crypto_enabled', 'b.fee_bps as business_fee_bps',
+  ])
+  .where(by === 'id' ? 'p.id' : 'p.tracking_token', '=', a.key), (by) => by);
+
 /** The payer's view of a payment, as it reads at `now`; undefined when there is no such payment. */
-export async function readPayerView(db: Db, paymentId: string, now: Date): Promise<PayerView | undefined> {
-  const row = await db
-    .selectFrom('payments as p')
-    .innerJoin('businesses as b', 'b.id', 'p.business_id')
-    .leftJoin('orders as o', 'o.id', 'p.order_id')
-    .leftJoin('checkouts as c', 'c.id', 'p.checkout_id')
-    .select([
-      'p.id', 'p.business_id', 'p.livemode', 'p.source', 'p.status', 'p.amount_minor', 'p.currency', 'p.description', 'p.memo', 'p.customer_name',
-      'p.customer_email', 'p.collect', 'p.success_url', 'p.reference', 'p.created_at', 'p.expires_at', 'p.started_at', 'p.paid_at',
-      'p.canceled_at', 'p.deposit_address', 'p.usd_value_minor', 'p.provider', 'p.provider_name', 'p.routing',
-      'o.items', 'o.subtotal_minor', 'o.discount_minor', 'o.shipping_minor', 'o.tax_minor', 'o.total_minor', 'o.ship_to', 'o.bill_to',
-      'c.id as checkout_id', 'c.slug', 'c.name as checkout_name', 'c.theme', 'c.button_label', 'c.crypto', 'c.active', 'c.routing as checkout_routing',
-      'b.name as business_name', 'b.status as business_status', 'b.commerce as business_commerce', 'b.disabled_integrations as business_disabled_integrations',
-      'b.payout_wallet as business_payout_wallet', 'b.crypto_enabled as business_crypto_enabled', 'b.fee_bps as business_fee_bps',
-    ])
-    .where('p.id', '=', paymentId)
-    .executeTakeFirst();
+export async function readPayerView(db: Db, lookup: PayerLookup, now: Date): Promise<PayerView | undefined> {
+  const [row] = 'id' in lookup
+    ? await payerViewQuery(db, { key: lookup.id }, 'id')
+    : await payerViewQuery(db, { key: lookup.trackingToken }, 'tracking_token');
   if (!row) return undefined;
   return {
     id: row.id,
@@ -81,6 +98,7 @@ export async function readPayerView(db: Db, paymentId: string, now: Date): Promi
     description: row.description,
     memo: row.memo,
     customerName: row.customer_name,
+    given: { name: row.order_customer_name, phone: row.customer_phone },
     customerEmail: row.customer_email,
     collect: row.collect,
     successUrl: row.success_url,
@@ -125,4 +143,12 @@ export function buyerOf(view: PayerView): Principal {
 /** Whether the buyer may pay in stablecoin: the account allows crypto, and so does the checkout bought. */
 export function cryptoAllowed(view: PayerView): boolean {
   return view.business.crypto_enabled && (view.checkout?.crypto ?? true);
+}
+
+/** A payment link's tracking view by its token; undefined when no link has it. */
+export async function readTrackingView(db: Db, trackingToken: string, now: Date): Promise<TrackingView | undefined> {
+  const view = await readPayerView(db, { trackingToken }, now);
+  if (!view || view.source !== 'payment_link') return undefined;
+  const { livemode, status, amountMinor, currency, description, createdAt, expiresAt, paidAt, canceledAt, business } = view;
+  return { livemode, status, amountMinor, currency, description, createdAt, expiresAt, paidAt, canceledAt, business: { name: business.name } };
 }

@@ -7,6 +7,7 @@ import { coded } from '../../core/validation.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { addressField } from '../shared/addresses.ts';
 import { amountField, collectField, collectOut, currencyField, emailField, optionalText, requiredText, urlField } from '../shared/fields.ts';
+import { payerUrl, trackingUrl } from '../shared/payer-urls.ts';
 import { readStatus } from '../shared/payment-status.ts';
 
 const expiry = 'expires_in_days must be a whole JSON number from 1 to 30.';
@@ -60,8 +61,8 @@ export function toPaymentLinkOut(row: PaymentRow, baseUrl: string, now: Date): P
   return {
     id: row.id,
     object: 'payment_link',
-    url: `${baseUrl}/pay/${row.id}`,
-    tracking_url: `${baseUrl}/track/${row.id}`,
+    url: payerUrl(baseUrl, row),
+    tracking_url: trackingUrl(baseUrl, row),
     status: readStatus(row, now),
     livemode: row.livemode,
     amount: formatAmount(row.amount_minor),

@@ -5,6 +5,7 @@ import { createdRange, listParams, pageOf } from '../../core/pagination.ts';
 import { coded } from '../../core/validation.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { idInput } from '../shared/ids.ts';
+import { payerUrl, trackingUrl } from '../shared/payer-urls.ts';
 import { PAYMENT_STATUSES, readStatus } from '../shared/payment-status.ts';
 
 // The API payment object: the facts of the webhook payment (spec 2.6) in snake_case with Unix
@@ -107,9 +108,9 @@ export function toPaymentOut(row: PaymentWithCustomer, baseUrl: string, now: Dat
     txid_out: row.txid_out,
     customer_name: isLink ? row.customer_name : null,
     memo: isLink ? row.memo : null,
-    tracking_url: isLink ? `${baseUrl}/track/${row.id}` : null,
+    tracking_url: isLink ? trackingUrl(baseUrl, row) : null,
     success_url: row.success_url,
-    url: `${baseUrl}/pay/${row.id}`,
+    url: payerUrl(baseUrl, row),
     created: unixSeconds(row.created_at),
     started_at: unixSecondsOrNull(row.started_at),
     paid_at: unixSecondsOrNull(row.paid_at),
