@@ -88,7 +88,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   await app.register(restApi, { context, operations, gate });
   await app.register(mcpServer, { context, operations, gate });
   await app.register(oauthServer, { context });
-  await app.register(dashboard, { context });
+  await app.register(dashboard, { context, operations });
   await app.register(payerPages, { context, gate });
   await app.register(processorNotices, { context });
   await app.register(uiAssets);

@@ -5,8 +5,24 @@ import type { Mode } from './requests.ts';
 // whole (the team) reads the same in both.
 export const DASHBOARD = '/dashboard';
 
-export type BusinessArea = 'keys' | 'agents' | 'team';
+/** A business's areas, in the order the navigation shows them. */
+export const BUSINESS_AREAS = ['payments', 'orders', 'payment_links', 'agents', 'keys', 'team'] as const;
+export type BusinessArea = (typeof BUSINESS_AREAS)[number];
+
+export const AREA_NAMES: Record<BusinessArea, string> = {
+  payments: 'Payments', orders: 'Orders', payment_links: 'Payment links', agents: 'Connected agents', keys: 'API keys', team: 'Team',
+};
 
 export function businessPath(businessId: string, area: BusinessArea, mode: Mode): string {
   return `${DASHBOARD}/businesses/${encodeURIComponent(businessId)}/${mode}/${area}`;
+}
+
+/** One object of an area: `/…/<area>/<id>`, and what follows it (`/accept`). */
+export function objectPath(businessId: string, area: BusinessArea, mode: Mode, id: string, rest = ''): string {
+  return `${businessPath(businessId, area, mode)}/${encodeURIComponent(id)}${rest}`;
+}
+
+/** The route of an area's pages (`:business`, `:mode`), for the handlers. */
+export function areaRoute(area: BusinessArea, rest = ''): string {
+  return `${DASHBOARD}/businesses/:business/:mode/${area}${rest}`;
 }

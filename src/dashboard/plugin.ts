@@ -5,12 +5,17 @@ import { ApiError } from '../core/errors.ts';
 import { FORM_CONTENT_TYPE, formBodyParser } from '../core/form.ts';
 import { hasControlCharacters } from '../core/validation.ts';
 import type { AppContext } from '../verbs/context.ts';
+import type { Operation } from '../verbs/operation.ts';
+import { DashboardOperations } from './perform.ts';
 import { messagePage } from './pages/message.ts';
 import { DashboardRequests, Redirect, StaleForm } from './requests.ts';
 import { registerApproval } from './routes/approve.ts';
 import { registerAgents } from './routes/agents.ts';
 import { registerKeys } from './routes/keys.ts';
 import { registerTeam } from './routes/team.ts';
+import { registerPayments } from './routes/payments.ts';
+import { registerOrders } from './routes/orders.ts';
+import { registerPaymentLinks } from './routes/payment-links.ts';
 import { registerHome } from './routes/home.ts';
 import { sendPage } from './routes/send.ts';
 import { SIGN_IN_LINK_PATH } from './routes/sign-in.ts';
@@ -27,8 +32,9 @@ const DASHBOARD_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; bas
 
 const TITLES: Partial<Record<number, string>> = { 400: 'Cannot continue', 403: 'Not allowed', 404: 'Not found', 409: 'Cannot do that now', 429: 'Too many requests' };
 
-export async function dashboard(scope: FastifyInstance, options: { context: AppContext }): Promise<void> {
+export async function dashboard(scope: FastifyInstance, options: { context: AppContext; operations: readonly Operation[] }): Promise<void> {
   const { context } = options;
+  const operations = new DashboardOperations(options.operations);
   const cookieName = sessionCookieName(context.config.baseUrl);
   const origin = new URL(context.config.baseUrl).origin;
   const requests = new DashboardRequests(context, cookieName);
@@ -77,4 +83,7 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
   registerKeys(scope, requests);
   registerAgents(scope, requests);
   registerTeam(scope, requests);
+  registerPayments(scope, requests, operations);
+  registerOrders(scope, requests, operations);
+  registerPaymentLinks(scope, requests, operations);
 }

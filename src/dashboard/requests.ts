@@ -96,8 +96,8 @@ export class DashboardRequests {
 }
 
 /** What a page of a business shows around its content: the person, the business, the mode. */
-export function frameOf(ctx: PersonContext): { session: DashboardSession; business: { id: string; name: string }; mode: Mode } {
-  return { session: ctx.session, business: { id: ctx.principal.businessId, name: ctx.principal.business.name }, mode: ctx.mode };
+export function frameOf(ctx: PersonContext): { session: DashboardSession; business: { id: string; name: string }; mode: Mode; role: Role } {
+  return { session: ctx.session, business: { id: ctx.principal.businessId, name: ctx.principal.business.name }, mode: ctx.mode, role: roleOf(ctx) };
 }
 
 /** The person's role, for a page to offer what it allows (the action decides anyway). */

@@ -1,7 +1,8 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { DashboardSession } from '../../auth/sessions.ts';
 import { Button, Form, html, Layout, Time } from '../../ui/index.ts';
-import { businessPath, DASHBOARD } from '../paths.ts';
+import type { Role } from '../../db/schema.ts';
+import { AREA_NAMES, BUSINESS_AREAS, businessPath, DASHBOARD, type BusinessArea } from '../paths.ts';
 import type { Mode } from '../requests.ts';
 
 // The frame around every dashboard page: who is signed in and the way out; inside a business its
@@ -11,6 +12,8 @@ export interface BusinessFrame {
   session: DashboardSession;
   business: { id: string; name: string };
   mode: Mode;
+  /** The person's role here, shown beside the business. */
+  role?: Role;
 }
 
 /** A time as the API gives it (Unix seconds), or a dash for none. */
@@ -18,25 +21,29 @@ export function unixTime(seconds: number | null): VNode | string {
   return seconds === null ? '–' : Time({ at: new Date(seconds * 1000) });
 }
 
-const MODE_NAMES: Record<Mode, string> = { test: 'Test', live: 'Live' };
+export const MODE_NAMES: Record<Mode, string> = { test: 'Test', live: 'Live' };
 
-/** A business's areas in the mode shown, and the way to the other mode. */
-export function businessNav(business: { id: string; name: string }, mode: Mode): VNode {
+/** A business's areas in the mode shown (the one shown marked), who the person is there, and the way to the other mode. */
+function BusinessNav({ business, mode, role, area }: Omit<BusinessFrame, 'session'> & { area: BusinessArea | undefined }): VNode {
   const other: Mode = mode === 'test' ? 'live' : 'test';
-  return html`<p class="muted">
-    ${business.name} · ${MODE_NAMES[mode]}:
-    ${' '}<a href=${businessPath(business.id, 'agents', mode)}>Connected agents</a>
-    ${' · '}<a href=${businessPath(business.id, 'keys', mode)}>API keys</a>
-    ${' · '}<a href=${businessPath(business.id, 'team', mode)}>Team</a>
-    ${' · '}<a href=${businessPath(business.id, 'keys', other)}>Switch to ${MODE_NAMES[other]}</a>
-  </p>`;
+  return html`<nav class="business-nav" aria-label=${`${business.name}, ${MODE_NAMES[mode]} mode`}>
+    <p class="business-line"><strong>${business.name}</strong>
+      ${' · '}<span class=${`mode-badge ${mode}`}>${MODE_NAMES[mode]} mode</span>
+      ${role && html`<span>${' · '}you are ${role === 'owner' ? 'an owner' : `a ${role}`}</span>`}
+      ${' · '}<a href=${businessPath(business.id, area ?? 'payments', other)}>Switch to ${MODE_NAMES[other]}</a></p>
+    <ul class="areas">
+      ${BUSINESS_AREAS.map((each) => html`<li><a href=${businessPath(business.id, each, mode)} aria-current=${each === area ? 'page' : undefined}>${AREA_NAMES[each]}</a></li>`)}
+    </ul>
+  </nav>`;
 }
 
 /** A page of the dashboard: signed in or not, in a business (and mode) or not. */
-export function DashboardPage({ title, session, frame, children }: {
+export function DashboardPage({ title, session, frame, area, children }: {
   title: string;
   session?: DashboardSession | undefined;
   frame?: Omit<BusinessFrame, 'session'>;
+  /** The area the page belongs to, marked in the navigation. */
+  area?: BusinessArea;
   children: ComponentChildren;
 }): VNode {
   const nav = session && html`<span>
@@ -47,6 +54,6 @@ export function DashboardPage({ title, session, frame, children }: {
     title,
     nav,
     testModeBanner: frame?.mode === 'test' ? 'Test mode: test data only; no real money moves.' : undefined,
-    children: html`<div>${frame && businessNav(frame.business, frame.mode)}${children}</div>`,
+    children: html`<div>${frame && BusinessNav({ ...frame, area })}${children}</div>`,
   });
 }

@@ -27,18 +27,20 @@ function descriptions(id: string, hint: ComponentChildren, error: ComponentChild
 
 export interface TextFieldProps extends FieldBase {
   label: ComponentChildren;
-  type?: 'text' | 'email' | 'url' | 'password' | 'search' | 'tel' | 'number';
+  type?: 'text' | 'email' | 'url' | 'password' | 'search' | 'tel' | 'number' | 'date';
   value?: string;
   maxLength?: number;
   autocomplete?: string;
+  /** Shown to select and copy (an address the service made), not to change. */
+  readOnly?: boolean;
 }
 
-export function TextField({ name, id = `field-${name}`, label, hint, error, required, type = 'text', value, maxLength, autocomplete }: TextFieldProps): VNode {
+export function TextField({ name, id = `field-${name}`, label, hint, error, required, type = 'text', value, maxLength, autocomplete, readOnly }: TextFieldProps): VNode {
   const { describedBy, invalid, messages } = descriptions(id, hint, error);
   return html`<div class="field">
     <label for=${id}>${label}</label>
     ${messages}
-    <input id=${id} name=${name} type=${type} value=${value} required=${required} maxlength=${maxLength} autocomplete=${autocomplete}
+    <input id=${id} name=${name} type=${type} value=${value} required=${required} maxlength=${maxLength} autocomplete=${autocomplete} readonly=${readOnly}
       aria-describedby=${describedBy} aria-invalid=${invalid} />
   </div>`;
 }
@@ -83,4 +85,25 @@ export function Select({ name, id = `field-${name}`, label, hint, error, require
       ${options.map((option) => html`<option value=${option.value} selected=${option.value === value}>${option.label}</option>`)}
     </select>
   </div>`;
+}
+
+export interface CheckboxGroupProps extends Omit<FieldBase, 'name' | 'required'> {
+  /** Names the group's ids. */
+  id: string;
+  legend: ComponentChildren;
+  /** Each box: its own form field, sent as "on" when ticked. */
+  boxes: ReadonlyArray<{ name: string; label: ComponentChildren; checked?: boolean }>;
+}
+
+/** Several yes-or-no choices under one legend, each its own field. */
+export function CheckboxGroup({ id, legend, hint, error, boxes }: CheckboxGroupProps): VNode {
+  const { describedBy, messages } = descriptions(id, hint, error);
+  return html`<fieldset id=${id} aria-describedby=${describedBy}>
+    <legend>${legend}</legend>
+    ${messages}
+    ${boxes.map((box) => html`<div class="choice">
+      <input type="checkbox" id=${`${id}-${box.name}`} name=${box.name} checked=${box.checked === true} />
+      <label for=${`${id}-${box.name}`}>${box.label}</label>
+    </div>`)}
+  </fieldset>`;
 }

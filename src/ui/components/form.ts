@@ -23,6 +23,11 @@ export function Form({ action, label, children }: FormProps): VNode {
   return html`<form method="post" action=${action} aria-label=${label}><${CsrfField} />${children}</form>`;
 }
 
+/** A form that asks for a page (filters, a search): sent by GET, so it changes nothing and carries no token. */
+export function SearchForm({ action, label, children }: { action: string; label: string; children?: ComponentChildren }): VNode {
+  return html`<form method="get" action=${action} role="search" aria-label=${label} class="search-form">${children}</form>`;
+}
+
 export interface ButtonProps {
   /** primary: the page's one main action; danger: what cannot be undone. */
   variant?: 'primary' | 'secondary' | 'danger';

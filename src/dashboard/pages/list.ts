@@ -1,0 +1,48 @@
+import type { ComponentChildren, VNode } from 'preact';
+import { Button, html, SearchForm, Select, TextField } from '../../ui/index.ts';
+
+// What every list of the dashboard shares: its filters (a GET form, so a filtered list has an
+// address to keep and share) and its pages (newest first, as the API: a cursor to the next page).
+
+/** The filters a list was asked for, as they go back into its links and its form. */
+export type Filters = Record<string, string>;
+
+/** `path` with the filters and, for a later page, the cursor. */
+export function listHref(path: string, filters: Filters, startingAfter?: string): string {
+  const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
+  if (startingAfter !== undefined) query.set('starting_after', startingAfter);
+  const text = query.toString();
+  return text === '' ? path : `${path}?${text}`;
+}
+
+/** The way on from a page of a list: to the next (when there is one) and back to the first. */
+export function Pager({ path, filters, nextCursor, later }: { path: string; filters: Filters; nextCursor: string | null; later: boolean }): VNode | null {
+  if (nextCursor === null && !later) return null;
+  return html`<nav class="pager" aria-label="Pages">
+    ${later && html`<a href=${listHref(path, filters)}>First page</a>`}
+    ${nextCursor !== null && html`<a href=${listHref(path, filters, nextCursor)} rel="next">Next page</a>`}
+  </nav>`;
+}
+
+/** A list's filter form; `fields` are its controls, the button applies them, the link clears them. */
+export function FilterForm({ path, label, filters, children }: { path: string; label: string; filters: Filters; children: ComponentChildren }): VNode {
+  const filtered = Object.values(filters).some((value) => value !== '');
+  return SearchForm({ action: path, label, children: [
+    children,
+    Button({ children: 'Filter' }),
+    filtered ? html`<p><a href=${path}>Clear filters</a></p>` : null,
+  ] });
+}
+
+/** A status filter: any, or one of `statuses`. */
+export function StatusFilter({ statuses, value }: { statuses: readonly string[]; value: string }): VNode {
+  return Select({ name: 'status', label: 'Status', value, options: [{ value: '', label: 'Any' }, ...statuses.map((status) => ({ value: status, label: status }))] });
+}
+
+/** From and to dates (inclusive, in UTC) for a list's creation time. */
+export function DateFilters({ filters }: { filters: Filters }): VNode[] {
+  return [
+    TextField({ name: 'from', label: 'Created from', type: 'date', value: filters.from ?? '' }),
+    TextField({ name: 'to', label: 'Created to', type: 'date', value: filters.to ?? '' }),
+  ];
+}

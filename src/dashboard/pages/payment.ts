@@ -1,0 +1,116 @@
+import type { ComponentChildren, VNode } from 'preact';
+import type { PaymentOut } from '../../resources/payments/schemas.ts';
+import type { PaymentTimeline, TimelineEvent, TimelineNotice } from '../../resources/payments/timeline.ts';
+import { Button, Form, html, Money, Notice } from '../../ui/index.ts';
+import { atLeast } from '../../tenancy/roles.ts';
+import { businessPath, objectPath } from '../paths.ts';
+import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
+import { PaymentStatus } from './payments.ts';
+
+// One payment: its facts, what can be done with it, and its timeline (spec 6.2): every event
+// and each delivery of it, and the processor's notices, the ones that did not match flagged.
+
+/** Label and value pairs, the values as given (a dash for none). */
+export function Facts({ label, facts }: { label: string; facts: ReadonlyArray<readonly [string, ComponentChildren]> }): VNode {
+  return html`<dl class="facts" aria-label=${label}>${facts.map(([name, value]) => html`<div class="fact-row"><dt>${name}</dt><dd>${value ?? '–'}</dd></div>`)}</dl>`;
+}
+
+const DELIVERY = { pending: 'waiting to be sent', succeeded: 'delivered', failed: 'failed', canceled: 'canceled' } as const;
+
+function EventItem({ event }: { event: TimelineEvent }): VNode {
+  return html`<li>
+    <p><strong><code>${event.type}</code></strong> ${at(event.created)} <span class="muted">${event.id}</span></p>
+    ${event.deliveries.length === 0
+      ? html`<p class="muted">Sent to no endpoint.</p>`
+      : html`<ul>${event.deliveries.map((delivery) => html`<li>
+          ${DELIVERY[delivery.status]} to <code>${delivery.endpoint_url}</code>
+          ${` · ${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}`}
+          ${delivery.last_status !== null && ` · last answer ${delivery.last_status}`}
+          ${delivery.last_error !== null && html`<span> · ${delivery.last_error}</span>`}
+          ${delivery.next_attempt_at !== null && delivery.status === 'pending' && html`<span> · next try ${at(delivery.next_attempt_at)}</span>`}
+        </li>`)}</ul>`}
+  </li>`;
+}
+
+function NoticeItem({ notice }: { notice: TimelineNotice }): VNode {
+  return html`<li>
+    <p>${notice.flagged && html`<span class="flag">Did not match: </span>`}
+      Processor notice ${notice.kind === null ? '' : html`<code>${notice.kind}</code>`} ${at(notice.received)}, ${notice.outcome}</p>
+    ${notice.reason !== null && html`<p>${notice.reason}</p>`}
+  </li>`;
+}
+
+function facts(payment: PaymentOut, business: BusinessFrame['business'], mode: BusinessFrame['mode']): Array<readonly [string, ComponentChildren]> {
+  return [
+    ['Status', PaymentStatus({ status: payment.status })],
+    ['Amount', Money({ amount: payment.amount, currency: payment.currency })],
+    ['Id', html`<code>${payment.id}</code>`],
+    ['Source', payment.source],
+    ['Reference', payment.reference],
+    ['Customer', payment.customer_id === null ? payment.customer_email : html`<span>${payment.customer_email ?? ''} <a href=${`${businessPath(business.id, 'payments', mode)}?customer_id=${encodeURIComponent(payment.customer_id)}`}>their payments</a></span>`],
+    ['Order', payment.order_id === null ? null : html`<a href=${objectPath(business.id, 'orders', mode, payment.order_id)}>${payment.order_id}</a>`],
+    ['Created', at(payment.created)],
+    ['Started', at(payment.started_at)],
+    ['Paid', at(payment.paid_at)],
+    ['Expires', at(payment.expires_at)],
+    ['Canceled', at(payment.canceled_at)],
+    ['Paid with', payment.provider_name ?? (payment.method === 'crypto' && payment.started_at !== null ? 'own wallet' : null)],
+    ['Arrived', payment.value_coin === null ? null : `${payment.value_coin} ${payment.coin ?? ''}`],
+    ['Reached you', payment.merchant_received],
+    ['Held because', payment.hold_reason],
+    ['Deposit address', payment.deposit_address === null ? null : html`<code>${payment.deposit_address}</code>`],
+    ['Fee', `${(payment.fee_bps / 100).toFixed(2)}%`],
+  ];
+}
+
+/** Whether the person may accept this payment now (the action decides anyway). */
+export function acceptable(payment: PaymentOut, role: BusinessFrame['role']): boolean {
+  return payment.status === 'held' && payment.hold_acceptable && role !== undefined && atLeast(role, 'developer');
+}
+
+export function paymentPage({ session, business, mode, role, timeline, accepted }: BusinessFrame & { timeline: PaymentTimeline; accepted?: boolean }): VNode {
+  const { payment, events, notices } = timeline;
+  return DashboardPage({
+    title: `Payment ${payment.id}`,
+    session,
+    frame: { business, mode, role },
+    area: 'payments',
+    children: html`<div>
+      <p><a href=${businessPath(business.id, 'payments', mode)}>All payments</a></p>
+      <h1>${payment.description}</h1>
+      ${accepted && Notice({ tone: 'success', children: 'Accepted: the payment is paid, and payment.paid was sent.' })}
+      ${acceptable(payment, role) && html`<p><a class="button primary" href=${objectPath(business.id, 'payments', mode, payment.id, '/accept')}>Accept this payment</a></p>`}
+      ${Facts({ label: 'The payment', facts: facts(payment, business, mode) })}
+      <h2>Timeline</h2>
+      ${events.length === 0 ? html`<p class="muted">No events yet.</p>` : html`<ol class="timeline" aria-label="Events">${events.map((event) => html`<${EventItem} event=${event} />`)}</ol>`}
+      ${notices.length > 0 && html`<section aria-labelledby="notices-heading">
+        <h2 id="notices-heading">Processor notices</h2>
+        <ol class="timeline" aria-label="Processor notices">${notices.map((notice) => html`<${NoticeItem} notice=${notice} />`)}</ol>
+      </section>`}
+    </div>`,
+  });
+}
+
+/** The confirmation step before a held payment is accepted as paid. */
+export function paymentAcceptPage({ session, business, mode, role, payment }: BusinessFrame & { payment: PaymentOut }): VNode {
+  return DashboardPage({
+    title: `Accept payment ${payment.id}`,
+    session,
+    frame: { business, mode, role },
+    area: 'payments',
+    children: html`<div>
+      <h1>Accept this held payment?</h1>
+      ${Facts({ label: 'The payment', facts: [
+        ['Description', payment.description],
+        ['Amount', Money({ amount: payment.amount, currency: payment.currency })],
+        ['Arrived', payment.value_coin === null ? null : `${payment.value_coin} ${payment.coin ?? ''}`],
+        ['Held because', payment.hold_reason],
+      ] })}
+      <p>Accepting marks it paid as it is and sends <code>payment.paid</code> to your endpoints, so your systems fulfil the order. It cannot be undone.</p>
+      ${Form({ action: objectPath(business.id, 'payments', mode, payment.id, '/accept'), label: 'Accept the payment', children: [
+        Button({ variant: 'primary', children: 'Accept as paid' }),
+        html`<a href=${objectPath(business.id, 'payments', mode, payment.id)}>Cancel</a>`,
+      ] })}
+    </div>`,
+  });
+}

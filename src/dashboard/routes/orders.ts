@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { formField } from '../../core/form.ts';
+import { OrderList, OrderOut } from '../../resources/orders/schemas.ts';
+import { createdRangeOf, cursorOf, filtersOf, given } from '../filters.ts';
+import { ORDER_FILTERS, orderPage, ordersPage } from '../pages/orders.ts';
+import { areaRoute, objectPath } from '../paths.ts';
+import { perform, type DashboardOperations } from '../perform.ts';
+import { frameOf, redirect, type DashboardRequests } from '../requests.ts';
+import { sendPage } from './send.ts';
+
+/** Orders: the list, one order, and its fulfilment changed (the API's update_order). */
+export function registerOrders(scope: FastifyInstance, requests: DashboardRequests, operations: DashboardOperations): void {
+  const listOrders = operations.get('list_orders', OrderList);
+  const retrieveOrder = operations.get('retrieve_order', OrderOut);
+  const updateOrder = operations.get('update_order', OrderOut);
+  const idOf = (params: unknown) => (params as { order: string }).order;
+
+  scope.get(areaRoute('orders'), async (request, reply) => {
+    const ctx = await requests.page(request);
+    const filters = filtersOf(request.query, ORDER_FILTERS);
+    const startingAfter = cursorOf(request.query);
+    const orders = await perform(ctx, listOrders, {
+      ...given(filters, ['status', 'customer_id']), ...createdRangeOf(filters), ...(startingAfter ? { starting_after: startingAfter } : {}),
+    });
+    return sendPage(reply, 200, ordersPage({ ...frameOf(ctx), orders, filters, later: startingAfter !== undefined }), ctx.session);
+  });
+
+  scope.get(areaRoute('orders', '/:order'), async (request, reply) => {
+    const ctx = await requests.page(request);
+    const order = await perform(ctx, retrieveOrder, { id: idOf(request.params) });
+    return sendPage(reply, 200, orderPage({ ...frameOf(ctx), order, saved: (request.query as { saved?: unknown }).saved === '1' }), ctx.session);
+  });
+
+  scope.post(areaRoute('orders', '/:order/fulfillment'), async (request, reply) => {
+    const { ctx, form } = await requests.form(request);
+    const order = await perform(ctx, updateOrder, { id: idOf(request.params), fulfillment: formField(form, 'fulfillment') });
+    return redirect(reply, `${objectPath(ctx.principal.businessId, 'orders', ctx.mode, order.id)}?saved=1`);
+  });
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import { acceptHeldPayment } from '../../resources/payments/accept.ts';
+import { PaymentList } from '../../resources/payments/schemas.ts';
+import { readPaymentTimeline } from '../../resources/payments/timeline.ts';
+import { createdRangeOf, cursorOf, filtersOf, given } from '../filters.ts';
+import { acceptable, paymentAcceptPage, paymentPage } from '../pages/payment.ts';
+import { PAYMENT_FILTERS, paymentsPage } from '../pages/payments.ts';
+import { areaRoute, objectPath } from '../paths.ts';
+import { perform, type DashboardOperations } from '../perform.ts';
+import { frameOf, redirect, type DashboardRequests } from '../requests.ts';
+import { sendPage } from './send.ts';
+
+/** Payments: the list, one payment with its timeline, and accepting a held one (a confirmation step first). */
+export function registerPayments(scope: FastifyInstance, requests: DashboardRequests, operations: DashboardOperations): void {
+  const listPayments = operations.get('list_payments', PaymentList);
+  const idOf = (params: unknown) => (params as { payment: string }).payment;
+
+  scope.get(areaRoute('payments'), async (request, reply) => {
+    const ctx = await requests.page(request);
+    const filters = filtersOf(request.query, PAYMENT_FILTERS);
+    const startingAfter = cursorOf(request.query);
+    const payments = await perform(ctx, listPayments, {
+      ...given(filters, ['status', 'reference', 'customer_id']), ...createdRangeOf(filters), ...(startingAfter ? { starting_after: startingAfter } : {}),
+    });
+    return sendPage(reply, 200, paymentsPage({ ...frameOf(ctx), payments, filters, later: startingAfter !== undefined }), ctx.session);
+  });
+
+  scope.get(areaRoute('payments', '/:payment'), async (request, reply) => {
+    const ctx = await requests.page(request);
+    const timeline = await readPaymentTimeline.run(ctx, { id: idOf(request.params) });
+    const accepted = (request.query as { accepted?: unknown }).accepted === '1' && timeline.payment.status === 'paid';
+    return sendPage(reply, 200, paymentPage({ ...frameOf(ctx), timeline, accepted }), ctx.session);
+  });
+
+  scope.get(areaRoute('payments', '/:payment/accept'), async (request, reply) => {
+    const ctx = await requests.page(request);
+    const frame = frameOf(ctx);
+    const { payment } = await readPaymentTimeline.run(ctx, { id: idOf(request.params) });
+    // Nothing to confirm (no longer held, or not for this person): the payment as it is.
+    if (!acceptable(payment, frame.role)) return redirect(reply, objectPath(ctx.principal.businessId, 'payments', ctx.mode, payment.id));
+    return sendPage(reply, 200, paymentAcceptPage({ ...frame, payment }), ctx.session);
+  });
+
+  scope.post(areaRoute('payments', '/:payment/accept'), async (request, reply) => {
+    const { ctx } = await requests.form(request);
+    const payment = await acceptHeldPayment.run(ctx, { id: idOf(request.params) });
+    return redirect(reply, `${objectPath(ctx.principal.businessId, 'payments', ctx.mode, payment.id)}?accepted=1`);
+  });
+}
