@@ -78,6 +78,13 @@ describe('payments', () => {
     expect(rowsOf((await m.owner.request('GET', `${m.area('payments')}?from=${today}&to=${today}`)).html)).toHaveLength(20);
     expect(rowsOf((await m.owner.request('GET', `${m.area('payments')}?to=2020-01-01`)).html)).toEqual([expect.stringContaining('No payments match.')]);
 
+    // What was typed into a filter is shown as text and carried on percent-encoded.
+    const hostile = '"><script>alert(1)</script>';
+    const typed = await m.owner.request('GET', `${m.area('payments')}?reference=${encodeURIComponent(hostile)}`);
+    expect(typed.status).toBe(200);
+    expect(typed.html).not.toContain('<script>alert');
+    expect(typed.html).toContain('value="&quot;>&lt;script>alert(1)&lt;/script>"');
+
     // Bad filters: a clear page, never a 500.
     for (const [query, text] of [['from=2026-02-30', 'Created from must be a date'], ['status=lost', 'status must be one of'], ['status=open&status=paid', 'given more than once'], ['starting_after=' + 'x'.repeat(200), 'starting_after']] as const) {
       const refused = await m.owner.request('GET', `${m.area('payments')}?${query}`);

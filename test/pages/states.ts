@@ -13,6 +13,7 @@ import type { AgentConnectionOut } from '../../src/resources/agent-connections/s
 import type { ApiKeyOut } from '../../src/resources/api-keys/schemas.ts';
 import type { MemberOut } from '../../src/resources/team/schemas.ts';
 import type { Viewer } from '../../src/ui/index.ts';
+import { BUSINESS_STATES } from './business-states.ts';
 import { PAYER_NOT_PAGES, PAYER_STATES } from './payer-states.ts';
 
 // Every page of the dashboard, the OAuth server and the buyers (payer-states.ts) in each state a person meets it, with the data
@@ -47,14 +48,14 @@ export interface PageState {
   render(v: Fill): { page: VNode; viewer: Viewer };
 }
 
-const seconds = (iso: string) => Date.parse(iso) / 1000;
+export const seconds = (iso: string) => Date.parse(iso) / 1000;
 
 function session(v: Fill, email = 'maya@kestrelcoffee.example'): { session: DashboardSession; viewer: Viewer } {
   const csrfToken = v('Yb3kW0pQe7sN1vX9cR5tL2mJ8hF4dA6g');
   return { session: { personId: v('per_8Hc2LwQ5rT9mXz3vKp7NbY1d'), email: v(email), csrfToken }, viewer: { csrfToken, timeZone: v('UTC') } };
 }
 
-const roaster = (v: Fill) => ({ id: v('biz_4fT9kQm2VxR7pLw3Zc8HnB1d'), name: v('Kestrel Coffee Roasters') });
+export const roaster = (v: Fill) => ({ id: v('biz_4fT9kQm2VxR7pLw3Zc8HnB1d'), name: v('Kestrel Coffee Roasters') });
 
 function keys(v: Fill): ApiKeyOut[] {
   const key = (id: string, name: string | null, hint: string, more: Partial<ApiKeyOut>): ApiKeyOut => ({
@@ -123,7 +124,7 @@ const businesses = (v: Fill) => [roaster(v), { id: v('biz_9Lp3Wq7Xk2Rm8Vn4Tc5Bz1
 type About = Omit<PageState, 'render'>;
 
 /** A page for a signed-in person: the owner, or `email`. */
-function signedIn(about: About, make: (v: Fill, s: DashboardSession) => VNode, email?: string): PageState {
+export function signedIn(about: About, make: (v: Fill, s: DashboardSession) => VNode, email?: string): PageState {
   return { ...about, render: (v) => {
     const { session: s, viewer } = session(v, email);
     return { page: make(v, s), viewer };
@@ -134,7 +135,7 @@ function signedOut(about: About, make: (v: Fill) => VNode): PageState {
   return { ...about, render: (v) => ({ page: make(v), viewer: { timeZone: v('UTC') } }) };
 }
 
-const VIEWER = 'accounts@kestrelcoffee.example';
+export const VIEWER = 'accounts@kestrelcoffee.example';
 
 export const PAGE_STATES: readonly PageState[] = [
   signedIn({ fn: keysPage, name: 'keys-owner', main: true, shows: 'an owner\'s Test keys: full, read-only, plugin and revoked; the form to create one' },
@@ -184,6 +185,7 @@ export const PAGE_STATES: readonly PageState[] = [
     (v) => messagePage(v('This sign-in link is not valid'), v('It was used already or has expired. Ask for a new one.'))),
   signedOut({ fn: requestRefusedPage, name: 'request-refused', shows: 'the OAuth server refusing an agent\'s request it cannot send back' },
     (v) => requestRefusedPage(v('redirect_uri is not one of the client\'s registered redirect URIs.'))),
+  ...BUSINESS_STATES,
   ...PAYER_STATES,
 ];
 

@@ -42,7 +42,8 @@ export function StatusFilter({ statuses, value }: { statuses: readonly string[];
 /** From and to dates (inclusive, in UTC) for a list's creation time. */
 export function DateFilters({ filters }: { filters: Filters }): VNode[] {
   return [
-    TextField({ name: 'from', label: 'Created from', type: 'date', value: filters.from ?? '' }),
-    TextField({ name: 'to', label: 'Created to', type: 'date', value: filters.to ?? '' }),
+    // Text, not a date control: one tab stop each, the same in every browser; the format is in the hint.
+    TextField({ name: 'from', label: 'Created from', hint: 'A day such as 2026-03-01.', value: filters.from ?? '', maxLength: 10 }),
+    TextField({ name: 'to', label: 'Created to', hint: 'Up to and including this day.', value: filters.to ?? '', maxLength: 10 }),
   ];
 }

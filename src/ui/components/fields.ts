@@ -27,7 +27,7 @@ function descriptions(id: string, hint: ComponentChildren, error: ComponentChild
 
 export interface TextFieldProps extends FieldBase {
   label: ComponentChildren;
-  type?: 'text' | 'email' | 'url' | 'password' | 'search' | 'tel' | 'number' | 'date';
+  type?: 'text' | 'email' | 'url' | 'password' | 'search' | 'tel' | 'number';
   value?: string;
   maxLength?: number;
   autocomplete?: string;

@@ -1,0 +1,106 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createSignInLink } from '../../src/auth/sessions.ts';
+import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+
+// The dashboard's business areas in real headless Chromium, as a merchant uses them: accept a
+// held payment from its page, switch to Live and see none of the Test data; create a payment
+// link from the form, hand its address to a buyer, cancel it and see the buyer's page refuse.
+
+let t: TestApp;
+let browser: Browser;
+beforeAll(async () => {
+  const executablePath = ensureChromium();
+  t = await startTestApp({ RATE_LIMITS: 'off' }, { realOrigin: true });
+  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+}, 600_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function signedIn(name: string): Promise<{ page: Page; key: string; id: string }> {
+  const biz = await t.business({ name });
+  const key = (await biz.key()).secret;
+  const owner = await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
+    .where('m.business_id', '=', biz.id).executeTakeFirstOrThrow();
+  const page = await browser.newPage();
+  await page.goto((await createSignInLink(t.context, owner.email))!.url);
+  await page.click('button');
+  await page.waitForURL(`${t.config.baseUrl}/dashboard`);
+  return { page, key, id: biz.id };
+}
+
+it('a merchant finds a held payment, accepts it after confirming, and sees no Test data in Live', async () => {
+  const { page, key } = await signedIn('Harbour Roasters');
+  const session = (await t.request('POST', '/v1/checkout_sessions', { key, body: { amount: '40.00', currency: 'USD', description: 'Espresso blend, 1 kg', customer_email: 'ada@buyer.example' } })).body;
+  await t.request('POST', `/v1/checkout_sessions/${session.id}/start`, { key });
+  expect((await t.request('POST', `/v1/payments/${session.id}/simulate`, { key, body: { outcome: 'underpaid' } })).body.status).toBe('held');
+
+  await page.getByRole('link', { name: 'Harbour Roasters in Test mode' }).click();
+  expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Payments');
+  expect(await page.getByRole('link', { name: 'Payments' }).getAttribute('aria-current')).toBe('page');
+  await page.getByLabel('Status').selectOption('held');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  expect(new URL(page.url()).searchParams.get('status')).toBe('held');
+  await page.getByRole('link', { name: 'Espresso blend, 1 kg' }).click();
+  const facts = await page.locator('main').innerText();
+  expect(facts).toContain('held');
+  expect(facts).toContain('payment.held');
+
+  await page.getByRole('link', { name: 'Accept this payment' }).click();
+  expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Accept this held payment?');
+  await page.getByRole('button', { name: 'Accept as paid' }).click();
+  await page.waitForURL(/accepted=1$/);
+  expect(await page.getByRole('status').innerText()).toContain('Accepted');
+  expect(await page.locator('main').innerText()).toContain('payment.paid');
+  expect((await t.request('GET', `/v1/payments/${session.id}`, { key })).body.status).toBe('paid');
+  // A reload of the page after the redirect posts nothing again.
+  await page.reload();
+  expect((await t.db.selectFrom('events').select('type').where('payment_id', '=', session.id).execute()).map((event) => event.type))
+    .toEqual(['payment.started', 'payment.held', 'payment.paid']);
+
+  await page.getByRole('link', { name: 'Switch to Live' }).click();
+  expect(page.url()).toContain('/live/payments');
+  const live = await page.locator('body').innerText();
+  expect(live).toContain('Live mode');
+  expect(live).not.toContain('Espresso blend');
+  expect(live).toContain('No payments match.');
+  await page.close();
+}, 60_000);
+
+it('a merchant creates a payment link from the form, a buyer opens it, the merchant cancels it and the buyer\'s page says so', async () => {
+  const { page, key } = await signedIn('Corner Café');
+  await page.getByRole('link', { name: 'Corner Café in Test mode' }).click();
+  await page.getByRole('link', { name: 'Payment links' }).click();
+  await page.getByRole('link', { name: 'Create a payment link' }).click();
+  await page.getByLabel('Amount').fill('12,50');
+  await page.getByLabel('Currency').fill('EUR');
+  await page.getByLabel('What it is for').fill('Catering, 12 May');
+  await page.getByRole('button', { name: 'Create payment link' }).click();
+  // The API's message beside the field, and what was typed kept.
+  expect(await page.locator('#field-amount-error').innerText()).toContain('amount');
+  expect(await page.getByLabel('What it is for').inputValue()).toBe('Catering, 12 May');
+  await page.getByLabel('Amount').fill('12.50');
+  await page.getByLabel('A phone number').check();
+  await page.getByRole('button', { name: 'Create payment link' }).click();
+  await page.waitForURL(/created=1$/);
+  const payerUrl = await page.getByLabel(/Payer address/).inputValue();
+  const listed = (await t.request('GET', '/v1/payment_links', { key })).body.data;
+  expect(listed).toHaveLength(1);
+  expect(listed[0]).toMatchObject({ url: payerUrl, amount: '12.50', currency: 'EUR', collect: { phone: true } });
+
+  const buyer = await browser.newPage();
+  await buyer.goto(payerUrl);
+  expect(await buyer.getByRole('heading', { level: 1 }).innerText()).toBe('Catering, 12 May');
+  expect(await buyer.getByLabel('Phone').count()).toBe(1);
+
+  await page.getByRole('button', { name: 'Cancel this link' }).click();
+  await page.waitForURL(/canceled=1$/);
+  expect(await page.getByRole('status').innerText()).toContain('Canceled');
+  await buyer.reload();
+  expect(await buyer.getByRole('heading', { level: 1 }).innerText()).toBe('This payment is closed');
+  await buyer.close();
+  await page.close();
+}, 60_000);

@@ -1,0 +1,123 @@
+import type { PaymentLinkOut } from '../../src/resources/payment-links/schemas.ts';
+import type { OrderOut } from '../../src/resources/orders/schemas.ts';
+import type { PaymentOut } from '../../src/resources/payments/schemas.ts';
+import type { PaymentTimeline } from '../../src/resources/payments/timeline.ts';
+import { orderPage, ordersPage } from '../../src/dashboard/pages/orders.ts';
+import { paymentAcceptPage, paymentPage } from '../../src/dashboard/pages/payment.ts';
+import { paymentLinkNewPage, paymentLinkPage, paymentLinksPage } from '../../src/dashboard/pages/payment-links.ts';
+import { paymentsPage } from '../../src/dashboard/pages/payments.ts';
+import { roaster, seconds, signedIn, VIEWER, type Fill, type PageState } from './states.ts';
+
+// The dashboard's business areas (payments, orders, payment links) in each state a person meets
+// them, with the data of a coffee roaster; what a merchant, store, buyer or endpoint gave goes
+// through `v` (see states.ts); ids and amounts the service makes do not.
+
+function payment(v: Fill, more: Partial<PaymentOut> = {}): PaymentOut {
+  return {
+    id: 'pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ', object: 'payment', livemode: false, source: 'api', status: 'paid', amount: '53.70', currency: 'USD',
+    description: v('Order #1042 at Kestrel Coffee Roasters'), reference: v('WC-1042'), metadata: null, customer_email: v('lena@example.de'),
+    customer_id: 'cus_R4nW8kX5pQ9mL3tV7cB2zH6j', order_id: 'ord_T5vR2nXk8Lp4Wq7Mc9Bz3HjF', checkout_id: null, plan_label: null,
+    provider: 'moonpay', provider_name: 'MoonPay', method: 'card', network: 'polygon', deposit_address: null, payout_wallet: '0x1111111111111111111111111111111111111111',
+    fee_bps: 100, value_coin: '53.700000', coin: 'USDC', merchant_received: '53.163000', hold_reason: null, hold_acceptable: false,
+    txid_in: null, txid_out: null, customer_name: v('Lena Vogt'), memo: null, tracking_url: null, success_url: null,
+    url: 'https://pay.kestrelcoffee.example/pay/pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ', created: seconds('2026-03-04T09:12:00Z'), started_at: seconds('2026-03-04T09:13:00Z'),
+    paid_at: seconds('2026-03-04T09:16:00Z'), expires_at: seconds('2026-03-05T09:12:00Z'), canceled_at: null, ...more,
+  };
+}
+
+function payments(v: Fill): PaymentOut[] {
+  return [
+    payment(v),
+    payment(v, { id: 'pay_N7pL3kWq9Xc2Vb8RmT4HsY6e', status: 'held', description: v('Colombia Huila, 250 g filter'), reference: null, amount: '18.00', value_coin: '14.400000', hold_reason: v('Less than the amount asked arrived.'), hold_acceptable: true, paid_at: null, merchant_received: null }),
+    payment(v, { id: 'pay_T5vR2nXk8Lp4Wq7Mc9Bz3HjF', status: 'open', source: 'payment_link', description: v('Ceramic dripper'), amount: '12.00', currency: 'EUR', customer_email: null, started_at: null, paid_at: null, value_coin: null, merchant_received: null }),
+    payment(v, { id: 'pay_H8wK4mPz2Rt7Xn5Lc3Vq9BdS', status: 'expired', description: v('Gift card'), amount: '50.00', started_at: null, paid_at: null, value_coin: null, merchant_received: null }),
+  ];
+}
+
+function timeline(v: Fill, more: Partial<PaymentOut> = {}): PaymentTimeline {
+  const endpoint = v('https://shop.kestrelcoffee.example/webhooks/payments');
+  return {
+    payment: payment(v, more),
+    events: [
+      { id: 'evt_K3mW8qXp2Lr7Vn4Tc9Bz5HjD', type: 'payment.started', created: seconds('2026-03-04T09:13:00Z'), deliveries: [
+        { id: 'dlv_P9nL2wXk7Rq4Tm8Vc3Bz6HsF', endpoint_id: 'we_W4kT8mXq3Lp9Rn2Vc7Bz5HdJ', endpoint_url: endpoint, status: 'succeeded', attempts: 1, last_status: 200, last_error: null, next_attempt_at: null },
+      ] },
+      { id: 'evt_R2nW8kX5pQ9mL3tV7cB4zH6j', type: more.status === 'held' ? 'payment.held' : 'payment.paid', created: seconds('2026-03-04T09:16:00Z'), deliveries: [
+        { id: 'dlv_Z7mQ2xW9pL4rT8vN3kB6cH1s', endpoint_id: 'we_W4kT8mXq3Lp9Rn2Vc7Bz5HdJ', endpoint_url: endpoint, status: 'pending', attempts: 2, last_status: 503, last_error: v('The endpoint answered 503 Service Unavailable.'), next_attempt_at: seconds('2026-03-04T09:26:00Z') },
+      ] },
+    ],
+    notices: [
+      { id: 41, kind: 'deposit.confirmed', outcome: 'applied', reason: more.status === 'held' ? v('Less than the amount asked arrived.') : null, received: seconds('2026-03-04T09:16:00Z'), flagged: more.status === 'held' },
+      { id: 42, kind: 'deposit.confirmed', outcome: 'rejected', reason: v('The deposit address belongs to pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ, not pay_X.'), received: seconds('2026-03-04T09:17:00Z'), flagged: true },
+    ],
+  };
+}
+
+function order(v: Fill): OrderOut {
+  return {
+    id: 'ord_T5vR2nXk8Lp4Wq7Mc9Bz3HjF', object: 'order', livemode: false, number: 1042, display_number: '#1042', source: 'api', checkout_id: null,
+    store: { platform: v('woocommerce'), id: null, name: v('Kestrel shop'), url: null, order_id: v('1042'), order_number: v('WC-1042'), order_url: null, customer_id: null },
+    status: 'paid', needs_review: false, fulfillment: 'unfulfilled', fulfilled_at: null, customer_id: 'cus_R4nW8kX5pQ9mL3tV7cB2zH6j',
+    customer: { id: 'cus_R4nW8kX5pQ9mL3tV7cB2zH6j', email: v('lena@example.de'), name: v('Lena Vogt'), erased: false },
+    customer_name: v('Lena Vogt'), customer_phone: v('+49 40 1234567'), summary: v('Ethiopia Guji (1 kg) and 2 more'), line_count: 3, unit_count: 4, currency: 'USD',
+    subtotal: '54.50', discount: '5.45', discount_code: v('SPRING10'), shipping: '4.65', shipping_method: v('DHL Paket'), tax: '0.00', total: '53.70',
+    amount_paid: '53.70', received: '53.70', ship_to: null, bill_to: null, reference: v('WC-1042'), payment_id: 'pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ',
+    payment_ids: ['pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ'], attempt_count: 1,
+    items: [
+      { name: v('Ethiopia Guji'), variant: v('1 kg, whole beans'), sku: v('ETH-GUJI-1000'), quantity: 1, unit_amount: '24.50', amount: '24.50' },
+      { name: v('Colombia Huila'), variant: v('250 g, filter grind'), sku: null, quantity: 2, unit_amount: '9.00', amount: '18.00' },
+      { name: v('Ceramic dripper'), variant: null, sku: null, quantity: 1, unit_amount: null, amount: '12.00' },
+    ],
+    timeline: [{ type: 'refunded', amount: '9.00', reason: v('One bag arrived torn.'), created: seconds('2026-03-06T10:00:00Z') }],
+    created: seconds('2026-03-04T09:12:00Z'), updated: seconds('2026-03-06T10:00:00Z'), paid_at: seconds('2026-03-04T09:16:00Z'),
+  };
+}
+
+function link(v: Fill, more: Partial<PaymentLinkOut> = {}): PaymentLinkOut {
+  return {
+    id: 'pay_T5vR2nXk8Lp4Wq7Mc9Bz3HjF', object: 'payment_link', url: 'https://pay.kestrelcoffee.example/pay/pay_T5vR2nXk8Lp4Wq7Mc9Bz3HjF',
+    tracking_url: 'https://pay.kestrelcoffee.example/track/trk_Vq3kX9mL2wR7tN4pC8bZ6hJ1', status: 'open', livemode: false, amount: '24.50', currency: 'USD',
+    description: v('Ethiopia Guji, 1 kg whole beans'), reference: v('wholesale-17'), customer_name: v('Priya Raman'), customer_email: v('priya@harbourcafe.example'),
+    memo: v('Beans roast on Tuesday and ship the same day.'), success_url: v.after('https://kestrelcoffee.example/thanks?ref=', 'wholesale'), order_id: null,
+    created: seconds('2026-03-04T09:12:00Z'), expires_at: seconds('2026-03-11T09:12:00Z'), started_at: null, paid_at: null, canceled_at: null,
+    collect: { phone: true, shipping_address: true }, ...more,
+  };
+}
+
+const page = { data: [] as never[], has_more: false, next_cursor: null };
+const frame = (v: Fill, role: 'owner' | 'viewer' = 'owner') => ({ business: roaster(v), mode: 'test' as const, role });
+
+export const BUSINESS_STATES: readonly PageState[] = [
+  signedIn({ fn: paymentsPage, name: 'payments-list', main: true, shows: 'Test payments: paid, held, open and expired, with the filters and a next page' },
+    (v, s) => paymentsPage({ session: s, ...frame(v), payments: { data: payments(v), has_more: true, next_cursor: 'pay_H8wK4mPz2Rt7Xn5Lc3Vq9BdS' }, filters: { status: '', reference: '', customer_id: '', from: '', to: '' }, later: false })),
+  signedIn({ fn: paymentsPage, name: 'payments-filtered', shows: 'payments filtered by status and day, on a later page, none matching' },
+    (v, s) => paymentsPage({ session: s, ...frame(v), payments: page, filters: { status: 'held', reference: 'WC-1042', customer_id: '', from: '2026-03-01', to: '2026-03-04' }, later: true })),
+  signedIn({ fn: paymentsPage, name: 'payments-live-empty', shows: 'no Live payments yet (Live mode: no Test banner)' },
+    (v, s) => paymentsPage({ session: s, business: roaster(v), mode: 'live', role: 'owner', payments: page, filters: {}, later: false })),
+  signedIn({ fn: paymentPage, name: 'payment-paid', main: true, shows: 'a paid payment: its facts, events with a delivery being retried, and a notice that did not match' },
+    (v, s) => paymentPage({ session: s, ...frame(v), timeline: timeline(v) })),
+  signedIn({ fn: paymentPage, name: 'payment-held', main: true, shows: 'a held payment its developer may accept' },
+    (v, s) => paymentPage({ session: s, ...frame(v), timeline: timeline(v, { status: 'held', hold_reason: v('Less than the amount asked arrived.'), hold_acceptable: true, paid_at: null, value_coin: '14.400000', merchant_received: null }) })),
+  signedIn({ fn: paymentPage, name: 'payment-accepted', shows: 'right after accepting a held payment' },
+    (v, s) => paymentPage({ session: s, ...frame(v), timeline: timeline(v, { hold_reason: v('Less than the amount asked arrived.') }), accepted: true })),
+  signedIn({ fn: paymentPage, name: 'payment-held-viewer', shows: 'a held payment as a viewer sees it: nothing to accept' },
+    (v, s) => paymentPage({ session: s, ...frame(v, 'viewer'), timeline: timeline(v, { status: 'held', hold_acceptable: true }) }), VIEWER),
+  signedIn({ fn: paymentAcceptPage, name: 'payment-accept', main: true, shows: 'the confirmation step before accepting a held payment' },
+    (v, s) => paymentAcceptPage({ session: s, ...frame(v), payment: payment(v, { status: 'held', hold_reason: v('Less than the amount asked arrived.'), hold_acceptable: true, value_coin: '42.960000' }) })),
+  signedIn({ fn: ordersPage, name: 'orders-list', main: true, shows: 'orders with totals, status and fulfilment' },
+    (v, s) => ordersPage({ session: s, ...frame(v), orders: { data: [order(v), { ...order(v), id: 'ord_Q2mX8vLr4TnW9pKc3Zb7HfJd', display_number: '#1041', fulfillment: 'fulfilled', status: 'held' }], has_more: false, next_cursor: null }, filters: {}, later: false })),
+  signedIn({ fn: orderPage, name: 'order-detail', main: true, shows: 'an order: items, discount and shipping, its payment, fulfilment to change, a refund reported' },
+    (v, s) => orderPage({ session: s, ...frame(v), order: order(v), saved: true })),
+  signedIn({ fn: orderPage, name: 'order-viewer', shows: 'an order as a viewer sees it' },
+    (v, s) => orderPage({ session: s, ...frame(v, 'viewer'), order: order(v) }), VIEWER),
+  signedIn({ fn: paymentLinksPage, name: 'payment-links-list', main: true, shows: 'payment links, open, paid and canceled' },
+    (v, s) => paymentLinksPage({ session: s, ...frame(v), links: { data: [link(v), link(v, { id: 'pay_K3mW8qXp2Lr7Vn4Tc9Bz5HjD', status: 'paid', description: v('Espresso blend, 5 kg'), paid_at: seconds('2026-03-05T10:00:00Z') })], has_more: false, next_cursor: null }, filters: {}, later: false })),
+  signedIn({ fn: paymentLinkNewPage, name: 'payment-link-new', main: true, shows: 'the form to create a payment link' },
+    (v, s) => paymentLinkNewPage({ session: s, ...frame(v) })),
+  signedIn({ fn: paymentLinkNewPage, name: 'payment-link-refused', shows: 'the form again after the API refused a field, with its message beside it' },
+    (v, s) => paymentLinkNewPage({ session: s, ...frame(v), values: { amount: v('12,50'), currency: 'EUR', description: v('Gift card'), collect_phone: 'on' }, error: { field: 'amount', message: v('amount must be a decimal string such as "10.00".') } })),
+  signedIn({ fn: paymentLinkPage, name: 'payment-link-created', main: true, shows: 'a link right after it was created: the addresses to copy, its facts, cancel' },
+    (v, s) => paymentLinkPage({ session: s, ...frame(v), link: link(v), notice: 'created' })),
+  signedIn({ fn: paymentLinkPage, name: 'payment-link-canceled', shows: 'a canceled link' },
+    (v, s) => paymentLinkPage({ session: s, ...frame(v), link: link(v, { status: 'expired', canceled_at: seconds('2026-03-05T08:00:00Z') }), notice: 'canceled' })),
+];
