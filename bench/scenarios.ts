@@ -1,5 +1,10 @@
+import { sql } from 'kysely';
 import type { AppContext } from '../src/verbs/context.ts';
+import { operatorPrincipal } from '../src/auth/operator.ts';
 import { API_SCOPES } from '../src/auth/scopes.ts';
+import { openSession, sessionCookieName } from '../src/auth/sessions.ts';
+import { createApiKey } from '../src/resources/api-keys/create.ts';
+import { createBusiness } from '../src/tenancy/businesses.ts';
 import type { RequestSpec } from './load.ts';
 
 // The benchmark's rows. Each scenario loads one service endpoint and the baseline route doing
@@ -79,6 +84,58 @@ async function linkToRead(env: BenchEnv): Promise<string> {
   const created = await env.api('POST', '/v1/payment_links', SMALL_LINK);
   if (created.status !== 201) throw new Error(`Creating the link to read failed: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body.id as string;
+}
+
+const LIST_PAYMENTS = 100_000;
+
+interface ManyPayments {
+  /** The business's dashboard list of Test payments. */
+  path: string;
+  /** Its owner's session cookie. */
+  cookie: string;
+  /** A cursor 90,000 payments deep. */
+  deep: string;
+  /** The business's Test key, for the REST list. */
+  auth: Record<string, string>;
+}
+
+let manyPayments: Promise<ManyPayments> | undefined;
+
+/**
+ * A business with 100,000 Test payments (one link made through the API, copied by SQL with its
+ * own id and an earlier creation time each: the list reads rows, whatever made them) and its
+ * owner signed in to the dashboard. Made once, for both list rows.
+ */
+function businessWithManyPayments(env: BenchEnv): Promise<ManyPayments> {
+  manyPayments ??= (async () => {
+    const { context } = env;
+    const { db } = context;
+    const business = await createBusiness(db, context.clock, { name: 'Bench Roastery', ownerEmail: 'owner@roastery.bench.example' });
+    const operator = { ...context, principal: await operatorPrincipal(db, business.id, false) };
+    const auth = { authorization: `Bearer ${(await createApiKey.run(operator, { name: 'bench list' })).secret}` };
+    const created = await fetch(`${env.serviceUrl}/v1/payment_links`, { method: 'POST', headers: { ...auth, ...JSON_HEADERS }, body: JSON.stringify(SMALL_LINK) });
+    if (created.status !== 201) throw new Error(`Creating the link to copy failed: ${created.status} ${await created.text()}`);
+    const { id } = await created.json() as { id: string };
+    const columns = (await sql<{ column_name: string }>`
+      SELECT column_name FROM information_schema.columns
+      WHERE table_schema = current_schema() AND table_name = 'payments' AND is_generated = 'NEVER' AND (identity_generation IS NULL OR identity_generation = 'BY DEFAULT')
+      ORDER BY ordinal_position`.execute(db)).rows.map((row) => row.column_name);
+    const copied = columns.map((column) => {
+      if (column === 'id') return `'pay_' || substr(md5(g::text || random()::text), 1, 24)`;
+      if (column === 'created_at') return 'created_at - make_interval(secs => g)';
+      if (column === 'tracking_token') return `CASE WHEN tracking_token IS NULL THEN NULL ELSE 'trk_' || substr(md5(random()::text || g::text), 1, 24) END`;
+      return `"${column}"`;
+    });
+    await sql.raw(`INSERT INTO payments (${columns.map((column) => `"${column}"`).join(', ')})
+      SELECT ${copied.join(', ')} FROM payments, generate_series(1, ${LIST_PAYMENTS - 1}) AS g WHERE id = '${id}'`).execute(db);
+    await sql`ANALYZE payments`.execute(db);
+    const deep = await db.selectFrom('payments').select('id').where('business_id', '=', business.id).where('livemode', '=', false)
+      .orderBy('created_at', 'desc').orderBy('id', 'desc').offset(90_000).limit(1).executeTakeFirstOrThrow();
+    const owner = await db.selectFrom('memberships').select('person_id').where('business_id', '=', business.id).executeTakeFirstOrThrow();
+    const session = await openSession(context, owner.person_id);
+    return { path: `/dashboard/businesses/${business.id}/test/payments`, cookie: `${sessionCookieName(context.config.baseUrl)}=${session}`, deep: deep.id, auth };
+  })();
+  return manyPayments;
 }
 
 const BASELINE_INSERT: RequestSpec = { method: 'POST', path: '/baseline/payment_links', headers: JSON_HEADERS, body: JSON.stringify(SMALL_LINK) };
@@ -175,5 +232,23 @@ export const scenarios: readonly Scenario<unknown>[] = [
       then: [{ method: 'POST', path: '/v1/checkout_sessions/{id}/start', headers: { ...env.auth, ...JSON_HEADERS }, body: '{}' }],
     }),
     baseline: BASELINE_INSERT,
+  }),
+  defineScenario({
+    name: 'dashboard payments: the list page of a business with 100,000 payments, first page (baseline: GET /v1/payments of the same business)',
+    target: 0.5,
+    baselineOnService: true,
+    baselineLabel: 'REST list',
+    setup: businessWithManyPayments,
+    service: ({ path, cookie }) => ({ method: 'GET', path, headers: { cookie, accept: 'text/html' } }),
+    baseline: ({ auth }) => ({ method: 'GET', path: '/v1/payments?limit=20', headers: auth }),
+  }),
+  defineScenario({
+    name: 'dashboard payments: a page 90,000 payments deep in the cursor (baseline: the first page; target: within 1.5× of it)',
+    target: 0.67,
+    baselineOnService: true,
+    baselineLabel: 'first page',
+    setup: businessWithManyPayments,
+    service: ({ path, cookie, deep }) => ({ method: 'GET', path: `${path}?starting_after=${deep}`, headers: { cookie, accept: 'text/html' } }),
+    baseline: ({ path, cookie }) => ({ method: 'GET', path, headers: { cookie, accept: 'text/html' } }),
   }),
 ];

@@ -6,11 +6,12 @@ import type { Mode } from './requests.ts';
 export const DASHBOARD = '/dashboard';
 
 /** A business's areas, in the order the navigation shows them. */
-export const BUSINESS_AREAS = ['payments', 'orders', 'payment_links', 'agents', 'keys', 'team'] as const;
+export const BUSINESS_AREAS = ['payments', 'orders', 'customers', 'payment_links', 'webhooks', 'agents', 'keys', 'team', 'settings'] as const;
 export type BusinessArea = (typeof BUSINESS_AREAS)[number];
 
 export const AREA_NAMES: Record<BusinessArea, string> = {
-  payments: 'Payments', orders: 'Orders', payment_links: 'Payment links', agents: 'Connected agents', keys: 'API keys', team: 'Team',
+  payments: 'Payments', orders: 'Orders', customers: 'Customers', payment_links: 'Payment links', webhooks: 'Webhooks',
+  agents: 'Connected agents', keys: 'API keys', team: 'Team', settings: 'Settings',
 };
 
 export function businessPath(businessId: string, area: BusinessArea, mode: Mode): string {

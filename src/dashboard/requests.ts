@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { personPrincipal } from '../auth/people.ts';
+import { personPrincipal, sessionIn } from '../auth/people.ts';
 import { csrfMatches, findSession, type DashboardSession } from '../auth/sessions.ts';
 import { ApiError } from '../core/errors.ts';
 import type { Form } from '../core/form.ts';
@@ -83,9 +83,13 @@ export class DashboardRequests {
     return { ...this.#context, principal, session, mode };
   }
 
-  /** A page in a business: signed in, then acting there. */
+  /** A page in a business: signed in and acting there (one query). */
   async page(request: FastifyRequest): Promise<PersonContext> {
-    return this.acting(await this.signedIn(request), request.params as { business?: string; mode?: string });
+    const params = request.params as { business?: string; mode?: string };
+    const mode = modeOf(params.mode);
+    const found = await sessionIn(this.#context, request.cookies[this.#cookieName], params.business ?? '', mode === 'live');
+    if (!found) throw new Redirect(`/dashboard/sign-in?next=${encodeURIComponent(request.url)}`);
+    return { ...this.#context, principal: found.principal, session: found.session, mode };
   }
 
   /** A form in a business: CSRF checked, then acting there. */
