@@ -16,6 +16,8 @@ import { registerTeam } from './routes/team.ts';
 import { registerPayments } from './routes/payments.ts';
 import { registerOrders } from './routes/orders.ts';
 import { registerPaymentLinks } from './routes/payment-links.ts';
+import { registerCustomers } from './routes/customers.ts';
+import { registerSettings } from './routes/settings.ts';
 import { registerHome } from './routes/home.ts';
 import { sendPage } from './routes/send.ts';
 import { SIGN_IN_LINK_PATH } from './routes/sign-in.ts';
@@ -86,4 +88,6 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
   registerPayments(scope, requests, operations);
   registerOrders(scope, requests, operations);
   registerPaymentLinks(scope, requests, operations);
+  registerCustomers(scope, requests, operations);
+  registerSettings(scope, requests);
 }

@@ -86,6 +86,17 @@ export interface CustomersTable {
   details_at: Timestamp | null;
 }
 
+/** A customer's private note, for the dashboard only (never read by the API, MCP or webhooks). */
+export interface CustomerNotesTable {
+  customer_id: string;
+  business_id: string;
+  livemode: boolean;
+  note: string;
+  updated_at: Timestamp;
+  /** The person who wrote it last. */
+  updated_by: string | null;
+}
+
 export interface OrderNumbersTable {
   business_id: string;
   livemode: boolean;
@@ -461,6 +472,7 @@ export interface Database {
   memberships: MembershipsTable;
   api_keys: ApiKeysTable;
   customers: CustomersTable;
+  customer_notes: CustomerNotesTable;
   order_numbers: OrderNumbersTable;
   orders: OrdersTable;
   payments: PaymentsTable;

@@ -6,6 +6,10 @@ import { orderPage, ordersPage } from '../../src/dashboard/pages/orders.ts';
 import { paymentAcceptPage, paymentPage } from '../../src/dashboard/pages/payment.ts';
 import { paymentLinkNewPage, paymentLinkPage, paymentLinksPage } from '../../src/dashboard/pages/payment-links.ts';
 import { paymentsPage } from '../../src/dashboard/pages/payments.ts';
+import { customerErasePage, customerPage, customersPage } from '../../src/dashboard/pages/customers.ts';
+import { settingsPage } from '../../src/dashboard/pages/settings.ts';
+import type { ActivityEntry } from '../../src/audit/list.ts';
+import type { CustomerOut } from '../../src/resources/customers/schemas.ts';
 import { roaster, seconds, signedIn, VIEWER, type Fill, type PageState } from './states.ts';
 
 // The dashboard's business areas (payments, orders, payment links) in each state a person meets
@@ -84,6 +88,26 @@ function link(v: Fill, more: Partial<PaymentLinkOut> = {}): PaymentLinkOut {
   };
 }
 
+function customer(v: Fill, more: Partial<CustomerOut> = {}): CustomerOut {
+  return {
+    id: 'cus_R4nW8kX5pQ9mL3tV7cB2zH6j', object: 'customer', livemode: false, email: v('lena@example.de'), name: v('Lena Vogt'), phone: v('+49 40 1234567'),
+    shipping_address: { name: v('Lena Vogt'), line1: v('Hafenstraße 3'), line2: null, city: v('Hamburg'), region: null, postal_code: v('20457'), country: 'DE' },
+    billing_address: null, store_accounts: [], orders_count: 3, paid_orders_count: 2, spent: { EUR: '18.00', USD: '107.40' },
+    created: seconds('2025-12-02T10:00:00Z'), last_order_at: seconds('2026-03-04T09:12:00Z'), erased: false, ...more,
+  };
+}
+
+function activity(v: Fill): ActivityEntry[] {
+  return [
+    { id: 9, action: 'payment.accepted', subject_id: 'pay_N7pL3kWq9Xc2Vb8RmT4HsY6e', details: { hold_reason: v('Less than the amount asked arrived.') }, created: seconds('2026-03-04T10:02:00Z'), by: { kind: 'person', id: 'per_8Hc2LwQ5rT9mXz3vKp7NbY1d', name: v('maya@kestrelcoffee.example') } },
+    { id: 8, action: 'webhook_endpoint.created', subject_id: 'we_W4kT8mXq3Lp9Rn2Vc7Bz5HdJ', details: { url: v('https://shop.kestrelcoffee.example/webhooks') }, created: seconds('2026-03-03T16:40:00Z'), by: { kind: 'key', id: 'key_Q2mX8vLr4TnW9pKc3Zb7HfJd', name: v('key “Online shop server” (sk_test_…8fQz)') } },
+    { id: 7, action: 'business.settings_updated', subject_id: BIZ_ID, details: { commerce: 'paused' }, created: seconds('2026-03-01T08:00:00Z'), by: { kind: 'operator', id: null, name: 'the service\'s operator' } },
+  ];
+}
+
+const BIZ_ID = 'biz_4fT9kQm2VxR7pLw3Zc8HnB1d';
+const account = (v: Fill) => ({ id: BIZ_ID, name: v('Kestrel Coffee Roasters'), status: 'active' as const, commerce: 'active' as const, disabled_integrations: ['checkouts' as const], payout_wallet: '0x1111111111111111111111111111111111111111', crypto_enabled: true, fee_bps: 100 });
+
 const page = { data: [] as never[], has_more: false, next_cursor: null };
 const frame = (v: Fill, role: 'owner' | 'viewer' = 'owner') => ({ business: roaster(v), mode: 'test' as const, role });
 
@@ -120,4 +144,22 @@ export const BUSINESS_STATES: readonly PageState[] = [
     (v, s) => paymentLinkPage({ session: s, ...frame(v), link: link(v), notice: 'created' })),
   signedIn({ fn: paymentLinkPage, name: 'payment-link-canceled', shows: 'a canceled link' },
     (v, s) => paymentLinkPage({ session: s, ...frame(v), link: link(v, { status: 'expired', canceled_at: seconds('2026-03-05T08:00:00Z') }), notice: 'canceled' })),
+  signedIn({ fn: customersPage, name: 'customers-list', main: true, shows: 'customers with their orders and spend per currency, one erased' },
+    (v, s) => customersPage({ session: s, ...frame(v), customers: { data: [customer(v), customer(v, { id: 'cus_K3mW8qXp2Lr7Vn4Tc9Bz5HjD', email: null, name: null, phone: null, erased: true, spent: { USD: '12.00' }, orders_count: 1, paid_orders_count: 1 })], has_more: false, next_cursor: null }, filters: { email: '' }, later: false })),
+  signedIn({ fn: customersPage, name: 'customers-none', shows: 'a search by email that finds no one' },
+    (v, s) => customersPage({ session: s, ...frame(v), customers: page, filters: { email: v('nobody@example.com') }, later: false })),
+  signedIn({ fn: customerPage, name: 'customer-detail', main: true, shows: 'a customer: details, orders, spend, the private note' },
+    (v, s) => customerPage({ session: s, ...frame(v), customer: customer(v), orders: [order(v)], note: v('Prefers whole beans; call before delivery.'), notice: 'note-saved' })),
+  signedIn({ fn: customerPage, name: 'customer-viewer', shows: 'a customer as a viewer sees them: the note, no form, no erasure' },
+    (v, s) => customerPage({ session: s, ...frame(v, 'viewer'), customer: customer(v), orders: [], note: v('Prefers whole beans.') }), VIEWER),
+  signedIn({ fn: customerPage, name: 'customer-erased', shows: 'right after erasing a customer\'s details' },
+    (v, s) => customerPage({ session: s, ...frame(v), customer: customer(v, { email: null, name: null, phone: null, shipping_address: null, erased: true }), orders: [], note: null, notice: 'erased' })),
+  signedIn({ fn: customerErasePage, name: 'customer-erase', main: true, shows: 'the typed confirmation before erasing, after a wrong try' },
+    (v, s) => customerErasePage({ session: s, ...frame(v), customer: customer(v), error: v('Type lena@example.de exactly, or cancel.') })),
+  signedIn({ fn: settingsPage, name: 'settings-owner', main: true, shows: 'the account\'s settings as an owner changes them, and its activity naming who did what' },
+    (v, s) => settingsPage({ session: s, ...frame(v), account: account(v), activity: { entries: activity(v), next: 6 }, notice: true })),
+  signedIn({ fn: settingsPage, name: 'settings-viewer', shows: 'the settings as a viewer reads them' },
+    (v, s) => settingsPage({ session: s, ...frame(v, 'viewer'), account: { ...account(v), commerce: 'paused', crypto_enabled: false, payout_wallet: null }, activity: { entries: [], next: null } }), VIEWER),
+  signedIn({ fn: settingsPage, name: 'settings-refused', shows: 'a payout wallet that is not one, refused' },
+    (v, s) => settingsPage({ session: s, ...frame(v), account: account(v), activity: { entries: [], next: null }, error: { field: 'payout_wallet', message: v('The payout wallet must be a 0x-prefixed address of 40 hexadecimal characters.') } })),
 ];

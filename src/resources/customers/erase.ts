@@ -119,6 +119,8 @@ async function erase(db: Db, principal: Principal, customerId: string, now: Date
     await trx.updateTable('customers')
       .set({ email: null, name: null, phone: null, shipping_address: null, billing_address: null, erased: true })
       .where('id', '=', customer.id).execute();
+    // The merchant's private note goes too: it may hold the same details.
+    await trx.deleteFrom('customer_notes').where('customer_id', '=', customer.id).execute();
 
     const paymentIds = new Set(payments.map((payment) => payment.id));
     const events = await trx.selectFrom('events').select(['id', 'body']).where((eb) => eb.or([

@@ -1,3 +1,4 @@
+import { recordActivity } from '../../audit/activity.ts';
 import { ApiError } from '../../core/errors.ts';
 import { defineAction } from '../../verbs/action.ts';
 import { idInput } from '../shared/ids.ts';
@@ -24,6 +25,7 @@ export const acceptHeldPayment = defineAction({
       if (!payment.hold_acceptable) throw new ApiError('hold_not_acceptable', `Payment ${payment.id} cannot be accepted: ${payment.hold_reason ?? 'its hold is not acceptable'}.`);
       const accepted = await applyMove(trx, ctx, payment.id, 'accept', { set: { paid_at: ctx.clock.now() } });
       if (!accepted) throw new ApiError('invalid_state', `Payment ${payment.id} changed meanwhile; try again.`);
+      await recordActivity(trx, principal, 'payment.accepted', payment.id, { hold_reason: payment.hold_reason }, ctx.clock.now());
     });
     return toPaymentOut(await getPayment(ctx.db, principal, input.id), ctx.config.baseUrl, ctx.clock.now());
   },

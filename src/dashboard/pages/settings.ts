@@ -1,0 +1,76 @@
+import type { VNode } from 'preact';
+import type { ActivityEntry } from '../../audit/list.ts';
+import type { BusinessState } from '../../tenancy/businesses.ts';
+import { INTEGRATIONS } from '../../tenancy/businesses.ts';
+import { Button, CheckboxGroup, Form, html, Notice, Table, TextField } from '../../ui/index.ts';
+import { businessPath } from '../paths.ts';
+import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
+
+// The account: where money goes, whether it takes payments, crypto, the enabled integrations
+// (owners change them; the API enforces them), and the account's activity naming who did what.
+
+const INTEGRATION_NAMES: Record<(typeof INTEGRATIONS)[number], string> = { api: 'The API (secret keys and agents)', payment_links: 'Payment links', checkouts: 'Checkouts' };
+
+/** What an entry of the activity says, in words. */
+function what(entry: ActivityEntry): string {
+  const details = Object.entries(entry.details).map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`).join(', ');
+  return details ? `${entry.action} (${details})` : entry.action;
+}
+
+export function settingsPage({ session, business, mode, role, account, activity, notice, error }: BusinessFrame & {
+  account: BusinessState;
+  activity: { entries: ActivityEntry[]; next: number | null };
+  notice?: boolean;
+  error?: { field: string | undefined; message: string };
+}): VNode {
+  const path = businessPath(business.id, 'settings', mode);
+  const owner = role === 'owner';
+  const disabled = new Set(account.disabled_integrations);
+  const rows = activity.entries.map((entry) => [at(entry.created), entry.by.name, what(entry), entry.subject_id ? html`<code>${entry.subject_id}</code>` : '–']);
+  return DashboardPage({
+    title: 'Settings',
+    session,
+    frame: { business, mode, role },
+    area: 'settings',
+    children: html`<div>
+      <h1>Settings</h1>
+      ${notice && Notice({ tone: 'success', children: 'Saved.' })}
+      ${error && Notice({ tone: 'error', children: error.message })}
+      ${!owner && html`<p class="muted">Only the account's owners change its settings.</p>`}
+      <section aria-labelledby="payments-heading">
+        <h2 id="payments-heading">Taking payments</h2>
+        <p>${account.commerce === 'active' ? 'The account takes payments.' : 'Paused: buyers cannot start payments, and nothing new can be sold.'}</p>
+        ${owner && Form({ action: path, label: 'Taking payments', children: Button({ name: 'commerce', value: account.commerce === 'active' ? 'paused' : 'active', children: account.commerce === 'active' ? 'Pause taking payments' : 'Resume taking payments' }) })}
+      </section>
+      <section aria-labelledby="wallet-heading">
+        <h2 id="wallet-heading">Payout wallet</h2>
+        ${owner
+          ? Form({ action: path, label: 'Payout wallet', children: [
+              TextField({ name: 'payout_wallet', label: 'Wallet address', hint: 'Where your money goes (a 0x address on Polygon); Live payments need one. Leave empty for none.', value: account.payout_wallet ?? '', maxLength: 42, error: error?.field === 'payout_wallet' ? error.message : undefined }),
+              Button({ children: 'Save wallet' }),
+            ] })
+          : html`<p><code>${account.payout_wallet ?? 'none'}</code></p>`}
+      </section>
+      <section aria-labelledby="crypto-heading">
+        <h2 id="crypto-heading">Stablecoin payments</h2>
+        <p>${account.crypto_enabled ? 'Buyers may pay from their own wallet.' : 'Buyers pay by card provider only.'}</p>
+        ${owner && Form({ action: path, label: 'Stablecoin payments', children: Button({ name: 'crypto_enabled', value: account.crypto_enabled ? 'off' : 'on', children: account.crypto_enabled ? 'Turn stablecoin payments off' : 'Turn stablecoin payments on' }) })}
+      </section>
+      <section aria-labelledby="integrations-heading">
+        <h2 id="integrations-heading">Integrations</h2>
+        ${owner
+          ? Form({ action: path, label: 'Integrations', children: [
+              html`<input type="hidden" name="integrations" value="set" />`,
+              CheckboxGroup({ id: 'field-integrations', legend: 'Enabled', boxes: INTEGRATIONS.map((name) => ({ name: `integration_${name}`, label: INTEGRATION_NAMES[name], checked: !disabled.has(name) })) }),
+              Button({ children: 'Save integrations' }),
+            ] })
+          : html`<ul>${INTEGRATIONS.map((name) => html`<li>${INTEGRATION_NAMES[name]}: ${disabled.has(name) ? 'off' : 'on'}</li>`)}</ul>`}
+      </section>
+      <section aria-labelledby="activity-heading">
+        <h2 id="activity-heading">Activity</h2>
+        ${Table({ label: 'Activity', columns: ['When', 'Who', 'What', 'On'], rows, empty: 'Nothing yet.' })}
+        ${activity.next !== null && html`<nav class="pager" aria-label="Pages"><a href=${`${path}?before=${activity.next}`} rel="next">Older</a></nav>`}
+      </section>
+    </div>`,
+  });
+}
