@@ -15,6 +15,7 @@ import { migrate } from './db/migrate.ts';
 import { BOSS_TEST_CLOCK_SETTING, startJobs, type Jobs } from './jobs/boss.ts';
 import { forgetIdempotencyKeys } from './resources/checkout-sessions/idempotency.ts';
 import { forgetDeliveryHistory } from './webhooks/retention.ts';
+import { forgetExpiredNotices } from './auth/notices.ts';
 import { forgetExpiredSessions } from './auth/sessions.ts';
 import { forgetOAuthLeftovers } from './agents/retention.ts';
 import { expireDuePayments } from './resources/payments/expire.ts';
@@ -155,7 +156,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
  */
 export async function forgetExpired(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
   let total = 0;
-  for (const forget of [forgetIdempotencyKeys, forgetDeliveryHistory, forgetExpiredSessions, forgetOAuthLeftovers]) total += await forget(ctx);
+  for (const forget of [forgetIdempotencyKeys, forgetDeliveryHistory, forgetExpiredSessions, forgetExpiredNotices, forgetOAuthLeftovers]) total += await forget(ctx);
   return total;
 }
 

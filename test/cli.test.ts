@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded } from '../src/db/embedded.ts';
 import { startTestApp, TEST_SECRETS, type TestApp } from './support/harness.ts';
+import { Browser } from './support/browser.ts';
 import { startReceiver, verifiesWith } from './support/receiver.ts';
 
 const run = promisify(execFile);
@@ -93,12 +94,72 @@ describe('operator CLI', () => {
     expect((await cli(['frobnicate'])).code).toBe(2);
   });
 
-  it('demo prints a business, a Test key and a curl line that works', async () => {
+  it('demo prints a business, a Test key, a curl line that works, and how to sign in as its owner', async () => {
     const demo = json((await cli(['demo', '--json'])).stdout);
     expect(demo.secret).toMatch(/^sk_test_/);
     expect(demo.curl).toContain(demo.secret);
     expect((await t.request('POST', '/v1/payment_links', { key: demo.secret, body: { amount: '25.00', currency: 'USD', description: 'Coffee beans' } })).status).toBe(201);
+    expect(demo.owner).toBe('owner@demo.example');
+    expect(demo.sign_in).toBe('npm run --silent cli -- login-link --email owner@demo.example');
+
+    const text = await cli(['demo']);
+    expect(text.stdout).toContain('owned by owner@demo.example');
+    expect(text.stdout).toContain('\n  npm run --silent cli -- login-link --email owner@demo.example\n');
+    // The printed command, run as printed, signs its owner in to the dashboard, where the demo business is.
+    const link = await cli([...demo.sign_in.replace('npm run --silent cli -- ', '').split(' '), '--json']);
+    expect(link.code, link.stderr).toBe(0);
+    const url = new URL(json(link.stdout).url);
+    const browser = new Browser(t);
+    expect((await browser.signInWith(`${url.pathname}${url.search}`)).status).toBe(303);
+    expect((await browser.request('GET', '/dashboard')).html).toContain(demo.business);
   });
+
+  it('business list: every business with its status, commerce and owners', async () => {
+    const shop = json((await cli(['business', 'create', '--name', 'Listed Shop', '--owner', 'first@listed.example', '--json'])).stdout);
+    json((await cli(['members', 'set', '--business', shop.id, '--email', 'second@listed.example', '--role', 'owner', '--json'])).stdout);
+    json((await cli(['members', 'set', '--business', shop.id, '--email', 'dev@listed.example', '--role', 'developer', '--json'])).stdout);
+    json((await cli(['business', 'update', shop.id, '--commerce', 'paused', '--status', 'suspended', '--json'])).stdout);
+    const list = json((await cli(['business', 'list', '--json'])).stdout);
+    expect(list.data.find((b: { id: string }) => b.id === shop.id)).toEqual({
+      id: shop.id, name: 'Listed Shop', status: 'suspended', commerce: 'paused', owners: ['first@listed.example', 'second@listed.example'],
+    });
+    const ids = list.data.map((b: { id: string }) => b.id);
+    expect(ids).toHaveLength(new Set(ids).size);
+    const text = await cli(['business', 'list']);
+    expect(text.stdout).toContain(`${shop.id}  Listed Shop  suspended  commerce paused  first@listed.example, second@listed.example\n`);
+  });
+
+  it('says so, exiting 1, when a command names a business or an object that does not exist', async () => {
+    const env = { DATABASE_URL: t.config.databaseUrl, SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64') };
+    const cases: Array<[string[], string]> = [
+      [['business', 'update', 'biz_nope', '--commerce', 'paused'], "No business with id 'biz_nope' exists."],
+      [['members', 'set', '--business', 'biz_nope', '--email', 'a@b.example'], "No business with id 'biz_nope' exists."],
+      [['members', 'list', '--business', 'biz_nope'], "No business with id 'biz_nope' exists."],
+      [['keys', 'create', '--business', 'biz_nope', '--mode', 'test'], "No business with id 'biz_nope' exists."],
+      [['keys', 'list', '--business', 'biz_nope'], "No business with id 'biz_nope' exists."],
+      [['keys', 'revoke', 'key_nope'], "No API key with id 'key_nope' exists."],
+      [['login-link', '--email', 'nobody@nowhere.example'], 'No person with the email nobody@nowhere.example'],
+      [['payments', 'accept', 'pay_nope'], "No payment with id 'pay_nope' exists."],
+      [['customers', 'erase', 'cus_nope'], "No customer with id 'cus_nope' exists."],
+      [['webhooks', 'log', 'we_nope'], "No webhook endpoint with id 'we_nope' exists."],
+      [['webhooks', 'attempts', 'whd_nope'], "No webhook delivery with id 'whd_nope' exists."],
+      [['webhooks', 'retry', 'whd_nope'], "No webhook delivery with id 'whd_nope' exists."],
+      [['webhooks', 'resend', 'whd_nope'], "No webhook delivery with id 'whd_nope' exists."],
+      [['webhooks', 'test', 'we_nope'], "No webhook endpoint with id 'we_nope' exists."],
+      [['webhooks', 'roll-secret', 'we_nope'], "No webhook endpoint with id 'we_nope' exists."],
+      [['webhooks', 'update', 'we_nope', '--description', 'x'], "No webhook endpoint with id 'we_nope' exists."],
+    ];
+    await Promise.all(cases.map(async ([args, message], index) => {
+      const text = await cli(args, env);
+      expect(text.code, args.join(' ')).toBe(1);
+      expect(text.stdout, args.join(' ')).toBe('');
+      expect(text.stderr, args.join(' ')).toBe(`Refused (not_found): ${message}${message.endsWith('.') ? '' : '; add them with members set first.'}\n`);
+      if (index % 5 !== 0) return; // with --json, the same error as the API's (one mapper): a few suffice
+      const asJson = await cli([...args, '--json'], env);
+      expect(asJson.code, args.join(' ')).toBe(1);
+      expect(json(asJson.stdout).error, args.join(' ')).toMatchObject({ code: 'not_found', message: expect.stringContaining(message) });
+    }));
+  }, 120_000);
 
   it('uses the embedded database: starting it when nothing runs, joining it when the server runs', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cli-embedded-'));
@@ -134,6 +195,16 @@ describe('members', () => {
     expect(json(lastOwner.stdout).error.message).toContain('owner');
     const list = json((await cli(['members', 'list', '--business', business.id, '--json'])).stdout);
     expect(list.data.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([['boss@team.example', 'owner'], ['dev@team.example', 'viewer']]);
+  });
+
+  it('adds a person as a viewer when no role is given; a member keeps their role', async () => {
+    const business = json((await cli(['business', 'create', '--name', 'Defaults', '--owner', 'boss@defaults.example', '--json'])).stdout);
+    const added = await cli(['members', 'set', '--business', business.id, '--email', 'new@defaults.example']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain(`new@defaults.example is now viewer of ${business.id}.`);
+    const owner = json((await cli(['members', 'set', '--business', business.id, '--email', 'boss@defaults.example', '--json'])).stdout);
+    expect(owner).toMatchObject({ email: 'boss@defaults.example', role: 'owner' });
+    expect((await cli(['members', 'set', '--business', business.id, '--email', 'x@defaults.example', '--role', 'admin'])).code).toBe(2);
   });
 });
 

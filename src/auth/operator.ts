@@ -23,6 +23,11 @@ const OWNERS = {
 
 export type OwnedKind = keyof typeof OWNERS;
 
+const NAMES: Record<OwnedKind, string> = {
+  api_key: 'API key', agent_connection: 'agent connection', webhook_endpoint: 'webhook endpoint',
+  webhook_delivery: 'webhook delivery', payment: 'payment', customer: 'customer',
+};
+
 /**
  * The operator's principal for the business and mode that `id` belongs to. This reads only whose
  * the object is; the verb then finds the object again through that business and mode, so the
@@ -31,6 +36,6 @@ export type OwnedKind = keyof typeof OWNERS;
 export async function operatorPrincipalFor(db: Db, kind: OwnedKind, id: string): Promise<Principal> {
   const { rows } = await sql<{ business_id: string; livemode: boolean }>`${OWNERS[kind]}${id}`.execute(db);
   const owner = rows[0];
-  if (!owner) throw new ApiError('not_found', `No ${kind.replace('_', ' ')} with id '${id}' exists.`);
+  if (!owner) throw new ApiError('not_found', `No ${NAMES[kind]} with id '${id}' exists.`);
   return operatorPrincipal(db, owner.business_id, owner.livemode);
 }

@@ -3,7 +3,7 @@ import { createApiKey } from '../resources/api-keys/create.ts';
 import { updateBusiness } from '../resources/businesses/update-account.ts';
 import { listMembers } from '../resources/team/list.ts';
 import { setMemberRole } from '../resources/team/set-role.ts';
-import { createBusiness, INTEGRATIONS } from '../tenancy/businesses.ts';
+import { createBusiness, INTEGRATIONS, listBusinesses } from '../tenancy/businesses.ts';
 import { ROLES } from '../tenancy/roles.ts';
 import { asOperator, oneOf, required, UsageError, type Command } from './command.ts';
 
@@ -21,6 +21,15 @@ export const tenancyCommands: Record<string, Command> = {
     async run(context, flags) {
       const business = await createBusiness(context.db, context.clock, { name: required(flags, 'name'), ownerEmail: required(flags, 'owner') });
       return { json: { id: business.id, name: business.name }, text: `Created business ${business.id} (${business.name}).` };
+    },
+  },
+  'business list': {
+    usage: 'business list [--json]   (every business: status, commerce and owners)',
+    options: {},
+    async run(context) {
+      const data = await listBusinesses(context.db);
+      const lines = data.map((b) => [b.id, b.name, b.status, `commerce ${b.commerce}`, b.owners.join(', ') || 'no owner'].join('  '));
+      return { json: { data }, text: lines.join('\n') || 'No businesses yet: business create --name NAME --owner EMAIL.' };
     },
   },
   'business update': {
@@ -47,10 +56,10 @@ export const tenancyCommands: Record<string, Command> = {
     },
   },
   'members set': {
-    usage: 'members set --business ID --email EMAIL --role owner|developer|viewer [--json]',
+    usage: 'members set --business ID --email EMAIL [--role viewer|developer|owner] [--json]   (someone new joins as a viewer unless --role says otherwise)',
     options: { business: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
     async run(context, flags) {
-      const role = oneOf(required(flags, 'role'), ROLES, 'role');
+      const role = oneOf(flags.role, ROLES, 'role');
       const business = required(flags, 'business');
       const member = await setMemberRole.run(await asOperator(context, business), { email: required(flags, 'email'), role });
       return { json: { business, ...member }, text: `${member.email} is now ${member.role} of ${business}.` };
@@ -68,14 +77,17 @@ export const tenancyCommands: Record<string, Command> = {
     usage: 'demo [--json]',
     options: {},
     async run(context) {
-      const business = await createBusiness(context.db, context.clock, { name: 'Demo Store', ownerEmail: 'owner@demo.example' });
+      const owner = 'owner@demo.example';
+      const business = await createBusiness(context.db, context.clock, { name: 'Demo Store', ownerEmail: owner });
       const key = await createApiKey.run(await asOperator(context, business.id, false), { name: 'demo' });
       const base = context.config.baseUrl;
       const curl = `curl -s ${base}/v1/payment_links -H "Authorization: Bearer ${key.secret}" ` +
         `-H "Content-Type: application/json" -d '{"amount":"25.00","currency":"USD","description":"Coffee beans"}'`;
+      const signIn = `npm run --silent cli -- login-link --email ${owner}`;
       return {
-        json: { business: business.id, key: key.id, secret: key.secret, curl },
-        text: `Demo business ${business.id} with Test key ${key.id}. The secret is shown only now.\n\nTry:\n\n  ${curl}\n`,
+        json: { business: business.id, owner, sign_in: signIn, key: key.id, secret: key.secret, curl },
+        text: `Demo business ${business.id}, owned by ${owner}, with Test key ${key.id}. The secret is shown only now.\n\nTry:\n\n  ${curl}\n\n` +
+          `Sign in to the dashboard as ${owner} with the link this prints:\n\n  ${signIn}\n`,
       };
     },
   },

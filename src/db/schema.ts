@@ -442,6 +442,16 @@ export interface DashboardSessionsTable {
   expires_at: Timestamp;
 }
 
+/** A form's one-time notice to the page its redirect opens (migration 0015): sealed, read once. */
+export interface DashboardNoticesTable {
+  id: Generated<string>;
+  session_id_hash: Buffer;
+  place: string;
+  body_sealed: Buffer;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface SignInLinksTable {
   token_hash: Buffer;
   person_id: string;
@@ -458,6 +468,7 @@ export interface Database {
   oauth_codes: OAuthCodesTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;
   dashboard_sessions: DashboardSessionsTable;
+  dashboard_notices: DashboardNoticesTable;
   sign_in_links: SignInLinksTable;
   activity: ActivityTable;
   order_timeline: OrderTimelineTable;

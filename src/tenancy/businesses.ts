@@ -31,6 +31,26 @@ export async function businessState(db: Db, businessId: string): Promise<Busines
   return row;
 }
 
+/** A business as the operator's list shows it: its state and its owners' emails. */
+export type BusinessListing = Pick<BusinessRow, 'id' | 'name' | 'status' | 'commerce'> & { owners: string[] };
+
+/** Every business, oldest first, with its owners: the operator's directory, in no business's scope. */
+export async function listBusinesses(db: Db): Promise<BusinessListing[]> {
+  const rows = await db.selectFrom('businesses as b')
+    .leftJoin('memberships as m', (join) => join.onRef('m.business_id', '=', 'b.id').on('m.role', '=', 'owner'))
+    .leftJoin('people as p', 'p.id', 'm.person_id')
+    .select(['b.id', 'b.name', 'b.status', 'b.commerce', 'p.email'])
+    .orderBy('b.created_at').orderBy('b.id').orderBy('p.email')
+    .execute();
+  const listed = new Map<string, BusinessListing>();
+  for (const { email, ...business } of rows) {
+    const entry = listed.get(business.id) ?? { ...business, owners: [] };
+    if (email !== null) entry.owners.push(email);
+    listed.set(business.id, entry);
+  }
+  return [...listed.values()];
+}
+
 export async function findOrCreatePerson(db: Db, email: string, now: Date): Promise<string> {
   const normalized = email.trim().toLowerCase();
   const row = await db
@@ -70,6 +90,14 @@ export async function setRole(db: Db, businessId: string, personId: string, role
     .onConflict((conflict) => conflict.columns(['business_id', 'person_id']).doUpdateSet({ role }))
     .execute();
   announceAuthChange();
+}
+
+/** Adds a person to a business with a role (a member already keeps theirs); whether they were added. */
+export async function addMember(db: Db, businessId: string, personId: string, role: Role, now: Date): Promise<boolean> {
+  const added = await db.insertInto('memberships').values({ business_id: businessId, person_id: personId, role, created_at: now })
+    .onConflict((conflict) => conflict.columns(['business_id', 'person_id']).doNothing())
+    .returning('person_id').executeTakeFirst();
+  return added !== undefined;
 }
 
 /** The person with this email (any letter case), if one is known. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../../src/core/clock.ts';
+import { forgetExpiredNotices } from '../../src/auth/notices.ts';
 import { createSignInLink } from '../../src/auth/sessions.ts';
 import { setMember } from '../support/operator.ts';
 import { connectAgent } from '../support/agents.ts';
@@ -88,7 +89,12 @@ describe('API keys', () => {
     const browser = await signIn(await ownerEmail(biz));
     const action = `/dashboard/businesses/${biz.id}/test/keys`;
     const page = await browser.request('GET', action);
-    const created = await browser.request('POST', action, { ...Browser.form(page.html, action), name: 'Shop server', access: 'read_only' });
+    const posted = await browser.request('POST', action, { ...Browser.form(page.html, action), name: 'Shop server', access: 'read_only' });
+    // POST, 303, GET: the secret is on the page the redirect opens, never in the POST's answer or the address.
+    expect(posted.status).toBe(303);
+    expect(posted.location).toBe(action);
+    expect(posted.html).not.toContain('sk_test_');
+    const created = await browser.request('GET', action);
     const secret = /<code>(sk_test_[0-9A-Za-z]{32})<\/code>/.exec(created.html)?.[1];
     expect(secret).toBeTruthy();
     expect((await t.request('GET', '/v1/payment_links', { key: secret! })).status).toBe(200);
@@ -100,6 +106,33 @@ describe('API keys', () => {
     const revoke = `/dashboard/businesses/${biz.id}/test/keys/${key.id}/revoke`;
     expect((await browser.request('POST', revoke, Browser.form(later.html, revoke))).status).toBe(303);
     expect((await t.request('GET', '/v1/payment_links', { key: secret! })).body.error.code).toBe('invalid_api_key');
+  });
+
+  it('keeps a new secret sealed for its session\'s next page only, for five minutes', async () => {
+    const biz = await t.business();
+    const email = await ownerEmail(biz);
+    const browser = await signIn(email);
+    const action = `/dashboard/businesses/${biz.id}/test/keys`;
+    const form = Browser.form((await browser.request('GET', action)).html, action);
+    expect((await browser.request('POST', action, { ...form, name: 'Till', access: 'full' })).status).toBe(303);
+    const notices = () => t.db.selectFrom('dashboard_notices').selectAll().where('place', 'like', `${biz.id}/%`).execute();
+    const [notice] = await notices();
+    expect(notice?.place).toBe(`${biz.id}/test/keys`);
+    expect(notice!.body_sealed.toString('latin1')).not.toMatch(/sk_test_/);
+    // The same person in another browser, and this browser on the other mode's page, are not told.
+    expect((await (await signIn(email)).request('GET', action)).html).not.toMatch(/sk_test_[0-9A-Za-z]{32}/);
+    expect((await browser.request('GET', `/dashboard/businesses/${biz.id}/live/keys`)).html).not.toMatch(/sk_(test|live)_[0-9A-Za-z]{32}/);
+    const shown = await browser.request('GET', action);
+    expect(shown.html).toMatch(/<code>sk_test_[0-9A-Za-z]{32}<\/code>/);
+    expect(await notices()).toEqual([]);
+
+    // Not read within five minutes: unreadable, then removed by the retention.
+    expect((await browser.request('POST', action, { ...form, name: 'Late', access: 'full' })).status).toBe(303);
+    await t.jump(5 * MINUTE + 1000);
+    expect((await browser.request('GET', action)).html).not.toMatch(/sk_test_[0-9A-Za-z]{32}/);
+    expect(await notices()).toHaveLength(1);
+    expect(await forgetExpiredNotices(t.context)).toBeGreaterThanOrEqual(1);
+    expect(await notices()).toEqual([]);
   });
 
   it('a viewer sees keys but cannot create or revoke them; another business is not found', async () => {
@@ -178,6 +211,29 @@ describe('team', () => {
     const refused = await browser.request('POST', action, { ...Browser.form(page.html, action), email: self, role: 'viewer' });
     expect(refused.status).toBe(409);
     expect(refused.html).toContain('at least one owner');
+  });
+
+  it('adds a person as a viewer unless the owner chooses, and says so once after the redirect', async () => {
+    const biz = await t.business();
+    const browser = await signIn(await ownerEmail(biz));
+    const action = `/dashboard/businesses/${biz.id}/test/team`;
+    const page = await browser.request('GET', action);
+    expect(page.html).toMatch(/<option value="viewer" selected/);
+    // A form without a role adds a viewer.
+    const posted = await browser.request('POST', action, { ...Browser.form(page.html, action), email: 'New@Team.example' });
+    expect(posted.status).toBe(303);
+    expect(posted.location).toBe(action);
+    const after = await browser.request('GET', action);
+    expect(after.html).toContain('new@team.example is now a viewer.');
+    expect((await browser.request('GET', action)).html).not.toContain('is now a');
+    const role = async (email: string) => (await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('m.role')
+      .where('m.business_id', '=', biz.id).where('p.email', '=', email).executeTakeFirstOrThrow()).role;
+    expect(await role('new@team.example')).toBe('viewer');
+    // Without a role, a member keeps theirs.
+    await setMember(t.context, { businessId: biz.id, email: 'new@team.example', role: 'developer' });
+    expect((await browser.request('POST', action, { ...Browser.form(page.html, action), email: 'new@team.example' })).status).toBe(303);
+    expect(await role('new@team.example')).toBe('developer');
+    expect((await browser.request('GET', action)).html).toContain('new@team.example is now a developer.');
   });
 
   it('sessions end after 12 hours', async () => {

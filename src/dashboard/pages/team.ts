@@ -1,12 +1,17 @@
 import type { VNode } from 'preact';
 import type { MemberOut } from '../../resources/team/schemas.ts';
 import { ROLES } from '../../tenancy/roles.ts';
-import { Button, Form, html, Select, Table, TextField } from '../../ui/index.ts';
+import { Button, Form, html, Notice, Select, Table, TextField } from '../../ui/index.ts';
 import { businessPath } from '../paths.ts';
 import { DashboardPage, type BusinessFrame } from './frame.ts';
 
-/** The people of a business and their roles; owners add people and change roles. */
-export function teamPage({ session, business, mode, isOwner, members }: BusinessFrame & { isOwner: boolean; members: MemberOut[] }): VNode {
+/** The people of a business and their roles; owners add people (a viewer unless chosen otherwise) and change roles. */
+export function teamPage({ session, business, mode, isOwner, members, saved }: BusinessFrame & {
+  isOwner: boolean;
+  members: MemberOut[];
+  /** Who was just added or given a role (once, after the form). */
+  saved?: { email: string; role: MemberOut['role'] };
+}): VNode {
   const rows = members.map((m) => [m.email, m.role, m.manages_keys ? 'Manages keys and agents' : '']);
   return DashboardPage({
     title: 'Team',
@@ -14,6 +19,7 @@ export function teamPage({ session, business, mode, isOwner, members }: Business
     frame: { business, mode },
     children: html`<div>
       <h1>${business.name}: team</h1>
+      ${saved && Notice({ tone: 'success', children: html`<p>${saved.email} is now ${saved.role === 'owner' ? 'an' : 'a'} ${saved.role}.</p>` })}
       ${Table({ label: 'Team', columns: ['Person', 'Role', 'Rights'], rows, empty: 'Nobody yet.' })}
       ${isOwner
         ? html`<section aria-labelledby="set-role">

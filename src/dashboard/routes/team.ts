@@ -2,21 +2,24 @@ import type { FastifyInstance } from 'fastify';
 import { formField } from '../../core/form.ts';
 import { listMembers } from '../../resources/team/list.ts';
 import { setMemberRole } from '../../resources/team/set-role.ts';
+import { noticeForPage, noticeOfPage } from '../notices.ts';
 import { teamPage } from '../pages/team.ts';
 import { businessPath } from '../paths.ts';
 import { frameOf, redirect, roleOf, type DashboardRequests } from '../requests.ts';
 import { sendPage } from './send.ts';
 
-/** The team: who belongs to the business and with which role; owners change roles. */
+/** The team: who belongs to the business and with which role; owners add people (as viewers unless they choose) and change roles. */
 export function registerTeam(scope: FastifyInstance, requests: DashboardRequests): void {
   const TEAM = '/dashboard/businesses/:business/:mode/team';
   scope.get(TEAM, async (request, reply) => {
     const ctx = await requests.page(request);
-    return sendPage(reply, 200, teamPage({ ...frameOf(ctx), isOwner: roleOf(ctx) === 'owner', members: await listMembers.run(ctx, {}) }), ctx.session);
+    const saved = await noticeOfPage(request, ctx, 'team');
+    return sendPage(reply, 200, teamPage({ ...frameOf(ctx), isOwner: roleOf(ctx) === 'owner', members: await listMembers.run(ctx, {}), ...(saved ? { saved } : {}) }), ctx.session);
   });
   scope.post(TEAM, async (request, reply) => {
     const { ctx, form } = await requests.form(request);
-    await setMemberRole.run(ctx, { email: formField(form, 'email'), role: formField(form, 'role') });
+    const member = await setMemberRole.run(ctx, { email: formField(form, 'email'), role: formField(form, 'role') });
+    await noticeForPage(request, ctx, 'team', { email: member.email, role: member.role });
     return redirect(reply, businessPath(ctx.principal.businessId, 'team', ctx.mode));
   });
 }

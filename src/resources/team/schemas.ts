@@ -7,7 +7,8 @@ import { emailField } from '../shared/fields.ts';
 
 export const SetMemberRoleInput = z.object({
   email: emailField,
-  role: z.enum(ROLES as [Role, ...Role[]], coded('invalid_role', `role must be one of ${ROLES.join(', ')}.`)),
+  /** Absent: a person new to the business joins as a viewer (the least role); a member keeps theirs. */
+  role: z.enum(ROLES as [Role, ...Role[]], coded('invalid_role', `role must be one of ${ROLES.join(', ')}.`)).optional(),
 });
 export type SetMemberRoleInput = z.output<typeof SetMemberRoleInput>;
 
