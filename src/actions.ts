@@ -1,6 +1,7 @@
 import { agentConnectionActions } from './resources/agent-connections/actions.ts';
 import { apiKeyActions } from './resources/api-keys/actions.ts';
 import { businessActions } from './resources/businesses/actions.ts';
+import { checkoutActions } from './resources/checkouts/manage.ts';
 import { customerActions } from './resources/customers/actions.ts';
 import { paymentActions } from './resources/payments/actions.ts';
 import { teamActions } from './resources/team/actions.ts';
@@ -18,5 +19,6 @@ export const actions: readonly Action[] = [
   ...deliveryLogActions,
   ...paymentActions,
   ...customerActions,
+  ...checkoutActions,
   ...businessActions,
 ] as readonly Action[];

@@ -100,13 +100,15 @@ const fixtures: Record<string, Fixture> = {
   read_customer_note: async (owner) => ({ id: (await api(owner, 'create_checkout_session', { amount: '10.00', currency: 'USD', customer_email: `note-${Math.random()}@shop.example` })).customer_id }),
   set_customer_note: async (owner) => ({ id: (await api(owner, 'create_checkout_session', { amount: '10.00', currency: 'USD', customer_email: `note-${Math.random()}@shop.example` })).customer_id, note: 'Likes decaf' }),
   list_account_activity: async () => ({}),
+  update_checkout: async (owner) => ({ id: (await api(owner, 'create_checkout', { name: 'Fixture', amount: '10.00', currency: 'USD' })).id, amount: '12.00' }),
+  delete_checkout: async (owner) => ({ id: (await api(owner, 'create_checkout', { name: 'Fixture', amount: '10.00', currency: 'USD' })).id }),
   update_business_settings: async () => ({ crypto_enabled: true }),
   update_business: async () => ({ fee_bps: 100, crypto_enabled: false }),
 };
 
 /** Actions that take one object by id: another business's, or the other mode's, is not_found. */
 const BY_ID = new Set(['revoke_api_key', 'disconnect_agent', 'update_webhook_endpoint', 'roll_webhook_secret', 'list_webhook_deliveries',
-  'list_delivery_attempts', 'retry_webhook_delivery', 'resend_webhook_delivery', 'send_test_webhook', 'accept_held_payment', 'read_payment_timeline', 'erase_customer', 'read_customer_note', 'set_customer_note']);
+  'list_delivery_attempts', 'retry_webhook_delivery', 'resend_webhook_delivery', 'send_test_webhook', 'accept_held_payment', 'read_payment_timeline', 'erase_customer', 'read_customer_note', 'set_customer_note', 'update_checkout', 'delete_checkout']);
 /** Lists, and how to find the fixture's object in one: its id in the answer. */
 const LISTS: Record<string, { make(owner: OperationContext): Promise<string>; ids(answer: unknown): string[] }> = {
   list_api_keys: { make: async (owner) => ((await actionNamed('create_api_key').run(owner, {})) as { id: string }).id, ids: (answer) => (answer as Array<{ id: string }>).map((key) => key.id) },

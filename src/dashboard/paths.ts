@@ -6,11 +6,11 @@ import type { Mode } from './requests.ts';
 export const DASHBOARD = '/dashboard';
 
 /** A business's areas, in the order the navigation shows them. */
-export const BUSINESS_AREAS = ['payments', 'orders', 'customers', 'payment_links', 'webhooks', 'agents', 'keys', 'team', 'settings'] as const;
+export const BUSINESS_AREAS = ['payments', 'orders', 'customers', 'payment_links', 'checkouts', 'webhooks', 'agents', 'keys', 'team', 'settings'] as const;
 export type BusinessArea = (typeof BUSINESS_AREAS)[number];
 
 export const AREA_NAMES: Record<BusinessArea, string> = {
-  payments: 'Payments', orders: 'Orders', customers: 'Customers', payment_links: 'Payment links', webhooks: 'Webhooks',
+  payments: 'Payments', orders: 'Orders', customers: 'Customers', payment_links: 'Payment links', checkouts: 'Checkouts', webhooks: 'Webhooks',
   agents: 'Connected agents', keys: 'API keys', team: 'Team', settings: 'Settings',
 };
 

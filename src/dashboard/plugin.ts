@@ -17,6 +17,7 @@ import { registerPayments } from './routes/payments.ts';
 import { registerOrders } from './routes/orders.ts';
 import { registerPaymentLinks } from './routes/payment-links.ts';
 import { registerCustomers } from './routes/customers.ts';
+import { registerCheckouts } from './routes/checkouts.ts';
 import { registerSettings } from './routes/settings.ts';
 import { registerHome } from './routes/home.ts';
 import { sendPage } from './routes/send.ts';
@@ -89,5 +90,6 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
   registerOrders(scope, requests, operations);
   registerPaymentLinks(scope, requests, operations);
   registerCustomers(scope, requests, operations);
+  registerCheckouts(scope, requests, operations);
   registerSettings(scope, requests);
 }

@@ -104,3 +104,39 @@ it('a merchant creates a payment link from the form, a buyer opens it, the merch
   await buyer.close();
   await page.close();
 }, 60_000);
+
+it('a merchant creates a checkout page, changes its price (the address stays), deletes it, and a buyer is refused', async () => {
+  const { page, key } = await signedIn('Kestrel Coffee');
+  await page.getByRole('link', { name: 'Kestrel Coffee in Test mode' }).click();
+  await page.getByRole('link', { name: 'Checkouts' }).click();
+  await page.getByRole('link', { name: 'Create a checkout page' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('House blend');
+  await page.getByLabel('Price').fill('18.50');
+  await page.getByLabel('Currency').fill('EUR');
+  await page.getByRole('button', { name: 'Create checkout page' }).click();
+  await page.waitForURL(/done=created$/);
+  const address = await page.getByLabel(/^Address/).inputValue();
+  expect(await page.locator('pre').innerText()).toContain('<buy-button checkout=');
+
+  const buyer = await browser.newPage();
+  await buyer.goto(address);
+  expect(await buyer.getByRole('button', { name: 'Pay €18.50' }).count()).toBe(1);
+
+  await page.getByRole('link', { name: 'Change' }).click();
+  await page.getByLabel('Price').fill('21.00');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.waitForURL(/done=saved$/);
+  expect(await page.getByLabel(/^Address/).inputValue()).toBe(address);
+  await buyer.reload();
+  expect(await buyer.getByRole('button', { name: 'Pay €21.00' }).count()).toBe(1);
+
+  await page.getByRole('link', { name: 'Delete' }).click();
+  await page.getByRole('button', { name: 'Delete for good' }).click();
+  expect(await page.getByRole('status').innerText()).toContain('Deleted');
+  const refused = await buyer.reload();
+  expect(refused?.status()).toBe(410);
+  expect(await buyer.getByRole('heading', { level: 1 }).innerText()).toBe('No longer available');
+  expect((await t.request('GET', '/v1/checkouts', { key })).body.data).toEqual([]);
+  await buyer.close();
+  await page.close();
+}, 60_000);

@@ -8,6 +8,8 @@ import { paymentLinkNewPage, paymentLinkPage, paymentLinksPage } from '../../src
 import { paymentsPage } from '../../src/dashboard/pages/payments.ts';
 import { customerErasePage, customerPage, customersPage } from '../../src/dashboard/pages/customers.ts';
 import { settingsPage } from '../../src/dashboard/pages/settings.ts';
+import { checkoutDeletePage, checkoutFormPage, checkoutPage, checkoutsPage, formOf } from '../../src/dashboard/pages/checkouts.ts';
+import type { CheckoutOut } from '../../src/resources/checkouts/schemas.ts';
 import type { ActivityEntry } from '../../src/audit/list.ts';
 import type { CustomerOut } from '../../src/resources/customers/schemas.ts';
 import { roaster, seconds, signedIn, VIEWER, type Fill, type PageState } from './states.ts';
@@ -108,6 +110,16 @@ function activity(v: Fill): ActivityEntry[] {
 const BIZ_ID = 'biz_4fT9kQm2VxR7pLw3Zc8HnB1d';
 const account = (v: Fill) => ({ id: BIZ_ID, name: v('Kestrel Coffee Roasters'), status: 'active' as const, commerce: 'active' as const, disabled_integrations: ['checkouts' as const], payout_wallet: '0x1111111111111111111111111111111111111111', crypto_enabled: true, fee_bps: 100 });
 
+function checkout(v: Fill, more: Partial<CheckoutOut> = {}): CheckoutOut {
+  return {
+    id: 'chk_P9nL2wXk7Rq4Tm8Vc3Bz6HsF', object: 'checkout', kind: 'page', slug: 'house-blend-k3x9a0qz', url: 'https://pay.kestrelcoffee.example/c/house-blend-k3x9a0qz',
+    livemode: false, active: true, name: v('House blend, 1 kg'), description: v('Roasted every Tuesday in Hamburg.'), amount: '18.50', currency: 'EUR',
+    success_url: v.after('https://kestrelcoffee.example/thanks?from=', 'checkout'), theme: 'dark', button_label: v('Buy beans'), crypto: true,
+    routing: { choice: 'fixed', provider: 'moonpay', fallback: true }, collect: { shipping_address: true }, options: null, plans: [],
+    created: seconds('2026-02-10T09:15:00Z'), updated: seconds('2026-03-01T12:00:00Z'), ...more,
+  };
+}
+
 const page = { data: [] as never[], has_more: false, next_cursor: null };
 const frame = (v: Fill, role: 'owner' | 'viewer' = 'owner') => ({ business: roaster(v), mode: 'test' as const, role });
 
@@ -162,4 +174,16 @@ export const BUSINESS_STATES: readonly PageState[] = [
     (v, s) => settingsPage({ session: s, ...frame(v, 'viewer'), account: { ...account(v), commerce: 'paused', crypto_enabled: false, payout_wallet: null }, activity: { entries: [], next: null } }), VIEWER),
   signedIn({ fn: settingsPage, name: 'settings-refused', shows: 'a payout wallet that is not one, refused' },
     (v, s) => settingsPage({ session: s, ...frame(v), account: account(v), activity: { entries: [], next: null }, error: { field: 'payout_wallet', message: v('The payout wallet must be a 0x-prefixed address of 40 hexadecimal characters.') } })),
+  signedIn({ fn: checkoutsPage, name: 'checkouts-list', main: true, shows: 'checkouts: a page and a pricing table, filtered by kind' },
+    (v, s) => checkoutsPage({ session: s, ...frame(v), checkouts: { data: [checkout(v), checkout(v, { id: 'chk_K3mW8qXp2Lr7Vn4Tc9Bz5HjD', kind: 'pricing_table', name: v('Subscriptions'), slug: 'subscriptions-q7w2e9r4' })], has_more: false, next_cursor: null }, filters: { kind: '' }, later: false })),
+  signedIn({ fn: checkoutFormPage, name: 'checkout-new', main: true, shows: 'the form of a new checkout page' },
+    (v, s) => checkoutFormPage({ session: s, ...frame(v), values: { theme: 'light', crypto: 'on', routing_choice: 'smart', routing_fallback: 'on' } })),
+  signedIn({ fn: checkoutFormPage, name: 'checkout-edit-refused', shows: 'changing a checkout, a price the API refused beside its field' },
+    (v, s) => checkoutFormPage({ session: s, ...frame(v), checkout: checkout(v), values: { ...formOf(checkout(v)), amount: v('0.10') }, error: { field: 'amount', message: v('amount must be a decimal string from 1.00 to 100000.00 with at most two decimals.') } })),
+  signedIn({ fn: checkoutPage, name: 'checkout-detail', main: true, shows: 'a checkout: its address, the buy-button snippet, its settings' },
+    (v, s) => checkoutPage({ session: s, ...frame(v), checkout: checkout(v), notice: 'saved' })),
+  signedIn({ fn: checkoutPage, name: 'checkout-deleted', shows: 'a deleted checkout, as a viewer sees it' },
+    (v, s) => checkoutPage({ session: s, ...frame(v, 'viewer'), checkout: checkout(v, { active: false }) }), VIEWER),
+  signedIn({ fn: checkoutDeletePage, name: 'checkout-delete', shows: 'the confirmation before a checkout is deleted for good' },
+    (v, s) => checkoutDeletePage({ session: s, ...frame(v), checkout: checkout(v) })),
 ];

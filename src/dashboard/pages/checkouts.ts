@@ -1,0 +1,172 @@
+import type { VNode } from 'preact';
+import type { Page } from '../../core/pagination.ts';
+import type { CheckoutOut } from '../../resources/checkouts/schemas.ts';
+import { PROVIDERS } from '../../resources/providers/catalogue.ts';
+import { atLeast } from '../../tenancy/roles.ts';
+import { Button, CheckboxGroup, Form, html, Money, Notice, RadioGroup, Select, Table, TextField } from '../../ui/index.ts';
+import { businessPath, objectPath } from '../paths.ts';
+import { DashboardPage, MODE_NAMES, unixTime as at, type BusinessFrame } from './frame.ts';
+import { FilterForm, Pager, type Filters } from './list.ts';
+import { Facts } from './payment.ts';
+import { COLLECT_BOXES } from './payment-links.ts';
+
+// Checkouts (spec 2.2): the list by kind, a new checkout page, changing one (its slug stays),
+// deleting one for good, and the buy-button snippet to copy for each.
+
+export const CHECKOUT_FIELDS = ['name', 'description', 'amount', 'currency', 'success_url', 'theme', 'button_label', 'crypto', 'routing_choice', 'routing_provider', 'routing_fallback'] as const;
+export type CheckoutForm = Partial<Record<(typeof CHECKOUT_FIELDS)[number] | (typeof COLLECT_BOXES)[number]['name'], string>>;
+export type FieldError = { field: string | undefined; message: string };
+
+const KIND_NAMES: Record<CheckoutOut['kind'], string> = { page: 'Checkout page', pricing_table: 'Pricing table', widget: 'Widget' };
+const CARD_PROVIDERS = PROVIDERS.filter((provider) => provider.card);
+const manages = (role: BusinessFrame['role']) => role !== undefined && atLeast(role, 'developer');
+
+/** A checkout's values as its form shows them. */
+export function formOf(checkout: CheckoutOut): CheckoutForm {
+  const values: CheckoutForm = {
+    name: checkout.name, description: checkout.description ?? '', amount: checkout.amount, currency: checkout.currency, success_url: checkout.success_url ?? '',
+    theme: checkout.theme, button_label: checkout.button_label ?? '', crypto: checkout.crypto ? 'on' : '',
+    routing_choice: checkout.routing.choice, routing_provider: checkout.routing.provider ?? '', routing_fallback: checkout.routing.fallback ? 'on' : '',
+  };
+  for (const box of COLLECT_BOXES) if (checkout.collect?.[box.name.replace(/^collect_/, '')]) values[box.name] = 'on';
+  return values;
+}
+
+/**
+ * The buy button's two lines for a merchant's site (spec 4.2). The element's own text is only
+ * what shows before the script runs; the button then takes its label from the checkout.
+ */
+export function snippetOf(checkout: CheckoutOut): string {
+  const origin = new URL(checkout.url).origin;
+  return `<script src="${origin}/embed.js" defer></script>\n<buy-button checkout="${checkout.slug}">Buy</buy-button>`;
+}
+
+export function checkoutsPage({ session, business, mode, role, checkouts, filters, later }: BusinessFrame & { checkouts: Page<CheckoutOut>; filters: Filters; later: boolean }): VNode {
+  const path = businessPath(business.id, 'checkouts', mode);
+  const rows = checkouts.data.map((checkout) => [
+    html`<a href=${objectPath(business.id, 'checkouts', mode, checkout.id)}>${checkout.name}</a>`,
+    KIND_NAMES[checkout.kind],
+    Money({ amount: checkout.amount, currency: checkout.currency }),
+    html`<code>${checkout.slug}</code>`,
+    at(checkout.created),
+  ]);
+  return DashboardPage({
+    title: 'Checkouts',
+    session,
+    frame: { business, mode, role },
+    area: 'checkouts',
+    children: html`<div>
+      <h1>Checkouts</h1>
+      ${manages(role) && html`<p><a class="button primary" href=${`${path}/new`}>Create a checkout page</a></p>`}
+      ${FilterForm({ path, label: 'Filter checkouts', filters, children: [
+        Select({ name: 'kind', label: 'Kind', value: filters.kind ?? '', options: [{ value: '', label: 'Any' }, ...Object.entries(KIND_NAMES).map(([value, label]) => ({ value, label }))] }),
+      ] })}
+      ${Table({ label: 'Checkouts', columns: ['Name', 'Kind', 'Price', 'Slug', 'Created'], rows, empty: 'No checkouts match.' })}
+      ${Pager({ path, filters, nextCursor: checkouts.next_cursor, later })}
+    </div>`,
+  });
+}
+
+/** The form of a new checkout page, or of a checkout being changed, with the API's refusal beside its field. */
+export function checkoutFormPage({ session, business, mode, role, checkout, values, error }: BusinessFrame & { checkout?: CheckoutOut; values: CheckoutForm; error?: FieldError }): VNode {
+  const action = checkout ? objectPath(business.id, 'checkouts', mode, checkout.id, '/edit') : businessPath(business.id, 'checkouts', mode);
+  const routingField = error?.field?.startsWith('routing') ? 'routing' : error?.field;
+  const errorFor = (field: string) => (routingField === field ? error!.message : undefined);
+  const placed = new Set<string | undefined>([...CHECKOUT_FIELDS, 'collect', 'routing']);
+  const text = (name: (typeof CHECKOUT_FIELDS)[number], label: string, more: { hint?: string; maxLength?: number; type?: 'text' | 'url'; required?: boolean } = {}) =>
+    TextField({ name, label, value: values[name] ?? '', error: errorFor(name), ...more });
+  const title = checkout ? `Change ${checkout.name}` : `New ${MODE_NAMES[mode]} checkout page`;
+  return DashboardPage({
+    title,
+    session,
+    frame: { business, mode, role },
+    area: 'checkouts',
+    children: html`<div>
+      <p><a href=${checkout ? objectPath(business.id, 'checkouts', mode, checkout.id) : businessPath(business.id, 'checkouts', mode)}>${checkout ? 'Back to the checkout' : 'All checkouts'}</a></p>
+      <h1>${title}</h1>
+      ${error && Notice({ tone: 'error', children: placed.has(routingField) ? 'Nothing was saved: see the field marked below.' : error.message })}
+      ${checkout && html`<p class="muted">Its address and buy button stay the same: <code>${checkout.slug}</code>.</p>`}
+      ${Form({ action, label: title, children: [
+        text('name', 'Name', { hint: 'Shown to buyers; up to 80 characters.', maxLength: 80, required: true }),
+        text('description', 'Description (optional)', { hint: 'Shown under the name; up to 280 characters.', maxLength: 280 }),
+        text('amount', 'Price', { hint: 'As a decimal number, such as 18.50.', maxLength: 20, required: true }),
+        text('currency', 'Currency', { hint: 'USD, EUR, GBP, CAD or AUD.', maxLength: 3, required: true }),
+        text('button_label', 'Button label (optional)', { hint: 'Up to 32 characters; the price when empty.', maxLength: 32 }),
+        text('success_url', 'Where buyers go after paying (optional)', { hint: mode === 'live' ? 'An https:// address.' : 'An http:// or https:// address.', type: 'url', maxLength: 2048 }),
+        RadioGroup({ name: 'theme', legend: 'Theme', value: values.theme || 'light', error: errorFor('theme'), choices: [{ value: 'light', label: 'Light' }, { value: 'dark', label: 'Dark' }] }),
+        CheckboxGroup({ id: 'field-crypto', legend: 'Stablecoin', error: errorFor('crypto'), boxes: [{ name: 'crypto', label: 'Buyers may pay from their own wallet (when the account allows it)', checked: values.crypto === 'on' }] }),
+        RadioGroup({ name: 'routing_choice', legend: 'Card providers', value: values.routing_choice || 'smart', error: errorFor('routing'), choices: [
+          { value: 'smart', label: 'Smart: the best for each buyer' },
+          { value: 'buyer', label: 'The buyer chooses' },
+          { value: 'fixed', label: 'Always the provider below' },
+        ] }),
+        Select({ name: 'routing_provider', label: 'Provider (for "always")', value: values.routing_provider ?? '', options: [{ value: '', label: 'None' }, ...CARD_PROVIDERS.map((provider) => ({ value: provider.id, label: provider.name }))] }),
+        CheckboxGroup({ id: 'field-fallback', legend: 'When that provider cannot take a buyer', boxes: [{ name: 'routing_fallback', label: 'Use smart routing instead', checked: values.routing_fallback === 'on' }] }),
+        CheckboxGroup({ id: 'field-collect', legend: 'Also ask the buyer for', error: errorFor('collect'), boxes: COLLECT_BOXES.map((box) => ({ ...box, checked: values[box.name] === 'on' })) }),
+        Button({ variant: 'primary', children: checkout ? 'Save changes' : 'Create checkout page' }),
+      ] })}
+    </div>`,
+  });
+}
+
+export type CheckoutNotice = 'created' | 'saved';
+
+/** One checkout: its address and buy button to copy, its settings, and deleting it. */
+export function checkoutPage({ session, business, mode, role, checkout, notice }: BusinessFrame & { checkout: CheckoutOut; notice?: CheckoutNotice }): VNode {
+  const path = objectPath(business.id, 'checkouts', mode, checkout.id);
+  return DashboardPage({
+    title: `Checkout ${checkout.name}`,
+    session,
+    frame: { business, mode, role },
+    area: 'checkouts',
+    children: html`<div>
+      <p><a href=${businessPath(business.id, 'checkouts', mode)}>All checkouts</a></p>
+      <h1>${checkout.name}</h1>
+      ${notice === 'created' && Notice({ tone: 'success', children: 'Created. Share its address, or put its buy button on your site.' })}
+      ${notice === 'saved' && Notice({ tone: 'success', children: 'Saved. Its address and buy button are unchanged.' })}
+      ${!checkout.active && Notice({ tone: 'warning', children: 'Deleted: it takes no new buyers.' })}
+      ${TextField({ name: 'checkout_url', label: 'Address (send it to buyers, or link to it)', value: checkout.url, readOnly: true })}
+      ${checkout.active && html`<section aria-labelledby="snippet-heading">
+        <h2 id="snippet-heading">Buy button</h2>
+        <p>Put these two lines on any page of your site:</p>
+        <pre class="body"><code>${snippetOf(checkout)}</code></pre>
+      </section>`}
+      ${Facts({ label: 'The checkout', facts: [
+        ['Kind', KIND_NAMES[checkout.kind]],
+        ['Price', Money({ amount: checkout.amount, currency: checkout.currency })],
+        ['Description', checkout.description],
+        ['Button label', checkout.button_label ?? 'the price'],
+        ['Theme', checkout.theme],
+        ['Stablecoin', checkout.crypto ? 'allowed' : 'not offered'],
+        ['Card providers', checkout.routing.choice === 'fixed' ? `always ${checkout.routing.provider}${checkout.routing.fallback ? ', else smart' : ''}` : checkout.routing.choice],
+        ['Asks for', checkout.collect === null ? null : Object.keys(checkout.collect).join(', ').replaceAll('_', ' ')],
+        ['After paying', checkout.success_url],
+        ['Created', at(checkout.created)],
+        ['Changed', at(checkout.updated)],
+      ] })}
+      ${manages(role) && checkout.active && html`<p>
+        <a class="button" href=${`${path}/edit`}>Change</a>
+        ${' '}<a class="button danger" href=${`${path}/delete`}>Delete</a>
+      </p>`}
+    </div>`,
+  });
+}
+
+/** The confirmation before a checkout is deleted for good. */
+export function checkoutDeletePage({ session, business, mode, role, checkout }: BusinessFrame & { checkout: CheckoutOut }): VNode {
+  const path = objectPath(business.id, 'checkouts', mode, checkout.id);
+  return DashboardPage({
+    title: `Delete ${checkout.name}`,
+    session,
+    frame: { business, mode, role },
+    area: 'checkouts',
+    children: html`<div>
+      <h1>Delete ${checkout.name}?</h1>
+      <p>Its page and buy button will say it takes no new buyers. Payments already made stay. This cannot be undone.</p>
+      ${Form({ action: `${path}/delete`, label: 'Delete the checkout', children: [
+        Button({ variant: 'danger', children: 'Delete for good' }),
+        html`<a href=${path}>Cancel</a>`,
+      ] })}
+    </div>`,
+  });
+}
