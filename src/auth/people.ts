@@ -36,10 +36,10 @@ export async function sessionIn(deps: SessionDeps, sessionId: string | undefined
   const row = await deps.db.selectFrom('dashboard_sessions as s').innerJoin('people as p', 'p.id', 's.person_id')
     .leftJoin('memberships as m', (join) => join.onRef('m.person_id', '=', 's.person_id').on('m.business_id', '=', businessId))
     .leftJoin('businesses as b', 'b.id', 'm.business_id')
-    .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email', 'm.role', ...BUSINESS_STATE_COLUMNS.map((column) => `b.${column}` as const)])
+    .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email', 'p.time_zone', 'm.role', ...BUSINESS_STATE_COLUMNS.map((column) => `b.${column}` as const)])
     .where('s.id_hash', '=', hashSecret(sessionId)).executeTakeFirst();
   if (!row || row.expires_at <= deps.clock.now()) return undefined;
-  const session = { personId: row.person_id, email: row.email, csrfToken: row.csrf_token };
+  const session = { personId: row.person_id, email: row.email, csrfToken: row.csrf_token, timeZone: row.time_zone ?? 'UTC' };
   const { role, id, name, status, commerce, disabled_integrations, payout_wallet, crypto_enabled, fee_bps } = row;
   if (role === null || id === null || name === null || status === null || commerce === null || disabled_integrations === null || crypto_enabled === null || fee_bps === null) {
     throw new ApiError('not_found', `No business with id '${businessId}' is yours.`);

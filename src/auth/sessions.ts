@@ -22,6 +22,8 @@ export interface DashboardSession {
   personId: string;
   email: string;
   csrfToken: string;
+  /** The zone the person reads times in (UTC until they choose one). */
+  timeZone: string;
 }
 
 export function sessionCookieName(baseUrl: string): string {
@@ -71,14 +73,30 @@ export async function openSession(deps: SessionDeps, personId: string): Promise<
 export async function findSession(deps: SessionDeps, id: string | undefined): Promise<DashboardSession | undefined> {
   if (!id) return undefined;
   const row = await deps.db.selectFrom('dashboard_sessions as s').innerJoin('people as p', 'p.id', 's.person_id')
-    .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email'])
+    .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email', 'p.time_zone'])
     .where('s.id_hash', '=', hashSecret(id)).executeTakeFirst();
   if (!row || row.expires_at <= deps.clock.now()) return undefined;
-  return { personId: row.person_id, email: row.email, csrfToken: row.csrf_token };
+  return { personId: row.person_id, email: row.email, csrfToken: row.csrf_token, timeZone: row.time_zone ?? 'UTC' };
 }
 
 export async function closeSession(deps: SessionDeps, id: string | undefined): Promise<void> {
   if (id) await deps.db.deleteFrom('dashboard_sessions').where('id_hash', '=', hashSecret(id)).execute();
+}
+
+/** Whether `zone` is an IANA time zone this runtime knows (as people type it: Europe/Berlin). */
+export function isTimeZone(zone: string): boolean {
+  if (zone.length === 0 || zone.length > 64 || !/^[A-Za-z][\w+-]*(\/[\w+-]+)*$/.test(zone)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The person's own time zone for the dashboard's times (their preference, in no business). */
+export async function setTimeZone(deps: SessionDeps, personId: string, zone: string): Promise<void> {
+  await deps.db.updateTable('people').set({ time_zone: zone === 'UTC' ? null : zone }).where('id', '=', personId).execute();
 }
 
 /** Constant-time comparison of a submitted CSRF token with the session's. */

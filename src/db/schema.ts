@@ -26,6 +26,8 @@ export interface PeopleTable {
   email: string;
   name: string | null;
   created_at: Timestamp;
+  /** The IANA zone the person reads the dashboard's times in; null: UTC. */
+  time_zone: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type Role = 'owner' | 'developer' | 'viewer';

@@ -155,6 +155,27 @@ describe('payments', () => {
   });
 });
 
+describe('time zone', () => {
+  it('a person chooses the time zone their times are shown in; a zone that is not one is refused with a clear message', async () => {
+    const m = await merchant();
+    await session(m.key, { description: 'Zoned beans' });
+    const home = await m.owner.request('GET', '/dashboard');
+    expect((await m.owner.request('GET', m.area('payments'))).html).toMatch(/<time datetime="2026-10-01T12:00[^"]*" title="2026-10-01 12:00:\d\d UTC">1 Oct 2026, 12:00 UTC</);
+    for (const zone of ['Mars/Olympus', '../../etc/passwd', '<script>', 'x'.repeat(100)]) {
+      const refused = await m.owner.request('POST', '/dashboard/time-zone', { ...Browser.form(home.html, '/dashboard/time-zone'), time_zone: zone });
+      expect(refused.status, zone).toBe(400);
+      expect(refused.html).toContain('Enter a time zone as in Europe/Berlin');
+    }
+    const saved = await m.owner.request('POST', '/dashboard/time-zone', { ...Browser.form(home.html, '/dashboard/time-zone'), time_zone: 'Europe/Berlin' });
+    expect(saved.status).toBe(303);
+    expect((await m.owner.request('GET', saved.location!)).html).toContain('value="Europe/Berlin"');
+    // The same moment, in Berlin (summer time), the exact UTC value on hover.
+    expect((await m.owner.request('GET', m.area('payments'))).html).toMatch(/title="2026-10-01 12:00:\d\d UTC">1 Oct 2026, 14:00 CEST</);
+    // Another person's times are theirs.
+    expect((await m.viewer.request('GET', m.area('payments'))).html).toContain('12:00 UTC');
+  });
+});
+
 describe('orders', () => {
   it('lists orders and shows one; a developer changes its fulfilment, a viewer cannot', async () => {
     const m = await merchant();

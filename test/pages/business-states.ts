@@ -8,6 +8,7 @@ import { paymentLinkNewPage, paymentLinkPage, paymentLinksPage } from '../../src
 import { paymentsPage } from '../../src/dashboard/pages/payments.ts';
 import { customerErasePage, customerPage, customersPage } from '../../src/dashboard/pages/customers.ts';
 import { settingsPage } from '../../src/dashboard/pages/settings.ts';
+import { homePage } from '../../src/dashboard/pages/home.ts';
 import { checkoutDeletePage, checkoutFormPage, checkoutPage, checkoutsPage, formOf } from '../../src/dashboard/pages/checkouts.ts';
 import type { CheckoutOut } from '../../src/resources/checkouts/schemas.ts';
 import type { ActivityEntry } from '../../src/audit/list.ts';
@@ -186,4 +187,6 @@ export const BUSINESS_STATES: readonly PageState[] = [
     (v, s) => checkoutPage({ session: s, ...frame(v, 'viewer'), checkout: checkout(v, { active: false }) }), VIEWER),
   signedIn({ fn: checkoutDeletePage, name: 'checkout-delete', shows: 'the confirmation before a checkout is deleted for good' },
     (v, s) => checkoutDeletePage({ session: s, ...frame(v), checkout: checkout(v) })),
+  signedIn({ fn: homePage, name: 'home-time-zone-refused', shows: 'a time zone that is not one, refused beside its field' },
+    (v, s) => homePage(s, [{ ...roaster(v), role: 'owner' }], { error: 'Enter a time zone as in Europe/Berlin or America/New_York, or UTC.', typed: v('Mars/Olympus') })),
 ];

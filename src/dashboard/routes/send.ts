@@ -5,8 +5,8 @@ import { renderPage, sendPage as sendHtml } from '../../ui/index.ts';
 
 /**
  * Renders a page for its viewer (forms take the session's CSRF token from here) and sends it.
- * Times are shown in UTC until people choose their time zone.
+ * Times are shown in the person's time zone (UTC until they choose one), the exact UTC time on hover.
  */
 export function sendPage(reply: FastifyReply, status: number, page: VNode, session?: DashboardSession): FastifyReply {
-  return sendHtml(reply, status, renderPage(page, { ...(session ? { csrfToken: session.csrfToken } : {}), timeZone: 'UTC' }));
+  return sendHtml(reply, status, renderPage(page, { ...(session ? { csrfToken: session.csrfToken } : {}), timeZone: session?.timeZone ?? 'UTC' }));
 }
