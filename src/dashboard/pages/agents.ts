@@ -5,7 +5,7 @@ import { businessPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 
 /** The agents connected to one business in one mode, who approved each, and Disconnect. */
-export function agentsPage({ session, business, mode, manages, connections }: BusinessFrame & { manages: boolean; connections: AgentConnectionOut[] }): VNode {
+export function agentsPage({ session, business, mode, role, manages, connections }: BusinessFrame & { manages: boolean; connections: AgentConnectionOut[] }): VNode {
   const action = businessPath(business.id, 'agents', mode);
   const rows = connections.map((c) => [
     // An agent without a name is shown by its client_id: the id we gave it, or its metadata document's URL. Neither is its own claim.
@@ -22,7 +22,8 @@ export function agentsPage({ session, business, mode, manages, connections }: Bu
   return DashboardPage({
     title: 'Connected agents',
     session,
-    frame: { business, mode },
+    frame: { business, mode, role },
+    area: 'agents',
     children: html`<div>
       <h1>${business.name}: connected agents</h1>
       ${Table({ label: 'Connected agents', columns: ['Agent', 'Access', 'Approved by', 'Last used', 'State'], rows, empty: 'No agents connected yet.' })}

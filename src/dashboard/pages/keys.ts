@@ -5,7 +5,7 @@ import { businessPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 
 /** The secret keys of one business and mode; a new key's secret is shown this once. */
-export function keysPage({ session, business, mode, manages, keys, created }: BusinessFrame & { manages: boolean; keys: ApiKeyOut[]; created?: { secret: string; name: string | null } }): VNode {
+export function keysPage({ session, business, mode, role, manages, keys, created }: BusinessFrame & { manages: boolean; keys: ApiKeyOut[]; created?: { secret: string; name: string | null } }): VNode {
   const action = businessPath(business.id, 'keys', mode);
   const rows = keys.map((key) => [
     key.name ?? '',
@@ -22,7 +22,8 @@ export function keysPage({ session, business, mode, manages, keys, created }: Bu
   return DashboardPage({
     title: 'API keys',
     session,
-    frame: { business, mode },
+    frame: { business, mode, role },
+    area: 'keys',
     children: html`<div>
       <h1>${business.name}: API keys</h1>
       ${created && Notice({ tone: 'warning', children: html`<div>

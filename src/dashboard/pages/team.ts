@@ -6,7 +6,7 @@ import { businessPath } from '../paths.ts';
 import { DashboardPage, type BusinessFrame } from './frame.ts';
 
 /** The people of a business and their roles; owners add people (a viewer unless chosen otherwise) and change roles. */
-export function teamPage({ session, business, mode, isOwner, members, saved }: BusinessFrame & {
+export function teamPage({ session, business, mode, role, isOwner, members, saved }: BusinessFrame & {
   isOwner: boolean;
   members: MemberOut[];
   /** Who was just added or given a role (once, after the form). */
@@ -16,7 +16,8 @@ export function teamPage({ session, business, mode, isOwner, members, saved }: B
   return DashboardPage({
     title: 'Team',
     session,
-    frame: { business, mode },
+    frame: { business, mode, role },
+    area: 'team',
     children: html`<div>
       <h1>${business.name}: team</h1>
       ${saved && Notice({ tone: 'success', children: html`<p>${saved.email} is now ${saved.role === 'owner' ? 'an' : 'a'} ${saved.role}.</p>` })}
