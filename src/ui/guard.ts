@@ -25,14 +25,28 @@ function isOwnScript(props: Record<string, unknown>): boolean {
   return typeof props.src === 'string' && OWN_SCRIPT.test(props.src) && names.every((name) => ['src', 'nonce', 'defer'].includes(name));
 }
 
+/** Each prop name as the browser reads the attribute (lowercased, `xlink:` dropped); the names a page uses are few. */
+const attributes = new Map<string, string>();
+function attributeOf(name: string): string {
+  let attribute = attributes.get(name);
+  if (attribute === undefined) {
+    attribute = name.toLowerCase().replace(/^xlink:?/, '');
+    // Names come from templates, and from data only through spreads: keep the map from growing without end.
+    if (attributes.size < 10_000) attributes.set(name, attribute);
+  }
+  return attribute;
+}
+
 function check(vnode: VNode): void {
   if (typeof vnode.type !== 'string') return; // components and fragments: their elements are checked as they are made
   const element = vnode.type.toLowerCase();
   if (element === 'script' && isOwnScript(vnode.props as Record<string, unknown>)) return;
   if (FORBIDDEN_ELEMENTS.has(element)) throw new UnsafeMarkupError(`<${element}> is not allowed in a page: scripts and styles are served as assets.`);
   const props = vnode.props as Record<string, unknown>;
-  for (const [name, value] of Object.entries(props)) {
-    const attribute = name.toLowerCase().replace(/^xlink:?/, '');
+  for (const name in props) {
+    if (name === 'children') continue;
+    const value = props[name];
+    const attribute = attributeOf(name);
     if (attribute === 'dangerouslysetinnerhtml') throw new UnsafeMarkupError('dangerouslySetInnerHTML is not allowed: every value is escaped.');
     if (attribute.startsWith('on')) throw new UnsafeMarkupError(`<${element} ${name}> is not allowed: pages carry no inline handlers (the CSP forbids them).`);
     if (attribute === 'style') throw new UnsafeMarkupError(`<${element} style> is not allowed: styles live in the stylesheet, so the CSP needs no 'unsafe-inline'.`);

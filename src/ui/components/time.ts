@@ -21,10 +21,25 @@ function formatterFor(timeZone = 'UTC'): Intl.DateTimeFormat {
   return formatter;
 }
 
+/** Formatted moments by zone and minute (what the format shows): lists show the same times on every load. */
+const formatted = new Map<string, string>();
+const FORMATTED_MAX = 20_000;
+
+function shown(timeZone: string | undefined, at: Date): string {
+  const key = `${timeZone ?? 'UTC'} ${Math.floor(at.getTime() / 60_000)}`;
+  let text = formatted.get(key);
+  if (text === undefined) {
+    text = formatterFor(timeZone).format(at);
+    if (formatted.size >= FORMATTED_MAX) formatted.clear();
+    formatted.set(key, text);
+  }
+  return text;
+}
+
 function ZonedTime({ at }: { at: Date }): VNode {
   const iso = at.toISOString();
   const exact = `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
-  return html`<time datetime=${iso} title=${exact}>${formatterFor(useViewer().timeZone).format(at)}</time>`;
+  return html`<time datetime=${iso} title=${exact}>${shown(useViewer().timeZone, at)}</time>`;
 }
 
 /** `at` as a Date or an ISO 8601 string (as the API gives it). */
