@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignInLink } from '../../src/auth/sessions.ts';
 import { Browser } from '../support/browser.ts';
-import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
-import { setMember } from '../support/operator.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+import { dashboardMerchant } from '../support/dashboard.ts';
 
 // The dashboard's payments, orders and payment links over HTTP as a browser uses them: lists
 // with filters and pages, details with timelines, accepting a held payment, fulfilment, links
@@ -12,27 +11,7 @@ let t: TestApp;
 beforeAll(async () => { t = await startTestApp({ RATE_LIMITS: 'off' }); });
 afterAll(async () => t?.close());
 
-async function emailOf(biz: TestBusiness, role = 'owner') {
-  return (await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
-    .where('m.business_id', '=', biz.id).where('m.role', '=', role as never).executeTakeFirstOrThrow()).email;
-}
-
-async function signIn(email: string) {
-  const browser = new Browser(t);
-  expect((await browser.signInWith((await createSignInLink(t.context, email))!.url)).status).toBe(303);
-  return browser;
-}
-
-async function merchant(name?: string) {
-  const biz = await t.business(name ? { name } : {});
-  const key = (await biz.key()).secret;
-  const owner = await signIn(await emailOf(biz));
-  const viewerEmail = `viewer-${biz.id}@shop.example`.toLowerCase();
-  await setMember(t.context, { businessId: biz.id, email: viewerEmail, role: 'viewer' });
-  const viewer = await signIn(viewerEmail);
-  const area = (area: string, mode = 'test') => `/dashboard/businesses/${biz.id}/${mode}/${area}`;
-  return { biz, key, owner, viewer, area };
-}
+const merchant = (name?: string) => dashboardMerchant(t, name);
 
 async function session(key: string, body: Record<string, unknown> = {}) {
   const created = await t.request('POST', '/v1/checkout_sessions', { key, body: { amount: '40.00', currency: 'USD', customer_email: 'ada@buyer.example', ...body } });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignInLink } from '../../src/auth/sessions.ts';
 import { Browser } from '../support/browser.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { setMember } from '../support/operator.ts';
+import { dashboardMerchant } from '../support/dashboard.ts';
 
 // The dashboard's checkouts over HTTP: a checkout page created from the form (the API's rules),
 // changed with its slug kept, its buy-button snippet, deleted for good (the payer page refuses new
@@ -12,20 +11,9 @@ let t: TestApp;
 beforeAll(async () => { t = await startTestApp({ RATE_LIMITS: 'off' }); });
 afterAll(async () => t?.close());
 
-async function signIn(email: string) {
-  const browser = new Browser(t);
-  expect((await browser.signInWith((await createSignInLink(t.context, email))!.url)).status).toBe(303);
-  return browser;
-}
-
 async function merchant() {
-  const biz = await t.business();
-  const key = (await biz.key()).secret;
-  const ownerEmail = (await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
-    .where('m.business_id', '=', biz.id).where('m.role', '=', 'owner').executeTakeFirstOrThrow()).email;
-  const viewerEmail = `viewer-${biz.id}@shop.example`.toLowerCase();
-  await setMember(t.context, { businessId: biz.id, email: viewerEmail, role: 'viewer' });
-  return { biz, key, owner: await signIn(ownerEmail), viewer: await signIn(viewerEmail), list: `/dashboard/businesses/${biz.id}/test/checkouts` };
+  const m = await dashboardMerchant(t);
+  return { ...m, list: m.area('checkouts') };
 }
 
 const FORM = { name: 'House blend <1 kg>', description: 'Roasted weekly', amount: '18.50', currency: 'eur', theme: 'dark', button_label: 'Buy beans', crypto: 'on', routing_choice: 'smart', collect_shipping_address: 'on' };

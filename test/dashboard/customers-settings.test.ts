@@ -1,9 +1,8 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignInLink } from '../../src/auth/sessions.ts';
 import { Browser } from '../support/browser.ts';
-import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
-import { setMember } from '../support/operator.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+import { csrfOf, dashboardMerchant } from '../support/dashboard.ts';
 
 // The dashboard's customers (search, detail, the private note, erasure after a typed
 // confirmation) and settings (owners change them; the API enforces them; the activity names
@@ -13,24 +12,7 @@ let t: TestApp;
 beforeAll(async () => { t = await startTestApp({ RATE_LIMITS: 'off' }); });
 afterAll(async () => t?.close());
 
-async function signIn(email: string) {
-  const browser = new Browser(t);
-  expect((await browser.signInWith((await createSignInLink(t.context, email))!.url)).status).toBe(303);
-  return browser;
-}
-
-async function merchant() {
-  const biz: TestBusiness = await t.business();
-  const key = await biz.key();
-  const ownerEmail = (await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
-    .where('m.business_id', '=', biz.id).where('m.role', '=', 'owner').executeTakeFirstOrThrow()).email;
-  const people: Record<'developer' | 'viewer', string> = { developer: `dev-${biz.id}@shop.example`.toLowerCase(), viewer: `viewer-${biz.id}@shop.example`.toLowerCase() };
-  for (const role of ['developer', 'viewer'] as const) await setMember(t.context, { businessId: biz.id, email: people[role], role });
-  const area = (name: string, mode = 'test') => `/dashboard/businesses/${biz.id}/${mode}/${name}`;
-  return { biz, key: key.secret, keyId: key.id, owner: await signIn(ownerEmail), ownerEmail, developer: await signIn(people.developer), viewer: await signIn(people.viewer), area };
-}
-
-const csrfOf = (html: string) => Browser.form(html, '/dashboard/sign-out').csrf!;
+const merchant = () => dashboardMerchant(t);
 
 describe('customers', () => {
   it('finds a customer by email and shows their orders, counts and spend', async () => {
