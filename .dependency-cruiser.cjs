@@ -11,12 +11,12 @@
 //   audit
 //   auth
 //   tenancy
-//   db  net  jobs             infrastructure
+//   db  net  jobs  mail       infrastructure (mail: the outbox and its SMTP sender)
 //   core                      imports nothing of ours
 
 const TRANSPORTS = '(http|mcp|oauth|dashboard|pages|cli)';
 const DOMAIN = '(resources|events|webhooks|processor|agents)';
-const KNOWN_FOLDERS = `(core|ui|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN.slice(1, -1)}|${TRANSPORTS.slice(1, -1)})`;
+const KNOWN_FOLDERS = `(core|ui|db|net|jobs|mail|tenancy|auth|audit|verbs|${DOMAIN.slice(1, -1)}|${TRANSPORTS.slice(1, -1)})`;
 
 /** A layer may import only `allowed` (folders under src/, as a regex alternation) besides npm packages and Node. */
 function layer(name, folders, allowed) {
@@ -36,12 +36,13 @@ module.exports = {
     layer('db', 'db', '(core|db)'),
     layer('net', 'net', '(core|net)'),
     layer('jobs', 'jobs', '(core|db|jobs)'),
+    layer('mail', 'mail', '(core|db|jobs|mail)'),
     layer('tenancy', 'tenancy', '(core|db|tenancy)'),
-    layer('auth', 'auth', '(core|db|net|tenancy|auth)'),
+    layer('auth', 'auth', '(core|db|net|mail|tenancy|auth)'),
     layer('audit', 'audit', '(core|db|tenancy|auth|audit)'),
-    layer('verbs', 'verbs', '(core|db|net|jobs|tenancy|auth|audit|verbs)'),
-    layer('domain', DOMAIN, `(core|db|net|jobs|tenancy|auth|audit|verbs|${DOMAIN})`),
-    layer('transports', TRANSPORTS, `(core|db|net|jobs|tenancy|auth|audit|verbs|ui|${DOMAIN}|${TRANSPORTS})`),
+    layer('verbs', 'verbs', '(core|db|net|jobs|mail|tenancy|auth|audit|verbs)'),
+    layer('domain', DOMAIN, `(core|db|net|jobs|mail|tenancy|auth|audit|verbs|${DOMAIN})`),
+    layer('transports', TRANSPORTS, `(core|db|net|jobs|mail|tenancy|auth|audit|verbs|ui|${DOMAIN}|${TRANSPORTS})`),
     {
       name: 'no-transport-imports-another',
       comment: 'A transport authenticates, validates, calls a verb and maps errors; what two share belongs lower down.',

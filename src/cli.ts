@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { keyCommands } from './cli/keys.ts';
 import { moneyCommands } from './cli/money.ts';
+import { outboxCommands } from './cli/outbox.ts';
 import { tenancyCommands } from './cli/tenancy.ts';
 import { webhookCommands } from './cli/webhooks.ts';
 import { UsageError, type Command } from './cli/command.ts';
@@ -17,6 +18,7 @@ const commands: Record<string, Command> = {
   ...keyCommands,
   ...moneyCommands,
   ...webhookCommands,
+  ...outboxCommands,
   migrate: {
     usage: 'migrate [--json]',
     options: {},

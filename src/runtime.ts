@@ -20,6 +20,9 @@ import { forgetExpiredSessions } from './auth/sessions.ts';
 import { forgetOAuthLeftovers } from './agents/retention.ts';
 import { expireDuePayments } from './resources/payments/expire.ts';
 import { requeueOverdue, runDeliveryJob } from './webhooks/deliveries.ts';
+import { forgetOldMail } from './mail/outbox.ts';
+import { sendOutboxMail } from './mail/send.ts';
+import { SmtpMailer } from './mail/smtp.ts';
 import { OutboundClient } from './net/outbound-client.ts';
 import { resolveHost } from './net/resolve.ts';
 import { AccessTokens } from './auth/access-tokens.ts';
@@ -156,21 +159,25 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
  */
 export async function forgetExpired(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
   let total = 0;
-  for (const forget of [forgetIdempotencyKeys, forgetDeliveryHistory, forgetExpiredSessions, forgetExpiredNotices, forgetOAuthLeftovers]) total += await forget(ctx);
+  for (const forget of [forgetIdempotencyKeys, forgetDeliveryHistory, forgetExpiredSessions, forgetExpiredNotices, forgetOAuthLeftovers, forgetOldMail]) total += await forget(ctx);
   return total;
 }
 
 /**
- * Starts this process's background work (role worker or all): payment expiry, retention and
- * webhook delivery. A graceful stop waits for deliveries in flight up to their time limit.
+ * Starts this process's background work (role worker or all): payment expiry, retention,
+ * webhook delivery and mail (over SMTP when SMTP_URL is set). A graceful stop waits for
+ * deliveries in flight up to their time limit.
  */
 export async function startWorkers(app: AppHandle): Promise<void> {
   const { context } = app;
+  const { smtpUrl, from } = context.config.mail;
+  const mailer = smtpUrl ? new SmtpMailer({ smtpUrl, from }) : undefined;
   await app.jobs.work({
     expirePayments: () => expireDuePayments(context),
     forgetExpired: () => forgetExpired(context),
     requeueOverdue: () => requeueOverdue(context),
     deliver: (job) => runDeliveryJob(context, job),
+    sendMail: (job) => sendOutboxMail({ ...context, mailer }, job),
   }, {
     deliveryConcurrency: context.config.webhooks.concurrency,
     stopTimeoutMs: context.config.webhooks.timeoutMs + 5_000,

@@ -47,8 +47,13 @@ export async function createSignInLink(deps: SessionDeps, email: string, next?: 
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_TTL_MS);
   await deps.db.insertInto('sign_in_links').values({ token_hash: hashSecret(token), person_id: person.id, created_at: now, expires_at: expiresAt }).execute();
+  return { url: signInLinkUrl(deps.config.baseUrl, token, next), expiresAt };
+}
+
+/** Where a sign-in link's token is used (its page shows a button: mail scanners must not use links up). */
+export function signInLinkUrl(baseUrl: string, token: string, next?: string): string {
   const then = next === undefined ? '' : `&next=${encodeURIComponent(next)}`;
-  return { url: `${deps.config.baseUrl}/dashboard/sign-in/link?token=${token}${then}`, expiresAt };
+  return `${baseUrl}/dashboard/sign-in/link?token=${token}${then}`;
 }
 
 /** Uses a sign-in link (once) and opens a session; returns the session cookie's value. */

@@ -1,17 +1,31 @@
 import { createSignInLink, safeNext } from '../auth/sessions.ts';
+import { mailSignInLink, SIGN_IN_LINKS_PER_WINDOW } from '../auth/sign-in-mail.ts';
+import { personByEmail } from '../tenancy/businesses.ts';
+import type { AppContext } from '../verbs/context.ts';
 import { ApiError } from '../core/errors.ts';
 import { createApiKey } from '../resources/api-keys/create.ts';
 import { listApiKeys } from '../resources/api-keys/list.ts';
 import { revokeApiKey } from '../resources/api-keys/revoke.ts';
 import { asOperator, asOperatorOn, oneOf, required, UsageError, type Command } from './command.ts';
 
+/** `login-link --send`: the link goes to the person by mail (through the outbox), never to the terminal. */
+async function sendLoginLink(context: AppContext, email: string, next: string | undefined) {
+  if (!context.config.mail.smtpUrl) throw new ApiError('invalid_request', 'SMTP_URL is not set, so no mail is sent: leave out --send to print the link.');
+  if (!await personByEmail(context.db, email)) throw new ApiError('not_found', `No person with the email ${email}; add them with members set first.`);
+  if (!await mailSignInLink(context, email, next)) {
+    throw new ApiError('invalid_request', `${email} was sent ${SIGN_IN_LINKS_PER_WINDOW} sign-in links in the last 15 minutes; wait, or leave out --send to print one.`);
+  }
+  return { json: { sent: true, to: email.trim().toLowerCase() }, text: `A sign-in link is on its way to ${email} (valid 15 minutes, once).` };
+}
+
 export const keyCommands: Record<string, Command> = {
   'login-link': {
-    usage: 'login-link --email EMAIL [--next /dashboard/...] [--json]   (a single-use dashboard sign-in link, valid 15 minutes)',
-    options: { email: { type: 'string' }, next: { type: 'string' } },
+    usage: 'login-link --email EMAIL [--next /dashboard/...] [--send] [--json]   (a single-use dashboard sign-in link, valid 15 minutes; --send mails it)',
+    options: { email: { type: 'string' }, next: { type: 'string' }, send: { type: 'boolean' } },
     async run(context, flags) {
       const email = required(flags, 'email');
       const next = typeof flags.next === 'string' ? safeNext(flags.next) : undefined;
+      if (flags.send) return sendLoginLink(context, email, next);
       const link = await createSignInLink(context, email, next);
       if (!link) throw new ApiError('not_found', `No person with the email ${email}; add them with members set first.`);
       return { json: { url: link.url, expires: link.expiresAt.toISOString() }, text: `Open within 15 minutes, once:\n  ${link.url}` };

@@ -10,6 +10,12 @@ const Key = z.string().min(1);
 const DNS_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
 // Wert's hosted page carries the partner id in its path.
 const PATH_SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
+// A sender: `addr@host` or `Name <addr@host>`, on one line.
+const MAIL_FROM = /^(?:[^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
+
+function isSmtpUrl(text: string): boolean {
+  return URL.canParse(text) && /^smtps?:$/.test(new URL(text).protocol) && new URL(text).hostname !== '';
+}
 
 const Env = z.object({
   PORT: Port.default(3000),
@@ -46,6 +52,9 @@ const Env = z.object({
   MERCURYO_WIDGET_ID: Key.optional(),
   MERCURYO_SECRET: Key.optional(),
   WERT_PARTNER_ID: z.string().regex(PATH_SEGMENT, 'your Wert partner id (letters, digits, "-" and "_")').optional(),
+  // The message names the rule, never the value: the URL may carry the SMTP password.
+  SMTP_URL: z.string().refine(isSmtpUrl, 'an smtp:// or smtps:// URL (smtp://user:password@host:587)').optional(),
+  SMTP_FROM: z.string().regex(MAIL_FROM, 'an address, or a name and an address: Payments <no-reply@example.com>').optional(),
 });
 
 export interface RateLimitConfig {
@@ -85,6 +94,14 @@ export interface Config {
   oidc: OidcConfig | undefined;
   /** The card providers' partner keys: a provider without its keys is not offered to Live buyers. */
   providers: ProvidersConfig;
+  mail: MailConfig;
+}
+
+export interface MailConfig {
+  /** Where mail is sent (nodemailer's SMTP URL, password included); unset: mail stays in the outbox. */
+  smtpUrl: Secret | undefined;
+  /** The sender of every mail. */
+  from: string;
 }
 
 export interface ProvidersConfig {
@@ -190,5 +207,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthIssuer: oauthIssuer(e.OAUTH_ISSUER, baseUrl),
     oidc: oidcConfig(e),
     providers: providersConfig(e),
+    mail: { smtpUrl: e.SMTP_URL === undefined ? undefined : new Secret(e.SMTP_URL), from: e.SMTP_FROM ?? `Payment Service <no-reply@${new URL(baseUrl).hostname}>` },
   };
 }

@@ -462,7 +462,29 @@ export interface SignInLinksTable {
   used_at: Timestamp | null;
 }
 
+export type MailKind = 'webhook_endpoint_added' | 'sign_in_link';
+/** held: written while SMTP_URL was unset (kept, never sent); queued: a job will send it. */
+export type MailStatus = 'held' | 'queued' | 'sent' | 'failed';
+export interface OutboxTable {
+  id: string;
+  business_id: string | null;
+  kind: MailKind;
+  recipient: string;
+  subject: string;
+  body: string | null;
+  /** A body carrying a secret (a sign-in link), sealed; erased once sent or failed. */
+  body_sealed: Buffer | null;
+  status: MailStatus;
+  attempts: Generated<number>;
+  last_error: string | null;
+  send_before: Timestamp | null;
+  created_at: Timestamp;
+  last_attempt_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
 export interface Database {
+  outbox: OutboxTable;
   oauth_signing_keys: OAuthSigningKeysTable;
   oauth_clients: OAuthClientsTable;
   oauth_requests: OAuthRequestsTable;
@@ -506,3 +528,4 @@ export type OrderTimelineRow = Selectable<OrderTimelineTable>;
 export type OAuthClientRow = Selectable<OAuthClientsTable>;
 export type AgentConnectionRow = Selectable<AgentConnectionsTable>;
 export type BusinessUpdate = Updateable<BusinessesTable>;
+export type OutboxRow = Selectable<OutboxTable>;

@@ -1,6 +1,6 @@
 import { PgBoss, type Clock as BossClock } from 'pg-boss';
 import { Dispatcher } from './dispatcher.ts';
-import { jobSender, QUEUES, type DeliveryJobData, type JobSender } from './queues.ts';
+import { jobSender, MAIL_RETRIES, QUEUES, type DeliveryJobData, type JobSender, type MailJobData } from './queues.ts';
 
 export const BOSS_SCHEMA = 'pgboss';
 /** How often an idle delivery worker looks for due jobs (new events also arrive this way). */
@@ -17,6 +17,8 @@ export interface JobWorkers {
   requeueOverdue(): Promise<number>;
   /** Makes the delivery attempt a job asks for; throws only when it could not be recorded. */
   deliver(job: { id: string; data: Partial<DeliveryJobData> }): Promise<void>;
+  /** Sends one outbox mail; throws when it should be tried again (pg-boss retries with backoff). */
+  sendMail(job: { id: string; data: Partial<MailJobData>; retryCount: number }): Promise<void>;
 }
 
 export interface WorkOptions {
@@ -56,6 +58,12 @@ async function createQueues(boss: PgBoss): Promise<void> {
   if (!existing.has(QUEUES.expiry)) await boss.createQueue(QUEUES.expiry, { retryLimit: 1, expireInSeconds: 120 });
   if (!existing.has(QUEUES.retention)) await boss.createQueue(QUEUES.retention, { retryLimit: 1, expireInSeconds: 600 });
   if (!existing.has(QUEUES.sweep)) await boss.createQueue(QUEUES.sweep, { retryLimit: 1, expireInSeconds: 300 });
+  // An SMTP send that fails is retried by pg-boss with backoff; each send has its own time limits
+  // (mail/smtp.ts). Mail jobs are inserted inside our statements, which send no NOTIFY: the
+  // worker polls (every 2 seconds) instead of waiting for one.
+  const mail = { ...MAIL_RETRIES, expireInSeconds: 180, notify: false };
+  if (existing.has(QUEUES.mail)) await boss.updateQueue(QUEUES.mail, mail);
+  else await boss.createQueue(QUEUES.mail, mail);
 }
 
 export async function startJobs(connectionString: string, options: { clock?: BossClock; log?: (error: Error) => void } = {}): Promise<Jobs> {
@@ -70,14 +78,14 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
   boss.on('error', (error: Error) => options.log?.(error));
   await boss.start();
   await createQueues(boss);
-  const deliveryQueue = await boss.getQueue(QUEUES.delivery);
-  if (!deliveryQueue) throw new Error(`pg-boss queue ${QUEUES.delivery} is missing.`);
+  const [deliveryQueue, mailQueue] = [await boss.getQueue(QUEUES.delivery), await boss.getQueue(QUEUES.mail)];
+  if (!deliveryQueue || !mailQueue) throw new Error(`pg-boss queue ${deliveryQueue ? QUEUES.mail : QUEUES.delivery} is missing.`);
   let stopTimeoutMs = 10_000;
   let dispatcher: Dispatcher<Partial<DeliveryJobData>> | undefined;
   const { log } = options;
   return {
     boss,
-    sender: jobSender(boss, deliveryQueue.table, BOSS_SCHEMA),
+    sender: jobSender(boss, { delivery: deliveryQueue.table, mail: mailQueue.table }, BOSS_SCHEMA),
     async work(workers, options) {
       await boss.schedule(QUEUES.expiry, '* * * * *');
       await boss.work(QUEUES.expiry, async () => {
@@ -90,6 +98,10 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
       await boss.schedule(QUEUES.sweep, '*/5 * * * *');
       await boss.work(QUEUES.sweep, async () => {
         await workers.requeueOverdue();
+      });
+      // One mail at a time per worker: mail is a few messages an hour, never a stream.
+      await boss.work<MailJobData>(QUEUES.mail, { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => {
+        if (job) await workers.sendMail(job);
       });
       // Deliveries each on their own, up to the concurrency: a slow endpoint holds up only its own.
       dispatcher = new Dispatcher<Partial<DeliveryJobData>>(boss, QUEUES.delivery, (job) => workers.deliver(job), {

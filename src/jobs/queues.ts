@@ -15,7 +15,20 @@ export const QUEUES = {
   retention: 'retention',
   /** Every five minutes: re-queue deliveries whose job was lost. */
   sweep: 'webhook-sweep',
+  /** One job per outbox mail: sent over SMTP, retried by pg-boss with backoff. */
+  mail: 'mail',
 } as const;
+
+/**
+ * A mail's job is retried by pg-boss on failure: after about 1, 2, 4, 8, 16 and 32 minutes
+ * (exponential backoff from 60 seconds, with jitter), so the seventh attempt is the last.
+ */
+export const MAIL_RETRIES = { retryLimit: 6, retryDelay: 60, retryBackoff: true, retryDelayMax: 3600 } as const;
+
+/** A mail job: which outbox row to send. */
+export interface MailJobData {
+  mailId: string;
+}
 
 /** A delivery job: which attempt (1 to 7) of which delivery it makes. */
 export interface DeliveryJobData {
@@ -32,34 +45,47 @@ export interface JobSender {
   firstAttemptsOf(source: string): RawBuilder<Record<string, never>>;
   /** Queues a later attempt of a delivery, to start at `startAfter`, in the transaction `db` belongs to. */
   enqueueAttempt(db: Db, job: DeliveryJobData, startAfter: Date): Promise<void>;
+  /** As firstAttemptsOf, for the mail queue: a job for each outbox row whose id the CTE `source` returns. */
+  mailJobsOf(source: string): RawBuilder<Record<string, never>>;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 /**
- * pg-boss's own insert statement for the delivery queue (the one boss.insert runs), taking its
- * jobs from a CTE instead of a parameter: `$1` is the JSON array of jobs to insert.
+ * pg-boss's own insert statement for a queue (the one boss.insert runs), taking its jobs from a
+ * CTE instead of a parameter: `$1` is the JSON array of jobs to insert. `data` makes a job's data
+ * from the CTE's row.
  */
-export function deliveryInsertStatement(schema: string, table: string): (source: string) => string {
-  const statement = insertJobs(schema, { table, name: QUEUES.delivery, returnId: false, notify: false });
+function insertFromStatement(schema: string, table: string, queue: string, data: (source: string) => string): (source: string) => string {
+  const statement = insertJobs(schema, { table, name: queue, returnId: false, notify: false });
   const parameter = '$1::text::json';
   // A pg-boss whose statement no longer has exactly this one parameter is not one this was written for.
   if (statement.split(parameter).length !== 2 || /\$[2-9]/.test(statement)) {
-    throw new Error('pg-boss insert statement changed shape: update deliveryInsertStatement for this pg-boss version.');
+    throw new Error('pg-boss insert statement changed shape: update insertFromStatement for this pg-boss version.');
   }
   return (source) => {
     if (!IDENTIFIER.test(source)) throw new Error(`Not a CTE name: ${source}`);
-    // Each job's data is a DeliveryJobData: the first attempt of the delivery.
-    const data = `json_build_object('deliveryId', ${source}.id, 'attempt', 1)`;
-    return statement.replace(parameter, `(SELECT coalesce(json_agg(json_build_object('data', ${data})), '[]'::json) FROM ${source})`);
+    return statement.replace(parameter, `(SELECT coalesce(json_agg(json_build_object('data', ${data(source)})), '[]'::json) FROM ${source})`);
   };
 }
 
-export function jobSender(boss: PgBoss, deliveryTable: string, schema: string): JobSender {
-  const insertFrom = deliveryInsertStatement(schema, deliveryTable);
+/** The delivery queue's insert from a CTE: each job's data is a DeliveryJobData, the first attempt of the delivery. */
+export function deliveryInsertStatement(schema: string, table: string): (source: string) => string {
+  return insertFromStatement(schema, table, QUEUES.delivery, (source) => `json_build_object('deliveryId', ${source}.id, 'attempt', 1)`);
+}
+
+/** The mail queue's insert from a CTE: each job's data is a MailJobData. */
+export function mailInsertStatement(schema: string, table: string): (source: string) => string {
+  return insertFromStatement(schema, table, QUEUES.mail, (source) => `json_build_object('mailId', ${source}.id)`);
+}
+
+export function jobSender(boss: PgBoss, tables: { delivery: string; mail: string }, schema: string): JobSender {
+  const insertFrom = deliveryInsertStatement(schema, tables.delivery);
+  const insertMailFrom = mailInsertStatement(schema, tables.mail);
   return {
     // Parenthesised: Kysely puts a raw CTE body after AS as it is.
     firstAttemptsOf: (source) => sql.raw<Record<string, never>>(`(${insertFrom(source)})`),
+    mailJobsOf: (source) => sql.raw<Record<string, never>>(`(${insertMailFrom(source)})`),
     async enqueueAttempt(db, job, startAfter) {
       await boss.insert(QUEUES.delivery, [{ data: job, startAfter: startAfter.toISOString() }], { db: fromKysely(db) });
     },

@@ -40,6 +40,7 @@ it.each([
   ['core-imports-db', 'core-imports-only-lower-layers: src/core/money.ts → src/db/database.ts'],
   ['core-type-imports-auth', 'core-imports-only-lower-layers: src/core/clock.ts → src/auth/principal.ts'],
   ['db-imports-auth', 'db-imports-only-lower-layers: src/db/owned.ts → src/auth/principal.ts'],
+  ['mail-imports-resources', 'mail-imports-only-lower-layers: src/mail/outbox.ts → src/resources/webhook-endpoints/notify-added.ts'],
   ['transport-imports-transport', 'no-transport-imports-another: src/dashboard/routes.ts → src/oauth/routes.ts'],
   ['imports-the-top', 'nothing-imports-the-top: src/resources/payments/list.ts → src/operations.ts'],
   ['two-way-folders', 'no-two-way-folders: src/resources/a → src/resources/b'],

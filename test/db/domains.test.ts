@@ -19,6 +19,9 @@ const RULES: Array<[table: string, column: string, allowed: string, refused: str
   ['webhook_deliveries', 'status', 'canceled', 'lost'],
   ['webhook_deliveries', 'kind', 'test', 'ping'],
   ['webhook_delivery_attempts', 'trigger', 'resend', 'manual'],
+  ['outbox', 'status', 'held', 'pending'],
+  ['outbox', 'kind', 'sign_in_link', 'newsletter'],
+  ['outbox', 'recipient', 'ann@buyer.example', 'Ann@Buyer.example'],
 ];
 
 describe('value rules of the write path', () => {

@@ -7,6 +7,7 @@ import { homePage } from '../../src/dashboard/pages/home.ts';
 import { keysPage } from '../../src/dashboard/pages/keys.ts';
 import { signInLinkPage } from '../../src/dashboard/pages/sign-in-link.ts';
 import { signInPage } from '../../src/dashboard/pages/sign-in.ts';
+import { signInMailSentPage } from '../../src/dashboard/pages/sign-in-mail-sent.ts';
 import { teamPage } from '../../src/dashboard/pages/team.ts';
 import { requestRefusedPage } from '../../src/oauth/pages/request-refused.ts';
 import type { AgentConnectionOut } from '../../src/resources/agent-connections/schemas.ts';
@@ -167,7 +168,14 @@ export const PAGE_STATES: readonly PageState[] = [
   signedIn({ fn: homePage, name: 'home-none', shows: 'a person in no business yet' }, (_v, s) => homePage(s, [])),
   signedOut({ fn: signInPage, name: 'sign-in-oidc', main: true, shows: 'sign-in with an OpenID provider configured, on the way to a page' },
     (v) => signInPage({ next: v('/dashboard/businesses/biz_4fT9kQm2VxR7pLw3Zc8HnB1d/test/keys'), oidc: { name: v('Kestrel SSO'), start: '/dashboard/sign-in/oidc' } })),
-  signedOut({ fn: signInPage, name: 'sign-in-link-only', shows: 'sign-in without an OpenID provider: sign-in links only' }, (v) => signInPage({ next: v('/dashboard') })),
+  signedOut({ fn: signInPage, name: 'sign-in-link-only', shows: 'sign-in without an OpenID provider or mail: sign-in links from the operator only' }, (v) => signInPage({ next: v('/dashboard') })),
+  signedOut({ fn: signInPage, name: 'sign-in-by-mail', shows: 'sign-in where the service sends mail: an address for a sign-in link' },
+    (v) => signInPage({ next: v('/dashboard'), mail: { nonce: v('Tn8Wc3Bz6HsJ5dF1gY0aLq') } })),
+  signedOut({ fn: signInPage, name: 'sign-in-by-mail-refused', shows: 'an address that is not one, asked again, beside the OpenID provider' },
+    (v) => signInPage({ next: v('/dashboard'), oidc: { name: v('Kestrel SSO'), start: '/dashboard/sign-in/oidc' },
+      mail: { nonce: v('Tn8Wc3Bz6HsJ5dF1gY0aLq'), email: v('maya.kestrelcoffee.example'), error: 'Enter your email address, like you@example.com.' } })),
+  signedOut({ fn: signInMailSentPage, name: 'sign-in-mail-sent', shows: 'after asking for a link: the same words whether or not the address has an account' },
+    (v) => signInMailSentPage({ email: v('maya@kestrelcoffee.example') })),
   signedOut({ fn: signInLinkPage, name: 'sign-in-link', shows: 'a sign-in link opened: one button, so mail scanners do not use it up' },
     (v) => signInLinkPage({ token: v('Vq3kX9mL2wR7tN4pC8bZ6hJ1dF5gY0sA3eU7iO2uK9c'), nonce: v('Tn8Wc3Bz6HsJ5dF1gY0aLq'), next: v('/dashboard') })),
   signedIn({ fn: approvePage, name: 'approve-businesses', main: true, shows: 'an agent (registered, https redirect) asks to connect; two businesses to choose from' },

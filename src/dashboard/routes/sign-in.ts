@@ -1,42 +1,68 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { closeSession, cookieOptions, csrfMatches, openSession, safeNext, SESSION_TTL_MS, useSignInLink } from '../../auth/sessions.ts';
+import { mailSignInLink } from '../../auth/sign-in-mail.ts';
 import { formField, type Form } from '../../core/form.ts';
 import type { AppContext } from '../../verbs/context.ts';
 import { OIDC_START_PATH, registerOidcSignIn } from '../oidc.ts';
 import { messagePage } from '../pages/message.ts';
 import { signInLinkPage } from '../pages/sign-in-link.ts';
+import { signInMailSentPage } from '../pages/sign-in-mail-sent.ts';
 import { signInPage } from '../pages/sign-in.ts';
 import { redirect, type DashboardRequests } from '../requests.ts';
 import { sendPage } from './send.ts';
 
 const SIGN_IN_NONCE_COOKIE = 'ps_sign_in';
-/** Where a sign-in link's button posts: the one form without a session (it carries its own nonce). */
+/**
+ * The one path whose forms come before a session, each carrying its own nonce: a sign-in link's
+ * button (`token`), and the sign-in page's "email me a sign-in link" (`email`).
+ */
 export const SIGN_IN_LINK_PATH = '/dashboard/sign-in/link';
+const EMAIL = /^[^@\s]{1,64}@[^@\s]{1,253}$/;
 
-/** Signing in (single-use links from the CLI, or an OpenID provider) and out. */
+/** Signing in (single-use links from the CLI or by email, or an OpenID provider) and out. */
 export async function registerSignIn(scope: FastifyInstance, context: AppContext, requests: DashboardRequests, cookieName: string): Promise<void> {
   const { baseUrl } = context.config;
+  const mails = context.config.mail.smtpUrl !== undefined;
+  const oidc = context.config.oidc ? { oidc: { name: context.config.oidc.name, start: OIDC_START_PATH } } : {};
+  /** A fresh nonce for a form posted before there is a session, in its cookie. */
+  const nonceFor = (reply: FastifyReply, maxAgeSeconds: number) => {
+    const nonce = randomBytes(16).toString('base64url');
+    reply.setCookie(SIGN_IN_NONCE_COOKIE, nonce, cookieOptions(baseUrl, maxAgeSeconds));
+    return nonce;
+  };
+
+  /** "Email me a sign-in link": the same page whether a link went out or not, so it tells no one who has an account. */
+  async function sendLinkByMail(reply: FastifyReply, email: string, next: string) {
+    if (!mails) return sendPage(reply, 400, signInPage({ next, ...oidc }));
+    if (!EMAIL.test(email)) {
+      const mail = { nonce: nonceFor(reply, 60 * 60), email, error: 'Enter your email address, like you@example.com.' };
+      return sendPage(reply, 400, signInPage({ next, ...oidc, mail }));
+    }
+    await mailSignInLink(context, email, next === '/dashboard' ? undefined : next);
+    return sendPage(reply, 200, signInMailSentPage({ email }));
+  }
 
   scope.get('/dashboard/sign-in', async (request, reply) => {
     const next = safeNext((request.query as Record<string, unknown>).next);
-    const oidc = context.config.oidc ? { name: context.config.oidc.name, start: OIDC_START_PATH } : undefined;
-    return sendPage(reply, 200, signInPage({ next, ...(oidc ? { oidc } : {}) }));
+    const mail = mails ? { mail: { nonce: nonceFor(reply, 60 * 60) } } : {};
+    return sendPage(reply, 200, signInPage({ next, ...oidc, ...mail }));
   });
 
   // The link only shows a button: mail scanners that open links must not use them up.
   scope.get(SIGN_IN_LINK_PATH, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
-    const nonce = randomBytes(16).toString('base64url');
-    reply.setCookie(SIGN_IN_NONCE_COOKIE, nonce, cookieOptions(baseUrl, 15 * 60));
+    const nonce = nonceFor(reply, 15 * 60);
     return sendPage(reply, 200, signInLinkPage({ token: typeof query.token === 'string' ? query.token : '', nonce, next: safeNext(query.next) }));
   });
 
   scope.post(SIGN_IN_LINK_PATH, async (request, reply) => {
     const form = (request.body ?? {}) as Form;
+    const email = formField(form, 'email');
     if (!csrfMatches(request.cookies[SIGN_IN_NONCE_COOKIE] ?? '', form.nonce) || !request.cookies[SIGN_IN_NONCE_COOKIE]) {
-      return sendPage(reply, 403, messagePage('Refused', 'Open the sign-in link again.'));
+      return sendPage(reply, 403, messagePage('Refused', email === undefined ? 'Open the sign-in link again.' : 'Open the sign-in page again.'));
     }
+    if (email !== undefined) return sendLinkByMail(reply, email.trim(), safeNext(formField(form, 'next')));
     const id = await useSignInLink(context, formField(form, 'token') ?? '');
     if (!id) return sendPage(reply, 400, messagePage('This sign-in link is not valid', 'It was used already or has expired. Ask for a new one.'));
     reply.clearCookie(SIGN_IN_NONCE_COOKIE, cookieOptions(baseUrl, 0));

@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../../db/database.ts';
 import type { Resolver } from '../../net/address-policy.ts';
 import { Refused, vetDestination } from '../../net/destinations.ts';
 import { assertWritable } from '../shared/business-rules.ts';
+import { mailEndpointAdded } from './notify-added.ts';
 import { toWebhookEndpointOut, type CreateWebhookEndpointInput, type WebhookEndpointOut } from './schemas.ts';
 
 export const MAX_ENDPOINTS_PER_MODE = 10;
@@ -81,6 +82,7 @@ export async function createWebhookEndpoint(ctx: OperationContext, input: Create
         throw error;
       });
     await recordActivity(trx, principal, 'webhook_endpoint.created', inserted.id, { url, events: input.events }, now);
+    await mailEndpointAdded(trx, ctx, inserted);
     return inserted;
   });
   return { ...toWebhookEndpointOut(row), secret };

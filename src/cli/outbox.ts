@@ -1,0 +1,29 @@
+import { listOutbox, type OutboxMailOut } from '../mail/outbox.ts';
+import { asOperator, type Command } from './command.ts';
+
+// The mail outbox as the operator reads it: where SMTP_URL is unset, mail stays here (held), and
+// this is how it reaches people; elsewhere, what was sent, what is retrying and what failed.
+
+function asText(mail: OutboxMailOut): string {
+  const state = [mail.status, mail.attempts ? `${mail.attempts} attempt${mail.attempts === 1 ? '' : 's'}` : '', mail.last_error ?? ''].filter(Boolean).join(', ');
+  return [
+    `${mail.id}  ${mail.created}  ${state}`,
+    `To: ${mail.to}`,
+    `Subject: ${mail.subject}`,
+    '',
+    mail.body ?? (mail.kind === 'sign_in_link' ? '(a sign-in link: its body is not shown)' : '(no body)'),
+  ].join('\n');
+}
+
+export const outboxCommands: Record<string, Command> = {
+  'outbox list': {
+    usage: 'outbox list [--business ID] [--json]   (the newest 50 mails; held ones are not sent: SMTP_URL is unset)',
+    options: { business: { type: 'string' } },
+    async run(context, flags) {
+      // A business named is checked to exist, and only its mail is listed: never another's, nor anyone's sign-in link.
+      const businessId = typeof flags.business === 'string' ? (await asOperator(context, flags.business)).principal.businessId : undefined;
+      const data = await listOutbox(context.db, businessId === undefined ? {} : { businessId });
+      return { json: { data }, text: data.map(asText).join('\n\n---\n\n') || 'The outbox is empty.' };
+    },
+  },
+};

@@ -1,0 +1,126 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+// A real SMTP server on loopback (smtp-server, nodemailer's sibling): it asks for a password,
+// records every message it accepts, and refuses what the test tells it to, changeable mid-run.
+
+export interface ReceivedMail {
+  /** The envelope: who the server was told to deliver to. */
+  to: string[];
+  from: string;
+  headers: Record<string, string>;
+  subject: string;
+  /** The text body, decoded as a mail client shows it. */
+  text: string;
+}
+
+/** What the server answers to the next message: accept it, or refuse it with this reply. */
+export type Refusal = { code: number; message: string } | null;
+
+export interface SmtpPeer {
+  port: number;
+  user: string;
+  password: string;
+  /** SMTP_URL for the service (credentials included). */
+  url: string;
+  received: ReceivedMail[];
+  /** Refuses the next `count` messages with `refusal` (at the end of DATA), then accepts again. */
+  refuseNext(count: number, refusal: { code: number; message: string }): void;
+  /** Refuses logins with this message (null: accept the right password again). */
+  refuseLogins(message: string | null): void;
+  close(): Promise<void>;
+}
+
+function decodeQuotedPrintable(text: string): string {
+  const soft = text.replace(/=\r?\n/g, '');
+  const bytes: number[] = [];
+  for (let i = 0; i < soft.length; i += 1) {
+    const hex = soft.slice(i + 1, i + 3);
+    if (soft[i] === '=' && /^[0-9A-Fa-f]{2}$/.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else {
+      bytes.push(...Buffer.from(soft[i]!, 'utf8'));
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/** Encoded words of a header (RFC 2047, as nodemailer writes them: B or Q, UTF-8). */
+function decodeWords(value: string): string {
+  return value.replace(/=\?utf-8\?([bq])\?([^?]*)\?=\s*/gi, (_all, kind: string, data: string) =>
+    kind.toLowerCase() === 'b' ? Buffer.from(data, 'base64').toString('utf8') : decodeQuotedPrintable(data.replace(/_/g, ' ')));
+}
+
+/**
+ * Reads a single-part text message as a mail client would. Enough for what the service sends
+ * (plain text, 7bit, quoted-printable or base64); a MIME parser library would be a dependency
+ * for this one helper.
+ */
+export function readMessage(raw: string): Pick<ReceivedMail, 'headers' | 'subject' | 'text'> {
+  const split = raw.indexOf('\r\n\r\n');
+  const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
+  const headers: Record<string, string> = {};
+  for (const line of head.split('\r\n')) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const body = raw.slice(split + 4);
+  const encoding = (headers['content-transfer-encoding'] ?? '7bit').toLowerCase();
+  const text = encoding === 'quoted-printable' ? decodeQuotedPrintable(body)
+    : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
+  return { headers, subject: decodeWords(headers.subject ?? ''), text: text.replace(/\r\n/g, '\n').trimEnd() };
+}
+
+export async function startSmtpPeer(options: { user?: string; password?: string } = {}): Promise<SmtpPeer> {
+  const user = options.user ?? 'mailer';
+  const password = options.password ?? 'smtp-Pa55word:with/odd@chars';
+  const received: ReceivedMail[] = [];
+  let refusals: Array<{ code: number; message: string }> = [];
+  let loginRefusal: string | null = null;
+  const refuse = (refusal: { code: number; message: string }) => Object.assign(new Error(refusal.message), { responseCode: refusal.code });
+
+  const server = new SMTPServer({
+    logger: false,
+    // Plain SMTP on loopback: no STARTTLS (its built-in certificate is for show), login allowed without it.
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    authMethods: ['PLAIN', 'LOGIN'],
+    onAuth(auth, _session, callback) {
+      if (loginRefusal !== null) return callback(Object.assign(new Error(loginRefusal), { responseCode: 535 }));
+      if (auth.username !== user || auth.password !== password) return callback(new Error('Invalid username or password'));
+      callback(null, { user });
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const refusal = refusals.shift();
+        if (refusal) return callback(refuse(refusal));
+        const message = readMessage(Buffer.concat(chunks).toString('utf8'));
+        received.push({
+          ...message,
+          to: session.envelope.rcptTo.map((address) => address.address),
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+        });
+        callback(null);
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    port,
+    user,
+    password,
+    url: `smtp://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}`,
+    received,
+    refuseNext(count, refusal) {
+      refusals = Array.from({ length: count }, () => refusal);
+    },
+    refuseLogins(message) {
+      loginRefusal = message;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
