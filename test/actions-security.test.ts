@@ -102,6 +102,8 @@ const fixtures: Record<string, Fixture> = {
   list_account_activity: async () => ({}),
   update_checkout: async (owner) => ({ id: (await api(owner, 'create_checkout', { name: 'Fixture', amount: '10.00', currency: 'USD' })).id, amount: '12.00' }),
   delete_checkout: async (owner) => ({ id: (await api(owner, 'create_checkout', { name: 'Fixture', amount: '10.00', currency: 'USD' })).id }),
+  create_pricing_table: async () => ({ name: 'Fixture', currency: 'USD', plans: [{ name: 'Basic', prices: [{ amount: '10.00', unit: 'month' }] }] }),
+  create_widget: async () => ({ name: 'Fixture', amount: '10.00', currency: 'USD' }),
   update_business_settings: async () => ({ crypto_enabled: true }),
   update_business: async () => ({ fee_bps: 100, crypto_enabled: false }),
 };

@@ -4,6 +4,7 @@ import { de } from '../../src/pages/messages/de.ts';
 import { en } from '../../src/pages/messages/en.ts';
 import type { Messages } from '../../src/pages/messages/en.ts';
 import { checkoutClosedPage, checkoutPage } from '../../src/pages/views/checkout.ts';
+import { pricingTablePage } from '../../src/pages/views/pricing-table.ts';
 import { payerMessagePage } from '../../src/pages/views/message.ts';
 import { payChoosePage } from '../../src/pages/views/pay-choose.ts';
 import { payClosedPage, payFailedPage, payHeldPage, payPaidPage } from '../../src/pages/views/pay-outcome.ts';
@@ -97,6 +98,17 @@ function checkout(v: Fill, more: Partial<CheckoutRow> = {}): CheckoutView {
   };
 }
 
+/** A pricing table of three plans with a Monthly/Yearly switch, the second recommended. */
+function pricingView(v: Fill, more: Partial<CheckoutRow> = {}): CheckoutView {
+  const plan = (id: string, name: string, monthly: string, yearly: string, features: string[], recommended = false) =>
+    ({ id, name: v(name), description: recommended ? v('For a daily cup') : null, prices: [{ amount: monthly, unit: v('month') }, { amount: yearly, unit: v('year') }], features: features.map((feature) => v(feature)), recommended });
+  return checkout(v, {
+    kind: 'pricing_table', slug: 'coffee-club', name: v('Coffee club'), amount_minor: 900, collect: null, options: [v('Monthly'), v('Yearly')],
+    plans: [plan('plan_1', 'Taster', '9.00', '90.00', ['One bag a month']), plan('plan_2', 'Regular', '18.00', '180.00', ['Two bags a month', 'Free shipping'], true), plan('plan_3', 'Café', '60.00', '600.00', ['Eight bags a month'])],
+    ...more,
+  });
+}
+
 const at = (id: string) => {
   const page = `/pay/${encodeURIComponent(id)}`;
   return { page, start: `${page}/start`, provider: `${page}/provider`, test: `${page}/test`, details: `${page}?step=details`, choose: `${page}?step=choose` };
@@ -182,6 +194,13 @@ export const PAYER_STATES: readonly PageState[] = [
     (v, t) => checkoutPage({ t, view: checkout(v), action: '/c/kestrel-house-blend', values: {}, errors: {} })),
   payer({ main: true, fn: checkoutPage, name: 'checkout-dark', shows: 'a checkout in its dark theme with its own button label' },
     (v, t) => checkoutPage({ t, view: checkout(v, { theme: 'dark', button_label: v('Start my subscription') }), action: '/c/kestrel-house-blend', values: {}, errors: {} })),
+  payer({ main: true, fn: pricingTablePage, name: 'pricing-table', shows: 'a pricing table: its plans, the recommended one chosen, the Monthly/Yearly switch' },
+    (v, t) => pricingTablePage({ t, view: pricingView(v), action: '/c/coffee-club', option: 0, values: {}, errors: {} })),
+  payer({ main: true, fn: pricingTablePage, name: 'pricing-table-yearly', shows: 'a dark pricing table on its second option, with its own button label' },
+    (v, t) => pricingTablePage({ t, view: pricingView(v, { theme: 'dark', button_label: v('Join the club') }), action: '/c/coffee-club', option: 1, values: {}, errors: {} })),
+  payer({ fn: pricingTablePage, name: 'pricing-table-errors', shows: 'a pricing table without options, no plan chosen and the email refused' },
+    (v, t) => pricingTablePage({ t, view: pricingView(v, { options: null }), action: '/c/coffee-club', option: 0, values: { plan: '', email: v('sam@') },
+      errors: { plan: v('Choose a plan.'), email: v('Enter a valid email address.') } })),
   payer({ main: true, fn: checkoutClosedPage, name: 'checkout-closed', shows: 'a deleted checkout: it takes no new buyers' },
     (v, t) => checkoutClosedPage({ t, view: checkout(v, { active: false }) })),
   payer({ main: true, fn: checkoutClosedPage, name: 'checkout-paused', shows: 'a checkout whose account cannot take payments for now' },

@@ -15,6 +15,7 @@ import type { ApiKeyOut } from '../../src/resources/api-keys/schemas.ts';
 import type { MemberOut } from '../../src/resources/team/schemas.ts';
 import type { Viewer } from '../../src/ui/index.ts';
 import { BUSINESS_STATES } from './business-states.ts';
+import { PRICING_STATES } from './pricing-states.ts';
 import { PAYER_NOT_PAGES, PAYER_STATES } from './payer-states.ts';
 
 // Every page of the dashboard, the OAuth server and the buyers (payer-states.ts) in each state a person meets it, with the data
@@ -194,6 +195,7 @@ export const PAGE_STATES: readonly PageState[] = [
   signedOut({ fn: requestRefusedPage, name: 'request-refused', shows: 'the OAuth server refusing an agent\'s request it cannot send back' },
     (v) => requestRefusedPage(v('redirect_uri is not one of the client\'s registered redirect URIs.'))),
   ...BUSINESS_STATES,
+  ...PRICING_STATES,
   ...PAYER_STATES,
 ];
 

@@ -57,7 +57,11 @@ export function checkoutsPage({ session, business, mode, role, checkouts, filter
     area: 'checkouts',
     children: html`<div>
       <h1>Checkouts</h1>
-      ${manages(role) && html`<p><a class="button primary" href=${`${path}/new`}>Create a checkout page</a></p>`}
+      ${manages(role) && html`<p>
+        <a class="button primary" href=${`${path}/new`}>Create a checkout page</a>
+        ${' '}<a class="button" href=${`${path}/new-pricing-table`}>Create a pricing table</a>
+        ${' '}<a class="button" href=${`${path}/new-widget`}>Create a widget</a>
+      </p>`}
       ${FilterForm({ path, label: 'Filter checkouts', filters, children: [
         Select({ name: 'kind', label: 'Kind', value: filters.kind ?? '', options: [{ value: '', label: 'Any' }, ...Object.entries(KIND_NAMES).map(([value, label]) => ({ value, label }))] }),
       ] })}
@@ -68,14 +72,41 @@ export function checkoutsPage({ session, business, mode, role, checkouts, filter
 }
 
 /** The form of a new checkout page, or of a checkout being changed, with the API's refusal beside its field. */
-export function checkoutFormPage({ session, business, mode, role, checkout, values, error }: BusinessFrame & { checkout?: CheckoutOut; values: CheckoutForm; error?: FieldError }): VNode {
-  const action = checkout ? objectPath(business.id, 'checkouts', mode, checkout.id, '/edit') : businessPath(business.id, 'checkouts', mode);
+/** Where a refused field's message goes: a routing error beside the routing choice, any other beside its field. */
+export function errorPlacer(error: FieldError | undefined): (field: string) => string | undefined {
   const routingField = error?.field?.startsWith('routing') ? 'routing' : error?.field;
-  const errorFor = (field: string) => (routingField === field ? error!.message : undefined);
+  return (field: string) => (routingField === field ? error!.message : undefined);
+}
+
+type TextOptions = { hint?: string; maxLength?: number; type?: 'text' | 'url'; required?: boolean };
+
+/** The settings every kind of checkout has besides its name and price: label, landing address, theme, crypto, routing, what it asks. */
+export function checkoutSettingsFields(mode: BusinessFrame['mode'], values: CheckoutForm, errorFor: (field: string) => string | undefined): VNode[] {
+  const text = (name: (typeof CHECKOUT_FIELDS)[number], label: string, more: TextOptions = {}) => TextField({ name, label, value: values[name] ?? '', error: errorFor(name), ...more });
+  return [
+    text('button_label', 'Button label (optional)', { hint: 'Up to 32 characters; the price when empty.', maxLength: 32 }),
+    text('success_url', 'Where buyers go after paying (optional)', { hint: mode === 'live' ? 'An https:// address.' : 'An http:// or https:// address.', type: 'url', maxLength: 2048 }),
+    RadioGroup({ name: 'theme', legend: 'Theme', value: values.theme || 'light', error: errorFor('theme'), choices: [{ value: 'light', label: 'Light' }, { value: 'dark', label: 'Dark' }] }),
+    CheckboxGroup({ id: 'field-crypto', legend: 'Stablecoin', error: errorFor('crypto'), boxes: [{ name: 'crypto', label: 'Buyers may pay from their own wallet (when the account allows it)', checked: values.crypto === 'on' }] }),
+    RadioGroup({ name: 'routing_choice', legend: 'Card providers', value: values.routing_choice || 'smart', error: errorFor('routing'), choices: [
+      { value: 'smart', label: 'Smart: the best for each buyer' },
+      { value: 'buyer', label: 'The buyer chooses' },
+      { value: 'fixed', label: 'Always the provider below' },
+    ] }),
+    Select({ name: 'routing_provider', label: 'Provider (for "always")', value: values.routing_provider ?? '', options: [{ value: '', label: 'None' }, ...CARD_PROVIDERS.map((provider) => ({ value: provider.id, label: provider.name }))] }),
+    CheckboxGroup({ id: 'field-fallback', legend: 'When that provider cannot take a buyer', boxes: [{ name: 'routing_fallback', label: 'Use smart routing instead', checked: values.routing_fallback === 'on' }] }),
+    CheckboxGroup({ id: 'field-collect', legend: 'Also ask the buyer for', error: errorFor('collect'), boxes: COLLECT_BOXES.map((box) => ({ ...box, checked: values[box.name] === 'on' })) }),
+  ];
+}
+
+/** The form of a new checkout page or widget (`kind`), or of one being changed, with the API's refusal beside its field. */
+export function checkoutFormPage({ session, business, mode, role, checkout, kind = 'page', values, error }: BusinessFrame & { checkout?: CheckoutOut; kind?: 'page' | 'widget'; values: CheckoutForm; error?: FieldError }): VNode {
+  const path = businessPath(business.id, 'checkouts', mode);
+  const action = checkout ? objectPath(business.id, 'checkouts', mode, checkout.id, '/edit') : kind === 'widget' ? `${path}/widgets` : path;
+  const errorFor = errorPlacer(error);
   const placed = new Set<string | undefined>([...CHECKOUT_FIELDS, 'collect', 'routing']);
-  const text = (name: (typeof CHECKOUT_FIELDS)[number], label: string, more: { hint?: string; maxLength?: number; type?: 'text' | 'url'; required?: boolean } = {}) =>
-    TextField({ name, label, value: values[name] ?? '', error: errorFor(name), ...more });
-  const title = checkout ? `Change ${checkout.name}` : `New ${MODE_NAMES[mode]} checkout page`;
+  const text = (name: (typeof CHECKOUT_FIELDS)[number], label: string, more: TextOptions = {}) => TextField({ name, label, value: values[name] ?? '', error: errorFor(name), ...more });
+  const title = checkout ? `Change ${checkout.name}` : `New ${MODE_NAMES[mode]} ${kind === 'widget' ? 'widget' : 'checkout page'}`;
   return DashboardPage({
     title,
     session,
@@ -84,26 +115,16 @@ export function checkoutFormPage({ session, business, mode, role, checkout, valu
     children: html`<div>
       <p><a href=${checkout ? objectPath(business.id, 'checkouts', mode, checkout.id) : businessPath(business.id, 'checkouts', mode)}>${checkout ? 'Back to the checkout' : 'All checkouts'}</a></p>
       <h1>${title}</h1>
-      ${error && Notice({ tone: 'error', children: placed.has(routingField) ? 'Nothing was saved: see the field marked below.' : error.message })}
+      ${error && Notice({ tone: 'error', children: placed.has(error.field?.startsWith('routing') ? 'routing' : error.field) ? 'Nothing was saved: see the field marked below.' : error.message })}
       ${checkout && html`<p class="muted">Its address and buy button stay the same: <code>${checkout.slug}</code>.</p>`}
+      ${!checkout && kind === 'widget' && html`<p class="muted">A widget is a checkout made for its buy button: put the button on your site, and buyers open its page from there.</p>`}
       ${Form({ action, label: title, children: [
         text('name', 'Name', { hint: 'Shown to buyers; up to 80 characters.', maxLength: 80, required: true }),
         text('description', 'Description (optional)', { hint: 'Shown under the name; up to 280 characters.', maxLength: 280 }),
         text('amount', 'Price', { hint: 'As a decimal number, such as 18.50.', maxLength: 20, required: true }),
         text('currency', 'Currency', { hint: 'USD, EUR, GBP, CAD or AUD.', maxLength: 3, required: true }),
-        text('button_label', 'Button label (optional)', { hint: 'Up to 32 characters; the price when empty.', maxLength: 32 }),
-        text('success_url', 'Where buyers go after paying (optional)', { hint: mode === 'live' ? 'An https:// address.' : 'An http:// or https:// address.', type: 'url', maxLength: 2048 }),
-        RadioGroup({ name: 'theme', legend: 'Theme', value: values.theme || 'light', error: errorFor('theme'), choices: [{ value: 'light', label: 'Light' }, { value: 'dark', label: 'Dark' }] }),
-        CheckboxGroup({ id: 'field-crypto', legend: 'Stablecoin', error: errorFor('crypto'), boxes: [{ name: 'crypto', label: 'Buyers may pay from their own wallet (when the account allows it)', checked: values.crypto === 'on' }] }),
-        RadioGroup({ name: 'routing_choice', legend: 'Card providers', value: values.routing_choice || 'smart', error: errorFor('routing'), choices: [
-          { value: 'smart', label: 'Smart: the best for each buyer' },
-          { value: 'buyer', label: 'The buyer chooses' },
-          { value: 'fixed', label: 'Always the provider below' },
-        ] }),
-        Select({ name: 'routing_provider', label: 'Provider (for "always")', value: values.routing_provider ?? '', options: [{ value: '', label: 'None' }, ...CARD_PROVIDERS.map((provider) => ({ value: provider.id, label: provider.name }))] }),
-        CheckboxGroup({ id: 'field-fallback', legend: 'When that provider cannot take a buyer', boxes: [{ name: 'routing_fallback', label: 'Use smart routing instead', checked: values.routing_fallback === 'on' }] }),
-        CheckboxGroup({ id: 'field-collect', legend: 'Also ask the buyer for', error: errorFor('collect'), boxes: COLLECT_BOXES.map((box) => ({ ...box, checked: values[box.name] === 'on' })) }),
-        Button({ variant: 'primary', children: checkout ? 'Save changes' : 'Create checkout page' }),
+        ...checkoutSettingsFields(mode, values, errorFor),
+        Button({ variant: 'primary', children: checkout ? 'Save changes' : kind === 'widget' ? 'Create widget' : 'Create checkout page' }),
       ] })}
     </div>`,
   });
@@ -133,7 +154,8 @@ export function checkoutPage({ session, business, mode, role, checkout, notice }
       </section>`}
       ${Facts({ label: 'The checkout', facts: [
         ['Kind', KIND_NAMES[checkout.kind]],
-        ['Price', Money({ amount: checkout.amount, currency: checkout.currency })],
+        [checkout.kind === 'pricing_table' ? 'Lowest plan price' : 'Price', Money({ amount: checkout.amount, currency: checkout.currency })],
+        ['Options', checkout.options?.join(' / ') ?? null],
         ['Description', checkout.description],
         ['Button label', checkout.button_label ?? 'the price'],
         ['Theme', checkout.theme],
@@ -144,12 +166,27 @@ export function checkoutPage({ session, business, mode, role, checkout, notice }
         ['Created', at(checkout.created)],
         ['Changed', at(checkout.updated)],
       ] })}
+      ${checkout.kind === 'pricing_table' && PlansTable({ checkout })}
       ${manages(role) && checkout.active && html`<p>
-        <a class="button" href=${`${path}/edit`}>Change</a>
+        <a class="button" href=${`${path}/${checkout.kind === 'pricing_table' ? 'edit-pricing-table' : 'edit'}`}>Change</a>
         ${' '}<a class="button danger" href=${`${path}/delete`}>Delete</a>
       </p>`}
     </div>`,
   });
+}
+
+/** A pricing table's plans: each price (per option), features, and which one is recommended. */
+function PlansTable({ checkout }: { checkout: CheckoutOut }): VNode {
+  const rows = checkout.plans.map((plan) => [
+    plan.recommended ? html`${plan.name} <strong>(recommended)</strong>` : plan.name,
+    html`${plan.prices.map((price, index) => html`${index > 0 && ', '}${checkout.options?.[index] ? `${checkout.options[index]}: ` : ''}${Money({ amount: price.amount, currency: checkout.currency })} / ${price.unit}`)}`,
+    plan.description ?? '',
+    plan.features.join('; '),
+  ]);
+  return html`<section aria-labelledby="plans-heading">
+    <h2 id="plans-heading">Plans</h2>
+    ${Table({ label: 'Plans', columns: ['Plan', 'Prices', 'Description', 'Features'], rows, empty: 'No plans.' })}
+  </section>`;
 }
 
 /** The confirmation before a checkout is deleted for good. */

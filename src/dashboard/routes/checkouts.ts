@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../../core/errors.ts';
 import { formField, type Form } from '../../core/form.ts';
+import { createWidget } from '../../resources/checkouts/create-in-dashboard.ts';
 import { deleteCheckout, updateCheckout } from '../../resources/checkouts/manage.ts';
 import { CheckoutList, CheckoutOut } from '../../resources/checkouts/schemas.ts';
 import { cursorOf, filtersOf, given } from '../filters.ts';
@@ -9,40 +10,15 @@ import { COLLECT_BOXES } from '../pages/payment-links.ts';
 import { areaRoute, objectPath } from '../paths.ts';
 import { perform, type DashboardOperations } from '../perform.ts';
 import { frameOf, redirect, type DashboardRequests, type PersonContext } from '../requests.ts';
+import { registerPricingTables } from './pricing-tables.ts';
+import { inputOf, valuesOf } from './checkout-form.ts';
 import { sendPage } from './send.ts';
 
 const NOTICES: Record<string, CheckoutNotice> = { created: 'created', saved: 'saved' };
 
-/** The form as typed (unticked boxes are absent). */
-function valuesOf(form: Form): CheckoutForm {
-  const values: CheckoutForm = {};
-  for (const name of [...CHECKOUT_FIELDS, ...COLLECT_BOXES.map((box) => box.name)]) {
-    const value = formField(form, name);
-    if (value !== undefined) values[name] = value;
-  }
-  return values;
-}
+const NEW_VALUES: CheckoutForm = { theme: 'light', crypto: 'on', routing_choice: 'smart', routing_fallback: 'on' };
 
-/** The form's values as the API's checkout fields: optional text left empty is none, the boxes are booleans. */
-function inputOf(values: CheckoutForm): Record<string, unknown> {
-  const text = (name: keyof CheckoutForm) => values[name]?.trim() ?? '';
-  const choice = text('routing_choice') || 'smart';
-  const collect = Object.fromEntries(COLLECT_BOXES.filter((box) => values[box.name] === 'on').map((box) => [box.name.replace(/^collect_/, ''), true]));
-  return {
-    name: values.name ?? '',
-    description: text('description') || null,
-    amount: text('amount'),
-    currency: text('currency'),
-    success_url: text('success_url') || null,
-    theme: text('theme') || 'light',
-    button_label: text('button_label') || null,
-    crypto: values.crypto === 'on',
-    routing: { choice, provider: choice === 'fixed' ? text('routing_provider') || null : null, fallback: values.routing_fallback === 'on' },
-    collect: Object.keys(collect).length > 0 ? collect : null,
-  };
-}
-
-/** Checkouts: the list by kind, a new checkout page, change (the slug stays), delete for good, the buy-button snippet. */
+/** Checkouts: the list by kind, a new checkout page, widget or pricing table, change (the slug stays), delete for good, the buy-button snippet. */
 export function registerCheckouts(scope: FastifyInstance, requests: DashboardRequests, operations: DashboardOperations): void {
   const listCheckouts = operations.get('list_checkouts', CheckoutList);
   const createCheckout = operations.get('create_checkout', CheckoutOut);
@@ -50,10 +26,11 @@ export function registerCheckouts(scope: FastifyInstance, requests: DashboardReq
   const idOf = (params: unknown) => (params as { checkout: string }).checkout;
   const pathOf = (ctx: PersonContext, id: string) => objectPath(ctx.principal.businessId, 'checkouts', ctx.mode, id);
   /** A refused field: the form again, as typed, the API's message beside it (roles and limits: the error page). */
-  const refusedForm = (reply: FastifyReply, ctx: PersonContext, error: unknown, values: CheckoutForm, checkout?: CheckoutOut) => {
+  const refusedForm = (reply: FastifyReply, ctx: PersonContext, error: unknown, values: CheckoutForm, checkout?: CheckoutOut, kind?: 'widget') => {
     if (!(error instanceof ApiError) || error.status !== 400) throw error;
-    return sendPage(reply, 400, checkoutFormPage({ ...frameOf(ctx), ...(checkout ? { checkout } : {}), values, error: { field: error.field, message: error.message } }), ctx.session);
+    return sendPage(reply, 400, checkoutFormPage({ ...frameOf(ctx), ...(checkout ? { checkout } : {}), ...(kind ? { kind } : {}), values, error: { field: error.field, message: error.message } }), ctx.session);
   };
+  registerPricingTables(scope, requests, operations);
 
   scope.get(areaRoute('checkouts'), async (request, reply) => {
     const ctx = await requests.page(request);
@@ -65,7 +42,24 @@ export function registerCheckouts(scope: FastifyInstance, requests: DashboardReq
 
   scope.get(areaRoute('checkouts', '/new'), async (request, reply) => {
     const ctx = await requests.page(request);
-    return sendPage(reply, 200, checkoutFormPage({ ...frameOf(ctx), values: { theme: 'light', crypto: 'on', routing_choice: 'smart', routing_fallback: 'on' } }), ctx.session);
+    return sendPage(reply, 200, checkoutFormPage({ ...frameOf(ctx), values: NEW_VALUES }), ctx.session);
+  });
+
+  // A widget (dashboard only, spec 2.2): a checkout made for its buy button, through its own action.
+  scope.get(areaRoute('checkouts', '/new-widget'), async (request, reply) => {
+    const ctx = await requests.page(request);
+    return sendPage(reply, 200, checkoutFormPage({ ...frameOf(ctx), kind: 'widget', values: NEW_VALUES }), ctx.session);
+  });
+
+  scope.post(areaRoute('checkouts', '/widgets'), async (request, reply) => {
+    const { ctx, form } = await requests.form(request);
+    const values = valuesOf(form);
+    try {
+      const checkout = await createWidget.run(ctx, inputOf(values));
+      return redirect(reply, `${pathOf(ctx, checkout.id)}?done=created`);
+    } catch (error) {
+      return refusedForm(reply, ctx, error, values, undefined, 'widget');
+    }
   });
 
   scope.post(areaRoute('checkouts'), async (request, reply) => {
@@ -90,6 +84,7 @@ export function registerCheckouts(scope: FastifyInstance, requests: DashboardReq
     const ctx = await requests.page(request);
     const checkout = await perform(ctx, retrieveCheckout, { id: idOf(request.params) });
     if (!checkout.active) return redirect(reply, pathOf(ctx, checkout.id));
+    if (checkout.kind === 'pricing_table') return redirect(reply, `${pathOf(ctx, checkout.id)}/edit-pricing-table`);
     return sendPage(reply, 200, checkoutFormPage({ ...frameOf(ctx), checkout, values: formOf(checkout) }), ctx.session);
   });
 

@@ -30,6 +30,8 @@ function refused({ code, message, field }: RefusedInput): string {
       return 'Diese Zahlung hat sich inzwischen geändert. Laden Sie die Seite neu.';
     case 'checkout_inactive':
       return 'Dieses Angebot nimmt keine neuen Käufe mehr an.';
+    case 'invalid_plan':
+      return 'Wählen Sie einen Tarif.';
   }
   return message;
 }
@@ -149,6 +151,12 @@ export const de: Messages = {
   checkoutPausedTitle: 'Gerade keine Zahlungen möglich',
   checkoutPausedText: (business) => `${business} kann hier gerade keine Zahlungen annehmen. Versuchen Sie es später erneut oder fragen Sie ${business}.`,
   buy: 'Kaufen',
+  plansHeading: 'Tarife',
+  billing: 'Abrechnung',
+  recommendedPlan: 'Empfohlen',
+  pricePer: (price, unit) => `${price} / ${unit}`,
+  yourPlan: 'Ihr Tarif',
+  payForPlan: 'Weiter zur Zahlung',
   fieldError: refused,
   payAmount: (price) => `${price} bezahlen`,
 };

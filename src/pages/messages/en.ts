@@ -124,6 +124,13 @@ export const en = {
   checkoutPausedTitle: 'Not taking payments right now',
   checkoutPausedText: (business: string) => `${business} cannot take payments here right now. Try again later, or ask ${business}.`,
   buy: 'Buy',
+  /** A pricing table: its plans, the option switch, the buyer's choice. */
+  plansHeading: 'Plans',
+  billing: 'Billing',
+  recommendedPlan: 'Recommended',
+  pricePer: (price: string, unit: string) => `${price} / ${unit}`,
+  yourPlan: 'Your plan',
+  payForPlan: 'Continue to pay',
   /** What a refused step or field says: the API's own sentence, written for people, in English. */
   fieldError: (error: RefusedInput) => error.message,
   payAmount: (price: string) => `Pay ${price}`,

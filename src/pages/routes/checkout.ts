@@ -5,11 +5,14 @@ import { formValues, type PayerPages } from '../requests.ts';
 import { checkoutClosedPage, checkoutPage } from '../views/checkout.ts';
 import { detailsFrom, type FieldErrors, type FormValues } from '../views/details.ts';
 import { price } from '../views/frame.ts';
+import { pricingTablePage } from '../views/pricing-table.ts';
 
 // A checkout's hosted page (spec 2.2 url, /c/<slug>): buying it makes the buyer's own payment and
 // order and goes on to that payment's page; and what the buy button (embed.js) reads of it.
 
 const slugOf = (request: FastifyRequest) => (request.params as { slug: string }).slug;
+/** The switch's side a pricing table shows: the second only when it has options and it was asked for. */
+const optionOf = (view: CheckoutView, asked: unknown): 0 | 1 => (view.checkout.options && asked === '1' ? 1 : 0);
 
 export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages): void {
   const { context } = pages;
@@ -25,9 +28,16 @@ export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages
     if (!takesBuyers(checkout)) return pages.send(request, reply, checkout.checkout.active ? 403 : 410, checkoutClosedPage({ t, view: checkout }));
     const token = pages.forms.tokenFor(request, reply, scopeOf(checkout));
     const action = `/c/${encodeURIComponent(checkout.checkout.slug)}`;
-    const make = () => checkoutPage({ t, view: checkout, action, values: retry?.values ?? {}, errors: retry?.errors ?? {} });
+    const values = retry?.values ?? {};
+    const errors = retry?.errors ?? {};
+    // A pricing table shows the prices of the option asked for (the switch's links, or the form posted).
+    const option = optionOf(checkout, retry ? values.option : (request.query as { option?: unknown }).option);
+    const make = checkout.checkout.kind === 'pricing_table'
+      ? () => pricingTablePage({ t, view: checkout, action, option, values, errors })
+      : () => checkoutPage({ t, view: checkout, action, values, errors });
     // Every buyer of a checkout opens the same page: kept, unless it shows what one buyer typed.
-    return retry === undefined && status === 200 ? pages.sendKept(request, reply, checkout, make, token) : pages.send(request, reply, status, make(), token);
+    // The key holds all the page shows: the checkout's view and the option.
+    return retry === undefined && status === 200 ? pages.sendKept(request, reply, { checkout, option }, make, token) : pages.send(request, reply, status, make(), token);
   };
 
   scope.get('/c/:slug', async (request, reply) => render(request, reply, await view(request)));
@@ -39,7 +49,8 @@ export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages
     if (!takesBuyers(checkout)) return render(request, reply, checkout);
     let paymentId: string;
     try {
-      paymentId = await buyCheckout(context, checkout, detailsFrom(values, checkout.checkout.collect), () => pages.gate.admitStart({ businessId: checkout.business.id }));
+      paymentId = await buyCheckout(context, checkout, detailsFrom(values, checkout.checkout.collect), () => pages.gate.admitStart({ businessId: checkout.business.id }),
+        { plan: values.plan, option: values.option });
     } catch (error) {
       if (!(error instanceof ApiError) || error.field === undefined || error.status !== 400) throw error;
       const { t } = pages.of(request);

@@ -6,6 +6,7 @@ import { isUniqueViolation, type Db } from '../../db/database.ts';
 import type { CheckoutRow, OrderItem, PaymentRow, StoreInfo } from '../../db/schema.ts';
 import { ApiError } from '../../core/errors.ts';
 import { formatAmount, type Currency } from '../../core/money.ts';
+import type { ChosenPlan } from '../checkouts/plans.ts';
 import { findCheckout } from '../checkouts/queries.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { linkStoreAccount, upsertCustomer, type CustomerDetails } from '../customers/record.ts';
@@ -25,7 +26,7 @@ export const SESSION_LIFETIME_MS = DAY;
 
 type SessionInput = Omit<CreateCheckoutSessionInput, 'idempotency_key'>;
 /** The request with its price settled (from the body, or from the checkout it sells). */
-type SessionBody = SessionInput & { amount: number; currency: Currency; checkout: CheckoutRow | null };
+type SessionBody = SessionInput & { amount: number; currency: Currency; checkout: CheckoutRow | null; plan?: ChosenPlan };
 
 const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
 
@@ -78,7 +79,8 @@ interface Prepared {
 /** The rows a session writes, before deciding whether its store order exists already. */
 function prepareSession(principal: Principal, body: SessionBody, paymentId: string, now: Date): Prepared {
   const email = body.customer_email ?? body.customer?.email ?? null;
-  const description = body.description ?? (body.order && body.order.items.length > 0 ? summaryOf(body.order.items) : body.checkout?.name ?? 'Payment');
+  const checkoutName = body.checkout && body.plan ? `${body.checkout.name}: ${body.plan.name}` : body.checkout?.name;
+  const description = body.description ?? (body.order && body.order.items.length > 0 ? summaryOf(body.order.items) : checkoutName ?? 'Payment');
   const orderFields = orderFieldsOf(body, description);
   const customer: CustomerDetails | null = email
     ? { email, name: body.customer?.name, phone: body.customer?.phone,
@@ -100,6 +102,7 @@ function prepareSession(principal: Principal, body: SessionBody, paymentId: stri
     collect: body.collect ?? checkout?.collect ?? null,
     routing: body.routing ?? checkout?.routing ?? { ...DEFAULT_ROUTING },
     fee_bps: principal.business.fee_bps,
+    plan_label: body.plan?.label ?? null,
     expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
   }, now);
   return { email, orderFields, customer, payment };
@@ -169,8 +172,8 @@ async function replay(db: Db, ctx: OperationContext, paymentId: string, now: Dat
  * Creates a checkout session (spec 4.5) for a store order or a plain amount. With an
  * Idempotency-Key, a repeat with the same body answers 200 with the same session (spec 4.6).
  */
-/** The price of the session: its own, or that of the checkout it sells (a fixed price). */
-async function settlePrice(ctx: OperationContext, input: SessionInput): Promise<SessionBody> {
+/** The price of the session: its own, or that of the checkout it sells (a fixed price, or the plan a buyer chose on a pricing table). */
+async function settlePrice(ctx: OperationContext, input: SessionInput, plan: ChosenPlan | undefined): Promise<SessionBody> {
   if (input.checkout_id === undefined) {
     return { ...input, amount: input.amount ?? (input.order ? orderTotal(input.order) : null) ?? 0, currency: input.currency ?? 'USD', checkout: null };
   }
@@ -183,16 +186,18 @@ async function settlePrice(ctx: OperationContext, input: SessionInput): Promise<
   if (input.currency !== undefined && input.currency !== checkout.currency) {
     throw new ApiError('invalid_currency', `This checkout is priced in ${checkout.currency}.`, 'currency');
   }
+  if (plan && checkout.kind === 'pricing_table') return { ...input, amount: plan.amount_minor, currency: checkout.currency as Currency, checkout, plan };
   return { ...input, amount: checkout.amount_minor, currency: checkout.currency as Currency, checkout };
 }
 
-export async function createCheckoutSession(ctx: OperationContext, input: CreateCheckoutSessionInput): Promise<CheckoutSessionOut | Answer<CheckoutSessionOut>> {
+/** `plan`: a pricing table's buyer chose it on the payer page (the API takes no plan: its sessions pay the checkout's price). */
+export async function createCheckoutSession(ctx: OperationContext, input: CreateCheckoutSessionInput, plan?: ChosenPlan): Promise<CheckoutSessionOut | Answer<CheckoutSessionOut>> {
   const { principal } = ctx;
   requireHttpsInLive(principal.livemode, input.success_url, 'success_url');
   assertCanTakePayments(principal, input.checkout_id === undefined ? undefined : 'checkouts');
   const now = ctx.clock.now();
   const { idempotency_key: key, ...rest } = input;
-  const body = await settlePrice(ctx, rest);
+  const body = await settlePrice(ctx, rest, plan);
   const written = await writeSession(ctx, body, key === undefined ? null : { key, hash: requestHash(rest) }, now);
   return written instanceof Answer ? written : toCheckoutSessionOut(written, ctx.config.baseUrl, now);
 }

@@ -1,13 +1,18 @@
+import type { z } from 'zod';
 import { recordActivity } from '../../audit/activity.ts';
 import { ApiError } from '../../core/errors.ts';
+import type { CheckoutRow } from '../../db/schema.ts';
 import { defineAction } from '../../verbs/action.ts';
 import { requireHttpsInLive } from '../shared/fields.ts';
+import { createPricingTable, createWidget } from './create-in-dashboard.ts';
+import { OptionsInput, PlansInput, pricingOf } from './plans.ts';
 import { getCheckout } from './queries.ts';
 import { CheckoutIdInput, CreateCheckoutInput, toCheckoutOut, type CheckoutOut } from './schemas.ts';
 
 // What the spec leaves to the dashboard (spec 2.2): changing a checkout and deleting it. The slug
 // stays whatever changes (buy buttons and links already point at it); a deleted checkout is
-// deleted for good: it takes no new buyers, and nothing about it changes again.
+// deleted for good: it takes no new buyers, and nothing about it changes again. A pricing
+// table's plans and options are replaced together, and its price follows its lowest plan price.
 
 const fields = CreateCheckoutInput.shape;
 
@@ -22,7 +27,26 @@ export const UpdateCheckoutInput = CheckoutIdInput.extend({
   crypto: fields.crypto.unwrap().optional(),
   routing: fields.routing,
   collect: fields.collect,
+  options: OptionsInput.optional(),
+  plans: PlansInput.optional(),
 });
+
+type UpdateCheckoutInput = z.output<typeof UpdateCheckoutInput>;
+
+/** A pricing table's new plans, options and price; nothing for other kinds, which have none. */
+function pricingChanges(kind: CheckoutRow['kind'], input: UpdateCheckoutInput) {
+  if (kind !== 'pricing_table') {
+    if (input.plans !== undefined || input.options !== undefined) throw new ApiError('invalid_plans', 'Only a pricing table has plans and options.', 'plans');
+    return {};
+  }
+  if (input.amount !== undefined) throw new ApiError('invalid_amount', 'A pricing table\'s price is its lowest plan price: change the plans.', 'amount');
+  if (input.plans === undefined) {
+    if (input.options !== undefined) throw new ApiError('invalid_plans', 'Send the plans with the options: each plan has one price per option.', 'plans');
+    return {};
+  }
+  const { options, plans, amount } = pricingOf({ options: input.options ?? null, plans: input.plans });
+  return { options: options ? JSON.stringify(options) : null, plans: JSON.stringify(plans), amount_minor: amount };
+}
 
 export const updateCheckout = defineAction({
   name: 'update_checkout',
@@ -48,6 +72,7 @@ export const updateCheckout = defineAction({
         ...(input.crypto !== undefined ? { crypto: input.crypto } : {}),
         ...(input.routing !== undefined ? { routing: JSON.stringify(input.routing) } : {}),
         ...(input.collect !== undefined ? { collect: input.collect === null ? null : JSON.stringify(input.collect) } : {}),
+        ...pricingChanges(checkout.kind, input),
       };
       const row = await trx.updateTable('checkouts').set({ ...changes, updated_at: now }).where('id', '=', checkout.id).returningAll().executeTakeFirstOrThrow();
       await recordActivity(trx, principal, 'checkout.updated', checkout.id, { changed: Object.keys(changes) }, now);
@@ -75,4 +100,4 @@ export const deleteCheckout = defineAction({
   },
 });
 
-export const checkoutActions = [updateCheckout, deleteCheckout];
+export const checkoutActions = [createPricingTable, createWidget, updateCheckout, deleteCheckout];

@@ -12,6 +12,13 @@ import { createCheckoutSession } from '../checkout-sessions/create.ts';
 import { CreateCheckoutSessionInput, StartCheckoutSessionInput } from '../checkout-sessions/schemas.ts';
 import { startCheckoutSession } from '../checkout-sessions/start.ts';
 import { requireCollected } from './start.ts';
+import { choosePlan } from '../checkouts/plans.ts';
+
+/** What a pricing table's buyer picked: the plan's id and, with a switch, the option ("0" or "1"). */
+export interface PlanChoice {
+  plan?: unknown;
+  option?: unknown;
+}
 
 // A checkout's hosted page (spec 2.2, 4.2): anyone with its address may buy; every buyer gets
 // their own payment and order (source checkout). Its slug is the address, unique across the
@@ -73,8 +80,10 @@ export function checkoutTakesCrypto(view: CheckoutView): boolean {
  * spec 8) is asked only then, so mistyped forms do not use up the account's starts. Returns the
  * new payment's id.
  */
-export async function buyCheckout(app: AppContext, view: CheckoutView, details: Record<string, unknown>, admit: () => void): Promise<string> {
+export async function buyCheckout(app: AppContext, view: CheckoutView, details: Record<string, unknown>, admit: () => void, choice: PlanChoice = {}): Promise<string> {
   if (!view.checkout.active) throw new ApiError('checkout_inactive', 'This checkout no longer takes new buyers.');
+  // A pricing table's buyer pays the price of the plan and option chosen, and the payment names them (planLabel).
+  const plan = view.checkout.kind === 'pricing_table' ? choosePlan(view.checkout, choice.plan, choice.option) : undefined;
   // The start needs an email, and the purchase is written before the start: without one, every
   // post would leave a payment and an order nobody can pay.
   if (!details.email) throw new ApiError('invalid_email', 'Enter your email address.', 'email');
@@ -82,7 +91,7 @@ export async function buyCheckout(app: AppContext, view: CheckoutView, details: 
   parseOrThrow(StartCheckoutSessionInput, { ...details, id: 'pay_new' });
   admit();
   const ctx = { ...app, principal: buyerOfCheckout(view) };
-  const created = await createCheckoutSession(ctx, parseOrThrow(CreateCheckoutSessionInput, { checkout_id: view.checkout.id }));
+  const created = await createCheckoutSession(ctx, parseOrThrow(CreateCheckoutSessionInput, { checkout_id: view.checkout.id }), plan);
   const session = created instanceof Answer ? created.body : created;
   await startCheckoutSession(ctx, parseOrThrow(StartCheckoutSessionInput, { ...details, id: session.id }));
   return session.id;
