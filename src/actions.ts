@@ -8,6 +8,7 @@ import { teamActions } from './resources/team/actions.ts';
 import { webhookEndpointActions } from './resources/webhook-endpoints/actions.ts';
 import type { Action } from './verbs/action.ts';
 import { deliveryLogActions } from './webhooks/log/actions.ts';
+import { webhookReplayActions } from './webhooks/replays/actions.ts';
 
 // The registry of what people do in the dashboard and the operator in the CLI: every action
 // once. The shared security cases run against each of them (test/actions-security.test.ts).
@@ -17,6 +18,7 @@ export const actions: readonly Action[] = [
   ...agentConnectionActions,
   ...webhookEndpointActions,
   ...deliveryLogActions,
+  ...webhookReplayActions,
   ...paymentActions,
   ...customerActions,
   ...checkoutActions,

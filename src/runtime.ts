@@ -20,6 +20,7 @@ import { forgetExpiredSessions } from './auth/sessions.ts';
 import { forgetOAuthLeftovers } from './agents/retention.ts';
 import { expireDuePayments } from './resources/payments/expire.ts';
 import { requeueOverdue, runDeliveryJob } from './webhooks/deliveries.ts';
+import { runReplayJob } from './webhooks/replays/run.ts';
 import { forgetOldMail } from './mail/outbox.ts';
 import { sendOutboxMail } from './mail/send.ts';
 import { SmtpMailer } from './mail/smtp.ts';
@@ -177,6 +178,7 @@ export async function startWorkers(app: AppHandle): Promise<void> {
     forgetExpired: () => forgetExpired(context),
     requeueOverdue: () => requeueOverdue(context),
     deliver: (job) => runDeliveryJob(context, job),
+    replayDeliveries: (job) => runReplayJob(context, job),
     sendMail: (job) => sendOutboxMail({ ...context, mailer }, job),
   }, {
     deliveryConcurrency: context.config.webhooks.concurrency,

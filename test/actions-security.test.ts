@@ -80,6 +80,18 @@ const fixtures: Record<string, Fixture> = {
   roll_webhook_secret: async (owner) => ({ id: await endpoint(owner) }),
   list_webhook_deliveries: async (owner) => ({ id: await endpoint(owner) }),
   list_delivery_attempts: async (owner) => ({ id: await testDelivery(owner) }),
+  read_webhook_delivery: async (owner) => ({ id: await testDelivery(owner) }),
+  read_webhook_endpoints: async () => ({}),
+  list_delivery_replays: async (owner) => ({ id: await endpoint(owner) }),
+  replay_failed_deliveries: async (owner) => {
+    const id = await endpoint(owner);
+    const session = await startedSession(owner);
+    // The unresolvable address would fail every attempt; the delivery is made failed at once.
+    const failed = await owner.db.updateTable('webhook_deliveries').set({ status: 'failed', next_attempt_at: null, finished_at: owner.clock.now() })
+      .where('endpoint_id', '=', id).where('event_id', 'in', (eb) => eb.selectFrom('events').select('id').where('payment_id', '=', session.id))
+      .returning('created_at').executeTakeFirstOrThrow();
+    return { id, since: Math.floor(failed.created_at.getTime() / 1000) };
+  },
   retry_webhook_delivery: async (owner) => {
     await endpoint(owner);
     const session = await startedSession(owner);
@@ -110,13 +122,20 @@ const fixtures: Record<string, Fixture> = {
 
 /** Actions that take one object by id: another business's, or the other mode's, is not_found. */
 const BY_ID = new Set(['revoke_api_key', 'disconnect_agent', 'update_webhook_endpoint', 'roll_webhook_secret', 'list_webhook_deliveries',
-  'list_delivery_attempts', 'retry_webhook_delivery', 'resend_webhook_delivery', 'send_test_webhook', 'accept_held_payment', 'read_payment_timeline', 'erase_customer', 'read_customer_note', 'set_customer_note', 'update_checkout', 'delete_checkout']);
+  'list_delivery_attempts', 'read_webhook_delivery', 'list_delivery_replays', 'replay_failed_deliveries', 'retry_webhook_delivery', 'resend_webhook_delivery', 'send_test_webhook', 'accept_held_payment', 'read_payment_timeline', 'erase_customer', 'read_customer_note', 'set_customer_note', 'update_checkout', 'delete_checkout']);
 /** Lists, and how to find the fixture's object in one: its id in the answer. */
 const LISTS: Record<string, { make(owner: OperationContext): Promise<string>; ids(answer: unknown): string[] }> = {
   list_api_keys: { make: async (owner) => ((await actionNamed('create_api_key').run(owner, {})) as { id: string }).id, ids: (answer) => (answer as Array<{ id: string }>).map((key) => key.id) },
   list_agent_connections: {
     make: async (owner) => (await connectAgent(t, { id: owner.principal.businessId } as never, { mode: owner.principal.livemode ? 'live' : 'test' })).connection.id,
     ids: (answer) => (answer as Array<{ id: string }>).map((connection) => connection.id),
+  },
+  read_webhook_endpoints: {
+    make: endpoint,
+    ids: (answer) => {
+      const { endpoints, removed } = answer as { endpoints: Array<{ id: string }>; removed: Array<{ id: string }> };
+      return [...endpoints, ...removed].map((each) => each.id);
+    },
   },
   list_members: {
     make: async (owner) => ((await actionNamed('set_member_role').run(owner, { email: `member-${Math.random()}@shop.example`, role: 'viewer' })) as { person_id: string }).person_id,

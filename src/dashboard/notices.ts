@@ -13,6 +13,11 @@ export interface PageNotices {
   keys: { secret: string; name: string | null };
   /** A person added, or their role changed. */
   team: { email: string; role: Role };
+  /**
+   * A webhook endpoint's signing secret, shown this once on its page: just added, or rolled
+   * (`previous_until`: until when the previous one also signs, Unix seconds; null: it stopped).
+   */
+  webhooks: { endpoint: string; secret: string; rolled: boolean; previous_until: number | null };
 }
 type Area = keyof PageNotices;
 

@@ -16,6 +16,7 @@ import { registerTeam } from './routes/team.ts';
 import { registerPayments } from './routes/payments.ts';
 import { registerOrders } from './routes/orders.ts';
 import { registerPaymentLinks } from './routes/payment-links.ts';
+import { registerWebhooks } from './routes/webhooks.ts';
 import { registerCustomers } from './routes/customers.ts';
 import { registerCheckouts } from './routes/checkouts.ts';
 import { registerSettings } from './routes/settings.ts';
@@ -89,6 +90,7 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
   registerPayments(scope, requests, operations);
   registerOrders(scope, requests, operations);
   registerPaymentLinks(scope, requests, operations);
+  registerWebhooks(scope, requests, operations);
   registerCustomers(scope, requests, operations);
   registerCheckouts(scope, requests, operations);
   registerSettings(scope, requests);

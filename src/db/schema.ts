@@ -326,6 +326,33 @@ export interface WebhookDeliveryAttemptsTable {
   response_excerpt: string | null;
 }
 
+export type ReplayStatus = 'queued' | 'running' | 'done';
+/** A replay of an endpoint's failed deliveries (migration 0017), sent by a background job. */
+export interface WebhookReplaysTable {
+  id: Generated<number>;
+  business_id: string;
+  livemode: boolean;
+  endpoint_id: string;
+  since: Timestamp;
+  requested_by: string;
+  status: Generated<ReplayStatus>;
+  total: number;
+  done: Generated<number>;
+  succeeded: Generated<number>;
+  skipped: Generated<number>;
+  created_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+export type ReplayOutcome = 'succeeded' | 'failed' | 'skipped';
+export interface WebhookReplayDeliveriesTable {
+  replay_id: number;
+  position: number;
+  delivery_id: string;
+  claimed_at: Timestamp | null;
+  outcome: ReplayOutcome | null;
+}
+
 export interface ProcessorNoticesTable {
   id: Generated<number>;
   notice_id: string | null;
@@ -500,6 +527,8 @@ export interface Database {
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  webhook_replays: WebhookReplaysTable;
+  webhook_replay_deliveries: WebhookReplayDeliveriesTable;
   processor_notices: ProcessorNoticesTable;
   fx_rates: FxRatesTable;
   businesses: BusinessesTable;

@@ -1,6 +1,6 @@
 import { PgBoss, type Clock as BossClock } from 'pg-boss';
 import { Dispatcher } from './dispatcher.ts';
-import { jobSender, MAIL_RETRIES, QUEUES, type DeliveryJobData, type JobSender, type MailJobData } from './queues.ts';
+import { jobSender, MAIL_RETRIES, QUEUES, type DeliveryJobData, type JobSender, type MailJobData, type ReplayJobData } from './queues.ts';
 
 export const BOSS_SCHEMA = 'pgboss';
 /** How often an idle delivery worker looks for due jobs (new events also arrive this way). */
@@ -17,6 +17,8 @@ export interface JobWorkers {
   requeueOverdue(): Promise<number>;
   /** Makes the delivery attempt a job asks for; throws only when it could not be recorded. */
   deliver(job: { id: string; data: Partial<DeliveryJobData> }): Promise<void>;
+  /** Sends a batch of a replay's deliveries, and queues the next batch while any is left. */
+  replayDeliveries(job: { id: string; data: Partial<ReplayJobData> }): Promise<void>;
   /** Sends one outbox mail; throws when it should be tried again (pg-boss retries with backoff). */
   sendMail(job: { id: string; data: Partial<MailJobData>; retryCount: number }): Promise<void>;
 }
@@ -58,6 +60,9 @@ async function createQueues(boss: PgBoss): Promise<void> {
   if (!existing.has(QUEUES.expiry)) await boss.createQueue(QUEUES.expiry, { retryLimit: 1, expireInSeconds: 120 });
   if (!existing.has(QUEUES.retention)) await boss.createQueue(QUEUES.retention, { retryLimit: 1, expireInSeconds: 600 });
   if (!existing.has(QUEUES.sweep)) await boss.createQueue(QUEUES.sweep, { retryLimit: 1, expireInSeconds: 300 });
+  // A replay's batch sends at most 20 deliveries (200 seconds at the time limit), well within its
+  // expiry; one cut short comes back after it, and its deliveries already sent are not sent again.
+  if (!existing.has(QUEUES.replay)) await boss.createQueue(QUEUES.replay, { retryLimit: 5, retryDelay: 30, expireInSeconds: 300 });
   // An SMTP send that fails is retried by pg-boss with backoff; each send has its own time limits
   // (mail/smtp.ts). Mail jobs are inserted inside our statements, which send no NOTIFY: the
   // worker polls (every 2 seconds) instead of waiting for one.
@@ -102,6 +107,10 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
       // One mail at a time per worker: mail is a few messages an hour, never a stream.
       await boss.work<MailJobData>(QUEUES.mail, { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => {
         if (job) await workers.sendMail(job);
+      });
+      // A replay's batches one after another (each queues the next; a full fetch fetches again at once).
+      await boss.work<ReplayJobData>(QUEUES.replay, { batchSize: 1, pollingIntervalSeconds: 5, burstWhenBatchFull: true }, async ([job]) => {
+        if (job) await workers.replayDeliveries(job);
       });
       // Deliveries each on their own, up to the concurrency: a slow endpoint holds up only its own.
       dispatcher = new Dispatcher<Partial<DeliveryJobData>>(boss, QUEUES.delivery, (job) => workers.deliver(job), {

@@ -15,6 +15,8 @@ export const QUEUES = {
   retention: 'retention',
   /** Every five minutes: re-queue deliveries whose job was lost. */
   sweep: 'webhook-sweep',
+  /** A replay of an endpoint's failed deliveries, a batch per job (each job queues the next). */
+  replay: 'webhook-replay',
   /** One job per outbox mail: sent over SMTP, retried by pg-boss with backoff. */
   mail: 'mail',
 } as const;
@@ -28,6 +30,11 @@ export const MAIL_RETRIES = { retryLimit: 6, retryDelay: 60, retryBackoff: true,
 /** A mail job: which outbox row to send. */
 export interface MailJobData {
   mailId: string;
+}
+
+/** A replay job: which replay to go on with. */
+export interface ReplayJobData {
+  replayId: number;
 }
 
 /** A delivery job: which attempt (1 to 7) of which delivery it makes. */
@@ -45,6 +52,8 @@ export interface JobSender {
   firstAttemptsOf(source: string): RawBuilder<Record<string, never>>;
   /** Queues a later attempt of a delivery, to start at `startAfter`, in the transaction `db` belongs to. */
   enqueueAttempt(db: Db, job: DeliveryJobData, startAfter: Date): Promise<void>;
+  /** Queues a replay's next batch, in the transaction `db` belongs to. */
+  enqueueReplay(db: Db, job: ReplayJobData): Promise<void>;
   /** As firstAttemptsOf, for the mail queue: a job for each outbox row whose id the CTE `source` returns. */
   mailJobsOf(source: string): RawBuilder<Record<string, never>>;
 }
@@ -88,6 +97,9 @@ export function jobSender(boss: PgBoss, tables: { delivery: string; mail: string
     mailJobsOf: (source) => sql.raw<Record<string, never>>(`(${insertMailFrom(source)})`),
     async enqueueAttempt(db, job, startAfter) {
       await boss.insert(QUEUES.delivery, [{ data: job, startAfter: startAfter.toISOString() }], { db: fromKysely(db) });
+    },
+    async enqueueReplay(db, job) {
+      await boss.insert(QUEUES.replay, [{ data: job }], { db: fromKysely(db) });
     },
   };
 }

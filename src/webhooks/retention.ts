@@ -20,8 +20,8 @@ async function deleteDeliveries(db: Db, which: ReturnType<typeof sql<string>>): 
 
 /**
  * The delivery log's retention (spec 6.3, 8): finished deliveries (with their attempts) past 30
- * days, removed endpoints' history past 30 days, and a rolled secret's previous secret once it
- * stops signing.
+ * days, removed endpoints' history past 30 days, replays past 30 days, and a rolled secret's
+ * previous secret once it stops signing.
  */
 export async function forgetDeliveryHistory(ctx: { db: Db; clock: Clock }): Promise<number> {
   const now = ctx.clock.now().getTime();
@@ -29,10 +29,12 @@ export async function forgetDeliveryHistory(ctx: { db: Db; clock: Clock }): Prom
   const finished = await inBatches(() => deleteDeliveries(ctx.db, sql`finished_at <= ${logCutoff}`));
   const ofRemoved = await inBatches(() => deleteDeliveries(ctx.db,
     sql`endpoint_id IN (SELECT id FROM webhook_endpoints WHERE deleted_at <= ${logCutoff})`));
+  // Replays, with the deliveries they list, once the log they acted on is gone.
+  const replays = await ctx.db.deleteFrom('webhook_replays').where('created_at', '<=', logCutoff).executeTakeFirst();
   const secrets = await ctx.db
     .updateTable('webhook_endpoints')
     .set({ previous_secret_encrypted: null, previous_secret_expires_at: null })
     .where('previous_secret_expires_at', '<=', new Date(now))
     .executeTakeFirst();
-  return finished + ofRemoved + Number(secrets.numUpdatedRows);
+  return finished + ofRemoved + Number(replays.numDeletedRows) + Number(secrets.numUpdatedRows);
 }

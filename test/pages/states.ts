@@ -15,6 +15,7 @@ import type { ApiKeyOut } from '../../src/resources/api-keys/schemas.ts';
 import type { MemberOut } from '../../src/resources/team/schemas.ts';
 import type { Viewer } from '../../src/ui/index.ts';
 import { BUSINESS_STATES } from './business-states.ts';
+import { WEBHOOK_STATES } from './webhook-states.ts';
 import { PRICING_STATES } from './pricing-states.ts';
 import { PAYER_NOT_PAGES, PAYER_STATES } from './payer-states.ts';
 
@@ -195,6 +196,7 @@ export const PAGE_STATES: readonly PageState[] = [
   signedOut({ fn: requestRefusedPage, name: 'request-refused', shows: 'the OAuth server refusing an agent\'s request it cannot send back' },
     (v) => requestRefusedPage(v('redirect_uri is not one of the client\'s registered redirect URIs.'))),
   ...BUSINESS_STATES,
+  ...WEBHOOK_STATES,
   ...PRICING_STATES,
   ...PAYER_STATES,
 ];
