@@ -13,7 +13,7 @@ import { checkoutDeletePage, checkoutFormPage, checkoutPage, checkoutsPage, form
 import type { CheckoutOut } from '../../src/resources/checkouts/schemas.ts';
 import type { ActivityEntry } from '../../src/audit/list.ts';
 import type { CustomerOut } from '../../src/resources/customers/schemas.ts';
-import { roaster, seconds, signedIn, VIEWER, type Fill, type PageState } from './states.ts';
+import { roaster, seconds, signedIn, VIEWER, type Fill, type PageState } from './state-kit.ts';
 
 // The dashboard's business areas (payments, orders, payment links) in each state a person meets
 // them, with the data of a coffee roaster; what a merchant, store, buyer or endpoint gave goes

@@ -16,7 +16,7 @@ import { walletOf } from '../../src/pages/views/wallet-of.ts';
 import type { CheckoutView } from '../../src/resources/payer/checkout.ts';
 import type { PayerView } from '../../src/resources/payer/view.ts';
 import type { Viewer } from '../../src/ui/index.ts';
-import type { Fill, PageState } from './states.ts';
+import type { Fill, PageState } from './state-kit.ts';
 
 // The buyers' pages in each state a buyer meets them, with the data of a coffee roaster: a
 // payment link for a bag of beans, a store order with lines, and a checkout. What a merchant,

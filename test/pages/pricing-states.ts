@@ -1,7 +1,7 @@
 import { checkoutFormPage, checkoutPage } from '../../src/dashboard/pages/checkouts.ts';
 import { pricingFormOf, pricingTableFormPage } from '../../src/dashboard/pages/pricing-tables.ts';
 import type { CheckoutOut } from '../../src/resources/checkouts/schemas.ts';
-import { roaster, seconds, signedIn, VIEWER, type Fill, type PageState } from './states.ts';
+import { roaster, seconds, signedIn, VIEWER, type Fill, type PageState } from './state-kit.ts';
 
 // The dashboard's pricing tables and widgets in each state a person meets them: what the merchant
 // typed (names, plans, features, labels) goes through `v` (see states.ts).

@@ -1,5 +1,3 @@
-import type { VNode } from 'preact';
-import type { DashboardSession } from '../../src/auth/sessions.ts';
 import { agentsPage } from '../../src/dashboard/pages/agents.ts';
 import { approvePage, type ApprovalRequest } from '../../src/dashboard/pages/approve.ts';
 import { messagePage } from '../../src/dashboard/pages/message.ts';
@@ -13,52 +11,18 @@ import { requestRefusedPage } from '../../src/oauth/pages/request-refused.ts';
 import type { AgentConnectionOut } from '../../src/resources/agent-connections/schemas.ts';
 import type { ApiKeyOut } from '../../src/resources/api-keys/schemas.ts';
 import type { MemberOut } from '../../src/resources/team/schemas.ts';
-import type { Viewer } from '../../src/ui/index.ts';
 import { BUSINESS_STATES } from './business-states.ts';
 import { WEBHOOK_STATES } from './webhook-states.ts';
 import { PRICING_STATES } from './pricing-states.ts';
 import { PAYER_NOT_PAGES, PAYER_STATES } from './payer-states.ts';
+import { roaster, seconds, signedIn, signedOut, VIEWER, type Fill, type PageState } from './state-kit.ts';
+
+export { filledWith, realistic, type Fill, type PageState } from './state-kit.ts';
 
 // Every page of the dashboard, the OAuth server and the buyers (payer-states.ts) in each state a person meets it, with the data
 // of a coffee roaster. Each string someone outside controls (a merchant, a buyer, an agent client,
 // a person typing into the dashboard) goes through `v`, so the every-page test can fill them all
 // with one hostile value, the accessibility test and the screenshots keep them as written.
-
-/** A value someone outside controls: the realistic one here, or the test's. */
-export interface Fill {
-  (realistic: string): string;
-  /** A URL that must stay one (a registered redirect URI): `start`, then the value in place of `realistic`. */
-  after(start: string, realistic: string): string;
-}
-
-export const realistic: Fill = Object.assign((text: string) => text, { after: (start: string, text: string) => start + text });
-
-export function filledWith(value: string): Fill {
-  return Object.assign(() => value, { after: (start: string) => start + value });
-}
-
-export interface PageState {
-  /** The page function the state renders; the every-page test checks each exported one has a state. */
-  fn: (...args: never[]) => VNode;
-  /** `<page>-<state>`: the test's name and the screenshot's file name. */
-  name: string;
-  /** What a person sees in this state, in a line (the screenshots' README lists it). */
-  shows: string;
-  /** A main page: screenshot also at 360px and in the dark theme. */
-  main?: boolean;
-  /** Shows nothing anyone outside typed (the every-page test has nothing to fill). */
-  fixed?: boolean;
-  render(v: Fill): { page: VNode; viewer: Viewer };
-}
-
-export const seconds = (iso: string) => Date.parse(iso) / 1000;
-
-function session(v: Fill, email = 'maya@kestrelcoffee.example'): { session: DashboardSession; viewer: Viewer } {
-  const csrfToken = v('Yb3kW0pQe7sN1vX9cR5tL2mJ8hF4dA6g');
-  return { session: { personId: v('per_8Hc2LwQ5rT9mXz3vKp7NbY1d'), email: v(email), csrfToken, timeZone: 'UTC' }, viewer: { csrfToken, timeZone: v('UTC') } };
-}
-
-export const roaster = (v: Fill) => ({ id: v('biz_4fT9kQm2VxR7pLw3Zc8HnB1d'), name: v('Kestrel Coffee Roasters') });
 
 function keys(v: Fill): ApiKeyOut[] {
   const key = (id: string, name: string | null, hint: string, more: Partial<ApiKeyOut>): ApiKeyOut => ({
@@ -122,23 +86,6 @@ function approval(v: Fill, more: Partial<ApprovalRequest> = {}): ApprovalRequest
 }
 
 const businesses = (v: Fill) => [roaster(v), { id: v('biz_9Lp3Wq7Xk2Rm8Vn4Tc5Bz1HsD'), name: v('Kestrel Wholesale') }];
-
-/** What a state is: its page function, name, what it shows and whether it is a main page. */
-type About = Omit<PageState, 'render'>;
-
-/** A page for a signed-in person: the owner, or `email`. */
-export function signedIn(about: About, make: (v: Fill, s: DashboardSession) => VNode, email?: string): PageState {
-  return { ...about, render: (v) => {
-    const { session: s, viewer } = session(v, email);
-    return { page: make(v, s), viewer };
-  } };
-}
-
-function signedOut(about: About, make: (v: Fill) => VNode): PageState {
-  return { ...about, render: (v) => ({ page: make(v), viewer: { timeZone: v('UTC') } }) };
-}
-
-export const VIEWER = 'accounts@kestrelcoffee.example';
 
 export const PAGE_STATES: readonly PageState[] = [
   signedIn({ fn: keysPage, name: 'keys-owner', main: true, shows: 'an owner\'s Test keys: full, read-only, plugin and revoked; the form to create one' },

@@ -10,7 +10,7 @@ import { webhookEndpointPage } from '../../src/dashboard/pages/webhooks/endpoint
 import { webhooksPage } from '../../src/dashboard/pages/webhooks/endpoints.ts';
 import { webhookRemovePage } from '../../src/dashboard/pages/webhooks/remove.ts';
 import { webhookRollPage } from '../../src/dashboard/pages/webhooks/roll.ts';
-import { roaster, seconds, signedIn, VIEWER, type Fill, type PageState } from './states.ts';
+import { roaster, seconds, signedIn, VIEWER, type Fill, type PageState } from './state-kit.ts';
 
 // The webhooks area in each state a person meets it, with the endpoints of a coffee roaster: what
 // a merchant typed (addresses, descriptions, key names), what an endpoint answered, and the event
