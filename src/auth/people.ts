@@ -31,7 +31,7 @@ export async function personPrincipal(db: Db, person: { personId: string; email:
  * A page of a business in one query: the session (undefined when there is none or it ended),
  * and the person's principal in that business and mode (not_found when they are not a member).
  */
-export async function sessionIn(deps: SessionDeps, sessionId: string | undefined, businessId: string, livemode: boolean): Promise<{ session: DashboardSession; principal: Principal } | undefined> {
+export async function sessionIn(deps: SessionDeps, sessionId: string | undefined, businessId: string, livemode: boolean): Promise<{ session: DashboardSession; principal: Principal; expiresAt: Date } | undefined> {
   if (!sessionId) return undefined;
   const row = await deps.db.selectFrom('dashboard_sessions as s').innerJoin('people as p', 'p.id', 's.person_id')
     .leftJoin('memberships as m', (join) => join.onRef('m.person_id', '=', 's.person_id').on('m.business_id', '=', businessId))
@@ -46,6 +46,7 @@ export async function sessionIn(deps: SessionDeps, sessionId: string | undefined
   }
   return {
     session,
+    expiresAt: row.expires_at,
     principal: {
       businessId, livemode, scopes: new Set(scopesForRole(role)),
       actor: { kind: 'person', personId: session.personId, email: session.email, role },

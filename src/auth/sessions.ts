@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Config } from '../core/config.ts';
 import type { Db } from '../db/database.ts';
 import { personByEmail } from '../tenancy/businesses.ts';
+import { announceAuthChange } from '../db/auth-changes.ts';
 import { hashSecret } from './secret-keys.ts';
 
 // People's dashboard sessions and the CLI's sign-in links. Only hashes are stored; the session
@@ -85,7 +86,10 @@ export async function findSession(deps: SessionDeps, id: string | undefined): Pr
 }
 
 export async function closeSession(deps: SessionDeps, id: string | undefined): Promise<void> {
-  if (id) await deps.db.deleteFrom('dashboard_sessions').where('id_hash', '=', hashSecret(id)).execute();
+  if (!id) return;
+  await deps.db.deleteFrom('dashboard_sessions').where('id_hash', '=', hashSecret(id)).execute();
+  // Kept sessions are forgotten at once here (other servers: the table's NOTIFY, migration 0020).
+  announceAuthChange();
 }
 
 /** Whether `zone` is an IANA time zone this runtime knows (as people type it: Europe/Berlin). */
@@ -102,6 +106,7 @@ export function isTimeZone(zone: string): boolean {
 /** The person's own time zone for the dashboard's times (their preference, in no business). */
 export async function setTimeZone(deps: SessionDeps, personId: string, zone: string): Promise<void> {
   await deps.db.updateTable('people').set({ time_zone: zone === 'UTC' ? null : zone }).where('id', '=', personId).execute();
+  announceAuthChange();
 }
 
 /** Constant-time comparison of a submitted CSRF token with the session's. */

@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { personPrincipal, sessionIn } from '../auth/people.ts';
+import { hashSecret } from '../auth/secret-keys.ts';
 import { csrfMatches, findSession, type DashboardSession } from '../auth/sessions.ts';
+import { onAuthChange } from '../db/auth-changes.ts';
 import { ApiError } from '../core/errors.ts';
 import type { Form } from '../core/form.ts';
 import type { Role } from '../db/schema.ts';
@@ -34,13 +36,32 @@ function modeOf(value: unknown): Mode {
   throw new ApiError('not_found', 'There is no such page.');
 }
 
+/** How long a page's session, membership and business are kept (any change to them forgets them at once). */
+const KEPT_MS = 5_000;
+const KEPT_MAX = 10_000;
+
+interface Kept {
+  found: { session: DashboardSession; principal: PersonContext['principal'] };
+  until: number;
+  expiresAt: number;
+}
+
 export class DashboardRequests {
   readonly #context: AppContext;
   readonly #cookieName: string;
+  /**
+   * Pages' sessions in their business and mode, kept as verified keys are: a few seconds, only
+   * while change notices arrive, and forgotten on any change to sessions, people, memberships or
+   * businesses (in this process at once, from others through NOTIFY: migrations 0002 and 0020).
+   */
+  #kept = new Map<string, Kept>();
 
   constructor(context: AppContext, cookieName: string) {
     this.#context = context;
     this.#cookieName = cookieName;
+    onAuthChange(() => {
+      this.#kept = new Map();
+    });
   }
 
   session(request: FastifyRequest): Promise<DashboardSession | undefined> {
@@ -87,8 +108,22 @@ export class DashboardRequests {
   async page(request: FastifyRequest): Promise<PersonContext> {
     const params = request.params as { business?: string; mode?: string };
     const mode = modeOf(params.mode);
-    const found = await sessionIn(this.#context, request.cookies[this.#cookieName], params.business ?? '', mode === 'live');
+    const sessionId = request.cookies[this.#cookieName];
+    const businessId = params.business ?? '';
+    const now = this.#context.clock.now().getTime();
+    const key = sessionId ? `${hashSecret(sessionId).toString('base64')} ${mode} ${businessId}` : undefined;
+    const kept = key === undefined ? undefined : this.#kept.get(key);
+    if (kept && kept.until > now && kept.expiresAt > now && this.#context.authChanges.listening) {
+      return { ...this.#context, principal: kept.found.principal, session: kept.found.session, mode };
+    }
+    const map = this.#kept;
+    const found = await sessionIn(this.#context, sessionId, businessId, mode === 'live');
     if (!found) throw new Redirect(`/dashboard/sign-in?next=${encodeURIComponent(request.url)}`);
+    // Kept only in the map this read began with: a change announced meanwhile replaced it.
+    if (key !== undefined && map === this.#kept) {
+      if (map.size >= KEPT_MAX) map.clear();
+      map.set(key, { found: { session: found.session, principal: found.principal }, until: now + KEPT_MS, expiresAt: found.expiresAt.getTime() });
+    }
     return { ...this.#context, principal: found.principal, session: found.session, mode };
   }
 

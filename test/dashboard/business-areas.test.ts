@@ -155,6 +155,24 @@ describe('time zone', () => {
   });
 });
 
+describe('kept sessions', () => {
+  it('a page keeps its session for a few seconds, but a sign-out, a role change or a change made straight in the database is seen at once', async () => {
+    const m = await merchant();
+    await session(m.key, { description: 'Kept beans' });
+    const page = () => m.owner.request('GET', m.area('payments'));
+    expect((await page()).html).toContain('you are an owner');
+    // A change made outside this process (psql): its NOTIFY tells the server to forget.
+    await t.db.updateTable('memberships').set({ role: 'developer' }).where('business_id', '=', m.biz.id).where('role', '=', 'owner').execute();
+    await expect.poll(async () => (await page()).html, { timeout: 5000, interval: 50 }).toContain('you are a developer');
+    await t.db.updateTable('people').set({ time_zone: 'Asia/Tokyo' }).where('email', '=', m.ownerEmail).execute();
+    await expect.poll(async () => (await page()).html, { timeout: 5000, interval: 50 }).toMatch(/21:00 (GMT\+9|JST)</);
+    // Signing out ends the session for every page at once.
+    const home = await m.owner.request('GET', '/dashboard');
+    expect((await m.owner.request('POST', '/dashboard/sign-out', Browser.form(home.html, '/dashboard/sign-out'))).status).toBe(303);
+    expect((await page()).status).toBe(303);
+  });
+});
+
 describe('orders', () => {
   it('lists orders and shows one; a developer changes its fulfilment, a viewer cannot', async () => {
     const m = await merchant();

@@ -1,4 +1,4 @@
-import type { ComponentChildren, VNode } from 'preact';
+import { h, type ComponentChildren, type VNode } from 'preact';
 import { html } from '../render.ts';
 
 /** A table is named by a visible caption or, where the heading above names it, an aria-label. */
@@ -24,7 +24,8 @@ export function Table({ caption, label, columns, rows, empty }: TableProps): VNo
       <tbody>
         ${rows.length === 0
           ? html`<tr><td class="empty" colspan=${columns.length}>${empty}</td></tr>`
-          : rows.map((cells) => html`<tr>${cells.map((cell, index) => html`<td data-label=${columns[index]}>${cell}</td>`)}</tr>`)}
+          // Rows are most of a long list's elements: made with h() directly, no template to walk.
+          : rows.map((cells) => h('tr', null, cells.map((cell, index) => h('td', { 'data-label': columns[index] }, cell))))}
       </tbody>
     </table>
   </div>`;

@@ -1,5 +1,5 @@
-import type { VNode } from 'preact';
-import { html, useViewer } from '../render.ts';
+import { h, type VNode } from 'preact';
+import { useViewer } from '../render.ts';
 
 // A moment shown in the viewer's time zone, with the exact UTC value on hover and in `datetime`.
 
@@ -39,12 +39,12 @@ function shown(timeZone: string | undefined, at: Date): string {
 function ZonedTime({ at }: { at: Date }): VNode {
   const iso = at.toISOString();
   const exact = `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
-  return html`<time datetime=${iso} title=${exact}>${shown(useViewer().timeZone, at)}</time>`;
+  return h('time', { datetime: iso, title: exact }, shown(useViewer().timeZone, at)) as VNode;
 }
 
 /** `at` as a Date or an ISO 8601 string (as the API gives it). */
 export function Time({ at }: { at: Date | string }): VNode {
   const date = typeof at === 'string' ? new Date(at) : at;
   if (Number.isNaN(date.getTime())) throw new RangeError(`Time got a value that is not a time: ${String(at)}`);
-  return html`<${ZonedTime} at=${date} />`;
+  return h(ZonedTime, { at: date }) as VNode;
 }
