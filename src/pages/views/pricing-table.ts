@@ -36,12 +36,12 @@ export function pricingTablePage({ t, view, action, option, values, errors }: { 
         : html`<a href=${`${action}?option=${index}`}>${label}</a>`}`)}</p></nav>`}
       <section aria-labelledby="plans-heading">
         <h2 id="plans-heading">${t.plansHeading}</h2>
-        ${plans.map((plan) => html`<article class="plan" aria-labelledby=${`plan-${plan.id}`}>
+        <div class="plans">${plans.map((plan) => html`<article class=${plan.recommended ? 'plan recommended' : 'plan'} aria-labelledby=${`plan-${plan.id}`}>
           <h3 id=${`plan-${plan.id}`}>${plan.name}${plan.recommended && html` <strong class="badge">(${t.recommendedPlan})</strong>`}</h3>
           <p class="amount-due"><strong>${priceOf(plan)}</strong></p>
           ${plan.description && html`<p>${plan.description}</p>`}
           ${plan.features.length > 0 && html`<ul>${plan.features.map((feature) => html`<li>${feature}</li>`)}</ul>`}
-        </article>`)}
+        </article>`)}</div>
       </section>
       <section aria-labelledby="details-heading">
         <h2 id="details-heading">${t.yourDetails}</h2>
