@@ -1,43 +1,33 @@
 import { sql } from 'kysely';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appWithChromium } from '../support/browser-app.ts';
 import { createSignInLink } from '../../src/auth/sessions.ts';
 import { CSRF_FIELD } from '../../src/ui/index.ts';
-import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
-import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
+import type { TestBusiness } from '../support/harness.ts';
 
 // The dashboard's forms in a real headless browser (Debian's Chromium, driven by playwright-core):
 // a create is answered POST, 303, GET, so reloading the page it lands on sends nothing again, and
 // a new key's secret is shown that once, in no address and nowhere in the database in the clear.
 
-let t: TestApp;
-let browser: Browser;
-beforeAll(async () => {
-  const executablePath = ensureChromium();
-  t = await startTestApp({ RATE_LIMITS: 'off' }, { realOrigin: true });
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-}, 600_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const app = appWithChromium();
 
 const SECRET = /sk_test_[0-9A-Za-z]{32}/;
 
 /** A new business's owner, signed in, on one of its Test pages; with every address the page asked for or was sent to. */
 async function ownerOn(area: 'keys' | 'team'): Promise<{ biz: TestBusiness; page: Page; url: string; addresses: string[] }> {
-  const biz = await t.business();
-  const owner = await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
+  const biz = await app.t.business();
+  const owner = await app.t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
     .where('m.business_id', '=', biz.id).where('m.role', '=', 'owner').executeTakeFirstOrThrow();
-  const page = await browser.newPage();
+  const page = await app.browser.newPage();
   const addresses: string[] = [];
   page.on('request', (request) => addresses.push(request.url()));
   page.on('response', (response) => addresses.push(response.headers().location ?? ''));
   page.on('framenavigated', (frame) => addresses.push(frame.url()));
-  await page.goto((await createSignInLink(t.context, owner.email))!.url);
+  await page.goto((await createSignInLink(app.t.context, owner.email))!.url);
   await page.click('button');
-  await page.waitForURL(`${t.config.baseUrl}/dashboard`);
-  const url = `${t.config.baseUrl}/dashboard/businesses/${biz.id}/test/${area}`;
+  await page.waitForURL(`${app.t.config.baseUrl}/dashboard`);
+  const url = `${app.t.config.baseUrl}/dashboard/businesses/${biz.id}/test/${area}`;
   await page.goto(url);
   return { biz, page, url, addresses };
 }
@@ -45,10 +35,10 @@ async function ownerOn(area: 'keys' | 'team'): Promise<{ biz: TestBusiness; page
 /** The tables (any schema) with a row whose text, or whose bytes in hex, contains `text`. */
 async function tablesContaining(text: string): Promise<string[]> {
   const { rows: tables } = await sql<{ name: string }>`SELECT table_schema || '.' || table_name AS name FROM information_schema.tables
-    WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`.execute(t.db);
+    WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`.execute(app.t.db);
   const found: string[] = [];
   for (const { name } of tables) {
-    const { rows } = await sql`SELECT 1 FROM ${sql.table(name)} AS r WHERE r::text LIKE ${`%${text}%`} OR r::text LIKE ${`%${Buffer.from(text).toString('hex')}%`} LIMIT 1`.execute(t.db);
+    const { rows } = await sql`SELECT 1 FROM ${sql.table(name)} AS r WHERE r::text LIKE ${`%${text}%`} OR r::text LIKE ${`%${Buffer.from(text).toString('hex')}%`} LIMIT 1`.execute(app.t.db);
     if (rows.length > 0) found.push(name);
   }
   return found;
@@ -72,9 +62,9 @@ describe('dashboard forms in Chromium', () => {
     const secret = SECRET.exec(await page.textContent('main') ?? '')?.[0];
     expect(secret).toBeDefined();
     expect(await page.textContent('body')).toContain('is shown this once');
-    expect((await t.request('GET', '/v1/payment_links', { key: secret! })).status).toBe(200);
+    expect((await app.t.request('GET', '/v1/payment_links', { key: secret! })).status).toBe(200);
     // Read once: the sealed notice is gone, and the secret is nowhere in the database in the clear.
-    expect(await t.db.selectFrom('dashboard_notices').select('id').execute()).toEqual([]);
+    expect(await app.t.db.selectFrom('dashboard_notices').select('id').execute()).toEqual([]);
     expect(await tablesContaining(secret!)).toEqual([]);
     expect(await tablesContaining(biz.id), 'the search finds what is there').toContain('public.businesses');
 
@@ -87,7 +77,7 @@ describe('dashboard forms in Chromium', () => {
     await page.reload();
     expect(await page.textContent('body')).not.toMatch(SECRET);
     expect(posts).toEqual([303]);
-    const keys = await t.db.selectFrom('api_keys').select('id').where('business_id', '=', biz.id).where('name', '=', 'Shop server').execute();
+    const keys = await app.t.db.selectFrom('api_keys').select('id').where('business_id', '=', biz.id).where('name', '=', 'Shop server').execute();
     expect(keys).toHaveLength(1);
     expect(addresses.filter((address) => address.includes(secret!) || address.includes(secret!.slice(8)))).toEqual([]);
     await page.close();
@@ -99,9 +89,9 @@ describe('dashboard forms in Chromium', () => {
     const csrf = await page.inputValue(`form[action="${new URL(keysUrl).pathname}"] input[name="${CSRF_FIELD}"]`);
     const posted = await page.request.post(keysUrl, { form: { [CSRF_FIELD]: csrf, name: 'Till', access: 'full' }, maxRedirects: 0 });
     expect(posted.status()).toBe(303);
-    const [notice] = await t.db.selectFrom('dashboard_notices').selectAll().where('place', 'like', `${biz.id}/%`).execute();
+    const [notice] = await app.t.db.selectFrom('dashboard_notices').selectAll().where('place', 'like', `${biz.id}/%`).execute();
     expect(notice?.place).toBe(`${biz.id}/test/keys`);
-    const secret = SECRET.exec(t.context.secrets.open(notice!.body_sealed))?.[0];
+    const secret = SECRET.exec(app.t.context.secrets.open(notice!.body_sealed))?.[0];
     expect(secret).toBeDefined();
     expect(await tablesContaining(secret!)).toEqual([]);
     await page.goto(keysUrl);
@@ -120,9 +110,9 @@ describe('dashboard forms in Chromium', () => {
 
     await page.reload();
     expect(await page.textContent('body')).not.toContain('is now a viewer');
-    const added = await t.db.selectFrom('activity').select('id').where('business_id', '=', biz.id).where('action', '=', 'member.role_set').execute();
+    const added = await app.t.db.selectFrom('activity').select('id').where('business_id', '=', biz.id).where('action', '=', 'member.role_set').execute();
     expect(added).toHaveLength(1);
-    const member = await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('m.role')
+    const member = await app.t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('m.role')
       .where('m.business_id', '=', biz.id).where('p.email', '=', 'helper@corner.example').executeTakeFirstOrThrow();
     expect(member.role).toBe('viewer');
     await page.close();

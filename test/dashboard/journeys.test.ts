@@ -1,42 +1,18 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSignInLink } from '../../src/auth/sessions.ts';
-import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { expect, it } from 'vitest';
+import { appWithChromium, ownerSignedIn } from '../support/browser-app.ts';
 
 // The dashboard's business areas in real headless Chromium, as a merchant uses them: accept a
 // held payment from its page, switch to Live and see none of the Test data; create a payment
 // link from the form, hand its address to a buyer, cancel it and see the buyer's page refuse.
 
-let t: TestApp;
-let browser: Browser;
-beforeAll(async () => {
-  const executablePath = ensureChromium();
-  t = await startTestApp({ RATE_LIMITS: 'off' }, { realOrigin: true });
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-}, 600_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-async function signedIn(name: string): Promise<{ page: Page; key: string; id: string }> {
-  const biz = await t.business({ name });
-  const key = (await biz.key()).secret;
-  const owner = await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
-    .where('m.business_id', '=', biz.id).executeTakeFirstOrThrow();
-  const page = await browser.newPage();
-  await page.goto((await createSignInLink(t.context, owner.email))!.url);
-  await page.click('button');
-  await page.waitForURL(`${t.config.baseUrl}/dashboard`);
-  return { page, key, id: biz.id };
-}
+const app = appWithChromium();
+const signedIn = (name: string) => ownerSignedIn(app, name);
 
 it('a merchant finds a held payment, accepts it after confirming, and sees no Test data in Live', async () => {
   const { page, key } = await signedIn('Harbour Roasters');
-  const session = (await t.request('POST', '/v1/checkout_sessions', { key, body: { amount: '40.00', currency: 'USD', description: 'Espresso blend, 1 kg', customer_email: 'ada@buyer.example' } })).body;
-  await t.request('POST', `/v1/checkout_sessions/${session.id}/start`, { key });
-  expect((await t.request('POST', `/v1/payments/${session.id}/simulate`, { key, body: { outcome: 'underpaid' } })).body.status).toBe('held');
+  const session = (await app.t.request('POST', '/v1/checkout_sessions', { key, body: { amount: '40.00', currency: 'USD', description: 'Espresso blend, 1 kg', customer_email: 'ada@buyer.example' } })).body;
+  await app.t.request('POST', `/v1/checkout_sessions/${session.id}/start`, { key });
+  expect((await app.t.request('POST', `/v1/payments/${session.id}/simulate`, { key, body: { outcome: 'underpaid' } })).body.status).toBe('held');
 
   await page.getByRole('link', { name: 'Harbour Roasters in Test mode' }).click();
   expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Payments');
@@ -55,10 +31,10 @@ it('a merchant finds a held payment, accepts it after confirming, and sees no Te
   await page.waitForURL(/accepted=1$/);
   expect(await page.getByRole('status').innerText()).toContain('Accepted');
   expect(await page.locator('main').innerText()).toContain('payment.paid');
-  expect((await t.request('GET', `/v1/payments/${session.id}`, { key })).body.status).toBe('paid');
+  expect((await app.t.request('GET', `/v1/payments/${session.id}`, { key })).body.status).toBe('paid');
   // A reload of the page after the redirect posts nothing again.
   await page.reload();
-  expect((await t.db.selectFrom('events').select('type').where('payment_id', '=', session.id).execute()).map((event) => event.type))
+  expect((await app.t.db.selectFrom('events').select('type').where('payment_id', '=', session.id).execute()).map((event) => event.type))
     .toEqual(['payment.started', 'payment.held', 'payment.paid']);
 
   await page.getByRole('link', { name: 'Switch to Live' }).click();
@@ -87,11 +63,11 @@ it('a merchant creates a payment link from the form, a buyer opens it, the merch
   await page.getByRole('button', { name: 'Create payment link' }).click();
   await page.waitForURL(/created=1$/);
   const payerUrl = await page.getByLabel(/Payer address/).inputValue();
-  const listed = (await t.request('GET', '/v1/payment_links', { key })).body.data;
+  const listed = (await app.t.request('GET', '/v1/payment_links', { key })).body.data;
   expect(listed).toHaveLength(1);
   expect(listed[0]).toMatchObject({ url: payerUrl, amount: '12.50', currency: 'EUR', collect: { phone: true } });
 
-  const buyer = await browser.newPage();
+  const buyer = await app.browser.newPage();
   await buyer.goto(payerUrl);
   expect(await buyer.getByRole('heading', { level: 1 }).innerText()).toBe('Catering, 12 May');
   expect(await buyer.getByLabel('Phone').count()).toBe(1);
@@ -118,7 +94,7 @@ it('a merchant creates a checkout page, changes its price (the address stays), d
   const address = await page.getByLabel(/^Address/).inputValue();
   expect(await page.locator('pre').innerText()).toContain('<buy-button checkout=');
 
-  const buyer = await browser.newPage();
+  const buyer = await app.browser.newPage();
   await buyer.goto(address);
   expect(await buyer.getByRole('button', { name: 'Pay €18.50' }).count()).toBe(1);
 
@@ -136,7 +112,7 @@ it('a merchant creates a checkout page, changes its price (the address stays), d
   const refused = await buyer.reload();
   expect(refused?.status()).toBe(410);
   expect(await buyer.getByRole('heading', { level: 1 }).innerText()).toBe('No longer available');
-  expect((await t.request('GET', '/v1/checkouts', { key })).body.data).toEqual([]);
+  expect((await app.t.request('GET', '/v1/checkouts', { key })).body.data).toEqual([]);
   await buyer.close();
   await page.close();
 }, 60_000);

@@ -1,38 +1,26 @@
 import * as oauth from 'oauth4webapi';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { appWithChromium } from '../support/browser-app.ts';
 import { createSignInLink } from '../../src/auth/sessions.ts';
-import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
 
 // The agent sign-in once in a real headless browser (Debian's Chromium, driven by
 // playwright-core): the person opens a sign-in link, signs in, is sent to approve the agent's
 // request, chooses and approves; the agent exchanges the code with oauth4webapi.
 
-let t: TestApp;
-let browser: Browser;
-beforeAll(async () => {
-  const executablePath = ensureChromium();
-  t = await startTestApp({ RATE_LIMITS: 'off' }, { realOrigin: true });
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-}, 600_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const app = appWithChromium();
 
 it('a person approves an agent in Chromium; the agent gets a Read only token that works', async () => {
   const http = { [oauth.allowInsecureRequests]: true };
-  const issuer = new URL(t.config.oauthIssuer);
+  const issuer = new URL(app.t.config.oauthIssuer);
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...http, algorithm: 'oauth2' }));
   const redirect = 'http://127.0.0.1:7777/callback';
   const client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as,
     { redirect_uris: [redirect], client_name: 'Browser Agent', token_endpoint_auth_method: 'none' }, http));
 
-  const biz = await t.business({ name: 'Corner Shop' });
-  const owner = await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
+  const biz = await app.t.business({ name: 'Corner Shop' });
+  const owner = await app.t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
     .where('m.business_id', '=', biz.id).executeTakeFirstOrThrow();
-  const page = await browser.newPage();
+  const page = await app.browser.newPage();
   let callback: URL | undefined;
   // The agent's loopback listener: the browser's arrival there is the authorization response.
   await page.route('http://127.0.0.1:7777/**', async (route) => {
@@ -40,9 +28,9 @@ it('a person approves an agent in Chromium; the agent gets a Read only token tha
     await route.fulfill({ status: 200, contentType: 'text/plain', body: 'You can close this window.' });
   });
 
-  await page.goto((await createSignInLink(t.context, owner.email))!.url);
+  await page.goto((await createSignInLink(app.t.context, owner.email))!.url);
   await page.click('button');
-  await page.waitForURL(`${t.config.baseUrl}/dashboard`);
+  await page.waitForURL(`${app.t.config.baseUrl}/dashboard`);
   expect(await page.textContent('body')).toContain('Corner Shop');
 
   const verifier = oauth.generateRandomCodeVerifier();
@@ -50,7 +38,7 @@ it('a person approves an agent in Chromium; the agent gets a Read only token tha
   const url = new URL(as.authorization_endpoint!);
   for (const [name, value] of Object.entries({
     client_id: client.client_id, redirect_uri: redirect, response_type: 'code', state, code_challenge_method: 'S256',
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier), resource: `${t.config.baseUrl}/v1`,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier), resource: `${app.t.config.baseUrl}/v1`,
   })) url.searchParams.set(name, value);
   await page.goto(url.href);
   expect(page.url()).toContain('/dashboard/approve?request=');
@@ -62,12 +50,12 @@ it('a person approves an agent in Chromium; the agent gets a Read only token tha
   await page.click('button[value="approve"]');
   await page.waitForURL(/127\.0\.0\.1:7777\/callback/);
 
-  expect(callback!.searchParams.get('iss')).toBe(t.config.oauthIssuer);
+  expect(callback!.searchParams.get('iss')).toBe(app.t.config.oauthIssuer);
   const params = oauth.validateAuthResponse(as, client, callback!, state);
   const tokens = await oauth.processAuthorizationCodeResponse(as, client,
     await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirect, verifier, http));
-  expect((await t.request('GET', '/v1/payment_links', { key: tokens.access_token })).status).toBe(200);
-  const write = await t.request('POST', '/v1/payment_links', { key: tokens.access_token, body: { amount: '10.00', currency: 'USD', description: 'Tea' } });
+  expect((await app.t.request('GET', '/v1/payment_links', { key: tokens.access_token })).status).toBe(200);
+  const write = await app.t.request('POST', '/v1/payment_links', { key: tokens.access_token, body: { amount: '10.00', currency: 'USD', description: 'Tea' } });
   expect(write.body.error.code).toBe('insufficient_scope');
   await page.close();
 }, 60_000);

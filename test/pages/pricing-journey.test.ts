@@ -1,37 +1,13 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSignInLink } from '../../src/auth/sessions.ts';
-import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { expect, it } from 'vitest';
+import { appWithChromium, ownerSignedIn } from '../support/browser-app.ts';
 
 // A pricing table as people meet it in real headless Chromium: a merchant creates one in the
 // dashboard's form (two plans, Monthly and Yearly, the second recommended); a buyer opens its
 // page, switches to Yearly, picks the first plan, and pays in Test mode; the payment, as the
 // API reads it, and its events carry the plan chosen (planLabel) and the plan's price.
 
-let t: TestApp;
-let browser: Browser;
-beforeAll(async () => {
-  const executablePath = ensureChromium();
-  t = await startTestApp({ RATE_LIMITS: 'off' }, { realOrigin: true });
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-}, 600_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-async function signedIn(name: string): Promise<{ page: Page; key: string }> {
-  const biz = await t.business({ name });
-  const key = (await biz.key()).secret;
-  const owner = await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
-    .where('m.business_id', '=', biz.id).executeTakeFirstOrThrow();
-  const page = await browser.newPage();
-  await page.goto((await createSignInLink(t.context, owner.email))!.url);
-  await page.click('button');
-  await page.waitForURL(`${t.config.baseUrl}/dashboard`);
-  return { page, key };
-}
+const app = appWithChromium();
+const signedIn = (name: string) => ownerSignedIn(app, name);
 
 it('a merchant creates a pricing table; a buyer picks a plan on its Yearly side and pays in Test; the payment carries the plan and its price', async () => {
   const { page, key } = await signedIn('Kestrel Club');
@@ -63,7 +39,7 @@ it('a merchant creates a pricing table; a buyer picks a plan on its Yearly side 
   const address = await page.getByLabel('Address (send it to buyers, or link to it)').inputValue();
   await page.close();
 
-  const context = await browser.newContext();
+  const context = await app.browser.newContext();
   const buyer = await context.newPage();
   const problems: string[] = [];
   buyer.on('pageerror', (error) => problems.push(error.message));
@@ -85,10 +61,10 @@ it('a merchant creates a pricing table; a buyer picks a plan on its Yearly side 
   expect(problems).toEqual([]);
   await context.close();
 
-  const payment = (await t.request('GET', `/v1/payments/${id}`, { key })).body;
+  const payment = (await app.t.request('GET', `/v1/payments/${id}`, { key })).body;
   expect(payment).toMatchObject({ status: 'paid', source: 'checkout', amount: '90.00', currency: 'USD', plan_label: 'Taster, Yearly: 90.00 USD / year', customer_email: 'ada@example.com' });
   expect(payment.description).toBe('Coffee club: Taster');
-  const events = await t.db.selectFrom('events').select(['type', 'body']).where('payment_id', '=', id).orderBy('seq').execute();
+  const events = await app.t.db.selectFrom('events').select(['type', 'body']).where('payment_id', '=', id).orderBy('seq').execute();
   expect(events.map((event) => event.type)).toEqual(['payment.started', 'payment.paid']);
   for (const event of events) expect(JSON.parse(event.body).data.payment).toMatchObject({ planLabel: 'Taster, Yearly: 90.00 USD / year', amount: '90.00' });
 }, 120_000);
