@@ -44,8 +44,17 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /** Whether any string inside `value` has a control character (NUL can never be stored). */
 export function hasControlCharacters(value: unknown): boolean {
-  if (typeof value === 'string') return CONTROL.test(value) || !value.isWellFormed();
-  if (Array.isArray(value)) return value.some(hasControlCharacters);
-  if (typeof value === 'object' && value !== null) return Object.entries(value).some(([key, item]) => hasControlCharacters(key) || hasControlCharacters(item));
+  // Walked without recursion: a value's depth is whatever a request made it.
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (CONTROL.test(item) || !item.isWellFormed()) return true;
+    } else if (Array.isArray(item)) {
+      for (const inner of item) pending.push(inner);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, inner] of Object.entries(item)) pending.push(key, inner);
+    }
+  }
   return false;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import type { Gate } from '../auth/gate.ts';
 import type { AppContext } from '../verbs/context.ts';
 import { ApiError } from '../core/errors.ts';
@@ -26,11 +27,17 @@ interface InputShape {
   /** [header, field] of each header-borne input (Idempotency-Key). */
   headers: ReadonlyArray<[string, string]>;
   headerFields: ReadonlySet<string>;
+  /** Whether the body has a field without a default (an empty body is then not a request: invalid_json). */
+  bodyRequired: boolean;
 }
 
 function inputShape(operation: Operation): InputShape {
   const headers = Object.entries(operation.http.headers ?? {}).map(([header, field]): [string, string] => [header.toLowerCase(), field]);
-  return { pathNames: pathParams(operation), headers, headerFields: new Set(headers.map(([, field]) => field)) };
+  const pathNames = pathParams(operation);
+  const headerFields = new Set(headers.map(([, field]) => field));
+  const bodyRequired = operation.http.method !== 'GET' && operation.http.method !== 'DELETE' && Object.entries(operation.input.shape)
+    .some(([name, field]) => !pathNames.includes(name) && !headerFields.has(name) && !(field as z.ZodType).safeParse(undefined).success);
+  return { pathNames, headers, headerFields, bodyRequired };
 }
 
 /** Path params, then the query (GET, DELETE) or the JSON body (POST, PATCH), as one input. */
@@ -45,6 +52,8 @@ function rawInput(operation: Operation, shape: InputShape, request: FastifyReque
     for (const name in query) if (name !== '__proto__') input[name] = query[name];
   } else {
     const body = request.body;
+    // An empty body (spec 7.1) is a JSON object only for an operation that needs none (cancel).
+    if (body === undefined && shape.bodyRequired) throw new ApiError('invalid_json', 'The body is empty: send a JSON object.');
     if (body !== undefined && !isJsonObject(body)) throw new ApiError('invalid_json', 'The body must be a JSON object.');
     // A header-borne input (Idempotency-Key) comes from its header only; a body field of the
     // same name is an unknown field, and ignored.

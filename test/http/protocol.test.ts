@@ -156,6 +156,41 @@ describe('request bodies', () => {
     expect(await paymentCount(biz.id)).toBe(before);
   });
 
+  // Found from the outside (issue 14): a lone-surrogate escape with deep nesting recursed the
+  // parser's checks until the stack ran out (500); so did an error message built from 5,000 levels.
+  it.each([
+    ['3,000 levels of arrays with a \\uD83D escape (as Python writes emoji)', `{"amount":"10.00","currency":"USD","description":"\\uD83D\\uDE00","metadata":${'['.repeat(3000)}${']'.repeat(3000)}}`],
+    ['3,000 levels of objects with a lone surrogate', `{"description":"\\uD800","x":${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}}`],
+    ['events nested 5,000 deep', `{"url":"https://hooks.example.com/x","events":${'['.repeat(5000)}"payment.paid"${']'.repeat(5000)}}`],
+  ])('answers 400 invalid_json, never a 500, for a body nested too deep: %s', async (name, rawBody) => {
+    const path = name.startsWith('events') ? '/v1/webhook_endpoints' : '/v1/payment_links';
+    const before = await paymentCount(biz.id);
+    const response = await t.request('POST', path, { key, rawBody, headers: { 'content-type': 'application/json' } });
+    expectErrorShape(response, 400);
+    expect(response.body.error.code).toBe('invalid_json');
+    expect(response.body.error.message).toMatch(/nest/);
+    expect(await paymentCount(biz.id)).toBe(before);
+  });
+
+  it('takes a body nested as deep as the API needs (metadata 20 levels deep)', async () => {
+    let metadata: unknown = 'leaf';
+    for (let level = 0; level < 20; level += 1) metadata = { level: metadata };
+    const response = await t.request('POST', '/v1/payment_links', { key, body: { ...LINK, metadata } });
+    expect(response.status, JSON.stringify(response.body)).not.toBe(500);
+  });
+
+  it('answers 400 invalid_json for an empty body where the operation needs one, and takes none where it needs none', async () => {
+    for (const rawBody of ['', '   ', '\n']) {
+      const response = await t.request('POST', '/v1/payment_links', { key, rawBody, headers: { 'content-type': 'application/json' } });
+      expectErrorShape(response, 400);
+      expect(response.body.error.code).toBe('invalid_json');
+      expect(response.body.error.message).toContain('JSON object');
+    }
+    const link = await t.request('POST', '/v1/payment_links', { key, body: LINK });
+    const canceled = await t.request('POST', `/v1/payment_links/${link.body.id}/cancel`, { key, rawBody: '', headers: { 'content-type': 'application/json' } });
+    expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+  });
+
   it('ignores unknown request fields', async () => {
     const response = await t.request('POST', '/v1/payment_links', { key, body: { ...LINK, livemode: true, business_id: 'biz_other', unknown: 1 } });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
