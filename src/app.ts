@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Authenticator, bearerCredential } from './auth/authenticate.ts';
 import { Gate } from './auth/gate.ts';
@@ -38,6 +39,26 @@ function routeTable(app: FastifyInstance): (path: string) => string[] {
   return (path) => [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))];
 }
 
+/** The API's error for a request Node could not read as HTTP; a connection already gone is just closed. */
+function answerMalformedHttp(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify({ error: { code: 'invalid_request', message: tooLarge ? 'The request headers are too large.' : 'The request is not well-formed HTTP.' } });
+  socket.end([
+    tooLarge ? 'HTTP/1.1 431 Request Header Fields Too Large' : 'HTTP/1.1 400 Bad Request',
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Cache-Control: no-store',
+    'X-Content-Type-Options: nosniff',
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n'));
+}
+
 export async function buildApp(context: AppContext, operations: readonly Operation[]): Promise<FastifyInstance> {
   const { baseUrl } = context.config;
   /** The API's error shape: every transport answering JSON, and whatever no plugin answers. */
@@ -50,10 +71,23 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     forceCloseConnections: 'idle',
     // Errors raised before routing (a malformed or overlong URL) get the API's error shape too.
     frameworkErrors: (error, request, reply) => void sendError(request, reply, asApiError(error)),
+    // HTTP that Node's parser refuses (a NUL in a header, Content-Length with chunked, a bad chunk
+    // size, an unknown method, headers over the limit) never reaches a route: answered here, in
+    // the API's error shape, and the connection closed.
+    clientErrorHandler: answerMalformedHttp,
     logger: context.config.logLevel === 'silent' ? false : { level: context.config.logLevel, serializers: logSerializers },
   });
   const allowedMethods = routeTable(app);
 
+  // A compressed body is not decoded here: refused as such, not read as bad JSON.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      done(new ApiError('unsupported_media_type', 'Compressed bodies (Content-Encoding) are not accepted: send the body uncompressed.'));
+      return;
+    }
+    done();
+  });
   // Every response, errors included: never cached, never sniffed.
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('Cache-Control', 'no-store');
