@@ -21,6 +21,11 @@ export function formBodyParser(_request: unknown, body: string | Buffer, done: (
 }
 
 /** One field of a form: its only value, or undefined when absent or given more than once. */
+/** Whether a request's Content-Type is form encoding (parameters such as charset aside). */
+export function isFormEncoded(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === FORM_CONTENT_TYPE;
+}
+
 export function formField(form: Form, name: string): string | undefined {
   const value = form[name];
   return typeof value === 'string' ? value : undefined;

@@ -2,7 +2,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import { sessionCookieName } from '../auth/sessions.ts';
 import { ApiError } from '../core/errors.ts';
-import { FORM_CONTENT_TYPE, formBodyParser } from '../core/form.ts';
+import { FORM_CONTENT_TYPE, formBodyParser, isFormEncoded } from '../core/form.ts';
 import { hasControlCharacters } from '../core/validation.ts';
 import type { AppContext } from '../verbs/context.ts';
 import type { Operation } from '../verbs/operation.ts';
@@ -45,6 +45,12 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
 
   await scope.register(cookie);
   scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, formBodyParser);
+  // Dashboard forms are form-encoded; anything else is refused before it is read.
+  scope.addHook('onRequest', async (request) => {
+    if (request.method === 'POST' && !isFormEncoded(request.headers['content-type'])) {
+      throw new ApiError('unsupported_media_type', 'Dashboard forms are sent form-encoded (application/x-www-form-urlencoded).');
+    }
+  });
   scope.addHook('onSend', async (_request, reply, payload) => {
     reply.header('Content-Security-Policy', DASHBOARD_CSP);
     reply.header('X-Frame-Options', 'DENY');

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { FORM_CONTENT_TYPE, formBodyParser, type Form } from '../core/form.ts';
+import { FORM_CONTENT_TYPE, formBodyParser, isFormEncoded, type Form } from '../core/form.ts';
 import type { AppContext } from '../verbs/context.ts';
 import { API_SCOPES } from '../auth/scopes.ts';
 import { registerClient, registrationResponse } from '../agents/clients.ts';
@@ -71,6 +71,14 @@ export async function oauthServer(scope: FastifyInstance, options: { context: Ap
 
   scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, formBodyParser);
   scope.addHook('onRequest', async (_request, reply) => cors(reply));
+  // The token and revocation endpoints take what the metadata advertises, form encoding, and
+  // nothing else: a JSON body (whose fields need not be text) never reaches them.
+  scope.addHook('onRequest', async (request) => {
+    const path = request.routeOptions.url;
+    if (request.method === 'POST' && (path === OAUTH_PATHS.token || path === OAUTH_PATHS.revoke) && !isFormEncoded(request.headers['content-type'])) {
+      throw new OAuthError('invalid_request', 'Send the request as application/x-www-form-urlencoded.');
+    }
+  });
   // Unauthenticated endpoints that write rows or fetch documents: limited per client address.
   const limits = context.config.rateLimits;
   const perAddress = new WindowCounter(limits.unauthenticatedPerMinute * 5, MINUTE, context.clock);

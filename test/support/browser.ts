@@ -34,8 +34,8 @@ export class Browser {
     }
   }
 
-  /** One request, no redirect followed. */
-  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<Page> {
+  /** One request, no redirect followed; `raw` is sent as the body as it is (with the content type in `headers`). */
+  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>, headers: Record<string, string> = {}, raw?: string): Promise<Page> {
     const response = await fetch(this.#local(url), {
       method,
       redirect: 'manual',
@@ -44,7 +44,7 @@ export class Browser {
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
         ...headers,
       },
-      body: form ? new URLSearchParams(form).toString() : undefined,
+      body: raw ?? (form ? new URLSearchParams(form).toString() : undefined),
     });
     this.#remember(response);
     return { status: response.status, url, html: await response.text(), location: response.headers.get('location') };

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csrfOf, dashboardMerchant } from '../support/dashboard.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+
+// Issue 14, finding 7 (edges probed from outside): the token and revocation endpoints took JSON
+// and answered 500 when a field was not a string; a dashboard form posted as malformed JSON
+// answered 500. Each accepts only what it advertises (form encoding) and refuses the rest.
+
+let t: TestApp;
+beforeAll(async () => { t = await startTestApp({ RATE_LIMITS: 'off' }); });
+afterAll(async () => t?.close());
+
+describe('OAuth token and revocation endpoints take only form encoding', () => {
+  it.each([
+    ['/oauth/token', { grant_type: 'refresh_token', refresh_token: 12345, client_id: 'agc_x' }],
+    ['/oauth/token', { grant_type: 'authorization_code', code: { nested: true }, client_id: 'agc_x' }],
+    ['/oauth/token', { grant_type: 'authorization_code', code: 'x', client_id: { id: 'agc_x' } }],
+    ['/oauth/revoke', { token: 12345, client_id: 'agc_x' }],
+    ['/oauth/revoke', { token: 'x', client_id: ['agc_x'] }],
+  ])('%s refuses a JSON body (%j) with invalid_request, never a 500', async (path, body) => {
+    const response = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(response.status).toBe(400);
+    const answer = await response.json();
+    expect(answer.error).toBe('invalid_request');
+    expect(answer.error_description).toContain('application/x-www-form-urlencoded');
+  });
+
+  it('still refuses an unknown form-encoded grant as before (unsupported_grant_type)', async () => {
+    const response = await fetch(`${t.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password&client_id=agc_x' });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toBe('unsupported_grant_type');
+  });
+});
+
+describe('dashboard forms take only form encoding', () => {
+  it('a form posted as JSON (malformed or not) is refused with 415 and changes nothing', async () => {
+    const m = await dashboardMerchant(t);
+    const page = await m.owner.request('GET', m.area('keys'));
+    const before = await t.db.selectFrom('api_keys').select('id').where('business_id', '=', m.biz.id).execute();
+    for (const body of ['{bad', JSON.stringify({ csrf: csrfOf(page.html), name: 'json key', access: 'full' })]) {
+      const refused = await m.owner.request('POST', m.area('keys'), undefined, { 'content-type': 'application/json' }, body);
+      expect(refused.status, body).toBe(415);
+    }
+    expect(await t.db.selectFrom('api_keys').select('id').where('business_id', '=', m.biz.id).execute()).toEqual(before);
+  });
+});
