@@ -12,6 +12,16 @@ import { atLeast } from './roles.ts';
 export const INTEGRATIONS: readonly Integration[] = ['api', 'payment_links', 'checkouts'];
 export const PAYOUT_WALLET = /^0x[0-9a-fA-F]{40}$/;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+/** As the API takes an email (RFC 5321's limit). */
+const EMAIL_MAX = 254;
+
+/** A person's email as every entry point takes it: trimmed, lowercased, an address, at most 254 characters. */
+export function personEmail(email: string, field = 'email'): string {
+  const normalized = email.trim().toLowerCase();
+  if (!EMAIL.test(normalized)) throw new ApiError('invalid_email', `${field} must be an email address.`, field);
+  if (normalized.length > EMAIL_MAX) throw new ApiError('invalid_email', `${field} is too long (at most ${EMAIL_MAX} characters).`, field);
+  return normalized;
+}
 
 /** What a principal carries of its business: the account's state every verb may consult. */
 export type BusinessState = Pick<BusinessRow,
@@ -52,7 +62,8 @@ export async function listBusinesses(db: Db): Promise<BusinessListing[]> {
 }
 
 export async function findOrCreatePerson(db: Db, email: string, now: Date): Promise<string> {
-  const normalized = email.trim().toLowerCase();
+  // Every way a person comes to be (a team form, the CLI, a new business's owner) takes the same rules.
+  const normalized = personEmail(email);
   const row = await db
     .insertInto('people')
     .values({ id: newId('per'), email: normalized, created_at: now })
@@ -68,7 +79,7 @@ export async function findOrCreatePerson(db: Db, email: string, now: Date): Prom
  */
 export async function createBusiness(db: Db, clock: Clock, input: { name: string; ownerEmail: string }): Promise<BusinessRow> {
   if (input.name.trim() === '') throw new ApiError('missing_name', 'A business needs a name.', 'name');
-  if (!EMAIL.test(input.ownerEmail)) throw new ApiError('invalid_email', 'The owner must be an email address.', 'owner');
+  personEmail(input.ownerEmail, 'owner');
   const now = clock.now();
   return db.transaction().execute(async (trx) => {
     const business = await trx

@@ -44,3 +44,23 @@ describe('dashboard forms take only form encoding', () => {
     expect(await t.db.selectFrom('api_keys').select('id').where('business_id', '=', m.biz.id).execute()).toEqual(before);
   });
 });
+
+describe('a person\'s email, wherever it is entered', () => {
+  const long = `${'a'.repeat(5000)}@example.com`;
+
+  it('a team member\'s email of 5,000 characters is refused in the dashboard, as the API refuses one, and stored nowhere', async () => {
+    const m = await dashboardMerchant(t);
+    const page = await m.owner.request('GET', m.area('team'));
+    const refused = await m.owner.request('POST', m.area('team'), { csrf: csrfOf(page.html), email: long, role: 'viewer' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('too long');
+    expect(await t.db.selectFrom('people').select('id').where('email', 'like', 'aaaa%').execute()).toEqual([]);
+  });
+
+  it('a new business\'s owner takes the same rules (the operator\'s CLI)', async () => {
+    const { createBusiness } = await import('../../src/tenancy/businesses.ts');
+    await expect(createBusiness(t.db, t.clock, { name: 'Long owner', ownerEmail: long })).rejects.toMatchObject({ code: 'invalid_email' });
+    await expect(createBusiness(t.db, t.clock, { name: 'Not an owner', ownerEmail: 'not-an-email' })).rejects.toMatchObject({ code: 'invalid_email' });
+    expect(await t.db.selectFrom('businesses').select('id').where('name', 'in', ['Long owner', 'Not an owner']).execute()).toEqual([]);
+  });
+});
