@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { closeSession, cookieOptions, csrfMatches, openSession, safeNext, SESSION_TTL_MS, useSignInLink } from '../../auth/sessions.ts';
 import { mailSignInLink } from '../../auth/sign-in-mail.ts';
+import { MINUTE } from '../../core/clock.ts';
+import { RETRY_AFTER_SECONDS } from '../../core/errors.ts';
 import { formField, type Form } from '../../core/form.ts';
+import { WindowCounter } from '../../core/rate-limiter.ts';
 import type { AppContext } from '../../verbs/context.ts';
 import { OIDC_START_PATH, registerOidcSignIn } from '../oidc.ts';
 import { messagePage } from '../pages/message.ts';
@@ -56,7 +59,15 @@ export async function registerSignIn(scope: FastifyInstance, context: AppContext
     return sendPage(reply, 200, signInLinkPage({ token: typeof query.token === 'string' ? query.token : '', nonce, next: safeNext(query.next) }));
   });
 
+  // Posting sign-in links (a token to use, or an address to mail one to) is limited per client
+  // address as the OAuth endpoints are: guessing tokens, or mailing strangers, goes nowhere fast.
+  const limits = context.config.rateLimits;
+  const linkPosts = new WindowCounter(limits.unauthenticatedPerMinute, MINUTE, context.clock);
   scope.post(SIGN_IN_LINK_PATH, async (request, reply) => {
+    if (limits.enabled && !linkPosts.take(request.ip)) {
+      reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
+      return sendPage(reply, 429, messagePage('Too many requests', `Too many sign-in attempts from this address. Try again in ${RETRY_AFTER_SECONDS} seconds.`));
+    }
     const form = (request.body ?? {}) as Form;
     const email = formField(form, 'email');
     if (!csrfMatches(request.cookies[SIGN_IN_NONCE_COOKIE] ?? '', form.nonce) || !request.cookies[SIGN_IN_NONCE_COOKIE]) {
