@@ -1,6 +1,6 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { createSignInLink } from '../../src/auth/sessions.ts';
+import { ownerSignedIn } from '../support/browser-app.ts';
 import { unixSeconds } from '../../src/core/clock.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
@@ -34,14 +34,7 @@ const verifies = (request: { headers: Record<string, unknown>; body: string }, s
   verifiesWith(request.headers['service-signature'] as string, secret, request.body, unixSeconds(t.clock.now()));
 
 it('a developer adds an endpoint, sees a delivery fail, fixes the address, retries it and sees it delivered; then rolls the secret keeping the old one', async () => {
-  const biz = await t.business({ name: 'Harbour Roasters' });
-  const key = (await biz.key()).secret;
-  const owner = await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
-    .where('m.business_id', '=', biz.id).executeTakeFirstOrThrow();
-  const page = await browser.newPage();
-  await page.goto((await createSignInLink(t.context, owner.email))!.url);
-  await page.click('button');
-  await page.waitForURL(`${t.config.baseUrl}/dashboard`);
+  const { page, key } = await ownerSignedIn({ t, browser }, 'Harbour Roasters');
 
   await page.getByRole('link', { name: 'Harbour Roasters in Test mode' }).click();
   await page.getByRole('link', { name: 'Webhooks' }).click();
