@@ -6,7 +6,7 @@ import type { OAuthClientRow } from '../db/schema.ts';
 import { API_SCOPES } from '../auth/scopes.ts';
 import { Refused } from '../net/destinations.ts';
 import { OAuthError } from './errors.ts';
-import { hasControlCharacters } from '../core/validation.ts';
+import { hasControlCharacters, hasInvisibleFormatting } from '../core/validation.ts';
 
 // The agents' clients: registered dynamically (RFC 7591, public clients only), or identified by
 // the URL of their Client ID Metadata Document, fetched under the webhooks' address rules.
@@ -85,6 +85,10 @@ function httpsOrNull(value: string | undefined, field: string): string | null {
 /** The checked metadata of a client, from a registration request or a metadata document. */
 function clientMetadata(input: unknown): Omit<OAuthClientRow, 'client_id' | 'kind' | 'created_at' | 'last_used_at' | 'fetched_at'> {
   if (hasControlCharacters(input)) throw new OAuthError('invalid_client_metadata', 'Client metadata must not contain control characters.');
+  // A client's name is shown to the person approving it: no direction overrides or hidden characters.
+  if (hasInvisibleFormatting(input)) {
+    throw new OAuthError('invalid_client_metadata', 'Client metadata must not contain invisible formatting characters (direction overrides, isolates, zero-width characters).');
+  }
   const parsed = RegistrationInput.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -43,6 +43,29 @@ export function characters(text: string): number {
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /** Whether any string inside `value` has a control character (NUL can never be stored). */
+/**
+ * Invisible formatting: bidirectional embeddings, overrides, isolates and marks, zero-width
+ * characters, the byte order mark. Text someone else reads (a client's name on an approval page)
+ * must not carry them: an override can reverse the words that follow it on the page.
+ */
+const INVISIBLE_FORMATTING = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/;
+
+/** Whether any string (or key) in `value` holds invisible formatting characters. (Walked without recursion.) */
+export function hasInvisibleFormatting(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (INVISIBLE_FORMATTING.test(item)) return true;
+    } else if (Array.isArray(item)) {
+      for (const inner of item) pending.push(inner);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, inner] of Object.entries(item)) pending.push(key, inner);
+    }
+  }
+  return false;
+}
+
 export function hasControlCharacters(value: unknown): boolean {
   // Walked without recursion: a value's depth is whatever a request made it.
   const pending: unknown[] = [value];

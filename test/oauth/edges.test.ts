@@ -64,3 +64,29 @@ describe('a person\'s email, wherever it is entered', () => {
     expect(await t.db.selectFrom('businesses').select('id').where('name', 'in', ['Long owner', 'Not an owner']).execute()).toEqual([]);
   });
 });
+
+describe('text a client registers', () => {
+  it.each([
+    ['a right-to-left override (U+202E)', 'Evil\u202Edeifirevnu'],
+    ['a left-to-right isolate (U+2066)', 'Name\u2066x\u2069'],
+    ['a zero-width joiner (U+200D)', 'Pay\u200Dpal'],
+    ['a byte order mark (U+FEFF)', '\uFEFFAgent'],
+  ])('refuses a client_name with %s', async (_name, clientName) => {
+    const response = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: clientName, redirect_uris: ['https://agent.example/cb'], token_endpoint_auth_method: 'none' }),
+    });
+    expect(response.status).toBe(400);
+    const answer = await response.json();
+    expect(answer.error).toBe('invalid_client_metadata');
+    expect(answer.error_description).toContain('invisible formatting');
+  });
+
+  it('still takes names in any script (Arabic, Hebrew, emoji)', async () => {
+    const response = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'مساعد الدفع עוזר 🤖', redirect_uris: ['https://agent.example/cb'], token_endpoint_auth_method: 'none' }),
+    });
+    expect(response.status).toBe(201);
+  });
+});

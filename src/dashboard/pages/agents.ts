@@ -9,7 +9,7 @@ export function agentsPage({ session, business, mode, role, manages, connections
   const action = businessPath(business.id, 'agents', mode);
   const rows = connections.map((c) => [
     // An agent without a name is shown by its client_id: the id we gave it, or its metadata document's URL. Neither is its own claim.
-    c.client_name === null ? html`<code>${c.client_id}</code>` : html`<span>${c.client_name} <span class="muted">(unverified name)</span></span>`,
+    c.client_name === null ? html`<code>${c.client_id}</code>` : html`<span><bdi>${c.client_name}</bdi> <span class="muted">(unverified name)</span></span>`,
     c.access === 'full' ? 'Full access' : 'Read only',
     html`<span>${c.approved_by.email}, ${at(c.created)}</span>`,
     at(c.last_used),

@@ -55,7 +55,7 @@ export function approvePage(session: DashboardSession, request: ApprovalRequest,
     session,
     children: html`<div>
       <h1>Connect an agent?</h1>
-      <p><strong>${request.clientName ?? request.clientId}</strong> <span class="muted">(unverified: the name is what the application says about itself)</span> wants to act for one of your businesses.</p>
+      <p><strong><bdi>${request.clientName ?? request.clientId}</bdi></strong> <span class="muted">(unverified: the name is what the application says about itself)</span> wants to act for one of your businesses.</p>
       <p>It will receive the answer at <code>${redirectHost}</code>${request.describedAt && html`<span>, and is described at <code>${request.describedAt}</code></span>`}.</p>
       <p>It asks to:</p>
       <ul>${request.scopes.map((scope) => html`<li>${SCOPE_WORDS[scope] ?? scope} <span class="muted">(${scope})</span></li>`)}</ul>
