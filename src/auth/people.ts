@@ -1,9 +1,10 @@
 import { ApiError } from '../core/errors.ts';
 import type { Db } from '../db/database.ts';
-import { BUSINESS_STATE_COLUMNS } from '../tenancy/businesses.ts';
+import type { Role } from '../db/schema.ts';
+import { BUSINESS_STATE_COLUMNS, type BusinessState } from '../tenancy/businesses.ts';
 import { scopesForRole, type Principal } from './principal.ts';
 import { hashSecret } from './secret-keys.ts';
-import type { DashboardSession, SessionDeps } from './sessions.ts';
+import { sessionOf, type DashboardSession, type SessionDeps } from './sessions.ts';
 
 // People in the dashboard act in one business and one mode at a time, with their role there.
 
@@ -16,10 +17,17 @@ export async function personPrincipal(db: Db, person: { personId: string; email:
     .select(['m.role', ...BUSINESS_STATE_COLUMNS.map((column) => `b.${column}` as const)])
     .where('m.business_id', '=', businessId).where('m.person_id', '=', person.personId)
     .executeTakeFirst();
-  if (!row) throw new ApiError('not_found', `No business with id '${businessId}' is yours.`);
+  if (!row) throw notYours(businessId);
   const { role, ...business } = row;
+  return principalOf(person, role, business, livemode);
+}
+
+const notYours = (businessId: string) => new ApiError('not_found', `No business with id '${businessId}' is yours.`);
+
+/** A person's principal with their role in a business, in one mode. */
+function principalOf(person: { personId: string; email: string }, role: Role, business: BusinessState, livemode: boolean): Principal {
   return {
-    businessId,
+    businessId: business.id,
     livemode,
     scopes: new Set(scopesForRole(role)),
     actor: { kind: 'person', personId: person.personId, email: person.email, role },
@@ -39,18 +47,12 @@ export async function sessionIn(deps: SessionDeps, sessionId: string | undefined
     .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email', 'p.time_zone', 'm.role', ...BUSINESS_STATE_COLUMNS.map((column) => `b.${column}` as const)])
     .where('s.id_hash', '=', hashSecret(sessionId)).executeTakeFirst();
   if (!row || row.expires_at <= deps.clock.now()) return undefined;
-  const session = { personId: row.person_id, email: row.email, csrfToken: row.csrf_token, timeZone: row.time_zone ?? 'UTC' };
+  const session = sessionOf(row);
   const { role, id, name, status, commerce, disabled_integrations, payout_wallet, crypto_enabled, fee_bps } = row;
+  // Left joins: no membership, no business columns.
   if (role === null || id === null || name === null || status === null || commerce === null || disabled_integrations === null || crypto_enabled === null || fee_bps === null) {
-    throw new ApiError('not_found', `No business with id '${businessId}' is yours.`);
+    throw notYours(businessId);
   }
-  return {
-    session,
-    expiresAt: row.expires_at,
-    principal: {
-      businessId, livemode, scopes: new Set(scopesForRole(role)),
-      actor: { kind: 'person', personId: session.personId, email: session.email, role },
-      business: { id, name, status, commerce, disabled_integrations, payout_wallet, crypto_enabled, fee_bps },
-    },
-  };
+  const business = { id, name, status, commerce, disabled_integrations, payout_wallet, crypto_enabled, fee_bps };
+  return { session, expiresAt: row.expires_at, principal: principalOf(session, role, business, livemode) };
 }

@@ -76,13 +76,18 @@ export async function openSession(deps: SessionDeps, personId: string): Promise<
   return id;
 }
 
+/** A session as pages use it, from its row joined with its person. */
+export function sessionOf(row: { person_id: string; email: string; csrf_token: string; time_zone: string | null }): DashboardSession {
+  return { personId: row.person_id, email: row.email, csrfToken: row.csrf_token, timeZone: row.time_zone ?? 'UTC' };
+}
+
 export async function findSession(deps: SessionDeps, id: string | undefined): Promise<DashboardSession | undefined> {
   if (!id) return undefined;
   const row = await deps.db.selectFrom('dashboard_sessions as s').innerJoin('people as p', 'p.id', 's.person_id')
     .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email', 'p.time_zone'])
     .where('s.id_hash', '=', hashSecret(id)).executeTakeFirst();
   if (!row || row.expires_at <= deps.clock.now()) return undefined;
-  return { personId: row.person_id, email: row.email, csrfToken: row.csrf_token, timeZone: row.time_zone ?? 'UTC' };
+  return sessionOf(row);
 }
 
 export async function closeSession(deps: SessionDeps, id: string | undefined): Promise<void> {

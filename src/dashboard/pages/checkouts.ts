@@ -99,6 +99,22 @@ export function checkoutSettingsFields(mode: BusinessFrame['mode'], values: Chec
   ];
 }
 
+/**
+ * The top of a checkout's form: the way back, its title, the refusal (beside its field when the
+ * form has one, said here otherwise) and, when changing one, that its address stays.
+ */
+export function CheckoutFormHeading({ business, mode, checkout, title, back, error, placed }: Omit<BusinessFrame, 'session'> & {
+  checkout?: CheckoutOut | undefined; title: string; back: string; error?: FieldError | undefined; placed: ReadonlySet<string | undefined>;
+}): VNode {
+  const field = error?.field?.startsWith('routing') ? 'routing' : error?.field;
+  return html`<div>
+    <p><a href=${checkout ? objectPath(business.id, 'checkouts', mode, checkout.id) : businessPath(business.id, 'checkouts', mode)}>${checkout ? back : 'All checkouts'}</a></p>
+    <h1>${title}</h1>
+    ${error && Notice({ tone: 'error', children: placed.has(field) ? 'Nothing was saved: see the field marked below.' : error.message })}
+    ${checkout && html`<p class="muted">Its address and buy button stay the same: <code>${checkout.slug}</code>.</p>`}
+  </div>`;
+}
+
 /** The form of a new checkout page or widget (`kind`), or of one being changed, with the API's refusal beside its field. */
 export function checkoutFormPage({ session, business, mode, role, checkout, kind = 'page', values, error }: BusinessFrame & { checkout?: CheckoutOut; kind?: 'page' | 'widget'; values: CheckoutForm; error?: FieldError }): VNode {
   const path = businessPath(business.id, 'checkouts', mode);
@@ -113,10 +129,7 @@ export function checkoutFormPage({ session, business, mode, role, checkout, kind
     frame: { business, mode, role },
     area: 'checkouts',
     children: html`<div>
-      <p><a href=${checkout ? objectPath(business.id, 'checkouts', mode, checkout.id) : businessPath(business.id, 'checkouts', mode)}>${checkout ? 'Back to the checkout' : 'All checkouts'}</a></p>
-      <h1>${title}</h1>
-      ${error && Notice({ tone: 'error', children: placed.has(error.field?.startsWith('routing') ? 'routing' : error.field) ? 'Nothing was saved: see the field marked below.' : error.message })}
-      ${checkout && html`<p class="muted">Its address and buy button stay the same: <code>${checkout.slug}</code>.</p>`}
+      ${CheckoutFormHeading({ business, mode, checkout, title, back: 'Back to the checkout', error, placed })}
       ${!checkout && kind === 'widget' && html`<p class="muted">A widget is a checkout made for its buy button: put the button on your site, and buyers open its page from there.</p>`}
       ${Form({ action, label: title, children: [
         text('name', 'Name', { hint: 'Shown to buyers; up to 80 characters.', maxLength: 80, required: true }),

@@ -1,9 +1,9 @@
 import type { VNode } from 'preact';
 import type { CheckoutOut } from '../../resources/checkouts/schemas.ts';
 import { MAX_PLANS } from '../../resources/checkouts/plans.ts';
-import { Button, Form, html, Notice, RadioGroup, TextField } from '../../ui/index.ts';
+import { Button, Form, html, RadioGroup, TextField } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
-import { checkoutSettingsFields, errorPlacer, formOf, type CheckoutForm, type FieldError } from './checkouts.ts';
+import { CheckoutFormHeading, checkoutSettingsFields, errorPlacer, formOf, type CheckoutForm, type FieldError } from './checkouts.ts';
 import { DashboardPage, MODE_NAMES, type BusinessFrame } from './frame.ts';
 
 // A pricing table's form (spec 2.2 plans, options), usable without script: a fixed number of plan
@@ -48,10 +48,7 @@ export function pricingTableFormPage({ session, business, mode, role, checkout, 
     frame: { business, mode, role },
     area: 'checkouts',
     children: html`<div>
-      <p><a href=${checkout ? objectPath(business.id, 'checkouts', mode, checkout.id) : businessPath(business.id, 'checkouts', mode)}>${checkout ? 'Back to the pricing table' : 'All checkouts'}</a></p>
-      <h1>${title}</h1>
-      ${error && Notice({ tone: 'error', children: placed.has(error.field?.startsWith('routing') ? 'routing' : error.field) ? 'Nothing was saved: see the field marked below.' : error.message })}
-      ${checkout && html`<p class="muted">Its address and buy button stay the same: <code>${checkout.slug}</code>.</p>`}
+      ${CheckoutFormHeading({ business, mode, checkout, title, back: 'Back to the pricing table', error, placed })}
       ${Form({ action, label: title, children: [
         text('name', 'Name', { hint: 'Shown to buyers above the plans; up to 80 characters.', maxLength: 80, required: true }),
         text('description', 'Description (optional)', { hint: 'Up to 280 characters.', maxLength: 280 }),

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { acceptHeldPayment } from '../../resources/payments/accept.ts';
-import { PaymentList } from '../../resources/payments/schemas.ts';
+import { PaymentList, PaymentOut } from '../../resources/payments/schemas.ts';
 import { readPaymentTimeline } from '../../resources/payments/timeline.ts';
 import { createdRangeOf, cursorOf, filtersOf, given } from '../filters.ts';
 import { acceptable, paymentAcceptPage, paymentPage } from '../pages/payment.ts';
@@ -13,6 +13,7 @@ import { sendPage } from './send.ts';
 /** Payments: the list, one payment with its timeline, and accepting a held one (a confirmation step first). */
 export function registerPayments(scope: FastifyInstance, requests: DashboardRequests, operations: DashboardOperations): void {
   const listPayments = operations.get('list_payments', PaymentList);
+  const retrievePayment = operations.get('retrieve_payment', PaymentOut);
   const idOf = (params: unknown) => (params as { payment: string }).payment;
 
   scope.get(areaRoute('payments'), async (request, reply) => {
@@ -35,7 +36,7 @@ export function registerPayments(scope: FastifyInstance, requests: DashboardRequ
   scope.get(areaRoute('payments', '/:payment/accept'), async (request, reply) => {
     const ctx = await requests.page(request);
     const frame = frameOf(ctx);
-    const { payment } = await readPaymentTimeline.run(ctx, { id: idOf(request.params) });
+    const payment = await perform(ctx, retrievePayment, { id: idOf(request.params) });
     // Nothing to confirm (no longer held, or not for this person): the payment as it is.
     if (!acceptable(payment, frame.role)) return redirect(reply, objectPath(ctx.principal.businessId, 'payments', ctx.mode, payment.id));
     return sendPage(reply, 200, paymentAcceptPage({ ...frame, payment }), ctx.session);

@@ -5,6 +5,17 @@ import type { Messages } from '../messages/en.ts';
 import { DetailsFields, type FieldErrors, type FormValues } from './details.ts';
 import { PayerPage, price } from './frame.ts';
 
+/** What a checkout sells: its name, description, price (a pricing table's are its plans') and how it can be paid. */
+export function CheckoutSummary({ t, view, amount }: { t: Messages; view: CheckoutView; amount?: string }): VNode {
+  const { checkout } = view;
+  return html`<section class="payment-summary" aria-labelledby="checkout-heading">
+    <h1 id="checkout-heading">${checkout.name}</h1>
+    ${checkout.description && html`<p>${checkout.description}</p>`}
+    ${amount !== undefined && html`<p class="amount-due"><strong>${amount}</strong></p>`}
+    <p class="muted">${checkoutTakesCrypto(view) ? t.checkoutWaysCardOrWallet : t.checkoutWaysCard}</p>
+  </section>`;
+}
+
 /** A checkout's hosted page (spec 2.2): what it sells and for how much, how it can be paid, in its theme, and the buyer's details. */
 export function checkoutPage({ t, view, action, values, errors }: { t: Messages; view: CheckoutView; action: string; values: FormValues; errors: FieldErrors }): VNode {
   const { checkout, business } = view;
@@ -13,12 +24,7 @@ export function checkoutPage({ t, view, action, values, errors }: { t: Messages;
     t, business: business.name, livemode: checkout.livemode, theme: checkout.theme,
     title: checkout.name,
     children: html`<div>
-      <section class="payment-summary" aria-labelledby="checkout-heading">
-        <h1 id="checkout-heading">${checkout.name}</h1>
-        ${checkout.description && html`<p>${checkout.description}</p>`}
-        <p class="amount-due"><strong>${amount}</strong></p>
-        <p class="muted">${checkoutTakesCrypto(view) ? t.checkoutWaysCardOrWallet : t.checkoutWaysCard}</p>
-      </section>
+      ${CheckoutSummary({ t, view, amount })}
       <section aria-labelledby="details-heading">
         <h2 id="details-heading">${t.yourDetails}</h2>
         ${Object.keys(errors).length > 0 && Notice({ tone: 'error', children: t.fixErrors })}

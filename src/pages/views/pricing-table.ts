@@ -1,9 +1,10 @@
 import type { VNode } from 'preact';
 import type { StoredPlan } from '../../resources/checkouts/plans.ts';
-import { checkoutTakesCrypto, type CheckoutView } from '../../resources/payer/checkout.ts';
+import type { CheckoutView } from '../../resources/payer/checkout.ts';
 import { parseAmount } from '../../core/money.ts';
 import { Button, Form, html, Notice, RadioGroup } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
+import { CheckoutSummary } from './checkout.ts';
 import { DetailsFields, type FieldErrors, type FormValues } from './details.ts';
 import { PayerPage, price } from './frame.ts';
 
@@ -26,11 +27,7 @@ export function pricingTablePage({ t, view, action, option, values, errors }: { 
     t, business: business.name, livemode: checkout.livemode, theme: checkout.theme,
     title: checkout.name,
     children: html`<div>
-      <section class="payment-summary" aria-labelledby="checkout-heading">
-        <h1 id="checkout-heading">${checkout.name}</h1>
-        ${checkout.description && html`<p>${checkout.description}</p>`}
-        <p class="muted">${checkoutTakesCrypto(view) ? t.checkoutWaysCardOrWallet : t.checkoutWaysCard}</p>
-      </section>
+      ${CheckoutSummary({ t, view })}
       ${checkout.options && html`<nav aria-label=${t.billing}><p>${checkout.options.map((label, index) => html`${index > 0 && ' · '}${index === option
         ? html`<strong><a href=${`${action}?option=${index}`} aria-current="page">${label}</a></strong>`
         : html`<a href=${`${action}?option=${index}`}>${label}</a>`}`)}</p></nav>`}
