@@ -66,14 +66,9 @@ export async function startAuthorization(deps: AuthorizeDeps, query: Query): Pro
     if (!clientId) throw new OAuthError('invalid_request', 'client_id is required.');
     client = await findClient(deps, clientId);
     const given = single(query, 'redirect_uri');
-    if (given === undefined) {
-      if (client.redirect_uris.length !== 1) throw new OAuthError('invalid_request', 'redirect_uri is required: the client has several.');
-      redirectUri = client.redirect_uris[0]!;
-    } else if (matchRedirectUri(client.redirect_uris, given)) {
-      redirectUri = given;
-    } else {
-      throw new OAuthError('invalid_request', 'redirect_uri is not one of the client\'s registered redirect URIs.');
-    }
+    if (given === undefined && client.redirect_uris.length !== 1) throw new OAuthError('invalid_request', 'redirect_uri is required: the client has several.');
+    redirectUri = given ?? client.redirect_uris[0]!;
+    if (!matchRedirectUri(client.redirect_uris, redirectUri)) throw new OAuthError('invalid_request', 'redirect_uri is not one of the client\'s registered redirect URIs.');
   } catch (error) {
     throw new AuthorizeFailure(error instanceof Error ? error.message : String(error), null);
   }

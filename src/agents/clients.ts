@@ -23,10 +23,15 @@ const METADATA_DOCUMENT_MAX_CACHE_MS = DAY;
 const TOUCH_EVERY_MS = HOUR;
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-const FORBIDDEN_SCHEMES = new Set(['http:', 'https:', 'javascript:', 'data:', 'file:', 'vbscript:', 'about:', 'blob:', 'ftp:', 'ws:', 'wss:']);
+// Editors that register their own scheme for MCP sign-in (RFC 8252 7.1 asks for reverse domain
+// names; these predate that advice and are what their users run).
+export const EDITOR_SCHEMES = new Set(['cursor:', 'vscode:', 'vscode-insiders:', 'vscodium:', 'windsurf:', 'zed:']);
+// A reverse domain name as a scheme (com.example.app:): two or more DNS labels, the first a
+// letter (a scheme must start with one). Anything else (ms-msdt:, search-ms:, view-source:,
+// jar:, chrome:) would hand the redirect to a handler of the system or the browser.
+const REVERSE_DOMAIN_SCHEME = /^[a-z][a-z0-9-]{0,62}(?:\.(?!-)[a-z0-9-]{1,63}(?<!-))+:$/;
 
 export type RedirectKind = 'https' | 'loopback' | 'private_use';
-
 
 /** What kind of redirect URI this is, or why it cannot be one. */
 export function redirectKind(text: string): RedirectKind | string {
@@ -36,19 +41,22 @@ export function redirectKind(text: string): RedirectKind | string {
   if (url.username !== '' || url.password !== '') return 'must not contain a username or password';
   if (url.protocol === 'https:') return url.hostname === '' ? 'has no host' : 'https';
   if (url.protocol === 'http:') return LOOPBACK_HOSTS.has(url.hostname) ? 'loopback' : 'may use http only on a loopback address (127.0.0.1, [::1], localhost)';
-  // Private-use schemes (RFC 8252 7.1): reverse domain names (com.example.app:/callback) as the
-  // RFC advises, or an application's own scheme as editors use (cursor://, vscode://).
-  if (FORBIDDEN_SCHEMES.has(url.protocol)) return `may not use the ${url.protocol} scheme`;
-  return /^[a-z][a-z0-9+.-]{1,62}:$/.test(url.protocol) ? 'private_use' : 'must use https, http on loopback, or an application\'s own scheme';
+  if ((REVERSE_DOMAIN_SCHEME.test(url.protocol) && url.protocol.length <= 254) || EDITOR_SCHEMES.has(url.protocol)) return 'private_use';
+  return 'must use https, http on a loopback address, a reverse-domain private-use scheme (com.example.app:/callback) '
+    + `or an editor's own scheme (${[...EDITOR_SCHEMES].join(' ')})`;
 }
 
 /**
- * Whether `given` is one of the client's redirect URIs: exactly, character for character; for
- * loopback http any port is allowed (RFC 8252 7.3), everything else must still match.
+ * Whether `given` is one of the client's redirect URIs and still a kind we accept: exactly,
+ * character for character; for loopback http any port is allowed (RFC 8252 7.3), everything
+ * else must still match.
  */
 export function matchRedirectUri(registered: readonly string[], given: string): boolean {
+  // A client registered before a scheme was refused keeps it in its row; it is never used.
+  const kind = redirectKind(given);
+  if (kind !== 'https' && kind !== 'loopback' && kind !== 'private_use') return false;
   if (registered.includes(given)) return true;
-  if (redirectKind(given) !== 'loopback') return false;
+  if (kind !== 'loopback') return false;
   const withoutPort = (text: string) => {
     const url = new URL(text);
     url.port = '';

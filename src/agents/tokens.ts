@@ -94,18 +94,20 @@ async function exchangeCode(deps: TokenDeps, form: Form): Promise<TokenResponse>
     .where('oc.code_hash', '=', hashSecret(code)).executeTakeFirst();
   if (!stored || stored.client_id !== clientId) throw new OAuthError('invalid_grant', 'The authorization code is not valid.');
   const connection = { id: stored.connection_id, business_id: stored.business_id, livemode: stored.livemode };
-  // Single use: a code presented again means it leaked; what it gave is taken back.
-  if (stored.used_at !== null) {
-    await disconnectConnection(deps, connection, 'authorization_code_reused', 'service');
-    throw new OAuthError('invalid_grant', 'The authorization code was already used; the connection it made is revoked.');
-  }
-  // Everything is checked before the code is spent, so a leaked code without its verifier
-  // cannot be burnt to cut off the real client.
-  if (stored.expires_at <= now) throw new OAuthError('invalid_grant', 'The authorization code has expired.');
+  // Everything that binds the code to its client is checked first: the redirect URI, the PKCE
+  // verifier and the resource. Only a request that passes them can spend the code, or, if it
+  // was spent, take back what it gave (RFC 9700 4.5.3): a used code found in a log or a
+  // browser's history, without its verifier, cannot be used to disconnect the real client.
   if (stored.redirect_uri !== redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
   if (verifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier is required (PKCE).');
   if (!VERIFIER.test(verifier) || !pkceMatches(verifier, stored.code_challenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
   if (resource !== undefined && resource !== stored.resource) throw new OAuthError('invalid_target', 'resource must be the one the authorization request named.');
+  // Single use: the code presented again, with its verifier, means it leaked; what it gave is taken back.
+  if (stored.used_at !== null) {
+    await disconnectConnection(deps, connection, 'authorization_code_reused', 'service');
+    throw new OAuthError('invalid_grant', 'The authorization code was already used; the connection it made is revoked.');
+  }
+  if (stored.expires_at <= now) throw new OAuthError('invalid_grant', 'The authorization code has expired.');
   const used = await deps.db.updateTable('oauth_codes').set({ used_at: now }).where('code_hash', '=', stored.code_hash).where('used_at', 'is', null).returning('code_hash').executeTakeFirst();
   if (!used) {
     await disconnectConnection(deps, connection, 'authorization_code_reused', 'service');

@@ -324,6 +324,35 @@ describe('codes, tokens and refresh tokens', () => {
     expect((await api(tokens.access_token)).body.error.code).toBe('agent_disconnected');
   });
 
+  it('a used code presented without what binds it to its client is refused and disconnects nothing', async () => {
+    const person = await signedIn();
+    const client = await register();
+    const other = await register();
+    const { tokens, callback, verifier } = await connect(person, client);
+    const code = callback.searchParams.get('code')!;
+    const token = (form: Record<string, string>) => fetch(`${t.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+    const found = { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: verifier };
+    // What someone who found the used code in a log or a history could send.
+    for (const form of [
+      { ...found, code_verifier: undefined },
+      { ...found, code_verifier: oauth.generateRandomCodeVerifier() },
+      { ...found, redirect_uri: 'http://127.0.0.1:7777/other' },
+      { ...found, client_id: other.client_id },
+      { ...found, resource: `${t.config.baseUrl}/mcp` },
+    ]) {
+      const refused = await token(Object.fromEntries(Object.entries(form).filter(([, value]) => value !== undefined)) as Record<string, string>);
+      expect(refused.status).toBe(400);
+      expect(['invalid_grant', 'invalid_target']).toContain(((await refused.json()) as { error: string }).error);
+      expect((await api(tokens.access_token)).status, JSON.stringify(form)).toBe(200);
+    }
+    const connection = await t.db.selectFrom('agent_connections').select(['disconnected_at']).where('client_id', '=', client.client_id).executeTakeFirstOrThrow();
+    expect(connection.disconnected_at).toBeNull();
+    // The whole request again, verifier and all, is the reuse RFC 9700 means: revoked.
+    const reused = await token(found);
+    expect(((await reused.json()) as { error: string }).error).toBe('invalid_grant');
+    expect((await api(tokens.access_token)).body.error.code).toBe('agent_disconnected');
+  });
+
   it('a token for the MCP endpoint is not valid on the API', async () => {
     const person = await signedIn();
     const { tokens } = await connect(person, await register(), { resource: `${t.config.baseUrl}/mcp` });

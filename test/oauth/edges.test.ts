@@ -90,3 +90,41 @@ describe('text a client registers', () => {
     expect(response.status).toBe(201);
   });
 });
+
+describe('native redirect URIs (RFC 8252 7.1)', () => {
+  const registration = (redirect: string) => fetch(`${t.url}/oauth/register`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Native agent', redirect_uris: [redirect], application_type: 'native', token_endpoint_auth_method: 'none' }),
+  });
+
+  it.each(['ms-msdt:id=PCWDiagnostic', 'search-ms:query=invoice', 'view-source:https://pay.example.test/', 'jar:https://agent.example/x.jar!/', 'chrome://settings', 'myapp:/callback', 'com-example:/cb', 'com.-example:/cb'])(
+    'refuses %s with invalid_redirect_uri', async (redirect) => {
+      const response = await registration(redirect);
+      expect(response.status).toBe(400);
+      const answer = await response.json();
+      expect(answer.error).toBe('invalid_redirect_uri');
+      expect(answer.error_description).toContain('reverse-domain');
+    });
+
+  it.each(['com.example.app:/oauth/callback', 'io.github.someone.agent:/cb', 'cursor://anysphere.cursor-mcp/oauth/callback', 'vscode://example.publisher/cb', 'windsurf://codeium.windsurf/cb'])(
+    'takes %s', async (redirect) => {
+      expect((await registration(redirect)).status).toBe(201);
+    });
+
+  it('a client registered with such a scheme before it was refused never gets a redirect to it', async () => {
+    const now = t.clock.now();
+    const clientId = 'agc_old_ms_msdt';
+    await t.db.insertInto('oauth_clients').values({
+      client_id: clientId, kind: 'registered', client_name: 'Old client', client_uri: null, logo_uri: null, redirect_uris: ['ms-msdt:id=PCWDiagnostic'],
+      application_type: 'native', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none',
+      scope: null, software_id: null, software_version: null, created_at: now, last_used_at: now, fetched_at: null,
+    }).execute();
+    for (const query of [`client_id=${clientId}`, `client_id=${clientId}&redirect_uri=${encodeURIComponent('ms-msdt:id=PCWDiagnostic')}`]) {
+      // response_type missing: an error the service would otherwise send back to the redirect URI.
+      const response = await fetch(`${t.url}/oauth/authorize?${query}`, { redirect: 'manual' });
+      expect(response.status, query).toBe(400);
+      expect(response.headers.get('location')).toBeNull();
+      expect(await response.text()).toContain('redirect_uri is not one of');
+    }
+  });
+});
