@@ -6,7 +6,8 @@ import { tenancyCommands } from './cli/tenancy.ts';
 import { webhookCommands } from './cli/webhooks.ts';
 import { UsageError, type Command } from './cli/command.ts';
 import { loadConfig } from './core/config.ts';
-import { ApiError, errorBody } from './core/errors.ts';
+import { ApiError, errorBody, StartupError } from './core/errors.ts';
+import path from 'node:path';
 import { openRuntime } from './runtime.ts';
 
 // Operator commands. With --json every command prints exactly one JSON object on stdout.
@@ -51,7 +52,19 @@ async function main(argv: string[]): Promise<number> {
     console.error(`${error instanceof Error ? error.message : String(error)}\nUsage: ${command.usage}`);
     return 2;
   }
-  const runtime = await openRuntime(loadConfig());
+  let runtime;
+  try {
+    runtime = await openRuntime(loadConfig());
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    console.error(error.message);
+    return 1;
+  }
+  if (runtime.embedded?.startedHere) {
+    // Not the running server's database (none runs on this data folder): say which one it is,
+    // so a server started with another DATA_DIR is not mistaken for this one.
+    console.error(`No server is running on ${path.dirname(runtime.embedded.clusterDir)}; this command uses its embedded PostgreSQL (${runtime.embedded.clusterDir}, port ${runtime.embedded.port}), started for the command. Set DATA_DIR or DATABASE_URL as the server has them to use the server's database.`);
+  }
   try {
     const result = await command.run(runtime.context, parsed.values, parsed.positionals);
     console.log(json ? JSON.stringify(result.json) : result.text);

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from './core/config.ts';
+import { loadConfig, type Config } from './core/config.ts';
+import { StartupError } from './core/errors.ts';
 import { buildApp } from './app.ts';
 import { operations } from './operations.ts';
-import { openRuntime, startWorkers } from './runtime.ts';
+import { openRuntime, startWorkers, type Runtime } from './runtime.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
 // SIGINT/SIGTERM. --role api serves HTTP only, --role worker runs only the background jobs
@@ -14,8 +15,17 @@ if (!['api', 'worker', 'all'].includes(role)) {
   process.exit(2);
 }
 
-const config = loadConfig();
-const runtime = await openRuntime(config);
+let config: Config;
+let runtime: Runtime;
+try {
+  config = loadConfig();
+  runtime = await openRuntime(config);
+} catch (error) {
+  // What the person starting it can change is said in one sentence; anything else is a bug.
+  if (!(error instanceof StartupError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 const { context } = runtime;
 
 if (role !== 'api') {

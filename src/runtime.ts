@@ -36,6 +36,8 @@ import type { Clock as BossClock } from 'pg-boss';
 
 export interface Runtime extends AppHandle {
   databaseUrl: string;
+  /** The embedded PostgreSQL in use, when DATABASE_URL is unset: its folder, and whether this process started it. */
+  embedded: { clusterDir: string; port: number; startedHere: boolean } | undefined;
 }
 
 /**
@@ -144,6 +146,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
     return {
       ...app,
       databaseUrl,
+      embedded: embedded && { clusterDir: embedded.clusterDir, port: embedded.port, startedHere: embedded.owned },
       async close() {
         await app.close();
         await embedded?.stop();

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import pg from 'pg';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -181,6 +182,42 @@ describe('operator CLI', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('two checkouts on one machine (issue 14, finding 5)', () => {
+  it('each data folder keeps its own cluster on its own port, and the CLI says when it uses one no server runs on', async () => {
+    const [a, b] = [await mkdtemp(path.join(tmpdir(), 'checkout-a-')), await mkdtemp(path.join(tmpdir(), 'checkout-b-'))];
+    // Neither sets EMBEDDED_PG_PORT, as two clones started with `npm start` would not.
+    const serverA = await startEmbedded({ dataDir: a });
+    try {
+      const fromB = await cli(['business', 'create', '--name', 'Shop B', '--owner', 'b@b.example', '--json'], { DATABASE_URL: undefined, DATA_DIR: b, EMBEDDED_PG_PORT: undefined });
+      expect(fromB.code, fromB.stderr).toBe(0);
+      expect(fromB.stderr).toContain(`No server is running on ${b}; this command uses its embedded PostgreSQL (${path.join(b, 'pg')}, port `);
+      const portB = Number((await readFile(path.join(b, 'pg-port'), 'utf8')).trim());
+      expect(portB).not.toBe(serverA.port);
+      // The CLI of checkout A joins A's running cluster, says nothing, and sees none of B's rows.
+      const fromA = await cli(['business', 'create', '--name', 'Shop A', '--owner', 'a@a.example', '--json'], { DATABASE_URL: undefined, DATA_DIR: a, EMBEDDED_PG_PORT: undefined });
+      expect(fromA.code, fromA.stderr).toBe(0);
+      expect(fromA.stderr).toBe('');
+      const db = new pg.Client({ connectionString: serverA.url });
+      await db.connect();
+      try {
+        expect((await db.query('SELECT name FROM businesses ORDER BY name')).rows.map((row) => row.name)).toEqual(['Shop A']);
+      } finally {
+        await db.end();
+      }
+      // B's cluster comes back on the port it recorded, while A still holds its own.
+      const serverB = await startEmbedded({ dataDir: b });
+      try {
+        expect(serverB.port).toBe(portB);
+      } finally {
+        await serverB.stop();
+      }
+    } finally {
+      await serverA.stop();
+      await Promise.all([a, b].map((dir) => rm(dir, { recursive: true, force: true })));
+    }
+  }, 120_000);
 });
 
 describe('members', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import path from 'node:path';
 import { Secret } from './secret.ts';
+import { StartupError } from './errors.ts';
 
 // Environment -> typed, validated configuration. Every variable is documented in the README.
 const Port = z.coerce.number().int().min(0).max(65535);
@@ -23,7 +24,7 @@ const Env = z.object({
   BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   DATABASE_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default('.data'),
-  EMBEDDED_PG_PORT: Port.default(54329),
+  EMBEDDED_PG_PORT: Port.optional(),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   SECRET_ENCRYPTION_KEY: z.base64().optional(),
   DEPOSIT_XPUB: z.string().regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,}$/, 'an extended public key (xpub…)').optional(),
@@ -76,7 +77,8 @@ export interface Config {
   baseUrl: string;
   databaseUrl: string | undefined;
   dataDir: string;
-  embeddedPgPort: number;
+  /** The embedded PostgreSQL's port when set; else each data folder's cluster keeps its own free port. */
+  embeddedPgPort: number | undefined;
   dbPoolSize: number;
   /** 32-byte key that encrypts webhook signing secrets at rest; generated under dataDir when unset. */
   secretEncryptionKey: Buffer | undefined;
@@ -175,11 +177,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = Env.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+    throw new StartupError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
   const key = e.SECRET_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(e.SECRET_ENCRYPTION_KEY, 'base64');
-  if (key !== undefined && key.length !== 32) throw new Error('SECRET_ENCRYPTION_KEY must be 32 bytes, base64-encoded.');
+  if (key !== undefined && key.length !== 32) throw new StartupError('SECRET_ENCRYPTION_KEY must be 32 bytes, base64-encoded.');
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,

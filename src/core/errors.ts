@@ -77,6 +77,12 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * A reason the service cannot start that the person starting it can act on (a setting, a
+ * folder's permissions, a port): printed as its message alone, without a stack, exit 1.
+ */
+export class StartupError extends Error {}
+
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
