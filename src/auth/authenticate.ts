@@ -71,6 +71,10 @@ export class Authenticator {
     if (credential === null) {
       throw new ApiError('invalid_api_key', 'No credential was sent. Send Authorization: Bearer <secret key>.');
     }
+    // curl -u sk_test_…: (how some other payment APIs take a key) sends it as Basic.
+    if (credential === '' && /^\s*basic\s/i.test(header ?? '')) {
+      throw new ApiError('invalid_api_key', 'The credential was sent as Basic authentication. Send the secret key as Authorization: Bearer <secret key>.');
+    }
     const mode = secretKeyMode(credential);
     if (mode === null) {
       if (JWT_SHAPE.test(credential)) {

@@ -276,6 +276,12 @@ describe('authentication', () => {
     expect(header).toContain(`resource_metadata="${METADATA_URL}"`);
   });
 
+  it('tells a Stripe-style Basic credential (curl -u sk_test_…:) to send the key as a Bearer token', async () => {
+    const response = await t.request('GET', '/v1/payment_links', { headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` } });
+    expectErrorShape(response, 401);
+    expect(response.body.error).toEqual({ code: 'invalid_api_key', message: 'The credential was sent as Basic authentication. Send the secret key as Authorization: Bearer <secret key>.' });
+  });
+
   it('accepts the Bearer scheme in any letter case', async () => {
     const response = await t.request('GET', '/v1/payment_links', { headers: { authorization: `bearer ${key}` } });
     expect(response.status).toBe(200);

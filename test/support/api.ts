@@ -79,6 +79,10 @@ export function expectError(res: ApiResponse, status: number, code: string, fiel
   expect(res.body, `status ${res.status}`).toStrictEqual({ error });
   expect(res.status).toBe(status);
   expect(res.body.error.message.trim()).not.toBe('');
+  // The field names the parameter the message speaks of (the message may name it by its last
+  // part: "amount must be…" for order.items.0.amount; metadata's keys are the merchant's own).
+  const named = field?.startsWith('metadata.') ? 'metadata' : field?.split('.').filter((part) => !/^\d+$/.test(part)).at(-1);
+  if (named !== undefined) expect(res.body.error.message, `message names ${field}`).toContain(named);
 }
 
 /** The app clock's time in Unix seconds, as the API answers times. */

@@ -116,7 +116,7 @@ async function attachToStoreOrder(db: Db, principal: Principal, prepared: Prepar
   if (!existing) return null;
   // Every amount on an order is in its currency (spec 2.7), what was paid on it included.
   if (existing.currency !== prepared.orderFields.currency) {
-    throw new ApiError('invalid_currency', `This store order is in ${existing.currency}; a further session for it must be too.`, 'currency');
+    throw new ApiError('invalid_currency', `currency must be ${existing.currency}: this store order is in ${existing.currency}, and a further session for it must be too.`, 'currency');
   }
   const customerId = prepared.customer
     ? (await upsertCustomer(db, principal, prepared.customer, now).returning('id').executeTakeFirstOrThrow()).id

@@ -25,7 +25,7 @@ export const idempotencyKeyField = z
   .describe('Idempotency-Key: 1 to 120 printable ASCII characters, unique per order attempt; remembered 24 hours.');
 
 const customerField = z.object({
-  email: emailField.nullish(),
+  email: emailField('customer.email').nullish(),
   name: optionalText('customer.name', 200, 'invalid_customer'),
   phone: optionalText('customer.phone', 40, 'invalid_customer'),
 }, coded('invalid_customer', 'customer must be an object with email, name and phone.'))
@@ -44,10 +44,10 @@ export const CreateCheckoutSessionInput = z.object({
   success_url: urlField('success_url').nullish()
     .describe('Where the buyer lands after paying; {PAYMENT_ID} and {REFERENCE} are kept as placeholders. https:// in Live mode.'),
   collect: collectField,
-  customer_email: emailField.nullish().describe('The buyer\'s email; finds or creates the customer now.'),
+  customer_email: emailField('customer_email').nullish().describe('The buyer\'s email; finds or creates the customer now.'),
   customer: customerField,
-  shipping_address: addressField.nullish(),
-  billing_address: addressField.nullish(),
+  shipping_address: addressField('shipping_address').nullish(),
+  billing_address: addressField('billing_address').nullish(),
   routing: routingField.optional(),
   order: OrderInput.nullish(),
   idempotency_key: idempotencyKeyField,
@@ -77,11 +77,11 @@ export type CreateCheckoutSessionInput = z.output<typeof CreateCheckoutSessionIn
 export const CheckoutSessionIdInput = PaymentIdInput;
 
 export const StartCheckoutSessionInput = CheckoutSessionIdInput.extend({
-  email: emailField.nullish().describe('The buyer\'s email; required unless the session already has one.'),
+  email: emailField('email').nullish().describe('The buyer\'s email; required unless the session already has one.'),
   name: optionalText('name', 200, 'invalid_customer'),
   phone: optionalText('phone', 40, 'invalid_customer'),
-  shipping_address: addressField.nullish(),
-  billing_address: addressField.nullish(),
+  shipping_address: addressField('shipping_address').nullish(),
+  billing_address: addressField('billing_address').nullish(),
   country: z.string(coded('invalid_address', 'country must be a two-letter country code.'))
     .regex(/^[A-Za-z]{2}$/, coded('invalid_address', 'country must be a two-letter country code.'))
     .transform((code) => code.toUpperCase())

@@ -60,8 +60,8 @@ export const OrderInput = z.object({
   shipping_method: text('shipping_method', 200),
   tax: money('tax').nullish(),
   total: money('total').nullish(),
-  ship_to: addressField.nullish(),
-  bill_to: addressField.nullish(),
+  ship_to: addressField('ship_to').nullish(),
+  bill_to: addressField('bill_to').nullish(),
   store: StoreInput.nullish(),
   customer_id: text('order.customer_id', 100).describe("The store's own id for the customer."),
 }, fail('order must be an object.'))

@@ -33,7 +33,7 @@ export async function reportOrderEvent(ctx: OperationContext, input: ReportOrder
       const refunded = Number(previous.total);
       amount = input.amount ?? paid - refunded;
       if (amount <= 0 || refunded + amount > paid) {
-        throw new ApiError('invalid_amount', `Refunds cannot exceed what was paid: ${formatAmount(paid)} ${order.currency}, ` +
+        throw new ApiError('invalid_amount', `amount cannot exceed what was paid: ${formatAmount(paid)} ${order.currency}, ` +
           `of which ${formatAmount(refunded)} is already refunded.`, 'amount');
       }
     }

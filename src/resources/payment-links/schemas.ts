@@ -17,10 +17,10 @@ export const CreatePaymentLinkInput = z.object({
   currency: currencyField,
   description: requiredText('description', 120, 'missing_description').describe('What the payment is for, shown to the payer; up to 120 characters.'),
   customer_name: optionalText('customer_name', 80, 'invalid_customer_name').describe('Who the link is for; up to 80 characters.'),
-  customer_email: emailField.nullish().describe('Payer email, pre-filled on their page; stored lowercased.'),
+  customer_email: emailField('customer_email').nullish().describe('Payer email, pre-filled on their page; stored lowercased.'),
   customer_phone: optionalText('customer_phone', 40, 'invalid_customer_phone').describe('Up to 40 characters; kept on the order.'),
-  shipping_address: addressField.nullish(),
-  billing_address: addressField.nullish(),
+  shipping_address: addressField('shipping_address').nullish(),
+  billing_address: addressField('billing_address').nullish(),
   reference: optionalText('reference', 64, 'invalid_reference').describe('Your own id for the payment; up to 64 characters.'),
   memo: optionalText('memo', 500, 'invalid_memo').describe('Note to the payer; up to 500 characters.'),
   expires_in_days: z

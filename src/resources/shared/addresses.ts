@@ -46,25 +46,27 @@ function part(key: keyof typeof LIMITS) {
     .nullish();
 }
 
-const AddressObject = z.object(
-  {
-    name: part('name'),
-    line1: part('line1'),
-    line2: part('line2'),
-    city: part('city'),
-    region: part('region'),
-    postal_code: part('postal_code'),
-    country: z.string(coded('invalid_address', 'country is required: a two-letter country code such as "US".')),
-  },
-  coded('invalid_address', 'An address must be an object with line1, city, region, postal_code and country.'),
-);
+function addressObject(field: string) {
+  return z.object(
+    {
+      name: part('name'),
+      line1: part('line1'),
+      line2: part('line2'),
+      city: part('city'),
+      region: part('region'),
+      postal_code: part('postal_code'),
+      country: z.string(coded('invalid_address', 'country is required: a two-letter country code such as "US".')),
+    },
+    coded('invalid_address', `${field} must be an object with line1, city, region, postal_code and country.`),
+  );
+}
 
 function blankToNull(text: string | null | undefined): string | null {
   const trimmed = text?.trim();
   return trimmed ? trimmed : null;
 }
 
-export const addressField = AddressObject.transform((input, ctx): StoredAddress => {
+function normalise(input: z.infer<ReturnType<typeof addressObject>>, ctx: z.RefinementCtx): StoredAddress {
   const country = input.country.trim().toUpperCase();
   const address: StoredAddress = {
     name: blankToNull(input.name),
@@ -96,10 +98,15 @@ export const addressField = AddressObject.transform((input, ctx): StoredAddress 
     address.postal_code = address.postal_code.toUpperCase();
   }
   return address;
-}).meta({
-  description: 'Postal address: line1, line2, city, region, postal_code, country (two letters). ' +
-    'US, CA and AU need a region code; US, CA, AU, GB and the EU need a postal code.',
-});
+}
+
+/** A postal address in the parameter `field`; its errors name that parameter or its parts. */
+export function addressField(field: string) {
+  return addressObject(field).transform(normalise).meta({
+    description: 'Postal address: line1, line2, city, region, postal_code, country (two letters). ' +
+      'US, CA and AU need a region code; US, CA, AU, GB and the EU need a postal code.',
+  });
+}
 
 export const addressOut = z.object({
   name: z.string().nullable(),

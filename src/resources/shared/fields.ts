@@ -22,12 +22,15 @@ export const currencyField = z
   .transform((text) => text as Currency)
   .meta({ description: 'USD, EUR, GBP, CAD or AUD, in any letter case.', examples: ['USD'] });
 
-export const emailField = z
-  .string(coded('invalid_email', 'customer_email must be an email address.'))
-  .trim()
-  .toLowerCase()
-  .pipe(z.email(coded('invalid_email', 'customer_email must be an email address.')).max(254, coded('invalid_email', 'customer_email is too long.')))
-  .meta({ description: 'Email address; stored lowercased.' });
+/** An email address in the parameter `field`; its errors name that parameter. */
+export function emailField(field: string) {
+  return z
+    .string(coded('invalid_email', `${field} must be an email address.`))
+    .trim()
+    .toLowerCase()
+    .pipe(z.email(coded('invalid_email', `${field} must be an email address.`)).max(254, coded('invalid_email', `${field} is too long.`)))
+    .meta({ description: 'Email address; stored lowercased.' });
+}
 
 export function optionalText(field: string, max: number, notString: ErrorCode) {
   return z
@@ -75,13 +78,13 @@ export function requireHttpsInLive(livemode: boolean, url: string | null | undef
 
 // What the payer page asks besides email (spec 2.9; its inner shape is ours): each key true to ask.
 export const COLLECTABLE = ['name', 'phone', 'shipping_address', 'billing_address'] as const;
-const collectFlag = z.boolean(coded('invalid_collect', 'Each collect value must be true or false.')).optional();
+const collectFlag = (key: (typeof COLLECTABLE)[number]) => z.boolean(coded('invalid_collect', `collect.${key} must be true or false.`)).optional();
 
 export const collectField = z
   .strictObject(
-    { name: collectFlag, phone: collectFlag, shipping_address: collectFlag, billing_address: collectFlag },
+    { name: collectFlag('name'), phone: collectFlag('phone'), shipping_address: collectFlag('shipping_address'), billing_address: collectFlag('billing_address') },
     { error: (issue) => (issue.code === 'unrecognized_keys'
-        ? coded('invalid_collect', `collect can ask only for ${COLLECTABLE.join(', ')}.`).error
+        ? coded('invalid_collect', `collect can ask only for ${COLLECTABLE.join(', ')}, not ${issue.keys.join(', ')}.`).error
         : coded('invalid_collect', 'collect must be an object such as {"phone": true}.').error) },
   )
   .nullish()

@@ -6,7 +6,7 @@ import { ROLES, canManageKeys } from '../../tenancy/roles.ts';
 import { emailField } from '../shared/fields.ts';
 
 export const SetMemberRoleInput = z.object({
-  email: emailField,
+  email: emailField('email'),
   /** Absent: a person new to the business joins as a viewer (the least role); a member keeps theirs. */
   role: z.enum(ROLES as [Role, ...Role[]], coded('invalid_role', `role must be one of ${ROLES.join(', ')}.`)).optional(),
 });
