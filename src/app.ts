@@ -107,7 +107,8 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     trustProxy: context.config.trustProxy,
     forceCloseConnections: 'idle',
     // Errors raised before routing (a malformed or overlong URL) get the API's error shape too.
-    frameworkErrors: (error, request, reply) => void sendError(request, reply, asApiError(error)),
+    // (Fastify's hooks do not run for these: the request id is set here.)
+    frameworkErrors: (error, request, reply) => void sendError(request, reply.header('X-Request-Id', request.id), asApiError(error)),
     // HTTP that Node's parser refuses (a NUL in a header, Content-Length with chunked, a bad chunk
     // size, an unknown method, headers over the limit) never reaches a route: answered here, in
     // the API's error shape, and the connection closed.
