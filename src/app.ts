@@ -24,16 +24,16 @@ import { API_PREFIX, type Operation } from './verbs/operation.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
-/** Route parameters that are credentials (a payment's tracking token): never written to a log. */
-const SECRET_PARAMS = new Set([':token']);
+/** A route parameter that is a credential (a payment's tracking token): never written to a log. */
+const SECRET_PARAM = ':token';
 
 /** The path without its query (which can hold an email or a sign-in token), and without credentials in it. */
 function loggedPath(request: FastifyRequest): string {
   const path = request.url.split('?')[0] ?? '';
   const pattern = request.routeOptions.url;
-  if (pattern === undefined || !pattern.includes(':token')) return path;
+  if (pattern === undefined || !pattern.includes(SECRET_PARAM)) return path;
   const names = pattern.split('/');
-  return path.split('/').map((segment, index) => (SECRET_PARAMS.has(names[index] ?? '') ? '[redacted]' : segment)).join('/');
+  return path.split('/').map((segment, index) => (names[index] === SECRET_PARAM ? '[redacted]' : segment)).join('/');
 }
 
 // What a log line may carry: the path as above, never a header, and of an error its class, code
@@ -45,7 +45,7 @@ const logSerializers = {
 
 /** A caller's X-Request-Id is kept when it is short visible ASCII; anything else gets an id of our own. */
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
-export const REQUEST_ID_HEADER = 'x-request-id';
+const REQUEST_ID_HEADER = 'x-request-id';
 
 function requestId(request: IncomingMessage): string {
   const given = request.headers[REQUEST_ID_HEADER];
