@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Authenticator, bearerCredential } from './auth/authenticate.ts';
 import { Gate } from './auth/gate.ts';
 import { ApiError, asApiError, errorResponse, replyWith } from './core/errors.ts';
@@ -8,6 +10,8 @@ import { dashboard } from './dashboard/plugin.ts';
 import { processorNotices } from './http/processor.ts';
 import { restApi } from './http/rest-api.ts';
 import { resourceMetadataUrl } from './http/well-known.ts';
+import { healthRoutes, type Readiness } from './http/health.ts';
+import { readinessOf } from './health.ts';
 import { mcpServer } from './mcp/http.ts';
 import { oauthServer } from './oauth/routes.ts';
 import { payerPages } from './pages/plugin.ts';
@@ -20,13 +24,33 @@ import { API_PREFIX, type Operation } from './verbs/operation.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
-// What a log line may carry: the path without its query (which can hold an email), never a
-// header, and of an error its class, code and message, never a database error's detail, which
-// quotes the data it choked on.
+/** A route parameter that is a credential (a payment's tracking token): never written to a log. */
+const SECRET_PARAM = ':token';
+
+/** The path without its query (which can hold an email or a sign-in token), and without credentials in it. */
+function loggedPath(request: FastifyRequest): string {
+  const path = request.url.split('?')[0] ?? '';
+  const pattern = request.routeOptions.url;
+  if (pattern === undefined || !pattern.includes(SECRET_PARAM)) return path;
+  const names = pattern.split('/');
+  return path.split('/').map((segment, index) => (names[index] === SECRET_PARAM ? '[redacted]' : segment)).join('/');
+}
+
+// What a log line may carry: the path as above, never a header, and of an error its class, code
+// and message, never a database error's detail, which quotes the data it choked on.
 const logSerializers = {
-  req: (request: FastifyRequest) => ({ method: request.method, path: request.url.split('?')[0], ip: request.ip }),
+  req: (request: FastifyRequest) => ({ method: request.method, path: loggedPath(request), ip: request.ip }),
   err: (error: FastifyError) => ({ type: error.name, code: error.code, message: error.message, stack: error.stack ?? '' }),
 };
+
+/** A caller's X-Request-Id is kept when it is short visible ASCII; anything else gets an id of our own. */
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+const REQUEST_ID_HEADER = 'x-request-id';
+
+function requestId(request: IncomingMessage): string {
+  const given = request.headers[REQUEST_ID_HEADER];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
 
 /** The methods some route answers on a concrete path, from the routes as registered (for 405 and Allow). */
 function routeTable(app: FastifyInstance): (path: string) => string[] {
@@ -39,12 +63,17 @@ function routeTable(app: FastifyInstance): (path: string) => string[] {
   return (path) => [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))];
 }
 
-/** The API's error for a request Node could not read as HTTP; a connection already gone is just closed. */
-function answerMalformedHttp(error: Error & { code?: string }, socket: Socket): void {
+/**
+ * The API's error for a request Node could not read as HTTP, with a request id of its own (the
+ * request's headers cannot be trusted); a connection already gone is just closed.
+ */
+function answerMalformedHttp(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
+  const id = randomUUID();
+  this.log.debug({ requestId: id, code: error.code }, 'malformed HTTP refused');
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const body = JSON.stringify({ error: { code: 'invalid_request', message: tooLarge ? 'The request headers are too large.' : 'The request is not well-formed HTTP.' } });
   socket.end([
@@ -53,13 +82,21 @@ function answerMalformedHttp(error: Error & { code?: string }, socket: Socket): 
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Cache-Control: no-store',
     'X-Content-Type-Options: nosniff',
+    `X-Request-Id: ${id}`,
     'Connection: close',
     '',
     body,
   ].join('\r\n'));
 }
 
-export async function buildApp(context: AppContext, operations: readonly Operation[]): Promise<FastifyInstance> {
+export interface AppOptions {
+  /** What /readyz checks (default: the database and its migrations, as for --role api). */
+  readiness?: Readiness;
+  /** Where log lines go (default: standard output). */
+  logStream?: NodeJS.WritableStream;
+}
+
+export async function buildApp(context: AppContext, operations: readonly Operation[], options: AppOptions = {}): Promise<FastifyInstance> {
   const { baseUrl } = context.config;
   /** The API's error shape: every transport answering JSON, and whatever no plugin answers. */
   const sendError = (request: FastifyRequest, reply: FastifyReply, error: ApiError) =>
@@ -70,12 +107,17 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     trustProxy: context.config.trustProxy,
     forceCloseConnections: 'idle',
     // Errors raised before routing (a malformed or overlong URL) get the API's error shape too.
-    frameworkErrors: (error, request, reply) => void sendError(request, reply, asApiError(error)),
+    // (Fastify's hooks do not run for these: the request id is set here.)
+    frameworkErrors: (error, request, reply) => void sendError(request, reply.header('X-Request-Id', request.id), asApiError(error)),
     // HTTP that Node's parser refuses (a NUL in a header, Content-Length with chunked, a bad chunk
     // size, an unknown method, headers over the limit) never reaches a route: answered here, in
     // the API's error shape, and the connection closed.
     clientErrorHandler: answerMalformedHttp,
-    logger: context.config.logLevel === 'silent' ? false : { level: context.config.logLevel, serializers: logSerializers },
+    logger: context.config.logLevel === 'silent' ? false : { level: context.config.logLevel, serializers: logSerializers, ...(options.logStream ? { stream: options.logStream } : {}) },
+    // Every request has an id (the caller's X-Request-Id when acceptable): on each of its log
+    // lines and in its answer's X-Request-Id.
+    genReqId: requestId,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
   });
   const allowedMethods = routeTable(app);
 
@@ -88,11 +130,18 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     }
     done();
   });
-  // Every response, errors included: never cached, never sniffed.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  // Every response, errors included: never cached, never sniffed, and carrying its request id.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('Cache-Control', 'no-store');
     reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('X-Request-Id', request.id);
     done(null, payload);
+  });
+  // Requests by route pattern (never the raw path: ids would multiply the series) and status.
+  const { metrics } = context;
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.requestAnswered(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   app.setErrorHandler((error, request, reply) => {
     const apiError = asApiError(error);
@@ -117,7 +166,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
 
   // One gate for REST and MCP: the same credential cache and the same rate-limit budgets.
   const agents = { tokens: context.accessTokens, audience: `${baseUrl}${API_PREFIX}` };
-  const gate = new Gate(new Authenticator(context.db, context.clock, () => context.authChanges.listening, agents), context.config.rateLimits, context.clock);
+  const gate = new Gate(new Authenticator(context.db, context.clock, () => context.authChanges.listening, agents), context.config.rateLimits, context.clock, metrics);
 
   await app.register(restApi, { context, operations, gate });
   await app.register(mcpServer, { context, operations, gate });
@@ -126,6 +175,21 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   await app.register(payerPages, { context, gate });
   await app.register(processorNotices, { context });
   await app.register(uiAssets);
+  // /metrics here only behind METRICS_TOKEN; METRICS_PORT serves it on a listener of its own.
+  const token = context.config.metrics.token;
+  await app.register(healthRoutes, { readiness: options.readiness ?? readinessOf(context.db), metrics, metricsAccess: token ? { token } : 'none' });
+  await app.ready();
+  return app;
+}
+
+/**
+ * The listener on METRICS_PORT: /metrics (open to whoever reaches it, unless METRICS_TOKEN is
+ * set), /healthz and /readyz; the only HTTP a --role worker process serves.
+ */
+export async function buildMetricsApp(context: AppContext, readiness: Readiness): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, forceCloseConnections: 'idle' });
+  const token = context.config.metrics.token;
+  await app.register(healthRoutes, { readiness, metrics: context.metrics, metricsAccess: token ? { token } : 'open' });
   await app.ready();
   return app;
 }

@@ -19,8 +19,10 @@ import { forgetDeliveryHistory } from './webhooks/retention.ts';
 import { forgetExpiredNotices } from './auth/notices.ts';
 import { forgetExpiredSessions } from './auth/sessions.ts';
 import { forgetOAuthLeftovers } from './agents/retention.ts';
-import { expireDuePayments } from './resources/payments/expire.ts';
+import { expireDuePayments, oldestUnexpiredDueAt } from './resources/payments/expire.ts';
 import { requeueOverdue, runDeliveryJob } from './webhooks/deliveries.ts';
+import { deliveryBacklog } from './webhooks/backlog.ts';
+import { Metrics } from './core/metrics.ts';
 import { runReplayJob } from './webhooks/replays/run.ts';
 import { forgetOldMail } from './mail/outbox.ts';
 import { sendOutboxMail } from './mail/send.ts';
@@ -108,6 +110,13 @@ export async function openAppContext(databaseUrl: string, config: Config, option
   const clock = options.clock ?? systemClock;
   const secrets = new SecretBox(options.secrets.encryptionKey);
   const signingKeys = new SigningKeys(handle.db, secrets, clock);
+  const { pool } = handle;
+  const metrics = new Metrics({
+    deliveryBacklog: () => deliveryBacklog(handle.db, clock.now()),
+    oldestUnexpiredDueAt: () => oldestUnexpiredDueAt(handle.db, clock.now()),
+    pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: config.dbPoolSize }),
+    now: () => clock.now(),
+  });
   const context: AppContext = {
     db: handle.db,
     clock,
@@ -121,6 +130,7 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     outbound,
     signingKeys,
     accessTokens: new AccessTokens(signingKeys, config.oauthIssuer, clock),
+    metrics,
   };
   return {
     context,

@@ -294,5 +294,5 @@ describe('webhooks', () => {
     } finally {
       await receiver.close();
     }
-  });
+  }, 90_000); // a dozen CLI processes, each starting Node and the runtime
 });

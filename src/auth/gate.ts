@@ -1,6 +1,6 @@
 import { MINUTE, type Clock } from '../core/clock.ts';
 import { ApiError, RETRY_AFTER_SECONDS } from '../core/errors.ts';
-import { WindowCounter } from '../core/rate-limiter.ts';
+import { WindowCounter, type RefusalRecorder } from '../core/rate-limiter.ts';
 import type { RateLimitConfig } from '../core/config.ts';
 import type { Authenticator } from './authenticate.ts';
 import type { Principal } from './principal.ts';
@@ -31,13 +31,15 @@ export class Gate {
   readonly #failuresPerAddress: WindowCounter;
   readonly #sessionStarts: WindowCounter;
 
-  constructor(authenticator: Authenticator, limits: RateLimitConfig, clock: Clock) {
+  /** refusals: counts each limit's refusals (the metrics). */
+  constructor(authenticator: Authenticator, limits: RateLimitConfig, clock: Clock, refusals?: RefusalRecorder) {
+    const refused = (limit: string) => refusals?.refusals(limit);
     this.#authenticator = authenticator;
     this.#limits = limits;
-    this.#perBusiness = new WindowCounter(limits.businessPerMinute, MINUTE, clock);
-    this.#perAgent = new WindowCounter(limits.agentPerMinute, MINUTE, clock);
-    this.#failuresPerAddress = new WindowCounter(limits.unauthenticatedPerMinute, MINUTE, clock);
-    this.#sessionStarts = new WindowCounter(limits.sessionStartsPerMinute, MINUTE, clock);
+    this.#perBusiness = new WindowCounter(limits.businessPerMinute, MINUTE, clock, refused('business'));
+    this.#perAgent = new WindowCounter(limits.agentPerMinute, MINUTE, clock, refused('agent'));
+    this.#failuresPerAddress = new WindowCounter(limits.unauthenticatedPerMinute, MINUTE, clock, refused('unauthenticated'));
+    this.#sessionStarts = new WindowCounter(limits.sessionStartsPerMinute, MINUTE, clock, refused('session_starts'));
   }
 
   async admit(authorization: string | undefined, address: string, operation: Admission): Promise<Principal> {

@@ -29,6 +29,9 @@ const Env = z.object({
   SECRET_ENCRYPTION_KEY: z.base64().optional(),
   DEPOSIT_XPUB: z.string().regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,}$/, 'an extended public key (xpub…)').optional(),
   PROCESSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  METRICS_PORT: Port.optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{32,}$/, 'at least 32 visible ASCII characters (no spaces)').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
@@ -87,6 +90,7 @@ export interface Config {
   /** Shared secret the payment processor signs its notices with; generated under dataDir when unset. */
   processorSecret: string | undefined;
   logLevel: string;
+  metrics: MetricsConfig;
   trustProxy: boolean;
   rateLimits: RateLimitConfig;
   webhooks: WebhookConfig;
@@ -97,6 +101,14 @@ export interface Config {
   /** The card providers' partner keys: a provider without its keys is not offered to Live buyers. */
   providers: ProvidersConfig;
   mail: MailConfig;
+}
+
+export interface MetricsConfig {
+  /** A second listener for /metrics, /healthz and /readyz (the only HTTP a worker serves); unset: none. */
+  port: number | undefined;
+  host: string;
+  /** The bearer token /metrics asks for; without it the main port serves no /metrics at all. */
+  token: Secret | undefined;
 }
 
 export interface MailConfig {
@@ -183,6 +195,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const key = e.SECRET_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(e.SECRET_ENCRYPTION_KEY, 'base64');
   if (key !== undefined && key.length !== 32) throw new StartupError('SECRET_ENCRYPTION_KEY must be 32 bytes, base64-encoded.');
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new Error('Invalid configuration:\n  METRICS_PORT must differ from PORT: it is a second listener (set METRICS_TOKEN instead to serve /metrics on PORT).');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -195,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     depositXpub: e.DEPOSIT_XPUB,
     processorSecret: e.PROCESSOR_SECRET,
     logLevel: e.LOG_LEVEL,
+    metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN === undefined ? undefined : new Secret(e.METRICS_TOKEN) },
     trustProxy: e.TRUST_PROXY === 'true',
     rateLimits: {
       enabled: e.RATE_LIMITS === 'on',

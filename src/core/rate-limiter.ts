@@ -1,5 +1,10 @@
 import type { Clock } from './clock.ts';
 
+/** Counts refusals per named limit (the metrics): `refusals(limit)` is the counter of one limit. */
+export interface RefusalRecorder {
+  refusals(limit: string): () => void;
+}
+
 // A fixed one-minute window counter per key, on the injected clock. Written here rather than
 // taken from @fastify/rate-limit because the limits count per business and per agent after
 // authentication, across REST and MCP, and must move with the test clock.
@@ -9,11 +14,14 @@ export class WindowCounter {
   readonly #clock: Clock;
   #window = -1;
   #counts = new Map<string, number>();
+  readonly #refused: () => void;
 
-  constructor(limit: number, windowMs: number, clock: Clock) {
+  /** refused: called on every refusal (a take() answering false), for the metrics. */
+  constructor(limit: number, windowMs: number, clock: Clock, refused: () => void = () => undefined) {
     this.#limit = limit;
     this.#windowMs = windowMs;
     this.#clock = clock;
+    this.#refused = refused;
   }
 
   /** Counts one use of `key`; false when the key is over its limit in the current window. */
@@ -25,6 +33,8 @@ export class WindowCounter {
     }
     const count = (this.#counts.get(key) ?? 0) + 1;
     this.#counts.set(key, count);
-    return count <= this.#limit;
+    if (count <= this.#limit) return true;
+    this.#refused();
+    return false;
   }
 }

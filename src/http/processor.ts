@@ -14,7 +14,7 @@ export const PROCESSOR_NOTICES_PATH = '/processor/notices';
 export async function processorNotices(scope: FastifyInstance, options: { context: AppContext }): Promise<void> {
   const { context } = options;
   // Refused notices are recorded; an address sending many of them is told to wait instead.
-  const refusals = new WindowCounter(context.config.rateLimits.unauthenticatedPerMinute, MINUTE, context.clock);
+  const refusals = new WindowCounter(context.config.rateLimits.unauthenticatedPerMinute, MINUTE, context.clock, context.metrics.refusals('processor_notices'));
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   scope.post(PROCESSOR_NOTICES_PATH, async (request) => {

@@ -81,8 +81,8 @@ export async function oauthServer(scope: FastifyInstance, options: { context: Ap
   });
   // Unauthenticated endpoints that write rows or fetch documents: limited per client address.
   const limits = context.config.rateLimits;
-  const perAddress = new WindowCounter(limits.unauthenticatedPerMinute * 5, MINUTE, context.clock);
-  const registrations = new WindowCounter(Math.max(1, Math.floor(limits.unauthenticatedPerMinute / 3)), MINUTE, context.clock);
+  const perAddress = new WindowCounter(limits.unauthenticatedPerMinute * 5, MINUTE, context.clock, context.metrics.refusals('oauth'));
+  const registrations = new WindowCounter(Math.max(1, Math.floor(limits.unauthenticatedPerMinute / 3)), MINUTE, context.clock, context.metrics.refusals('oauth_registrations'));
   scope.addHook('preHandler', async (request, reply) => {
     if (request.method === 'OPTIONS') return;
     const over = limits.enabled

@@ -30,8 +30,8 @@ const KEPT_CHARACTERS = 8_000_000;
 export async function payerPages(scope: FastifyInstance, options: { context: AppContext; gate: Gate }): Promise<void> {
   const { context, gate } = options;
   const limits = context.config.rateLimits;
-  const loads = new WindowCounter(limits.payerPagesPerMinute, MINUTE, context.clock);
-  const posts = new WindowCounter(limits.payerFormsPerMinute, MINUTE, context.clock);
+  const loads = new WindowCounter(limits.payerPagesPerMinute, MINUTE, context.clock, context.metrics.refusals('payer_pages'));
+  const posts = new WindowCounter(limits.payerFormsPerMinute, MINUTE, context.clock, context.metrics.refusals('payer_forms'));
   const tooMany = () => new ApiError('rate_limited', `Too many requests from this address. Retry after ${RETRY_AFTER_SECONDS} seconds.`);
 
   const kept = new PageCache(KEPT_CHARACTERS);

@@ -8,6 +8,7 @@ import type { DepositAddresses } from '../core/deposit-addresses.ts';
 import type { OutboundClient } from '../net/outbound-client.ts';
 import type { AccessTokens } from '../auth/access-tokens.ts';
 import type { SigningKeys } from '../auth/signing-keys.ts';
+import type { Metrics } from '../core/metrics.ts';
 
 /** What every verb may use, built once per process. */
 export interface AppContext {
@@ -30,6 +31,8 @@ export interface AppContext {
   /** The keys that sign agents' access tokens, and the tokens themselves. */
   signingKeys: SigningKeys;
   accessTokens: AccessTokens;
+  /** The process's Prometheus metrics: what verbs and workers count (deliveries, refusals). */
+  metrics: Metrics;
 }
 
 /** A verb's view of one call: the app plus the caller. */

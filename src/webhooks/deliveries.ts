@@ -20,7 +20,7 @@ import { signatureHeader } from './signature.ts';
 export const RETRY_DELAYS_MS = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR, 12 * HOUR] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
-export type DeliveryDeps = Pick<AppContext, 'db' | 'clock' | 'secrets' | 'jobs' | 'outbound'>;
+export type DeliveryDeps = Pick<AppContext, 'db' | 'clock' | 'secrets' | 'jobs' | 'outbound' | 'metrics'>;
 
 /** A delivery with what sending it needs: its endpoint as it is now, and the exact body. */
 export interface DeliveryTarget {
@@ -40,6 +40,8 @@ export interface DeliveryTarget {
   previous_secret_encrypted: Buffer | null;
   previous_secret_expires_at: Date | null;
   deleted_at: Date | null;
+  /** When the delivery was written: its event's creation, in the same statement. */
+  created_at: Date;
 }
 
 function targetQuery(db: Db) {
@@ -49,7 +51,7 @@ function targetQuery(db: Db) {
     .leftJoin('events as e', 'e.id', 'd.event_id')
     .select([
       'd.id', 'd.kind', 'd.status', 'd.attempts', 'd.event_id', 'we.id as endpoint_id', 'we.business_id', 'we.livemode', 'we.url',
-      'we.added_via', 'we.secret_encrypted', 'we.previous_secret_encrypted', 'we.previous_secret_expires_at', 'we.deleted_at',
+      'we.added_via', 'we.secret_encrypted', 'we.previous_secret_encrypted', 'we.previous_secret_expires_at', 'we.deleted_at', 'd.created_at',
       sql<string>`coalesce(d.event_type, e.type)`.as('event_type'),
       sql<string>`coalesce(d.body, e.body)`.as('body'),
     ]);
@@ -188,6 +190,8 @@ export async function deliverAttempt(deps: DeliveryDeps, target: DeliveryTarget 
   }
   const { outcome, sentAt } = await sendTarget(deps, target);
   await recordAutomatic(deps, target, attempt, outcome, sentAt);
+  deps.metrics.deliveryAttempted(outcome.ok, attempt);
+  if (attempt === 1) deps.metrics.firstDeliverySent((sentAt.getTime() - target.created_at.getTime()) / 1000);
 }
 
 /** The delivery worker's handler: one job, one attempt. Throws only when nothing could be recorded. */
@@ -244,4 +248,5 @@ export async function recordManual(deps: DeliveryDeps, target: DeliveryTarget, t
       .execute();
     if (gone) await removeGoneEndpoint(trx, target, now);
   });
+  deps.metrics.deliveryAttempted(outcome.ok, 'manual');
 }

@@ -39,6 +39,7 @@ describe('malformed HTTP', () => {
     expect(answer.status).toBe(status);
     expect(answer.headers).toContain('content-type: application/json');
     expect(answer.headers).toContain('cache-control: no-store');
+    expect(answer.headers).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/);
     expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_request', message: expect.any(String) } });
   });
 

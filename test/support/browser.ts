@@ -75,6 +75,11 @@ export class Browser {
     return this.#cookies.has(name);
   }
 
+  /** The values of the cookies it holds (for tests that look for them where they must not be). */
+  cookieValues(): string[] {
+    return [...this.#cookies.values()];
+  }
+
   /** Signs in with a single-use link, as a person does from the CLI's login-link. */
   async signInWith(linkUrl: string): Promise<Page> {
     const page = await this.request('GET', linkUrl);

@@ -8,6 +8,7 @@ import type { AppContext } from '../../src/verbs/context.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { KeyAccess, KeyKind } from '../../src/db/schema.ts';
 import { buildApp } from '../../src/app.ts';
+import { readinessOf } from '../../src/health.ts';
 import { operations } from '../../src/operations.ts';
 import { openAppContext, startWorkers } from '../../src/runtime.ts';
 import { TestClock } from 'pg-boss';
@@ -108,6 +109,10 @@ export interface TestAppOptions {
   clockStart?: number;
   /** Serve at a real origin (BASE_URL http://127.0.0.1:<port>) instead of https://pay.example.test: for a real browser. */
   realOrigin?: boolean;
+  /** The process role /readyz checks for (default: all with workers, api without). */
+  role?: 'api' | 'all';
+  /** Where the app's log lines go (with LOG_LEVEL set in env). */
+  logStream?: NodeJS.WritableStream;
 }
 
 /** A port nothing listens on right now (for servers a test starts itself). */
@@ -143,7 +148,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     clock.advance(ms);
     await bossClock.setTime(clock.now().getTime());
   }
-  const app = await buildApp(context, operations);
+  const role = options.role ?? (options.workers ? 'all' : 'api');
+  const app = await buildApp(context, operations, { readiness: readinessOf(context.db, role === 'all' ? jobs.boss : undefined), logStream: options.logStream });
   await app.listen({ port, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 

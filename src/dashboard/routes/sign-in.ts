@@ -62,7 +62,7 @@ export async function registerSignIn(scope: FastifyInstance, context: AppContext
   // Posting sign-in links (a token to use, or an address to mail one to) is limited per client
   // address as the OAuth endpoints are: guessing tokens, or mailing strangers, goes nowhere fast.
   const limits = context.config.rateLimits;
-  const linkPosts = new WindowCounter(limits.unauthenticatedPerMinute, MINUTE, context.clock);
+  const linkPosts = new WindowCounter(limits.unauthenticatedPerMinute, MINUTE, context.clock, context.metrics.refusals('sign_in_links'));
   scope.post(SIGN_IN_LINK_PATH, async (request, reply) => {
     if (limits.enabled && !linkPosts.take(request.ip)) {
       reply.header('Retry-After', String(RETRY_AFTER_SECONDS));

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
 import type { AppContext } from '../../verbs/context.ts';
 import { applyMove } from './machine.ts';
 
@@ -29,4 +30,18 @@ export async function expireDuePayments(ctx: Pick<AppContext, 'db' | 'clock' | '
     if (!done) return expired;
     expired += 1;
   }
+}
+
+/**
+ * The expiry time of the unexpired payment most overdue for expiry (null when none is): how far
+ * the sweep is behind. The first entry of the partial index payments_due.
+ */
+export async function oldestUnexpiredDueAt(db: Db, now: Date): Promise<Date | null> {
+  const row = await db.selectFrom('payments').select('expires_at')
+    .where('status', 'in', ['open', 'pending'])
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.expires_at ?? null;
 }
