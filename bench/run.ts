@@ -21,13 +21,15 @@ import { deliveryTable, runDeliveryBench, type DeliveryBenchResult } from './del
 import { createBusiness } from '../src/tenancy/businesses.ts';
 import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
+import { measureScaleJobs, scaleScenarios } from './scale.ts';
 import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scenarios.ts';
 
 // npm run bench: the service against a minimal Fastify + pg baseline, scenario by scenario, on
 // one embedded PostgreSQL in a temp dir. Prints a markdown table, writes bench/results.json.
 // Env: BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (20),
 // BENCH_ONLY (run only scenarios whose name contains this text; "webhook delivery" for the
-// delivery benchmark alone).
+// delivery benchmark alone, "scale" for the million-payment rows and their background jobs),
+// BENCH_SCALE_ROWS and BENCH_SCALE_DUE (bench/scale.ts).
 
 const POOL_SIZE = 10;
 const DELIVERY_BENCH_NAME = 'webhook delivery';
@@ -158,17 +160,18 @@ async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<
   const state = scenario.setup ? await scenario.setup(env) : undefined;
   const serviceRequest = resolveRequest(scenario.service, state, env);
   const baselineRequest = resolveRequest(scenario.baseline, state, env);
-  await probe(env.serviceUrl, serviceRequest, `${scenario.name} (service)`);
-  const baselineUrl = scenario.baselineOnService ? env.serviceUrl : env.baselineUrl;
+  const serviceUrl = scenario.url?.(state) ?? env.serviceUrl;
+  await probe(serviceUrl, serviceRequest, `${scenario.name} (service)`);
+  const baselineUrl = scenario.baselineOnService ? serviceUrl : env.baselineUrl;
   await probe(baselineUrl, baselineRequest, `${scenario.name} (baseline)`);
 
   // Sequential and alternating, never both at once: service, baseline, baseline, service, each
   // half the time, so neither side always runs first on a machine whose speed drifts.
   const half = settings.seconds / 2;
-  const serviceRuns = [await measure(`${scenario.name} service`, env.serviceUrl, serviceRequest, half, true)];
+  const serviceRuns = [await measure(`${scenario.name} service`, serviceUrl, serviceRequest, half, true)];
   const baselineRuns = [await measure(`${scenario.name} baseline`, baselineUrl, baselineRequest, half, true)];
   baselineRuns.push(await measure(`${scenario.name} baseline`, baselineUrl, baselineRequest, half, false));
-  serviceRuns.push(await measure(`${scenario.name} service`, env.serviceUrl, serviceRequest, half, false));
+  serviceRuns.push(await measure(`${scenario.name} service`, serviceUrl, serviceRequest, half, false));
   const service = combine(serviceRuns);
   const baseline = combine(baselineRuns);
   const ratio = baseline.requestsPerSecond > 0 ? service.requestsPerSecond / baseline.requestsPerSecond : 0;
@@ -208,7 +211,7 @@ function table(results: readonly ScenarioResult[]): string {
 async function main(): Promise<void> {
   const started = new Date();
   const only = process.env.BENCH_ONLY;
-  const selected = scenarios.filter((s) => !only || s.name.includes(only));
+  const selected = [...scenarios, ...scaleScenarios].filter((s) => !only || s.name.includes(only));
   const deliveriesSelected = !only || DELIVERY_BENCH_NAME.includes(only);
   if (selected.length === 0 && !deliveriesSelected) throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
 
@@ -227,7 +230,8 @@ async function main(): Promise<void> {
   await migrate(migrator.db).finally(() => migrator.close());
 
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMITS: 'off', DATABASE_URL: cluster.url, DB_POOL_SIZE: String(POOL_SIZE) });
-  const service = await openAppContext(cluster.url, config, { secrets: await loadSecrets({ ...config, dataDir }) });
+  const secrets = await loadSecrets({ ...config, dataDir });
+  const service = await openAppContext(cluster.url, config, { secrets });
   cleanups.push({ what: 'service pool', run: () => service.close() });
   const { context } = service;
   const handle = { db: context.db };
@@ -251,6 +255,22 @@ async function main(): Promise<void> {
   cleanups.push({ what: 'baseline', run: () => baseline.close() });
   progress(`service ${serviceUrl}, baseline ${baseline.url}`);
 
+  /** The service again on a database of its own (made and migrated here), closed at the end. */
+  async function serveDatabase(name: string) {
+    await sql.raw(`CREATE DATABASE ${name}`).execute(handle.db);
+    const url = new URL(cluster.url);
+    url.pathname = `/${name}`;
+    const databaseUrl = url.toString();
+    const ownMigrator = openDatabase(databaseUrl, 1);
+    await migrate(ownMigrator.db).finally(() => ownMigrator.close());
+    const own = await openAppContext(databaseUrl, { ...config, databaseUrl }, { secrets });
+    cleanups.push({ what: `${name} pool`, run: () => own.close() });
+    const ownApp = await buildApp(own.context, operations);
+    cleanups.push({ what: `${name} service`, run: () => ownApp.close() });
+    await ownApp.listen({ port: 0, host: '127.0.0.1' });
+    return { url: `http://127.0.0.1:${(ownApp.server.address() as AddressInfo).port}`, databaseUrl, context: own.context };
+  }
+
   const auth = { authorization: `Bearer ${secret}` };
   const env: BenchEnv = {
     serviceUrl,
@@ -259,6 +279,7 @@ async function main(): Promise<void> {
     businessId: business.id,
     secretKey: secret,
     auth,
+    serveDatabase,
     async api(method, requestPath, body) {
       const headers: Record<string, string> = { ...auth };
       if (body !== undefined) headers['content-type'] = 'application/json';
@@ -283,6 +304,9 @@ async function main(): Promise<void> {
     }
     results.push(await runScenario(scenario, env));
   }
+
+  // The scale rows' background jobs, on their database, once its rows were measured.
+  const scaleJobs = await measureScaleJobs();
 
   // The delivery benchmark last: it starts the workers, which the request scenarios run without.
   let deliveries: DeliveryBenchResult | undefined;
@@ -313,7 +337,7 @@ async function main(): Promise<void> {
   }
 
   const warnings = results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`));
-  const tables = [results.length > 0 ? table(results) : '', deliveries ? deliveryTable(deliveries) : ''].filter(Boolean);
+  const tables = [results.length > 0 ? table(results) : '', scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : ''].filter(Boolean);
   process.stdout.write(`\n${warnings.length > 0 ? `${warnings.join('\n')}\n\n` : ''}${tables.join('\n\n')}\n`);
 
   await writeFile(RESULTS_FILE, `${JSON.stringify({
@@ -323,6 +347,7 @@ async function main(): Promise<void> {
     cpus: availableParallelism(),
     settings,
     scenarios: results,
+    scaleJobs: scaleJobs?.runs,
     deliveries,
   }, null, 2)}\n`);
   progress(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { keyCommands } from './cli/keys.ts';
 import { moneyCommands } from './cli/money.ts';
 import { outboxCommands } from './cli/outbox.ts';
+import { replayCommands } from './cli/replays.ts';
 import { tenancyCommands } from './cli/tenancy.ts';
 import { webhookCommands } from './cli/webhooks.ts';
 import { UsageError, type Command } from './cli/command.ts';
@@ -19,6 +20,7 @@ const commands: Record<string, Command> = {
   ...keyCommands,
   ...moneyCommands,
   ...webhookCommands,
+  ...replayCommands,
   ...outboxCommands,
   migrate: {
     usage: 'migrate [--json]',

@@ -39,3 +39,12 @@ export function toReplayOut(row: Selectable<WebhookReplaysTable>): ReplayOut {
     finished: unixSecondsOrNull(row.finished_at),
   };
 }
+
+/** How far a replay got, as the dashboard and the CLI say it: "3 of 5 sent: 2 delivered, 1 failed again". */
+export function replayProgress(replay: ReplayOut): string {
+  const parts = [`${replay.succeeded} delivered`, ...(replay.failed > 0 ? [`${replay.failed} failed again`] : []), ...(replay.skipped > 0 ? [`${replay.skipped} no longer failed`] : [])];
+  return `${replay.done} of ${replay.total} sent: ${parts.join(', ')}`;
+}
+
+/** A replay's status in words. */
+export const REPLAY_STATUS = { queued: 'waiting to start', running: 'sending', done: 'finished' } as const;

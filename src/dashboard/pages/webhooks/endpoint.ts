@@ -3,7 +3,7 @@ import type { WebhookEndpointOut } from '../../../resources/webhook-endpoints/sc
 import type { DeliveryLogEntry } from '../../../webhooks/log/schemas.ts';
 import { MAX_ATTEMPTS } from '../../../webhooks/deliveries.ts';
 import { TEST_EVENT_TYPES } from '../../../webhooks/log/send-test.ts';
-import type { ReplayOut } from '../../../webhooks/replays/schemas.ts';
+import { REPLAY_STATUS, replayProgress, type ReplayOut } from '../../../webhooks/replays/schemas.ts';
 import { Button, Form, html, Notice, Select, Table, TextField } from '../../../ui/index.ts';
 import type { PageNotices } from '../../notices.ts';
 import { businessPath, objectPath } from '../../paths.ts';
@@ -39,13 +39,6 @@ function attemptsText(delivery: DeliveryLogEntry): string {
   const manual = delivery.kind === 'test' || delivery.manual_attempts === 0 ? '' : `, ${delivery.manual_attempts} by hand`;
   return `${automatic}${manual}`;
 }
-
-function replayProgress(replay: ReplayOut): string {
-  const parts = [`${replay.succeeded} delivered`, ...(replay.failed > 0 ? [`${replay.failed} failed again`] : []), ...(replay.skipped > 0 ? [`${replay.skipped} no longer failed`] : [])];
-  return `${replay.done} of ${replay.total} sent: ${parts.join(', ')}`;
-}
-
-const REPLAY_STATUS = { queued: 'waiting to start', running: 'sending', done: 'finished' } as const;
 
 export function webhookEndpointPage({ session, business, mode, role, endpoint, deliveries, replays, secret, notice, replay }: BusinessFrame & {
   endpoint: WebhookEndpointOut & { removed: boolean };
