@@ -108,6 +108,8 @@ export interface TestAppOptions {
   clockStart?: number;
   /** Serve at a real origin (BASE_URL http://127.0.0.1:<port>) instead of https://pay.example.test: for a real browser. */
   realOrigin?: boolean;
+  /** How often an idle delivery worker polls (default 200 ms): longer, to see what wakes it sooner. */
+  deliveryIdlePollMs?: number;
 }
 
 /** A port nothing listens on right now (for servers a test starts itself). */
@@ -133,8 +135,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const opened = await openAppContext(databaseUrl, config, { clock, bossClock, secrets: TEST_SECRETS, webhookCa: options.webhookCa });
   const { context, jobs } = opened;
   const handle = { db: context.db, close: opened.close };
-  if (options.workers) await startWorkers(opened);
-  const workers = () => startWorkers(opened);
+  const workers = () => startWorkers(opened, { deliveryIdlePollMs: options.deliveryIdlePollMs });
+  if (options.workers) await workers();
   async function tick(ms: number): Promise<void> {
     clock.advance(ms);
     await bossClock.tick(clock.now().getTime() - bossClock.now());
