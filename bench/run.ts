@@ -322,6 +322,9 @@ async function main(): Promise<void> {
       },
       offeredPerSecond: 100,
       offeredSeconds: Math.round(positiveNumber('BENCH_DELIVERY_SECONDS', 10)),
+      settle: async () => {
+        await sql`VACUUM (ANALYZE)`.execute(handle.db);
+      },
       startWorkers: () => startWorkers(service),
       progress,
       async api(index, method, requestPath, body) {

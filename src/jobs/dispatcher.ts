@@ -90,17 +90,14 @@ export class Dispatcher<T> {
       // Woken from here on: a job that commits during this fetch is looked for again.
       this.#woken = false;
       await this.#flush();
+      const batchSize = Math.min(free, FETCH_MAX);
       let jobs: Array<FetchedJob<T>>;
       try {
         const { groupConcurrency } = this.#options;
-        jobs = await this.#boss.fetch<T>(this.#queue, { batchSize: Math.min(free, FETCH_MAX), ...(groupConcurrency ? { groupConcurrency } : {}) });
+        jobs = await this.#boss.fetch<T>(this.#queue, { batchSize, ...(groupConcurrency ? { groupConcurrency } : {}) });
       } catch (error) {
         this.#options.log?.(error as Error);
         await this.#pause(1_000);
-        continue;
-      }
-      if (jobs.length === 0) {
-        await this.#pause(this.#options.idlePollMs);
         continue;
       }
       for (const job of jobs) {
@@ -110,6 +107,10 @@ export class Dispatcher<T> {
         });
         this.#inFlight.add(running);
       }
+      // A short batch took all there was to take (every job due, or every endpoint at its
+      // share): fetching again finds more only once a job settles, a new one commits, or a
+      // retry comes due, and a fetch that finds nothing reads past every queued job to learn so.
+      if (jobs.length < batchSize) await this.#pause(this.#options.idlePollMs);
     }
   }
 

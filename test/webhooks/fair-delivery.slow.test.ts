@@ -10,7 +10,7 @@ import { startReceiver, type Receiver } from '../support/receiver.ts';
 // second, each holding a slot 1.5 s there, want 30 slots of the 20; with the cap it holds 2.
 
 const RATE_PER_SECOND = 20;
-const SECONDS = 4;
+const SECONDS = 5;
 const EVENTS = RATE_PER_SECOND * SECONDS;
 const HEALTHY = Array.from({ length: 9 }, (_, i) => `/healthy-${i}`);
 
@@ -75,6 +75,7 @@ it('one endpoint that hangs until the time limit leaves the healthy ones as fast
   const before = p99(await healthyLatencies(reference, (response) => response.writeHead(200).end()));
   // Never answered: each attempt holds its slot until the 1.5 s limit cuts it off.
   const after = p99(await healthyLatencies(withSlow, () => undefined));
-  // Jitter of a few tens of ms on a shared machine is not what this measures: 2× of at least 100 ms.
-  expect(after, `healthy p99 ${after.toFixed(0)} ms beside the slow endpoint, ${before.toFixed(0)} ms without it`).toBeLessThanOrEqual(2 * Math.max(before, 100));
+  // Without the cap this is seconds. A shared 2-core machine's stalls move a p99 by a hundred ms or
+  // two between runs, which is not what this measures: 2× the reference, taken as at least 150 ms.
+  expect(after, `healthy p99 ${after.toFixed(0)} ms beside the slow endpoint, ${before.toFixed(0)} ms without it`).toBeLessThanOrEqual(2 * Math.max(before, 150));
 });

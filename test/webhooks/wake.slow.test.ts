@@ -62,7 +62,7 @@ it('delivers by polling while notifications are lost, and wakes at once again af
   expect(listener).toBeDefined();
   expect(others).toEqual([]);
   await sql`SELECT pg_terminate_backend(${listener})`.execute(t.db);
-  await vi.waitFor(async () => expect(await listeners()).toEqual([]));
+  await vi.waitFor(async () => expect(await listeners()).toEqual([]), { timeout: 5_000 });
 
   // Nobody listens: the event still goes out, at the worker's next poll.
   expect(await eventTakes(m.key, '/lost', POLL_MS + 3_000)).toBeLessThan(POLL_MS + 3_000);
