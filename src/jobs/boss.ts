@@ -59,7 +59,7 @@ async function createQueues(boss: PgBoss): Promise<void> {
   // Delivery attempts are retried by the webhook worker on the spec's own schedule, each
   // attempt its own job; pg-boss retries only a job whose worker died mid-attempt (it comes back
   // once it has been active past its expiry).
-  // pg-boss's own NOTIFY is off: it would notify from every insert, retries included. The
+  // pg-boss's own NOTIFY is off (it goes to pg-boss's workers, not our dispatcher): the event
   // statement that queues first attempts notifies DELIVERY_CHANNEL itself (JobSender.wakeWorkersFor).
   const delivery = { retryLimit: 5, retryDelay: 30, expireInSeconds: 60, notify: false };
   if (existing.has(QUEUES.delivery)) await boss.updateQueue(QUEUES.delivery, delivery);
