@@ -1,9 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import type { Arrival } from './receiver-worker.ts';
 
-// The webhook delivery benchmark: payment events (payment.started, from Test sessions started
-// through the API) delivered by the pg-boss worker to a local receiver in another thread.
-//  1. sustained throughput: a backlog of events queued while no worker runs, then drained;
+// The webhook delivery benchmark: payment events (payment.started of Test sessions) delivered by
+// the pg-boss worker to a local receiver in another thread.
+//  1. sustained throughput: a backlog of events queued while no worker runs, then drained. The
+//     first events come from sessions started through the API; the rest are more payment.started
+//     events of those payments, written by the service's own event statement (the one a start
+//     runs: event, deliveries, jobs), since 100,000 starts through HTTP would take minutes here;
 //  2. latency from the committing request to the receiver at an offered 100 events per second
 //     (timed from when the request is sent, so it also counts the request's own work).
 
@@ -13,8 +16,14 @@ export interface DeliveryBenchOptions {
   /** Businesses to spread the events over, one endpoint each. */
   businesses: number;
   backlogEvents: number;
+  /** Of the backlog, how many come from sessions started through the API (the rest are recorded directly). */
+  backlogStarts: number;
+  /** Records one more payment.started of a payment with the service's own event statement. */
+  recordStarted(paymentId: string): Promise<void>;
   offeredPerSecond: number;
   offeredSeconds: number;
+  /** Vacuums and analyzes the database, as before every scenario after the first. */
+  settle(): Promise<void>;
   startWorkers(): Promise<void>;
   progress(line: string): void;
 }
@@ -23,6 +32,10 @@ export interface DeliveryBenchResult {
   backlog: { events: number; seconds: number; deliveriesPerSecond: number; target: number; pass: boolean };
   latency: { offeredPerSecond: number; events: number; delivered: number; p50: number; p99: number; max: number; target: number; pass: boolean };
 }
+
+/** Deliveries per second a backlog drains at (scale), and p99 ms from commit to receiver at 100 events/s (fast delivery). */
+const DRAIN_TARGET = 1000;
+const P99_TARGET_MS = 50;
 
 interface Receiver {
   port: number;
@@ -80,7 +93,7 @@ export async function runDeliveryBench(options: DeliveryBenchOptions): Promise<D
     };
     // Open sessions: a start with a new buyer's email is a payment.started event each time.
     const latencyEvents = options.offeredPerSecond * options.offeredSeconds;
-    const backlogSessions = Math.max(1, Math.ceil(options.backlogEvents / 10));
+    const backlogSessions = Math.max(1, Math.min(options.backlogStarts, options.backlogEvents));
     progress(`deliveries: ${backlogSessions + latencyEvents} sessions over ${businesses} businesses`);
     const sessions: Array<{ business: number; id: string }> = [];
     await pool(Array.from({ length: backlogSessions + latencyEvents }, (_, i) => i), 20, async (i) => {
@@ -98,14 +111,23 @@ export async function runDeliveryBench(options: DeliveryBenchOptions): Promise<D
       expect(api(session.business, 'POST', `/v1/checkout_sessions/${session.id}/start`, { email: `buyer${buyer++}@bench.example` }), 'start');
 
     // 1. Backlog, queued with no worker running, then drained.
-    progress(`deliveries: queueing a backlog of ${options.backlogEvents} events`);
-    await pool(Array.from({ length: options.backlogEvents }, (_, i) => backlog[i % backlog.length]!), Math.min(20, backlog.length), start);
+    progress(`deliveries: queueing a backlog of ${options.backlogEvents} events, ${backlog.length} through the API`);
+    const filling = performance.now();
+    await pool(backlog, Math.min(20, backlog.length), start);
+    const more = Array.from({ length: options.backlogEvents - backlog.length }, (_, i) => backlog[i % backlog.length]!.id);
+    await pool(more, 20, (paymentId) => options.recordStarted(paymentId));
+    progress(`deliveries: queued in ${((performance.now() - filling) / 1000).toFixed(1)} s; vacuuming`);
+    // Queued faster than autovacuum looks: without fresh statistics PostgreSQL would plan the
+    // job fetch for the nearly empty table it last saw (sorting the whole backlog at each fetch).
+    await options.settle();
     progress('deliveries: starting the workers, draining the backlog');
     const drainStart = performance.now();
     await options.startWorkers();
-    const drained = await until(() => receiver.arrivals.length >= options.backlogEvents, 120_000);
+    // Time for the backlog at a quarter of the target rate, then it counts as not drained.
+    const drainLimitMs = (options.backlogEvents / DRAIN_TARGET) * 4_000 + 30_000;
+    const drained = await until(() => receiver.arrivals.length >= options.backlogEvents, drainLimitMs);
     const drainSeconds = (performance.now() - drainStart) / 1000;
-    if (!drained) progress(`deliveries: only ${receiver.arrivals.length} of ${options.backlogEvents} arrived in 120 s`);
+    if (!drained) progress(`deliveries: only ${receiver.arrivals.length} of ${options.backlogEvents} arrived in ${Math.round(drainLimitMs / 1000)} s`);
     const deliveriesPerSecond = Math.min(receiver.arrivals.length, options.backlogEvents) / drainSeconds;
     progress(`deliveries: ${Math.round(deliveriesPerSecond)} deliveries/s`);
 
@@ -129,11 +151,11 @@ export async function runDeliveryBench(options: DeliveryBenchOptions): Promise<D
     const latencies = receiver.arrivals.filter((arrival) => sentAt.has(arrival.paymentId)).map((arrival) => arrival.at - sentAt.get(arrival.paymentId)!).sort((a, b) => a - b);
     const p99 = percentile(latencies, 99);
     return {
-      backlog: { events: options.backlogEvents, seconds: drainSeconds, deliveriesPerSecond, target: 500, pass: drained && deliveriesPerSecond >= 500 },
+      backlog: { events: options.backlogEvents, seconds: drainSeconds, deliveriesPerSecond, target: DRAIN_TARGET, pass: drained && deliveriesPerSecond >= DRAIN_TARGET },
       latency: {
         offeredPerSecond: options.offeredPerSecond, events: payments.length, delivered: latencies.length,
-        p50: percentile(latencies, 50), p99, max: latencies.at(-1) ?? NaN, target: 1000,
-        pass: latencies.length === payments.length && p99 <= 1000,
+        p50: percentile(latencies, 50), p99, max: latencies.at(-1) ?? NaN, target: P99_TARGET_MS,
+        pass: latencies.length === payments.length && p99 <= P99_TARGET_MS,
       },
     };
   } finally {

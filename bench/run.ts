@@ -17,6 +17,8 @@ import { buildApp } from '../src/app.ts';
 import { operations } from '../src/operations.ts';
 import { loadSecrets, openAppContext, startWorkers } from '../src/runtime.ts';
 import { QUEUES } from '../src/jobs/queues.ts';
+import { recordPaymentEvent, type PaymentState } from '../src/events/record.ts';
+import type { Db } from '../src/db/database.ts';
 import { deliveryTable, runDeliveryBench, type DeliveryBenchResult } from './deliveries.ts';
 import { createBusiness } from '../src/tenancy/businesses.ts';
 import { startBaseline } from './baseline.ts';
@@ -34,6 +36,8 @@ import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scena
 const POOL_SIZE = 10;
 const DELIVERY_BENCH_NAME = 'webhook delivery';
 const DELIVERY_BUSINESSES = 5;
+/** Of the delivery backlog, the events that come from sessions started through the API. */
+const DELIVERY_BACKLOG_STARTS = 1_000;
 const WALLET = '0x1111111111111111111111111111111111111111';
 const RESULTS_FILE = fileURLToPath(new URL('./results.json', import.meta.url));
 
@@ -77,6 +81,16 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     progress(`${signal}: shutting down`);
     void cleanUp().finally(() => process.exit(130));
   });
+}
+
+/** A payment's state as an event describes it: the payment, its order with all its payments, its customer. */
+async function paymentState(db: Db, paymentId: string): Promise<PaymentState> {
+  const payment = await db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+  const order = payment.order_id === null ? null : await db.selectFrom('orders').selectAll().where('id', '=', payment.order_id).executeTakeFirstOrThrow();
+  const payments = order === null ? [payment] : await db.selectFrom('payments').selectAll().where('order_id', '=', order.id).execute();
+  const customerId = order?.customer_id ?? null;
+  const customer = customerId === null ? null : await db.selectFrom('customers').selectAll().where('id', '=', customerId).executeTakeFirstOrThrow();
+  return { payment, order, payments, customer };
 }
 
 async function freePort(): Promise<number> {
@@ -317,11 +331,24 @@ async function main(): Promise<void> {
     for (let i = 0; i < DELIVERY_BUSINESSES; i += 1) {
       keys.push((await shop(`Delivery Shop ${i}`, `owner${i}@deliveries.example`)).secret);
     }
+    const states = new Map<string, Promise<PaymentState>>();
     deliveries = await runDeliveryBench({
       businesses: DELIVERY_BUSINESSES,
-      backlogEvents: Math.round(positiveNumber('BENCH_DELIVERY_BACKLOG', 10000)),
+      backlogEvents: Math.round(positiveNumber('BENCH_DELIVERY_BACKLOG', 100_000)),
+      backlogStarts: DELIVERY_BACKLOG_STARTS,
+      async recordStarted(paymentId) {
+        let state = states.get(paymentId);
+        if (state === undefined) {
+          state = paymentState(context.db, paymentId);
+          states.set(paymentId, state);
+        }
+        await recordPaymentEvent(context.db, { baseUrl: config.baseUrl, jobs: context.jobs, now: new Date() }, 'payment.started', await state);
+      },
       offeredPerSecond: 100,
       offeredSeconds: Math.round(positiveNumber('BENCH_DELIVERY_SECONDS', 10)),
+      settle: async () => {
+        await sql`VACUUM (ANALYZE)`.execute(handle.db);
+      },
       startWorkers: () => startWorkers(service),
       progress,
       async api(index, method, requestPath, body) {

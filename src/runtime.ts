@@ -183,7 +183,7 @@ export async function forgetExpired(ctx: Pick<AppContext, 'db' | 'clock'>): Prom
  * webhook delivery and mail (over SMTP when SMTP_URL is set). A graceful stop waits for
  * deliveries in flight up to their time limit.
  */
-export async function startWorkers(app: AppHandle): Promise<void> {
+export async function startWorkers(app: AppHandle, options: { deliveryIdlePollMs?: number } = {}): Promise<void> {
   const { context } = app;
   const { smtpUrl, from } = context.config.mail;
   const mailer = smtpUrl ? new SmtpMailer({ smtpUrl, from }) : undefined;
@@ -196,6 +196,8 @@ export async function startWorkers(app: AppHandle): Promise<void> {
     sendMail: (job) => sendOutboxMail({ ...context, mailer }, job),
   }, {
     deliveryConcurrency: context.config.webhooks.concurrency,
+    endpointConcurrency: context.config.webhooks.endpointConcurrency,
+    ...options,
     stopTimeoutMs: context.config.webhooks.timeoutMs + 5_000,
   });
 }

@@ -48,6 +48,7 @@ const Env = z.object({
   OIDC_NAME: z.string().min(1).max(60).default('your identity provider'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(10_000),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).optional(),
   WEBHOOK_TEST_LOOPBACK: z.enum(['on', 'off']).default('on'),
   MOONPAY_API_KEY: Key.optional(),
   MOONPAY_SECRET_KEY: Key.optional(),
@@ -142,6 +143,8 @@ export interface WebhookConfig {
   timeoutMs: number;
   /** Deliveries one worker process sends at once. */
   concurrency: number;
+  /** Deliveries to one endpoint in flight at once, across all worker processes: a slow endpoint's share. */
+  endpointConcurrency: number;
   /** Whether Test endpoints may point at this machine (spec 4.4: http://localhost); off for a hosted service. */
   testLoopback: boolean;
 }
@@ -171,6 +174,16 @@ function together<Name extends string>(settings: Record<Name, string | undefined
 function oidcConfig(e: z.infer<typeof Env>): OidcConfig | undefined {
   const oidc = together({ OIDC_ISSUER: e.OIDC_ISSUER, OIDC_CLIENT_ID: e.OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET });
   return oidc && { issuer: oidc.OIDC_ISSUER.replace(/\/+$/, ''), clientId: oidc.OIDC_CLIENT_ID, clientSecret: oidc.OIDC_CLIENT_SECRET, name: e.OIDC_NAME };
+}
+
+/** One endpoint's share of a worker's deliveries: 10 unless set, and never more than the whole. */
+function endpointConcurrency(e: z.infer<typeof Env>): number {
+  const share = e.WEBHOOK_ENDPOINT_CONCURRENCY;
+  if (share === undefined) return Math.min(10, e.WEBHOOK_CONCURRENCY);
+  if (share > e.WEBHOOK_CONCURRENCY) {
+    throw new Error(`Invalid configuration:\n  WEBHOOK_ENDPOINT_CONCURRENCY (${share}) must not exceed WEBHOOK_CONCURRENCY (${e.WEBHOOK_CONCURRENCY}): it is one endpoint's share of the deliveries in flight.`);
+  }
+  return share;
 }
 
 function providersConfig(e: z.infer<typeof Env>): ProvidersConfig {
@@ -221,7 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       payerPagesPerMinute: e.RATE_LIMIT_PAYER_PAGES_PER_MINUTE,
       payerFormsPerMinute: e.RATE_LIMIT_PAYER_FORMS_PER_MINUTE,
     },
-    webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS, concurrency: e.WEBHOOK_CONCURRENCY, testLoopback: e.WEBHOOK_TEST_LOOPBACK === 'on' },
+    webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS, concurrency: e.WEBHOOK_CONCURRENCY, endpointConcurrency: endpointConcurrency(e), testLoopback: e.WEBHOOK_TEST_LOOPBACK === 'on' },
     oauthIssuer: oauthIssuer(e.OAUTH_ISSUER, baseUrl),
     oidc: oidcConfig(e),
     providers: providersConfig(e),

@@ -113,9 +113,10 @@ function eventStatement(jobs: JobSender) {
           ? subscribed
           : subscribed.where((w) => w.or([w('we.created_at', '>=', ALL_EVENTS_SINCE), w('we.events_edited_at', 'is not', null)]));
       })
-      .returning('id'))
+      .returning(['id', 'endpoint_id']))
     .with('jobs', () => jobs.firstAttemptsOf('deliveries'))
-    .selectNoFrom(sql<number>`(SELECT count(*) FROM guard)::int`.as('passed')),
+    // Idle delivery workers wake at the commit (when there are deliveries), not at their next poll.
+    .selectNoFrom([sql<number>`(SELECT count(*) FROM guard)::int`.as('passed'), jobs.wakeWorkersFor('deliveries').as('woken')]),
   (shape) => `${shape.legacy}|${shape.guard?.key ?? '-'}`);
 }
 

@@ -1,9 +1,12 @@
 import { PgBoss, type Clock as BossClock } from 'pg-boss';
 import { Dispatcher } from './dispatcher.ts';
-import { jobSender, MAIL_RETRIES, QUEUES, type DeliveryJobData, type JobSender, type MailJobData, type ReplayJobData } from './queues.ts';
+import { DELIVERY_CHANNEL, jobSender, MAIL_RETRIES, QUEUES, type DeliveryJobData, type JobSender, type MailJobData, type ReplayJobData } from './queues.ts';
 
 export const BOSS_SCHEMA = 'pgboss';
-/** How often an idle delivery worker looks for due jobs (new events also arrive this way). */
+/**
+ * How often an idle delivery worker looks for due jobs: retries coming due, and new deliveries
+ * whose notification was lost (the listening connection down); new ones wake it at once.
+ */
 export const DELIVERY_IDLE_POLL_MS = 200;
 /** The session setting that makes pg-boss's job_now() read an attached TestClock's time. */
 export const BOSS_TEST_CLOCK_SETTING = 'pgboss.test_clock';
@@ -26,6 +29,10 @@ export interface JobWorkers {
 export interface WorkOptions {
   /** Deliveries in flight at once in this process. */
   deliveryConcurrency: number;
+  /** Deliveries to one endpoint in flight at once, across every worker process. */
+  endpointConcurrency: number;
+  /** How often an idle delivery worker polls (default DELIVERY_IDLE_POLL_MS). */
+  deliveryIdlePollMs?: number;
   /** How long a graceful stop waits for deliveries in flight. */
   stopTimeoutMs: number;
 }
@@ -52,8 +59,8 @@ async function createQueues(boss: PgBoss): Promise<void> {
   // Delivery attempts are retried by the webhook worker on the spec's own schedule, each
   // attempt its own job; pg-boss retries only a job whose worker died mid-attempt (it comes back
   // once it has been active past its expiry).
-  // The dispatcher looks for jobs itself (DELIVERY_IDLE_POLL_MS): no NOTIFY, which would take
-  // PostgreSQL's notification lock at the commit of every event.
+  // pg-boss's own NOTIFY is off (it goes to pg-boss's workers, not our dispatcher): the event
+  // statement that queues first attempts notifies DELIVERY_CHANNEL itself (JobSender.wakeWorkersFor).
   const delivery = { retryLimit: 5, retryDelay: 30, expireInSeconds: 60, notify: false };
   if (existing.has(QUEUES.delivery)) await boss.updateQueue(QUEUES.delivery, delivery);
   else await boss.createQueue(QUEUES.delivery, delivery);
@@ -76,7 +83,8 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
     connectionString,
     schema: BOSS_SCHEMA,
     max: 4,
-    useListenNotify: true,
+    // No queue of ours has pg-boss's notify on; the delivery worker listens on its own channel.
+    useListenNotify: false,
     application_name: 'payment-service-jobs',
     ...(options.clock ? { clock: options.clock } : {}),
   });
@@ -87,6 +95,7 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
   if (!deliveryQueue || !mailQueue) throw new Error(`pg-boss queue ${deliveryQueue ? QUEUES.mail : QUEUES.delivery} is missing.`);
   let stopTimeoutMs = 10_000;
   let dispatcher: Dispatcher<Partial<DeliveryJobData>> | undefined;
+  let listening: { close(): Promise<void> } | undefined;
   const { log } = options;
   return {
     boss,
@@ -112,17 +121,28 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
       await boss.work<ReplayJobData>(QUEUES.replay, { batchSize: 1, pollingIntervalSeconds: 5, burstWhenBatchFull: true }, async ([job]) => {
         if (job) await workers.replayDeliveries(job);
       });
-      // Deliveries each on their own, up to the concurrency: a slow endpoint holds up only its own.
-      dispatcher = new Dispatcher<Partial<DeliveryJobData>>(boss, QUEUES.delivery, (job) => workers.deliver(job), {
+      // Deliveries each on their own, up to the concurrency, and up to the endpoint's share (the
+      // job's group is its endpoint): a slow endpoint holds up only its own.
+      const deliveries = new Dispatcher<Partial<DeliveryJobData>>(boss, QUEUES.delivery, (job) => workers.deliver(job), {
         concurrency: options.deliveryConcurrency,
-        idlePollMs: DELIVERY_IDLE_POLL_MS,
+        groupConcurrency: options.endpointConcurrency,
+        idlePollMs: options.deliveryIdlePollMs ?? DELIVERY_IDLE_POLL_MS,
         log: (error) => log?.(error),
       });
+      dispatcher = deliveries;
       stopTimeoutMs = options.stopTimeoutMs;
-      dispatcher.start();
+      deliveries.start();
+      // pg-boss's listener: its own connection, reconnected with backoff, checked by a heartbeat;
+      // on each (re)connect the worker looks once for what it may have missed. Without it, polling.
+      listening = await boss.getDb().listen?.(DELIVERY_CHANNEL, () => deliveries.wake(), () => deliveries.wake())
+        .catch((error: unknown) => {
+          log?.(new Error(`Listening for new deliveries failed; polling every ${options.deliveryIdlePollMs ?? DELIVERY_IDLE_POLL_MS} ms instead: ${(error as Error).message}`));
+          return undefined;
+        });
     },
     // A graceful stop lets the deliveries in flight finish; one cut short comes back after its expiry.
     async stop() {
+      await listening?.close();
       await dispatcher?.stop(stopTimeoutMs);
       await boss.stop({ graceful: true, timeout: stopTimeoutMs });
     },

@@ -9,12 +9,18 @@ interface JobAttempt {
 // Runs a queue's jobs one by one, up to `concurrency` at once: each job is fetched as a slot
 // frees and settled on its own, so a slow job (an endpoint that takes its 10 seconds) holds up
 // nothing but itself. pg-boss's own batch workers wait for a whole batch before fetching again.
-// Completions are written in small groups; a job whose handler throws is failed (pg-boss retries
-// it); a job cut short by a crash comes back after its expiry.
+// With `groupConcurrency`, pg-boss's fetch skips the jobs of a group (an endpoint) that already
+// has that many active in the database, whichever process runs them: they wait in the queue,
+// holding no slot, and the next fetch after one of the group's jobs settles takes them.
+// Completions are written in one statement before each fetch, so the counts the fetch reads
+// are current; a job whose handler throws is failed (pg-boss retries it); a job cut short by a
+// crash comes back after its expiry (and counts as active in its group until then).
 
 export interface DispatcherOptions {
   concurrency: number;
-  /** How often an idle dispatcher looks for jobs (due retries, new ones). */
+  /** Jobs of one group (pg-boss's group id) active at once, across every process. */
+  groupConcurrency?: number;
+  /** How often an idle dispatcher looks for jobs (due retries, new ones) when nothing wakes it. */
   idlePollMs: number;
   log?: (error: Error) => void;
 }
@@ -24,7 +30,6 @@ interface FetchedJob<T> extends JobAttempt {
 }
 
 const FETCH_MAX = 50;
-const COMPLETE_EVERY_MS = 20;
 
 export class Dispatcher<T> {
   readonly #boss: PgBoss;
@@ -33,10 +38,11 @@ export class Dispatcher<T> {
   readonly #options: DispatcherOptions;
   readonly #inFlight = new Set<Promise<void>>();
   #completed: JobAttempt[] = [];
-  #flushing: Promise<void> | undefined;
   #stopping = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
+  /** A wake that came while the loop was busy: its next pause ends at once. */
+  #woken = false;
 
   constructor(boss: PgBoss, queue: string, handle: (job: FetchedJob<T>) => Promise<void>, options: DispatcherOptions) {
     this.#boss = boss;
@@ -49,8 +55,18 @@ export class Dispatcher<T> {
     this.#loop ??= this.#run();
   }
 
-  /** Waits up to `ms` or until woken (a slot freed, or stop). */
+  /** Looks for jobs now (new ones were queued, or a slot freed), not at the next poll. */
+  wake(): void {
+    if (this.#wake) this.#wake();
+    else this.#woken = true;
+  }
+
+  /** Waits up to `ms` or until woken (a slot freed, new jobs, or stop). */
   #pause(ms: number): Promise<void> {
+    if (this.#woken) {
+      this.#woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.#wake = undefined;
@@ -71,25 +87,30 @@ export class Dispatcher<T> {
         await this.#pause(1_000);
         continue;
       }
+      // Woken from here on: a job that commits during this fetch is looked for again.
+      this.#woken = false;
+      await this.#flush();
+      const batchSize = Math.min(free, FETCH_MAX);
       let jobs: Array<FetchedJob<T>>;
       try {
-        jobs = await this.#boss.fetch<T>(this.#queue, { batchSize: Math.min(free, FETCH_MAX) });
+        const { groupConcurrency } = this.#options;
+        jobs = await this.#boss.fetch<T>(this.#queue, { batchSize, ...(groupConcurrency ? { groupConcurrency } : {}) });
       } catch (error) {
         this.#options.log?.(error as Error);
         await this.#pause(1_000);
         continue;
       }
-      if (jobs.length === 0) {
-        await this.#pause(this.#options.idlePollMs);
-        continue;
-      }
       for (const job of jobs) {
         const running: Promise<void> = this.#settle(job).finally(() => {
           this.#inFlight.delete(running);
-          this.#wake?.();
+          this.wake();
         });
         this.#inFlight.add(running);
       }
+      // A short batch took all there was to take (every job due, or every endpoint at its
+      // share): fetching again finds more only once a job settles, a new one commits, or a
+      // retry comes due, and a fetch that finds nothing reads past every queued job to learn so.
+      if (jobs.length < batchSize) await this.#pause(this.#options.idlePollMs);
     }
   }
 
@@ -97,7 +118,6 @@ export class Dispatcher<T> {
     try {
       await this.#handle(job);
       this.#completed.push({ id: job.id, retryCount: job.retryCount });
-      this.#flushing ??= new Promise((resolve) => setTimeout(resolve, COMPLETE_EVERY_MS)).then(() => this.#flush());
     } catch (error) {
       await this.#boss.fail(this.#queue, { id: job.id, retryCount: job.retryCount }, { message: error instanceof Error ? error.message : String(error) })
         .catch((failure: unknown) => this.#options.log?.(failure as Error));
@@ -105,7 +125,6 @@ export class Dispatcher<T> {
   }
 
   async #flush(): Promise<void> {
-    this.#flushing = undefined;
     const batch = this.#completed;
     this.#completed = [];
     if (batch.length === 0) return;
@@ -120,7 +139,6 @@ export class Dispatcher<T> {
     this.#wake?.();
     await this.#loop;
     await Promise.race([Promise.allSettled([...this.#inFlight]), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
-    await this.#flushing;
     await this.#flush();
   }
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { recordActivity } from '../audit/activity.ts';
 import { MINUTE, HOUR, unixSeconds } from '../core/clock.ts';
+import { perTurn } from '../core/per-turn.ts';
 import type { AppContext } from '../verbs/context.ts';
 import type { Db } from '../db/database.ts';
 import { ownedBy, type Tenant } from '../db/owned.ts';
@@ -10,6 +11,7 @@ import type { DeliveryJobData } from '../jobs/queues.ts';
 import type { SendOutcome, OutboundClient } from '../net/outbound-client.ts';
 import { cancelPendingDeliveries, removeEndpoints } from '../resources/webhook-endpoints/remove.ts';
 import { signatureHeader } from './signature.ts';
+import { recordSuccess } from './successes.ts';
 
 // Delivering an event to an endpoint (spec 6.1, 6.3): each automatic attempt is its own pg-boss
 // job; a failed attempt records itself and queues the next one on the schedule, in one
@@ -59,8 +61,24 @@ function targetQuery(db: Db) {
 
 export async function loadTargets(db: Db, deliveryIds: readonly string[]): Promise<Map<string, DeliveryTarget>> {
   if (deliveryIds.length === 0) return new Map();
-  const rows = await targetQuery(db).where('d.id', 'in', [...deliveryIds]).execute();
+  // One parameter for any number of ids: one statement text, one prepared plan.
+  const rows = await targetQuery(db).where(sql<boolean>`d.id = ANY(${[...deliveryIds]}::text[])`).execute();
   return new Map(rows.map((row) => [row.id, row as DeliveryTarget]));
+}
+
+const targetLoaders = new WeakMap<Db, (deliveryId: string) => Promise<DeliveryTarget | undefined>>();
+
+/** One delivery's target, loaded with the others asked for in this turn (a fetch's jobs start in one). */
+function loadTarget(db: Db, deliveryId: string): Promise<DeliveryTarget | undefined> {
+  let load = targetLoaders.get(db);
+  if (load === undefined) {
+    load = perTurn(async (ids: readonly string[]) => {
+      const targets = await loadTargets(db, ids);
+      return ids.map((id) => targets.get(id));
+    });
+    targetLoaders.set(db, load);
+  }
+  return load(deliveryId);
 }
 
 /** One delivery of the caller's business and mode (through its endpoint), or not_found. */
@@ -147,37 +165,40 @@ export async function removeGoneEndpoint(trx: Db, target: DeliveryTarget, now: D
  */
 async function recordAutomatic(deps: DeliveryDeps, target: DeliveryTarget, number: number, outcome: SendOutcome, sentAt: Date): Promise<void> {
   const now = deps.clock.now();
-  const gone = !outcome.ok && isGone(target, outcome);
-  const last = outcome.ok || gone || number >= MAX_ATTEMPTS;
-  const nextAttemptAt = last ? null : new Date(now.getTime() + RETRY_DELAYS_MS[number - 1]!);
-  const write = (db: Db) => db
-    .with('attempt', (qc) => qc.insertInto('webhook_delivery_attempts').values(attemptRow(target, 'automatic', number, outcome, sentAt)))
-    .updateTable('webhook_deliveries')
-    .set({
-      status: outcome.ok ? 'succeeded' : last ? 'failed' : 'pending',
-      attempts: number,
-      last_attempt_at: sentAt,
-      last_status: outcome.statusCode,
-      last_error: outcome.error,
-      next_attempt_at: nextAttemptAt,
-      finished_at: last ? now : null,
-    })
-    .where('id', '=', target.id)
-    .where('status', '=', 'pending')
-    .where('attempts', '=', number - 1)
-    .returning('id')
-    .executeTakeFirst();
-  // The common case, a success, is one statement; anything that writes more is a transaction.
+  // The common case, a success, is one statement, shared with the other successes of this turn.
   if (outcome.ok) {
-    await write(deps.db);
+    await recordSuccess(deps.db, {
+      delivery_id: target.id, endpoint_id: target.endpoint_id, number, url: target.url, sent_at: sentAt,
+      duration_ms: outcome.durationMs, status_code: outcome.statusCode, response_excerpt: outcome.excerpt, finished_at: now,
+    });
     return;
   }
+  const gone = isGone(target, outcome);
+  const last = gone || number >= MAX_ATTEMPTS;
+  const nextAttemptAt = last ? null : new Date(now.getTime() + RETRY_DELAYS_MS[number - 1]!);
+  // A failure may write more (the next attempt's job, a removal): a transaction.
   await deps.db.transaction().execute(async (trx) => {
     if (gone) await lockEndpoint(trx, target.endpoint_id);
-    const applied = await write(trx);
+    const applied = await trx
+      .with('attempt', (qc) => qc.insertInto('webhook_delivery_attempts').values(attemptRow(target, 'automatic', number, outcome, sentAt)))
+      .updateTable('webhook_deliveries')
+      .set({
+        status: last ? 'failed' : 'pending',
+        attempts: number,
+        last_attempt_at: sentAt,
+        last_status: outcome.statusCode,
+        last_error: outcome.error,
+        next_attempt_at: nextAttemptAt,
+        finished_at: last ? now : null,
+      })
+      .where('id', '=', target.id)
+      .where('status', '=', 'pending')
+      .where('attempts', '=', number - 1)
+      .returning('id')
+      .executeTakeFirst();
     if (!applied) return;
     if (gone) await removeGoneEndpoint(trx, target, now);
-    if (nextAttemptAt) await deps.jobs.enqueueAttempt(trx, { deliveryId: target.id, attempt: number + 1 }, nextAttemptAt);
+    if (nextAttemptAt) await deps.jobs.enqueueAttempt(trx, { deliveryId: target.id, attempt: number + 1 }, target.endpoint_id, nextAttemptAt);
   });
 }
 
@@ -197,7 +218,7 @@ export async function deliverAttempt(deps: DeliveryDeps, target: DeliveryTarget 
 /** The delivery worker's handler: one job, one attempt. Throws only when nothing could be recorded. */
 export async function runDeliveryJob(deps: DeliveryDeps, job: { data: Partial<DeliveryJobData> }): Promise<void> {
   const deliveryId = job.data.deliveryId ?? '';
-  const target = (await loadTargets(deps.db, [deliveryId])).get(deliveryId);
+  const target = await loadTarget(deps.db, deliveryId);
   await deliverAttempt(deps, target, job.data.attempt ?? 1);
 }
 
@@ -210,12 +231,12 @@ export const OVERDUE_MS = 10 * MINUTE;
  */
 export async function requeueOverdue(deps: Pick<DeliveryDeps, 'db' | 'clock' | 'jobs'>): Promise<number> {
   const now = deps.clock.now();
-  const overdue = await deps.db.selectFrom('webhook_deliveries').select(['id', 'attempts'])
+  const overdue = await deps.db.selectFrom('webhook_deliveries').select(['id', 'attempts', 'endpoint_id'])
     .where('status', '=', 'pending').where('kind', '=', 'event').where('next_attempt_at', '<', new Date(now.getTime() - OVERDUE_MS))
     .orderBy('next_attempt_at').limit(1_000).execute();
   for (const delivery of overdue) {
     await deps.db.transaction().execute(async (trx) => {
-      await deps.jobs.enqueueAttempt(trx, { deliveryId: delivery.id, attempt: delivery.attempts + 1 }, now);
+      await deps.jobs.enqueueAttempt(trx, { deliveryId: delivery.id, attempt: delivery.attempts + 1 }, delivery.endpoint_id, now);
       // Overdue again only if this job is lost too.
       await trx.updateTable('webhook_deliveries').set({ next_attempt_at: now }).where('id', '=', delivery.id).where('status', '=', 'pending').execute();
     });

@@ -113,6 +113,8 @@ export interface TestAppOptions {
   role?: 'api' | 'all';
   /** Where the app's log lines go (with LOG_LEVEL set in env). */
   logStream?: NodeJS.WritableStream;
+  /** How often an idle delivery worker polls (default 200 ms): longer, to see what wakes it sooner. */
+  deliveryIdlePollMs?: number;
 }
 
 /** A port nothing listens on right now (for servers a test starts itself). */
@@ -138,8 +140,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const opened = await openAppContext(databaseUrl, config, { clock, bossClock, secrets: TEST_SECRETS, webhookCa: options.webhookCa });
   const { context, jobs } = opened;
   const handle = { db: context.db, close: opened.close };
-  if (options.workers) await startWorkers(opened);
-  const workers = () => startWorkers(opened);
+  const workers = () => startWorkers(opened, { deliveryIdlePollMs: options.deliveryIdlePollMs });
+  if (options.workers) await workers();
   async function tick(ms: number): Promise<void> {
     clock.advance(ms);
     await bossClock.tick(clock.now().getTime() - bossClock.now());

@@ -146,6 +146,22 @@ describe('the retry schedule', () => {
   });
 });
 
+describe('each endpoint\'s share of the worker', () => {
+  it('queues the first attempt and the retries in the endpoint\'s pg-boss group, which the per-endpoint cap counts', async () => {
+    respondPerPath({ '/grouped': (response) => response.writeHead(503).end() });
+    try {
+      const m = await merchant('/grouped');
+      await startPayment(m.key);
+      await settles(m.endpointId, { attempts: 1, status: 'pending' });
+      const deliveryId = (await latest(m.endpointId))!.id;
+      const jobs = (await t.jobs.boss.findJobs<{ deliveryId: string; attempt: number }>('webhook-delivery')).filter((job) => job.data.deliveryId === deliveryId);
+      expect(jobs.map((job) => [job.data.attempt, job.groupId]).sort()).toEqual([[1, m.endpointId], [2, m.endpointId]]);
+    } finally {
+      receiver.respond(answer(200, 'ok'));
+    }
+  });
+});
+
 describe('what counts as delivered', () => {
   afterAll(() => receiver.respond(answer(200, 'ok')));
 
