@@ -154,7 +154,7 @@ function oauthIssuer(given: string | undefined, baseUrl: string): string {
   if (given === undefined) return baseUrl;
   const url = new URL(given);
   if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
-    throw new Error('Invalid configuration:\n  OAUTH_ISSUER must be an origin (https://auth.example.com), without a path: clients look for its metadata at /.well-known/oauth-authorization-server.');
+    throw new StartupError('Invalid configuration:\n  OAUTH_ISSUER must be an origin (https://auth.example.com), without a path: clients look for its metadata at /.well-known/oauth-authorization-server.');
   }
   return url.origin;
 }
@@ -166,7 +166,7 @@ function together<Name extends string>(settings: Record<Name, string | undefined
   if (missing.length === names.length) return undefined;
   if (missing.length > 0) {
     const all = `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-    throw new Error(`Invalid configuration:\n  ${all} go together; ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} missing.`);
+    throw new StartupError(`Invalid configuration:\n  ${all} go together; ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} missing.`);
   }
   return settings as Record<Name, string>;
 }
@@ -181,7 +181,7 @@ function endpointConcurrency(e: z.infer<typeof Env>): number {
   const share = e.WEBHOOK_ENDPOINT_CONCURRENCY;
   if (share === undefined) return Math.min(10, e.WEBHOOK_CONCURRENCY);
   if (share > e.WEBHOOK_CONCURRENCY) {
-    throw new Error(`Invalid configuration:\n  WEBHOOK_ENDPOINT_CONCURRENCY (${share}) must not exceed WEBHOOK_CONCURRENCY (${e.WEBHOOK_CONCURRENCY}): it is one endpoint's share of the deliveries in flight.`);
+    throw new StartupError(`Invalid configuration:\n  WEBHOOK_ENDPOINT_CONCURRENCY (${share}) must not exceed WEBHOOK_CONCURRENCY (${e.WEBHOOK_CONCURRENCY}): it is one endpoint's share of the deliveries in flight.`);
   }
   return share;
 }
@@ -209,7 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (key !== undefined && key.length !== 32) throw new StartupError('SECRET_ENCRYPTION_KEY must be 32 bytes, base64-encoded.');
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
-    throw new Error('Invalid configuration:\n  METRICS_PORT must differ from PORT: it is a second listener (set METRICS_TOKEN instead to serve /metrics on PORT).');
+    throw new StartupError('Invalid configuration:\n  METRICS_PORT must differ from PORT: it is a second listener (set METRICS_TOKEN instead to serve /metrics on PORT).');
   }
   return {
     port: e.PORT,

@@ -28,3 +28,19 @@ export function perTurn<I, O>(run: (items: readonly I[]) => Promise<readonly O[]
     calls.push({ item, resolve, reject });
   });
 }
+
+/**
+ * As perTurn, one batch per key and turn (a batch of database writes per pool): `run` gets the
+ * key and that key's items. Keys are held weakly.
+ */
+export function perTurnByKey<K extends object, I, O>(run: (key: K, items: readonly I[]) => Promise<readonly O[]>): (key: K, item: I) => Promise<O> {
+  const batches = new WeakMap<K, (item: I) => Promise<O>>();
+  return (key, item) => {
+    let batch = batches.get(key);
+    if (batch === undefined) {
+      batch = perTurn((items: readonly I[]) => run(key, items));
+      batches.set(key, batch);
+    }
+    return batch(item);
+  };
+}

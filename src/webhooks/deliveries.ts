@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { recordActivity } from '../audit/activity.ts';
 import { MINUTE, HOUR, unixSeconds } from '../core/clock.ts';
-import { perTurn } from '../core/per-turn.ts';
+import { perTurnByKey } from '../core/per-turn.ts';
 import type { AppContext } from '../verbs/context.ts';
 import type { Db } from '../db/database.ts';
 import { ownedBy, type Tenant } from '../db/owned.ts';
@@ -66,20 +66,11 @@ export async function loadTargets(db: Db, deliveryIds: readonly string[]): Promi
   return new Map(rows.map((row) => [row.id, row as DeliveryTarget]));
 }
 
-const targetLoaders = new WeakMap<Db, (deliveryId: string) => Promise<DeliveryTarget | undefined>>();
-
 /** One delivery's target, loaded with the others asked for in this turn (a fetch's jobs start in one). */
-function loadTarget(db: Db, deliveryId: string): Promise<DeliveryTarget | undefined> {
-  let load = targetLoaders.get(db);
-  if (load === undefined) {
-    load = perTurn(async (ids: readonly string[]) => {
-      const targets = await loadTargets(db, ids);
-      return ids.map((id) => targets.get(id));
-    });
-    targetLoaders.set(db, load);
-  }
-  return load(deliveryId);
-}
+const loadTarget: (db: Db, deliveryId: string) => Promise<DeliveryTarget | undefined> = perTurnByKey(async (db: Db, ids: readonly string[]) => {
+  const targets = await loadTargets(db, ids);
+  return ids.map((id) => targets.get(id));
+});
 
 /** One delivery of the caller's business and mode (through its endpoint), or not_found. */
 export async function getTarget(db: Db, tenant: Tenant, deliveryId: string): Promise<DeliveryTarget> {

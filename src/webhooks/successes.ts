@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { perTurn } from '../core/per-turn.ts';
+import { perTurnByKey } from '../core/per-turn.ts';
 import type { Db } from '../db/database.ts';
 
 // Recording successful automatic attempts, the common case of a delivery, many in one
@@ -50,17 +50,8 @@ function writeSuccesses(db: Db, successes: readonly Success[]) {
     .execute();
 }
 
-const writers = new WeakMap<Db, (success: Success) => Promise<void>>();
-
 /** Records a successful automatic attempt, batched with the others of this turn. */
-export function recordSuccess(db: Db, success: Success): Promise<void> {
-  let write = writers.get(db);
-  if (write === undefined) {
-    write = perTurn(async (batch: readonly Success[]) => {
-      await writeSuccesses(db, batch);
-      return batch.map(() => undefined);
-    });
-    writers.set(db, write);
-  }
-  return write(success);
-}
+export const recordSuccess: (db: Db, success: Success) => Promise<void> = perTurnByKey(async (db: Db, batch: readonly Success[]) => {
+  await writeSuccesses(db, batch);
+  return batch.map(() => undefined);
+});
