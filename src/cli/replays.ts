@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DAY, HOUR, MINUTE } from '../core/clock.ts';
+import { DAY, HOUR, MINUTE, parseMoment } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import type { OperationContext } from '../verbs/context.ts';
 import { listDeliveryReplays } from '../webhooks/replays/list.ts';
@@ -12,21 +12,12 @@ import { asOperatorOn, positional, required, UsageError, type Command } from './
 // how far it got, here or on the endpoint's page.
 
 const SINCE_FORMS = '--since takes a time such as 2026-11-20T00:00:00Z or 2026-11-20T09:30:00+01:00, a day such as 2026-11-20 (UTC), or how long ago: 30m, 6h, 2d.';
-const MOMENT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 const AGO = /^(\d{1,6})(m|h|d)$/;
 const UNITS = { m: MINUTE, h: HOUR, d: DAY } as const;
 /** How often --wait reads the replay's progress. */
 const POLL_MS = 1_000;
 /** A replay still waiting this long has no worker to run it: --wait says so once. */
 const NO_WORKER_MS = 30_000;
-
-/** The minutes of a zone offset such as +01:00, -0530 or Z. */
-function offsetMinutes(zone: string | undefined): number {
-  if (zone === undefined || zone.toUpperCase() === 'Z') return 0;
-  const digits = zone.slice(1).replace(':', '');
-  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2));
-  return zone.startsWith('-') ? -minutes : minutes;
-}
 
 /**
  * --since as Unix seconds: an ISO 8601 time (UTC unless it names its offset), a day (its
@@ -36,13 +27,11 @@ function offsetMinutes(zone: string | undefined): number {
 export function sinceSeconds(text: string, now: Date): number {
   const ago = AGO.exec(text.trim());
   if (ago) return Math.floor((now.getTime() - Number(ago[1]) * UNITS[ago[2] as keyof typeof UNITS]) / 1000);
-  const match = MOMENT.exec(text.trim());
-  if (!match) throw new UsageError(SINCE_FORMS);
-  const [year, month, day, hour = '00', minute = '00', second = '00', zone] = match.slice(1);
-  const local = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second));
-  const exact = new Date(local).toISOString().slice(0, 19) === `${year}-${month}-${day}T${hour}:${minute}:${second}`;
-  if (!exact || Math.abs(offsetMinutes(zone)) > 14 * 60) throw new UsageError(`${text} is not a time that exists. ${SINCE_FORMS}`);
-  return (local - offsetMinutes(zone) * MINUTE) / 1000;
+  const moment = parseMoment(text.trim());
+  if (moment === null) {
+    throw new UsageError(/^\d{4}-\d{2}-\d{2}/.test(text.trim()) ? `${text} is not a time that exists. ${SINCE_FORMS}` : SINCE_FORMS);
+  }
+  return moment / 1000;
 }
 
 const iso = (seconds: number | null) => (seconds === null ? '-' : new Date(seconds * 1000).toISOString());

@@ -1,10 +1,11 @@
+import { parseMoment } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import type { Filters } from './pages/list.ts';
 
 // A list page's query string, read as the API reads its own: each filter once, as text; the
 // dashboard's date range (whole days, UTC) becomes the API's created_gte and created_lte.
 
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The named filters of a query (absent ones empty); a filter given twice or not as text is refused. */
 export function filtersOf(query: unknown, names: readonly string[]): Filters {
@@ -28,9 +29,8 @@ export function cursorOf(query: unknown): string | undefined {
 }
 
 function dayStart(text: string, field: string): number {
-  const match = DAY.exec(text);
-  const at = match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : Number.NaN;
-  if (!match || Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== text) {
+  const at = DAY.test(text) ? parseMoment(text) : null;
+  if (at === null) {
     throw new ApiError('invalid_filter', `${field === 'from' ? 'Created from' : 'Created to'} must be a date such as 2026-11-24.`, field);
   }
   return at / 1000;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HOUR } from '../../core/clock.ts';
+import { HOUR, parseMoment } from '../../core/clock.ts';
 import { ApiError } from '../../core/errors.ts';
 import { formField } from '../../core/form.ts';
 import { listWebhookDeliveries } from '../../webhooks/log/list-deliveries.ts';
@@ -19,15 +19,14 @@ import { sendPage } from './send.ts';
 // An endpoint's page (its facts, delivery log and replays), a test event, one delivery with its
 // attempts, retry now, resend, and replaying the failed deliveries since a chosen time.
 
-const MOMENT = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}))?$/;
+// The dashboard's form: a day, or a day and a time to the minute, always UTC.
+const MOMENT = /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2})?$/;
 
 /** "Failed since" as typed: a day, or a day and a time (UTC), in Unix seconds. */
 function sinceOf(text: string | undefined): number {
-  const match = MOMENT.exec(text?.trim() ?? '');
-  const [year, month, day, hour = '00', minute = '00'] = match?.slice(1) ?? [];
-  const at = match ? Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute)) : Number.NaN;
-  const exact = !Number.isNaN(at) && new Date(at).toISOString().slice(0, 16) === `${year}-${month}-${day}T${hour}:${minute}`;
-  if (!exact) throw new ApiError('invalid_value', 'Failed since must be a day such as 2026-03-01, or a day and time such as 2026-03-01 14:30 (UTC).', 'since');
+  const typed = text?.trim() ?? '';
+  const at = MOMENT.test(typed) ? parseMoment(typed) : null;
+  if (at === null) throw new ApiError('invalid_value', 'Failed since must be a day such as 2026-03-01, or a day and time such as 2026-03-01 14:30 (UTC).', 'since');
   return at / 1000;
 }
 
