@@ -345,7 +345,7 @@ async function main(): Promise<void> {
         await recordPaymentEvent(context.db, { baseUrl: config.baseUrl, jobs: context.jobs, now: new Date() }, 'payment.started', await state);
       },
       offeredPerSecond: 100,
-      offeredSeconds: Math.round(positiveNumber('BENCH_DELIVERY_SECONDS', 10)),
+      offeredSeconds: Math.round(positiveNumber('BENCH_DELIVERY_SECONDS', 30)),
       settle: async () => {
         await sql`VACUUM (ANALYZE)`.execute(handle.db);
       },

@@ -1,5 +1,5 @@
 import { MINUTE, type Clock } from '../core/clock.ts';
-import { ApiError, RETRY_AFTER_SECONDS } from '../core/errors.ts';
+import { ApiError, rateLimited } from '../core/errors.ts';
 import { WindowCounter, type RefusalRecorder } from '../core/rate-limiter.ts';
 import type { RateLimitConfig } from '../core/config.ts';
 import type { Authenticator } from './authenticate.ts';
@@ -13,10 +13,6 @@ export interface Admission {
   allowWhenSuspended?: boolean;
   /** Counts toward the business's session starts per minute (spec 8). */
   sessionStart?: boolean;
-}
-
-function rateLimited(what: string): ApiError {
-  return new ApiError('rate_limited', `Too many requests ${what}. Retry after ${RETRY_AFTER_SECONDS} seconds.`);
 }
 
 /**
@@ -57,7 +53,7 @@ export class Gate {
       return await this.#authenticator.authenticate(authorization, audience);
     } catch (error) {
       if (this.#limits.enabled && error instanceof ApiError && error.status === 401 && !this.#failuresPerAddress.take(address)) {
-        throw rateLimited('with a missing or invalid credential from this address');
+        throw rateLimited(`This address passed the limit of ${this.#limits.unauthenticatedPerMinute} requests a minute with a missing or invalid credential`);
       }
       throw error;
     }
@@ -69,7 +65,11 @@ export class Gate {
     if (this.#limits.enabled) {
       const { actor } = principal;
       const allowed = actor.kind === 'agent' ? this.#perAgent.take(actor.connectionId) : this.#perBusiness.take(principal.businessId);
-      if (!allowed) throw rateLimited(actor.kind === 'agent' ? 'for this agent' : 'for this account');
+      if (!allowed) {
+        throw rateLimited(actor.kind === 'agent'
+          ? `This agent passed its limit of ${this.#limits.agentPerMinute} requests a minute`
+          : `This account passed its limit of ${this.#limits.businessPerMinute} requests a minute, counted across all its keys and both modes`);
+      }
     }
     authorize(principal, operation);
     // Session starts count toward the account's limit: every key's, and an agent's in Live.
@@ -83,7 +83,7 @@ export class Gate {
    */
   admitStart(principal: Pick<Principal, 'businessId'>): void {
     if (this.#limits.enabled && !this.#sessionStarts.take(principal.businessId)) {
-      throw rateLimited('of payment starts for this account');
+      throw rateLimited(`This account passed its limit of ${this.#limits.sessionStartsPerMinute} payment starts a minute`);
     }
   }
 }

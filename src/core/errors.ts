@@ -125,6 +125,14 @@ export function errorBody(error: ApiError): ErrorBody {
 /** Over a rate limit, clients wait this long (spec 8: `Retry-After: 60`). */
 export const RETRY_AFTER_SECONDS = 60;
 
+/**
+ * A 429 for one limit, in plain words: who passed which limit (`This account passed its limit
+ * of 120 requests a minute`), then when to retry, as the Retry-After header says.
+ */
+export function rateLimited(limitPassed: string): ApiError {
+  return new ApiError('rate_limited', `${limitPassed}. Retry after ${RETRY_AFTER_SECONDS} seconds.`);
+}
+
 // Errors the HTTP framework raises itself, by its codes (Fastify's FST_ERR_*), as API errors.
 function fromFramework(code: string, statusCode: number | undefined, message: string): ApiError {
   switch (code) {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../verbs/context.ts';
 import { receiveProcessorNotice } from '../processor/notices.ts';
 import { MINUTE } from '../core/clock.ts';
-import { ApiError, RETRY_AFTER_SECONDS } from '../core/errors.ts';
+import { ApiError, rateLimited } from '../core/errors.ts';
 import { WindowCounter } from '../core/rate-limiter.ts';
 
 export const PROCESSOR_NOTICES_PATH = '/processor/notices';
@@ -25,7 +25,7 @@ export async function processorNotices(scope: FastifyInstance, options: { contex
       return { received: true, outcome: result.outcome, reason: result.reason, payment_id: result.paymentId };
     } catch (error) {
       if (error instanceof ApiError && error.code === 'invalid_signature' && context.config.rateLimits.enabled && !refusals.take(request.ip)) {
-        throw new ApiError('rate_limited', `Too many refused notices from this address. Retry after ${RETRY_AFTER_SECONDS} seconds.`);
+        throw rateLimited(`This address passed the limit of ${context.config.rateLimits.unauthenticatedPerMinute} refused notices a minute`);
       }
       throw error;
     }

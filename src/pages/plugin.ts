@@ -2,7 +2,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Gate } from '../auth/gate.ts';
 import { MINUTE } from '../core/clock.ts';
-import { ApiError, RETRY_AFTER_SECONDS } from '../core/errors.ts';
+import { ApiError, RETRY_AFTER_SECONDS, rateLimited } from '../core/errors.ts';
 import { FORM_CONTENT_TYPE, formBodyParser } from '../core/form.ts';
 import { randomBase62 } from '../core/ids.ts';
 import { WindowCounter } from '../core/rate-limiter.ts';
@@ -32,7 +32,9 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
   const limits = context.config.rateLimits;
   const loads = new WindowCounter(limits.payerPagesPerMinute, MINUTE, context.clock, context.metrics.refusals('payer_pages'));
   const posts = new WindowCounter(limits.payerFormsPerMinute, MINUTE, context.clock, context.metrics.refusals('payer_forms'));
-  const tooMany = () => new ApiError('rate_limited', `Too many requests from this address. Retry after ${RETRY_AFTER_SECONDS} seconds.`);
+  const tooMany = (method: string) => rateLimited(method === 'POST'
+    ? `This address passed the payer pages' limit of ${limits.payerFormsPerMinute} posted forms a minute`
+    : `This address passed the payer pages' limit of ${limits.payerPagesPerMinute} requests a minute`);
 
   const kept = new PageCache(KEPT_CHARACTERS);
   const pages: PayerPages = {
@@ -67,7 +69,7 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
     // Loads of pages and assets; posted forms (starts, choices, Test outcomes), counted before
     // anything reads them, so forged posts are limited like any other.
     const counter = request.method === 'POST' ? posts : loads;
-    if (!counter.take(request.ip)) throw tooMany();
+    if (!counter.take(request.ip)) throw tooMany(request.method);
   });
   // Text that cannot be stored (NUL, other control characters) is a bad request, never a 500.
   scope.addHook('preHandler', async (request) => {

@@ -7,11 +7,17 @@ import { connectAgent } from '../support/agents.ts';
 // Rate limits (spec 7.1, 8): per business across all keys and modes, and per address for
 // missing or invalid credentials; 429 rate_limited with Retry-After: 60.
 
-function expectRateLimited(response: ApiResponse): void {
+/** The plain sentences of spec 8's limits at this file's small values: which limit, and when to retry. */
+const ACCOUNT = 'This account passed its limit of 5 requests a minute, counted across all its keys and both modes. Retry after 60 seconds.';
+const ADDRESS = 'This address passed the limit of 3 requests a minute with a missing or invalid credential. Retry after 60 seconds.';
+const AGENT = 'This agent passed its limit of 3 requests a minute. Retry after 60 seconds.';
+const STARTS = 'This account passed its limit of 2 payment starts a minute. Retry after 60 seconds.';
+
+function expectRateLimited(response: ApiResponse, message: string): void {
   expect(response.status, JSON.stringify(response.body)).toBe(429);
   expect(response.headers.get('retry-after')).toBe('60');
   expect(response.headers.get('cache-control')).toBe('no-store');
-  expect(response.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
+  expect(response.body).toEqual({ error: { code: 'rate_limited', message } });
 }
 
 /** Sends `count` requests in batches, returning their statuses in order. */
@@ -47,10 +53,10 @@ describe('with small limits', () => {
     ];
     for (const call of calls) expect((await call()).status).toBeLessThan(300);
 
-    for (const key of [test, live, readOnly]) expectRateLimited(await t.request('GET', '/v1/payment_links', { key }));
+    for (const key of [test, live, readOnly]) expectRateLimited(await t.request('GET', '/v1/payment_links', { key }), ACCOUNT);
     // Writes are limited too, and a limited write stores nothing.
     const before = await t.db.selectFrom('payments').select('id').where('business_id', '=', biz.id).execute();
-    expectRateLimited(await t.request('POST', '/v1/payment_links', { key: test, body: LINK }));
+    expectRateLimited(await t.request('POST', '/v1/payment_links', { key: test, body: LINK }), ACCOUNT);
     const after = await t.db.selectFrom('payments').select('id').where('business_id', '=', biz.id).execute();
     expect(after).toHaveLength(before.length);
 
@@ -70,7 +76,7 @@ describe('with small limits', () => {
       expect((await t.request('GET', '/v1/payment_links', { key })).status).toBe(200);
       t.clock.advance(1_000);
     }
-    expectRateLimited(await t.request('GET', '/v1/payment_links', { key }));
+    expectRateLimited(await t.request('GET', '/v1/payment_links', { key }), ACCOUNT);
   });
 
   it('lets exactly the budget through when requests arrive at once', async () => {
@@ -87,14 +93,14 @@ describe('with small limits', () => {
       expect(response.status).toBe(401);
       expect(response.body.error.code).toBe('invalid_api_key');
     }
-    for (const send of [missing, malformed, unknown]) expectRateLimited(await send(t));
+    for (const send of [missing, malformed, unknown]) expectRateLimited(await send(t), ADDRESS);
 
     const biz = await t.business();
     const key = await biz.key();
     expect((await t.request('GET', '/v1/payment_links', { key: key.secret })).status).toBe(200);
     // A revoked key is an invalid one.
     await key.revoke();
-    expectRateLimited(await t.request('GET', '/v1/payment_links', { key: key.secret }));
+    expectRateLimited(await t.request('GET', '/v1/payment_links', { key: key.secret }), ADDRESS);
 
     t.clock.advance(MINUTE);
     expect((await missing(t)).status).toBe(401);
@@ -105,7 +111,7 @@ describe('with small limits', () => {
     const key = (await biz.key()).secret;
     for (let i = 0; i < 5; i++) expect((await t.request('GET', '/v1/payment_links', { key })).status).toBe(200);
     for (let i = 0; i < 3; i++) expect((await missing(t)).status).toBe(401);
-    expectRateLimited(await missing(t));
+    expectRateLimited(await missing(t), ADDRESS);
   });
 });
 
@@ -135,8 +141,8 @@ describe('with the default limits', () => {
     const { test, live } = await accountInBothModes(t);
     const got = await statuses(120, (i) => t.request('GET', '/v1/payment_links', { key: i % 3 ? test : live }));
     expect(got.filter((status) => status !== 200)).toEqual([]);
-    expectRateLimited(await t.request('GET', '/v1/payment_links', { key: test }));
-    expectRateLimited(await t.request('GET', '/v1/payment_links', { key: live }));
+    expectRateLimited(await t.request('GET', '/v1/payment_links', { key: test }), ACCOUNT.replace(' 5 ', ' 120 '));
+    expectRateLimited(await t.request('GET', '/v1/payment_links', { key: live }), ACCOUNT.replace(' 5 ', ' 120 '));
     t.clock.advance(MINUTE);
     expect((await t.request('GET', '/v1/payment_links', { key: test })).status).toBe(200);
   });
@@ -144,7 +150,7 @@ describe('with the default limits', () => {
   it('lets 60 refused credentials from an address through in a minute and answers the 61st with 429', async () => {
     const got = await statuses(60, (i) => (i % 2 ? missing(t) : malformed(t)));
     expect(got.filter((status) => status !== 401)).toEqual([]);
-    expectRateLimited(await missing(t));
+    expectRateLimited(await missing(t), ADDRESS.replace(' 3 ', ' 60 '));
   });
 });
 
@@ -164,11 +170,10 @@ describe('connected agents', () => {
     const list = (credential: string) => t.request('GET', '/v1/payment_links', { key: credential });
     expect(await statuses(3, () => list(first))).toEqual([200, 200, 200]);
     const over = await list(first);
-    expectRateLimited(over);
-    expect(over.body.error.message).toContain('for this agent');
+    expectRateLimited(over, AGENT);
     expect(await statuses(3, () => list(second))).toEqual([200, 200, 200]);
     expect(await statuses(5, () => list(key))).toEqual([200, 200, 200, 200, 200]);
-    expectRateLimited(await list(key));
+    expectRateLimited(await list(key), ACCOUNT);
   });
 
   it('counts an agent\'s Live session starts toward the account\'s starts, not its Test ones', async () => {
@@ -187,6 +192,6 @@ describe('connected agents', () => {
     expect((await start(await testAgent())).status).toBe(200);
     expect((await start(await liveAgent())).status).toBe(200);
     expect((await start(liveKey)).status).toBe(200);
-    expectRateLimited(await start(await liveAgent()));
+    expectRateLimited(await start(await liveAgent()), STARTS);
   });
 });

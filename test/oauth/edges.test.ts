@@ -128,3 +128,29 @@ describe('native redirect URIs (RFC 8252 7.1)', () => {
     }
   });
 });
+
+describe('the sign-in endpoints\' per-address limits', () => {
+  let limited: TestApp;
+  // 3 a minute unauthenticated: 15 requests a minute to the OAuth endpoints, 1 registration.
+  beforeAll(async () => { limited = await startTestApp({ RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '3' }); });
+  afterAll(async () => limited?.close());
+  const register = () => fetch(`${limited.url}/oauth/register`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Limits', redirect_uris: ['https://agent.example/cb'], token_endpoint_auth_method: 'none' }),
+  });
+  const revoke = () => fetch(`${limited.url}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=x&client_id=agc_x' });
+
+  it('say in a sentence which limit was passed and when to retry, as Retry-After does', async () => {
+    expect((await register()).status).toBe(201);
+    const secondRegistration = await register();
+    expect(secondRegistration.status).toBe(429);
+    expect(secondRegistration.headers.get('retry-after')).toBe('60');
+    expect(await secondRegistration.json()).toEqual({ error: 'invalid_request', error_description: 'This address passed the limit of 1 client registration a minute. Retry after 60 seconds.' });
+    for (let i = 0; i < 13; i += 1) expect((await revoke()).status).not.toBe(429);
+    const over = await revoke();
+    expect(over.status).toBe(429);
+    expect(await over.json()).toEqual({ error: 'invalid_request', error_description: 'This address passed the limit of 15 requests a minute to the sign-in endpoints. Retry after 60 seconds.' });
+    limited.clock.advance(60_000);
+    expect((await revoke()).status).not.toBe(429);
+  });
+});

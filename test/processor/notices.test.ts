@@ -577,3 +577,21 @@ describe('the signature (spec 6.4)', () => {
     await expectRefused(other.id, second, JSON.stringify(second), header(pretty));
   });
 });
+
+describe('refused notices from one address', () => {
+  let limited: TestApp;
+  beforeAll(async () => { limited = await startTestApp({ RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '2' }); });
+  afterAll(async () => limited?.close());
+
+  it('answer 401 up to the per-address limit, then 429 with a sentence naming the limit, until the minute passes', async () => {
+    const post = () => fetch(`${limited.url}/processor/notices`, { method: 'POST', headers: { 'content-type': 'application/json', 'processor-signature': 't=1,v1=00' }, body: '{}' });
+    expect((await post()).status).toBe(401);
+    expect((await post()).status).toBe(401);
+    const over = await post();
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBe('60');
+    expect(await over.json()).toEqual({ error: { code: 'rate_limited', message: 'This address passed the limit of 2 refused notices a minute. Retry after 60 seconds.' } });
+    limited.clock.advance(MINUTE);
+    expect((await post()).status).toBe(401);
+  });
+});

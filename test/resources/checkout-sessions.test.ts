@@ -772,6 +772,7 @@ describe('session starts rate limit (spec 8: 12 per minute per account)', () => 
     for (const id of ids.slice(0, 12)) expect((await startIn(acct, id)).status).toBe(200);
     const refused = await startIn(acct, ids[12] ?? '');
     expectError(refused, 429, 'rate_limited');
+    expect(refused.body.error.message).toBe('This account passed its limit of 12 payment starts a minute. Retry after 60 seconds.');
     expect(refused.headers.get('retry-after')).toBe('60');
     expect((await r.db.selectFrom('payments').select('started_at').where('id', '=', ids[12] ?? '').executeTakeFirstOrThrow()).started_at).toBeNull();
     // Another account is not limited by this one.
