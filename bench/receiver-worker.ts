@@ -6,6 +6,7 @@ import { parentPort } from 'node:worker_threads';
 // 200 at once and reports each arrival (payment id, event type, time) to the parent in batches.
 
 export interface Arrival {
+  eventId: string;
   paymentId: string;
   type: string;
   /** performance.timeOrigin + performance.now() when the body was complete, in ms. */
@@ -21,9 +22,9 @@ const server = createServer((request, response) => {
     response.writeHead(200).end();
     try {
       const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      pending.push({ paymentId: event.data?.payment?.id ?? '', type: event.type, at });
+      pending.push({ eventId: event.id ?? '', paymentId: event.data?.payment?.id ?? '', type: event.type, at });
     } catch {
-      pending.push({ paymentId: '', type: 'unparsable', at });
+      pending.push({ eventId: '', paymentId: '', type: 'unparsable', at });
     }
   });
 });

@@ -236,7 +236,11 @@ async function main(): Promise<void> {
     dataDir,
     port: await freePort(),
     // Durability off, on both sides alike: the runs measure the work, not the disk.
-    settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '400' },
+    settings: {
+      fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '400',
+      // The delivery benchmark times each event from its transaction's commit (pg_xact_commit_timestamp).
+      track_commit_timestamp: 'on',
+    },
   });
   cleanups.push({ what: 'PostgreSQL', run: () => cluster.stop() });
 
@@ -348,6 +352,12 @@ async function main(): Promise<void> {
       offeredSeconds: Math.round(positiveNumber('BENCH_DELIVERY_SECONDS', 30)),
       settle: async () => {
         await sql`VACUUM (ANALYZE)`.execute(handle.db);
+      },
+      async commitTimes(eventIds) {
+        const { rows } = await sql<{ id: string; committed: number }>`
+          SELECT id, extract(epoch FROM pg_xact_commit_timestamp(xmin))::float8 * 1000 AS committed
+          FROM events WHERE id = ANY(${eventIds})`.execute(handle.db);
+        return new Map(rows.map((row) => [row.id, row.committed]));
       },
       startWorkers: () => startWorkers(service),
       progress,
