@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { jsonSchema } from '../verbs/json-schema.ts';
+import { toolJsonSchema } from '../verbs/json-schema.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError, ERROR_STATUS } from '../core/errors.ts';
@@ -18,7 +18,7 @@ type JsonObject = Record<string, unknown>;
  * operation to check itself (its refusals carry the API's error codes).
  */
 export function advertised(schema: z.ZodType, io: 'input' | 'output') {
-  const json = jsonSchema(schema, io);
+  const json = toolJsonSchema(schema, io);
   return {
     '~standard': {
       version: 1 as const,
