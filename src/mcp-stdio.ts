@@ -65,7 +65,10 @@ async function callRest(operation: Operation, args: unknown): Promise<ToolResult
 
 async function main(): Promise<void> {
   if (!credential) {
-    process.stderr.write('Set PAYMENT_SERVICE_KEY to a secret key or an agent access token (and PAYMENT_SERVICE_URL to the service).\n');
+    const unexpanded = process.env.PAYMENT_SERVICE_KEY?.trim().startsWith('${');
+    process.stderr.write(unexpanded
+      ? `PAYMENT_SERVICE_KEY arrived as the text ${process.env.PAYMENT_SERVICE_KEY}: this MCP client does not expand that in its configuration. Write the key there, or the form the client expands (Claude Code: \${PAYMENT_SERVICE_KEY}; Cursor and VS Code: \${env:PAYMENT_SERVICE_KEY}).\n`
+      : 'Set PAYMENT_SERVICE_KEY to a secret key or an agent access token (and PAYMENT_SERVICE_URL to the service).\n');
     process.exit(2);
   }
   // What the credential may do decides which tools are listed (the service checks every call anyway).
