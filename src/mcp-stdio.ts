@@ -15,12 +15,14 @@ import { TOOL_WORDING_PREFERENCE } from './core/wording.ts';
 // argument to use next, as over /mcp, never a REST path or header.
 
 /**
- * A setting from the environment. A client that does not expand mcp.json's `${VAR}` passes the
- * placeholder itself (as `${PAYMENT_SERVICE_KEY}`): that is no value, so it reads as unset.
+ * Whether a setting is a placeholder a client passed unexpanded (a client that does not expand
+ * mcp.json's `${VAR}` passes the text itself): that is no value, so it reads as unset.
  */
+const isPlaceholder = (value: string | undefined) => value !== undefined && /^\$\{[^}]*\}$/.test(value.trim());
+
 function setting(name: string): string | undefined {
   const value = process.env[name]?.trim();
-  return value && !/^\$\{[^}]*\}$/.test(value) ? value : undefined;
+  return value && !isPlaceholder(value) ? value : undefined;
 }
 
 const baseUrl = (setting('PAYMENT_SERVICE_URL') ?? 'http://localhost:3000').replace(/\/+$/, '');
@@ -65,8 +67,7 @@ async function callRest(operation: Operation, args: unknown): Promise<ToolResult
 
 async function main(): Promise<void> {
   if (!credential) {
-    const unexpanded = process.env.PAYMENT_SERVICE_KEY?.trim().startsWith('${');
-    process.stderr.write(unexpanded
+    process.stderr.write(isPlaceholder(process.env.PAYMENT_SERVICE_KEY)
       ? `PAYMENT_SERVICE_KEY arrived as the text ${process.env.PAYMENT_SERVICE_KEY}: this MCP client does not expand that in its configuration. Write the key there, or the form the client expands (Claude Code: \${PAYMENT_SERVICE_KEY}; Cursor and VS Code: \${env:PAYMENT_SERVICE_KEY}).\n`
       : 'Set PAYMENT_SERVICE_KEY to a secret key or an agent access token (and PAYMENT_SERVICE_URL to the service).\n');
     process.exit(2);

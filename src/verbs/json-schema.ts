@@ -57,7 +57,8 @@ function portable(schema: unknown, keyword?: string): unknown {
     if (node.anyOf === undefined) node.anyOf = branches;
     else node.allOf = [...(node.allOf as unknown[] | undefined ?? []), { anyOf: branches }];
   }
-  if (keyword !== 'not' && !Object.keys(node).some((key) => CONSTRAINING.has(key))) node.anyOf = anyJsonValue();
+  const constrains = Object.keys(node).some((key) => CONSTRAINING.has(key)) || ('if' in node && ('then' in node || 'else' in node));
+  if (keyword !== 'not' && !constrains) node.anyOf = anyJsonValue();
   return node;
 }
 
