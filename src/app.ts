@@ -6,6 +6,7 @@ import { Authenticator, bearerCredential } from './auth/authenticate.ts';
 import { Gate } from './auth/gate.ts';
 import { ApiError, asApiError, errorResponse, replyWith } from './core/errors.ts';
 import { jsonBodyParser } from './core/json-body.ts';
+import { audienceOf } from './core/wording.ts';
 import { dashboard } from './dashboard/plugin.ts';
 import { processorNotices } from './http/processor.ts';
 import { restApi } from './http/rest-api.ts';
@@ -99,8 +100,11 @@ export interface AppOptions {
 export async function buildApp(context: AppContext, operations: readonly Operation[], options: AppOptions = {}): Promise<FastifyInstance> {
   const { baseUrl } = context.config;
   /** The API's error shape: every transport answering JSON, and whatever no plugin answers. */
-  const sendError = (request: FastifyRequest, reply: FastifyReply, error: ApiError) =>
-    replyWith(reply, errorResponse(error, { credentialSent: bearerCredential(request.headers.authorization) !== null, metadataUrl: resourceMetadataUrl(baseUrl) }));
+  const sendError = (request: FastifyRequest, reply: FastifyReply, error: ApiError) => replyWith(reply, errorResponse(error, {
+    credentialSent: bearerCredential(request.headers.authorization) !== null,
+    metadataUrl: resourceMetadataUrl(baseUrl),
+    audience: audienceOf(request.headers.prefer),
+  }));
 
   const app = Fastify({
     bodyLimit: BODY_LIMIT,

@@ -4,15 +4,29 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { API_PREFIX, pathParams, restPath, type Operation } from './verbs/operation.ts';
 import { operations } from './operations.ts';
 import { INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, type ToolResult } from './mcp/tools.ts';
+import { TOOL_WORDING_PREFERENCE } from './core/wording.ts';
 
 // The same tools over stdio (`npm run --silent mcp`), for MCP clients that start a local process:
 // each tool call is a request to a running service's REST API with the credential from the
 // environment. It never opens the database. Only the tools the credential may call are listed.
 //   PAYMENT_SERVICE_URL   the service's origin (default http://localhost:3000)
 //   PAYMENT_SERVICE_KEY   a secret key (sk_test_…/sk_live_…) or an agent's access token for the API
+// Requests prefer the tools' wording (Prefer: wording=tool), so an error names the tool and
+// argument to use next, as over /mcp, never a REST path or header.
 
-const baseUrl = (process.env.PAYMENT_SERVICE_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
-const credential = process.env.PAYMENT_SERVICE_KEY ?? '';
+/**
+ * Whether a setting is a placeholder a client passed unexpanded (a client that does not expand
+ * mcp.json's `${VAR}` passes the text itself): that is no value, so it reads as unset.
+ */
+const isPlaceholder = (value: string | undefined) => value !== undefined && /^\$\{[^}]*\}$/.test(value.trim());
+
+function setting(name: string): string | undefined {
+  const value = process.env[name]?.trim();
+  return value && !isPlaceholder(value) ? value : undefined;
+}
+
+const baseUrl = (setting('PAYMENT_SERVICE_URL') ?? 'http://localhost:3000').replace(/\/+$/, '');
+const credential = setting('PAYMENT_SERVICE_KEY') ?? '';
 
 type Json = Record<string, unknown>;
 
@@ -24,7 +38,7 @@ async function callRest(operation: Operation, args: unknown): Promise<ToolResult
     path = path.replace(`:${name}`, encodeURIComponent(String(rest[name] ?? '')));
     delete rest[name];
   }
-  const headers: Record<string, string> = { authorization: `Bearer ${credential}`, accept: 'application/json' };
+  const headers: Record<string, string> = { authorization: `Bearer ${credential}`, accept: 'application/json', prefer: TOOL_WORDING_PREFERENCE };
   for (const [header, field] of Object.entries(operation.http.headers ?? {})) {
     if (rest[field] !== undefined) headers[header] = String(rest[field]);
     delete rest[field];
@@ -53,7 +67,9 @@ async function callRest(operation: Operation, args: unknown): Promise<ToolResult
 
 async function main(): Promise<void> {
   if (!credential) {
-    process.stderr.write('Set PAYMENT_SERVICE_KEY to a secret key or an agent access token (and PAYMENT_SERVICE_URL to the service).\n');
+    process.stderr.write(isPlaceholder(process.env.PAYMENT_SERVICE_KEY)
+      ? `PAYMENT_SERVICE_KEY arrived as the text ${process.env.PAYMENT_SERVICE_KEY}: this MCP client does not expand that in its configuration. Write the key there, or the form the client expands (Claude Code: \${PAYMENT_SERVICE_KEY}; Cursor and VS Code: \${env:PAYMENT_SERVICE_KEY}).\n`
+      : 'Set PAYMENT_SERVICE_KEY to a secret key or an agent access token (and PAYMENT_SERVICE_URL to the service).\n');
     process.exit(2);
   }
   // What the credential may do decides which tools are listed (the service checks every call anyway).

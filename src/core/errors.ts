@@ -1,3 +1,5 @@
+import { TOOL_WORDING_PREFERENCE, type Audience, type Wording } from './wording.ts';
+
 // Every error the API returns, with its HTTP status, in one table (spec section 7).
 // Verbs throw ApiError; each transport maps it to its own shape.
 export const ERROR_STATUS = {
@@ -78,6 +80,15 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
+ * Codes whose every message names a part of an HTTP request that a tool call does not have (the
+ * messages are written in the input schemas, where REST is the only wording), with what a tool
+ * caller reads instead.
+ */
+const TOOL_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  invalid_idempotency_key: 'idempotency_key must be 1 to 120 printable ASCII characters, not blank.',
+};
+
+/**
  * A reason the service cannot start that the person starting it can act on (a setting, a
  * folder's permissions, a port): printed as its message alone, without a stack, exit 1.
  */
@@ -89,9 +100,14 @@ export class ApiError extends Error {
   readonly field: string | undefined;
   /** For insufficient_scope: the scope that was needed (sent in WWW-Authenticate). */
   readonly scope: string | undefined;
+  /** The message in each audience's terms (`message` is the REST one). */
+  readonly wording: Wording;
 
-  constructor(code: ErrorCode, message: string, field?: string, details?: { scope?: string }) {
-    super(message);
+  /** message: one sentence for everyone, or a Wording when the next step differs for tool callers. */
+  constructor(code: ErrorCode, message: string | Wording, field?: string, details?: { scope?: string }) {
+    const wording = typeof message === 'string' ? { rest: message, tool: TOOL_MESSAGES[code] ?? message } : message;
+    super(wording.rest);
+    this.wording = wording;
     this.name = 'ApiError';
     this.code = code;
     this.status = ERROR_STATUS[code];
@@ -112,11 +128,12 @@ export interface ErrorBody {
   error: { code: string; message: string; field?: string };
 }
 
-export function errorBody(error: ApiError): ErrorBody {
+/** The error's body, its message in the words of whoever reads it (REST unless said). */
+export function errorBody(error: ApiError, audience: Audience = 'rest'): ErrorBody {
   return {
     error: {
       code: error.code,
-      message: error.message,
+      message: error.wording[audience],
       ...(error.field === undefined ? {} : { field: error.field }),
     },
   };
@@ -172,9 +189,10 @@ export interface ErrorResponse {
 
 /**
  * credentialSent: whether the request carried a credential (a refused one adds error="invalid_token");
- * metadataUrl: the protected resource's metadata, named in every WWW-Authenticate.
+ * metadataUrl: the protected resource's metadata, named in every WWW-Authenticate;
+ * audience: whose words the message is in (a request that prefers the tools' wording is told so).
  */
-export function errorResponse(error: ApiError, options: { credentialSent: boolean; metadataUrl: string }): ErrorResponse {
+export function errorResponse(error: ApiError, options: { credentialSent: boolean; metadataUrl: string; audience?: Audience }): ErrorResponse {
   const metadata = `resource_metadata="${options.metadataUrl}"`;
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
   if (error.code === 'invalid_api_key' || error.code === 'invalid_token' || error.code === 'agent_disconnected') {
@@ -184,7 +202,8 @@ export function errorResponse(error: ApiError, options: { credentialSent: boolea
   } else if (error.code === 'rate_limited') {
     headers['retry-after'] = String(RETRY_AFTER_SECONDS);
   }
-  return { status: error.status, headers, body: errorBody(error) };
+  if (options.audience === 'tool') headers['preference-applied'] = TOOL_WORDING_PREFERENCE;
+  return { status: error.status, headers, body: errorBody(error, options.audience) };
 }
 
 /** The part of an HTTP reply an error is written to (Fastify's reply is one). */

@@ -6,6 +6,7 @@ import { ApiError } from '../core/errors.ts';
 import { Answer, pathParams, restPath, type Operation } from '../verbs/operation.ts';
 import { parseOrThrow } from '../core/validation.ts';
 import { isJsonObject } from '../core/json-body.ts';
+import { audienceOf, type Audience } from '../core/wording.ts';
 
 
 // PostgreSQL text cannot hold NUL; such a path or query names nothing and filters nothing.
@@ -72,13 +73,16 @@ function rawInput(operation: Operation, shape: InputShape, request: FastifyReque
   return input;
 }
 
-/** Validates an operation's input; an error in a header-borne field names the header. */
-function parseInput(operation: Operation, raw: Record<string, unknown>): Record<string, unknown> {
+/**
+ * Validates an operation's input; an error in a header-borne field names the header, unless the
+ * caller asked for the tools' wording (the stdio MCP server, whose tools take it as an argument).
+ */
+function parseInput(operation: Operation, raw: Record<string, unknown>, audience: Audience): Record<string, unknown> {
   try {
     return parseOrThrow(operation.input, raw);
   } catch (error) {
     const header = Object.entries(operation.http.headers ?? {}).find(([, field]) => error instanceof ApiError && error.field === field)?.[0];
-    if (header && error instanceof ApiError) throw new ApiError(error.code, error.message, header);
+    if (header && error instanceof ApiError && audience === 'rest') throw new ApiError(error.code, error.wording, header);
     throw error;
   }
 }
@@ -92,7 +96,7 @@ export function registerOperationRoutes(app: FastifyInstance, operations: readon
       url: restPath(operation),
       handler: async (request, reply) => {
         const principal = await gate.admit(request.headers.authorization, request.ip, operation);
-        const input = parseInput(operation, rawInput(operation, shape, request));
+        const input = parseInput(operation, rawInput(operation, shape, request), audienceOf(request.headers.prefer));
         const output = await operation.run({ ...appContext, principal }, input);
         if (output instanceof Answer) return reply.code(output.status).send(output.body);
         return reply.code(operation.http.status).send(output);

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { jsonSchema } from '../verbs/json-schema.ts';
+import { toolJsonSchema } from '../verbs/json-schema.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
-import { ApiError, ERROR_STATUS } from '../core/errors.ts';
+import { ApiError, ERROR_STATUS, errorBody } from '../core/errors.ts';
 import { PAYMENT_EVENT_TYPES, PING } from '../events/types.ts';
 import { Answer, type Operation } from '../verbs/operation.ts';
 import { parseOrThrow } from '../core/validation.ts';
@@ -18,7 +18,7 @@ type JsonObject = Record<string, unknown>;
  * operation to check itself (its refusals carry the API's error codes).
  */
 export function advertised(schema: z.ZodType, io: 'input' | 'output') {
-  const json = jsonSchema(schema, io);
+  const json = toolJsonSchema(schema, io);
   return {
     '~standard': {
       version: 1 as const,
@@ -37,12 +37,12 @@ export interface ToolResult {
 }
 
 /**
- * An API error as a tool result: isError, with the API's error object as its text. No
- * structuredContent: that must match the tool's output schema, which describes success.
+ * An API error as a tool result: isError, with the API's error object as its text, its message
+ * in the tools' terms (a next step names the tool and argument). No structuredContent: that
+ * must match the tool's output schema, which describes success.
  */
 export function errorResult(error: ApiError): ToolResult {
-  const body = { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(errorBody(error, 'tool')) }] };
 }
 
 /** Whether a caller holding these scopes may see and call the operation. */

@@ -13,11 +13,11 @@ afterAll(async () => t?.close());
 
 async function inspector(args: string[]) {
   try {
-    const { stdout } = await run('node_modules/.bin/mcp-inspector', ['--cli', ...args], { env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
-    return { ok: true, output: stdout };
+    const { stdout, stderr } = await run('node_modules/.bin/mcp-inspector', ['--cli', ...args], { env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+    return { ok: true, output: stdout, stderr };
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string };
-    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}`, stderr: e.stderr ?? '' };
   }
 }
 
@@ -32,6 +32,19 @@ it('lists every tool for a Full access key and only read tools for a Read only k
   const readOnly = JSON.parse((await http((await biz.key({ access: 'read_only' })).secret, '--method', 'tools/list')).output);
   for (const tool of readOnly.tools) expect(tool.annotations.readOnlyHint).toBe(true);
   expect(readOnly.tools.map((tool: { name: string }) => tool.name)).not.toContain('create_payment_link');
+});
+
+it('passes the Inspector\'s schema-portability check in strict mode: no error, no warning, in any tool\'s input or output', async () => {
+  // --strict exits 6 on an error-severity finding only; its warnings (a `type` array for "may be
+  // null", a schema with no keyword) come in the JSON envelope's schemaFindings and on stderr.
+  const listed = await http((await (await t.business()).key()).secret, '--method', 'tools/list', '--strict', '--format', 'json');
+  expect(listed.ok, listed.output).toBe(true);
+  const envelope = JSON.parse(listed.output);
+  expect(envelope.result.tools.length).toBeGreaterThan(20);
+  const findings = (envelope.schemaFindings ?? []).flatMap((tool: { toolName: string; findings: Array<{ schema: string; path: string; rule: string }> }) =>
+    tool.findings.map((finding) => `${tool.toolName} ${finding.schema}.${finding.path}: ${finding.rule}`));
+  expect(findings).toEqual([]);
+  expect(listed.stderr).not.toMatch(/portability|Warning|Error/);
 });
 
 it('creates a payment link with tools/call, and refuses a tool hidden from the key', async () => {

@@ -55,10 +55,16 @@ export async function claimIdempotencyKey(db: Db, principal: Principal, key: str
     .where('key', '=', key)
     .executeTakeFirst();
   if (!existing) {
-    throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+    throw new ApiError('idempotency_conflict', {
+      rest: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+      tool: 'A call with this idempotency_key is still being processed; call create_checkout_session again shortly with the same arguments.',
+    });
   }
   if (!existing.request_hash.equals(hash)) {
-    throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body.');
+    throw new ApiError('idempotency_conflict', {
+      rest: 'This Idempotency-Key was already used with a different request body.',
+      tool: 'This idempotency_key was already used with different arguments: send those arguments again for that session, or a new idempotency_key for a new attempt.',
+    });
   }
   return { kind: 'replay', paymentId: existing.payment_id };
 }

@@ -59,7 +59,12 @@ export async function simulatePayment(ctx: OperationContext, input: SimulatePaym
       provider: provider ? { id: provider.id, name: provider.name } : null,
     });
     const arrive = async (value: Arrival) => {
-      if (payment.usd_value_minor === null) throw new ApiError('invalid_state', 'Start the payment first (POST /v1/checkout_sessions/:id/start): money can only arrive after a buyer started paying.');
+      if (payment.usd_value_minor === null) {
+        throw new ApiError('invalid_state', {
+          rest: 'Start the payment first (POST /v1/checkout_sessions/:id/start): money can only arrive after a buyer started paying.',
+          tool: `Start the payment first: call start_checkout_session with id "${payment.id}"; money can only arrive after a buyer started paying.`,
+        });
+      }
       const outcome = await applyArrival(trx, ctx, payment, value);
       if (outcome.move === 'none') throw new ApiError('invalid_state', outcome.reason);
     };

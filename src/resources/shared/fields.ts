@@ -101,8 +101,11 @@ export const collectOut = z.record(z.string(), z.boolean()).nullable();
 // number, boolean or null. Kept as sent and returned in the payment and its events.
 export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 } as const;
 
+// A value is checked below (so each refusal names its key); its JSON Schema says the same.
+const metadataValue = z.unknown().meta({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] });
+
 export const metadataField = z
-  .record(z.string(), z.unknown(), coded('invalid_metadata', 'metadata must be an object of keys to values.'))
+  .record(z.string(), metadataValue, coded('invalid_metadata', 'metadata must be an object of keys to values.'))
   .superRefine((metadata, ctx) => {
     const entries = Object.entries(metadata);
     const fail = (message: string, key?: string) =>

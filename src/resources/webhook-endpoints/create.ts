@@ -18,7 +18,10 @@ function invalidUrl(message: string): ApiError {
 }
 
 export function duplicateUrl(): ApiError {
-  return new ApiError('duplicate_url', 'An endpoint with this url already exists in this mode.', 'url');
+  return new ApiError('duplicate_url', {
+    rest: 'An endpoint with this url already exists in this mode.',
+    tool: 'An endpoint with this url already exists in this mode: find its id with list_webhook_endpoints (to add it anew, call delete_webhook_endpoint with that id first).',
+  }, 'url');
 }
 
 /**
@@ -58,7 +61,10 @@ export async function createWebhookEndpoint(ctx: OperationContext, input: Create
       .execute();
     if (existing.some((endpoint) => endpoint.url === url)) throw duplicateUrl();
     if (existing.length >= MAX_ENDPOINTS_PER_MODE) {
-      throw new ApiError('too_many', `This mode already has ${MAX_ENDPOINTS_PER_MODE} webhook endpoints; delete one first.`);
+      throw new ApiError('too_many', {
+        rest: `This mode already has ${MAX_ENDPOINTS_PER_MODE} webhook endpoints; delete one first.`,
+        tool: `This mode already has ${MAX_ENDPOINTS_PER_MODE} webhook endpoints: call delete_webhook_endpoint with the id of one (list_webhook_endpoints lists them) first.`,
+      });
     }
     const inserted = await trx
       .insertInto('webhook_endpoints')
