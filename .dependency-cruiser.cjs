@@ -13,6 +13,8 @@
 //   tenancy
 //   db  net  jobs  mail       infrastructure (mail: the outbox and its SMTP sender)
 //   core                      imports nothing of ours
+//
+// client/ is a package of its own (@payment-service/client): it imports nothing outside itself.
 
 const TRANSPORTS = '(http|mcp|oauth|dashboard|pages|cli)';
 const DOMAIN = '(resources|events|webhooks|processor|agents)';
@@ -66,6 +68,13 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'client-imports-only-itself',
+      comment: 'The typed client is its own package, installed elsewhere by path or tarball: what it needs of the service comes through the OpenAPI document.',
+      severity: 'error',
+      from: { path: '^client/' },
+      to: { pathNot: '^client/' },
+    },
+    {
       name: 'no-circular-modules',
       severity: 'error',
       from: { path: '^src/' },
@@ -88,7 +97,9 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/',
+    // The client's build output (npm pack, npm install) is not source.
+    exclude: { path: '^client/dist/' },
+    includeOnly: '^(src|client)/',
     parser: 'swc',
     tsConfig: { fileName: 'tsconfig.json' },
     moduleSystems: ['es6'],

@@ -9,7 +9,7 @@ import { deriveOrder, displayNumber, summaryOf, unitCount } from '../resources/o
 export const WEBHOOK_ITEM_LIMIT = 50;
 
 const ms = (date: Date | null) => (date === null ? null : date.getTime());
-const modeOf = (livemode: boolean) => (livemode ? 'live' : 'test');
+const modeOf = (livemode: boolean): 'live' | 'test' => (livemode ? 'live' : 'test');
 
 export function addressSnapshot(address: StoredAddress | null) {
   if (address === null) return null;

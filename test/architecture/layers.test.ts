@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
@@ -25,14 +26,15 @@ function readable(violation: Violation): string {
   return `${edge(violation)}${cycle}`;
 }
 
-/** The violations of the src/ under `baseDir`. */
+/** The violations of the src/ (and client/, where there is one) under `baseDir`. */
 async function violationsIn(baseDir: string): Promise<Violation[]> {
-  const { output } = await cruise(['src'], { ...options, baseDir });
+  const roots = ['src', 'client'].filter((folder) => existsSync(path.join(baseDir, folder)));
+  const { output } = await cruise(roots, { ...options, baseDir });
   if (typeof output === 'string') throw new Error(`dependency-cruiser answered text, not a result: ${output}`);
   return output.summary.violations;
 }
 
-it('src/ keeps every layer rule', async () => {
+it('src/ and client/ keep every layer rule', async () => {
   expect((await violationsIn(ROOT)).map(readable)).toEqual([]);
 });
 
@@ -46,6 +48,7 @@ it.each([
   ['two-way-folders', 'no-two-way-folders: src/resources/a → src/resources/b'],
   ['unknown-folder', 'known-folders-only: src/helpers/format.ts → src/core/money.ts'],
   ['unknown-folder-imported-by-the-top', 'no-imports-of-unknown-folders: src/main.ts → src/helpers/format.ts'],
+  ['client-imports-src', 'client-imports-only-itself: client/src/money.ts → src/core/money.ts'],
 ])('catches the tree %s', async (fixture, expected) => {
   expect((await violationsIn(path.join(FIXTURES, fixture))).map(edge)).toContain(expected);
 });
