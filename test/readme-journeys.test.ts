@@ -1,14 +1,17 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTestApp, type TestApp } from './support/harness.ts';
 
 // The README's copy-paste journeys, run as a reader would run them: the session journey in bash
-// with curl against the running service, and the Python receiver (standard library only)
-// receiving that journey's real, signed deliveries. A README edit that breaks either fails here.
+// with curl against the running service, and the Node receiver (the typed client's
+// verifyWebhook) and the Python one (standard library only) receiving that journey's real,
+// signed deliveries. A README edit that breaks any of them fails here.
 
 /** The fenced code block after `<!-- journey: name -->` in the README. */
 async function journey(name: string): Promise<string> {
@@ -18,6 +21,9 @@ async function journey(name: string): Promise<string> {
   const block = /```\w*\n([\s\S]*?)\n```/.exec(readme.slice(marker));
   return block![1]!;
 }
+
+const run = promisify(execFile);
+const CLIENT = fileURLToPath(new URL('../client', import.meta.url));
 
 const has = (command: string) => spawnSync(command, ['--version'], { stdio: 'ignore' }).status === 0;
 
@@ -43,84 +49,103 @@ async function until<T>(check: () => T | undefined | false, timeoutMs = 10_000):
   }
 }
 
+/** A receiver from the README, run as its own process, printing what it accepted. */
+interface Receiver {
+  name: string;
+  port: number;
+  secret: string;
+  printed: () => string;
+  process: ChildProcess;
+}
+
 let t: TestApp;
 let key: string;
 let folder: string;
-const python = has('python3');
-let receiver: ChildProcess | undefined;
-let printed = '';
-let receiverPort = 0;
-let secret = '';
+const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  // The service's clock at the real time: the Python receiver checks the signature's timestamp
-  // against its own clock, as a real receiver does.
+  // The service's clock at the real time: the receivers check the signature's timestamp against
+  // their own clock, as real receivers do.
   t = await startTestApp({ RATE_LIMITS: 'off' }, { workers: true, clockStart: Date.now() });
   key = (await (await t.business()).key({ mode: 'test' })).secret;
   folder = await mkdtemp(path.join(tmpdir(), 'readme-journeys-'));
+  // The Node receiver imports the client as an installed package, as a reader's project would:
+  // built here with the package's own build into the folder's node_modules (not into client/,
+  // which test/client/package.test.ts packs meanwhile).
+  const installed = path.join(folder, 'node_modules', '@payment-service', 'client');
+  await mkdir(installed, { recursive: true });
+  await copyFile(path.join(CLIENT, 'package.json'), path.join(installed, 'package.json'));
+  await run(path.join(CLIENT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(CLIENT, 'tsconfig.json'), '--outDir', path.join(installed, 'dist')]);
+  await writeFile(path.join(folder, 'receiver.mjs'), await journey('node-receiver'));
+  await writeFile(path.join(folder, 'receiver.py'), await journey('python-receiver'));
+  const programs: Array<[string, string[]]> = [['node', [process.execPath, path.join(folder, 'receiver.mjs')]]];
+  if (has('python3')) programs.push(['python', ['python3', path.join(folder, 'receiver.py')]]);
+  for (const [name, [command, ...args]] of programs) {
+    const port = await freePort();
+    const endpoint = await t.request('POST', '/v1/webhook_endpoints', { key, body: { url: `http://127.0.0.1:${port}/webhooks` } });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    const child = spawn(command!, args, { cwd: folder, env: { ...process.env, WEBHOOK_SECRET: endpoint.body.secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let printed = '';
+    child.stdout!.on('data', (chunk) => { printed += chunk; });
+    receivers.push({ name, port, secret: endpoint.body.secret, printed: () => printed, process: child });
+    // Up when it answers: an unsigned POST is refused with 400.
+    for (let tries = 0; ; tries += 1) {
+      const answer = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body: '{}' }).catch(() => undefined);
+      if (answer) { expect(answer.status).toBe(400); break; }
+      if (tries > 100) throw new Error(`the ${name} receiver did not start`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 });
 afterAll(async () => {
-  receiver?.kill();
+  for (const receiver of receivers) receiver.process.kill();
   await t?.close();
   if (folder) await rm(folder, { recursive: true, force: true });
 });
 
-describe.runIf(python)('the Python receiver (standard library only)', () => {
-  beforeAll(async () => {
-    receiverPort = await freePort();
-    const endpoint = await t.request('POST', '/v1/webhook_endpoints', { key, body: { url: `http://127.0.0.1:${receiverPort}/webhooks` } });
-    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
-    secret = endpoint.body.secret;
-    await writeFile(path.join(folder, 'receiver.py'), await journey('python-receiver'));
-    receiver = spawn('python3', [path.join(folder, 'receiver.py')], { env: { ...process.env, WEBHOOK_SECRET: secret, PORT: String(receiverPort) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    receiver.stdout!.on('data', (chunk) => { printed += chunk; });
-    // Up when it answers: an unsigned POST is refused with 400.
-    for (let tries = 0; ; tries += 1) {
-      const answer = await fetch(`http://127.0.0.1:${receiverPort}/webhooks`, { method: 'POST', body: '{}' }).catch(() => undefined);
-      if (answer) { expect(answer.status).toBe(400); break; }
-      if (tries > 100) throw new Error('the Python receiver did not start');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  });
+const sign = (body: string, timestamp: number, secret: string) => createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 
+describe.each(['node', 'python'])('the %s receiver', (name) => {
+  const receiver = () => receivers.find((candidate) => candidate.name === name);
   const post = (body: string, signature: string) =>
-    fetch(`http://127.0.0.1:${receiverPort}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'service-signature': signature }, body });
-  const sign = (body: string, timestamp: number, withSecret = secret) => createHmac('sha256', withSecret).update(`${timestamp}.${body}`).digest('hex');
+    fetch(`http://127.0.0.1:${receiver()!.port}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'service-signature': signature }, body });
 
-  it('refuses a changed body, an old timestamp, another secret and a malformed header, and takes a second v1 (a rolled secret)', async () => {
-    const body = JSON.stringify({ id: 'evt_readme', type: 'ping' });
+  it.runIf(name === 'node' || has('python3'))('refuses a changed body, an old timestamp, another secret and a malformed header, and takes a second v1 (a rolled secret)', async () => {
+    const { secret } = receiver()!;
+    const body = JSON.stringify({ id: `evt_readme_${name}`, type: 'ping', created: Math.floor(Date.now() / 1000), data: { payment: null, order: null, customer: null } });
     const now = Math.floor(Date.now() / 1000);
-    expect((await post(`${body} `, `t=${now},v1=${sign(body, now)}`)).status).toBe(400);
-    expect((await post(body, `t=${now - 301},v1=${sign(body, now - 301)}`)).status).toBe(400);
+    expect((await post(`${body} `, `t=${now},v1=${sign(body, now, secret)}`)).status).toBe(400);
+    expect((await post(body, `t=${now - 301},v1=${sign(body, now - 301, secret)}`)).status).toBe(400);
     expect((await post(body, `t=${now},v1=${sign(body, now, 'whsec_other')}`)).status).toBe(400);
-    expect((await post(body, `t=${now},v1=${sign(body, now).toUpperCase()}`)).status).toBe(400);
-    expect((await post(body, `v1=${sign(body, now)},t=${now}`)).status).toBe(400);
-    expect((await post(body, `t=${now},v1=${sign(body, now, 'whsec_old')},v1=${sign(body, now)}`)).status).toBe(200);
-    await until(() => printed.includes('ping evt_readme'));
+    expect((await post(body, `t=${now},v1=${sign(body, now, secret).toUpperCase()}`)).status).toBe(400);
+    expect((await post(body, `v1=${sign(body, now, secret)},t=${now}`)).status).toBe(400);
+    expect((await post(body, `t=${now},v1=${sign(body, now, 'whsec_old')},v1=${sign(body, now, secret)}`)).status).toBe(200);
+    await until(() => receiver()!.printed().includes(`ping evt_readme_${name}`));
   });
+});
 
-  describe.runIf(has('curl'))('and the session journey in bash with curl', () => {
-    it('creates, starts, pays and reads the order; the receiver verifies and prints payment.started and payment.paid', async () => {
-      const script = (await journey('session'))
-        .replace(/^BASE=.*$/m, `BASE=${t.url}`)
-        .replace(/^KEY=.*$/m, `KEY=${key}`);
-      const run = await bash(script);
-      expect(run.stderr).toBe('');
-      expect(run.code).toBe(0);
-      const answers = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
-      const [started, simulated, order] = answers;
-      expect(started.status).toBe('open');
-      expect(started.started_at).toEqual(expect.any(Number));
-      expect(simulated.status).toBe('paid');
-      expect(order).toMatchObject({ object: 'order', status: 'paid', amount_paid: '25.00', payment_ids: [started.id] });
-      const lines = await until(() => {
-        const events = printed.split('\n').filter((line) => line.startsWith('payment.'));
-        return events.length >= 2 && events;
+describe.runIf(has('curl'))('the session journey in bash with curl', () => {
+  it('creates, starts, pays and reads the order; each receiver verifies and prints payment.started and payment.paid', async () => {
+    const script = (await journey('session'))
+      .replace(/^BASE=.*$/m, `BASE=${t.url}`)
+      .replace(/^KEY=.*$/m, `KEY=${key}`);
+    const run = await bash(script);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const [started, simulated, order] = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(started.status).toBe('open');
+    expect(started.started_at).toEqual(expect.any(Number));
+    expect(simulated.status).toBe('paid');
+    expect(order).toMatchObject({ object: 'order', status: 'paid', amount_paid: '25.00', payment_ids: [started.id] });
+    for (const receiver of receivers) {
+      const events = await until(() => {
+        const lines = receiver.printed().split('\n').filter((line) => line.startsWith('payment.'));
+        return lines.length >= 2 && lines;
       });
-      expect(lines.map((line) => line.split(' ')[0]).sort()).toEqual(['payment.paid', 'payment.started']);
-      // The journey run twice: the Idempotency-Key answers the same session, which is paid now.
-      const again = await bash(script);
-      expect(again.stdout.split('\n')[0]).toContain('"code":"invalid_state"');
-    });
+      expect(events.map((line) => line.split(' ')[0]).sort(), receiver.name).toEqual(['payment.paid', 'payment.started']);
+    }
+    // The journey run twice: the Idempotency-Key answers the same session, which is paid now.
+    const again = await bash(script);
+    expect(again.stdout.split('\n')[0]).toContain('"code":"invalid_state"');
   });
 });

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +20,9 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/
 
 let t: TestApp;
 let project: string;
+let builtBefore = false;
 beforeAll(async () => {
+  builtBefore = existsSync(path.join(CLIENT, 'dist'));
   t = await startTestApp({ RATE_LIMITS: 'off' });
   project = await mkdtemp(path.join(tmpdir(), 'client-consumer-'));
   await run('npm', ['pack', '--silent', '--pack-destination', project], { cwd: CLIENT, env });
@@ -30,7 +33,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   if (project) await rm(project, { recursive: true, force: true });
-  await rm(path.join(CLIENT, 'dist'), { recursive: true, force: true });
+  // dist/ is the workspace's build too (npm install runs prepare): removed only if this test made it.
+  if (!builtBefore) await rm(path.join(CLIENT, 'dist'), { recursive: true, force: true });
 });
 
 it('ships only the built JavaScript and declarations, with no dependencies', async () => {
