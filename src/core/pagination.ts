@@ -34,9 +34,9 @@ export const createdRange = {
 
 export function pageOf<T extends z.ZodType>(item: T) {
   return z.object({
-    data: z.array(item),
-    has_more: z.boolean(),
-    next_cursor: z.string().nullable(),
+    data: z.array(item).describe('The objects of this page, newest first.'),
+    has_more: z.boolean().describe('Whether more objects follow this page.'),
+    next_cursor: z.string().nullable().describe('The id to pass as starting_after for the next page; null on the last page.'),
   });
 }
 
