@@ -82,7 +82,6 @@ function recordedParameters(operation: Operation, exchange: Exchange | undefined
   const pattern = new RegExp(`^${API_PREFIX}${operation.http.path.replace(/:(\w+)/g, '(?<$1>[^/]+)')}$`);
   Object.assign(values, pattern.exec(url.pathname)?.groups ?? {});
   for (const [header, value] of Object.entries(exchange.request.headers ?? {})) values[header] = value;
-  for (const [name, value] of Object.entries(values)) if (typeof value === 'string' && /^\d+$/.test(value)) values[name] = Number(value);
   return values;
 }
 
@@ -96,6 +95,11 @@ function operationObject(operation: Operation, book: SchemaBook, exchanges: read
   const usual = exchanges.find((exchange) => exchange.status === operation.http.status);
   const recorded = recordedParameters(operation, usual);
 
+  // A number in the query is a number to the schema (limit=2), any other value stays text.
+  for (const [name, value] of Object.entries(recorded)) {
+    const type = properties[name]?.type;
+    if (typeof value === 'string' && (type === 'integer' || type === 'number')) recorded[name] = Number(value);
+  }
   const parameters = [...inPath].map((name) => parameter(name, 'path', true, properties[name] ?? { type: 'string' }, recorded[name]));
   for (const [field, header] of fromHeaders) parameters.push(parameter(header, 'header', false, properties[field] ?? { type: 'string' }, recorded[header]));
   let requestBody: unknown;

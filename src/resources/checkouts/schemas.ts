@@ -16,9 +16,12 @@ const ROUTING_CHOICES = ['smart', 'buyer', 'fixed'] as const;
 
 export const routingField = z
   .object({
-    choice: z.enum(ROUTING_CHOICES, routingError('routing.choice must be smart, buyer or fixed.')),
-    provider: z.string(routingError('routing.provider must be a provider identifier.')).nullish(),
-    fallback: z.boolean(routingError('routing.fallback must be true or false.')).optional(),
+    choice: z.enum(ROUTING_CHOICES, routingError('routing.choice must be smart, buyer or fixed.'))
+      .describe('`smart` (best provider first), `buyer` (the buyer picks) or `fixed` (one provider).'),
+    provider: z.string(routingError('routing.provider must be a provider identifier.')).nullish()
+      .describe(`For \`fixed\`: a card provider, one of ${CARD_PROVIDER_IDS.join(', ')}.`),
+    fallback: z.boolean(routingError('routing.fallback must be true or false.')).optional()
+      .describe('For `fixed`: route a buyer that provider cannot take smartly instead of turning them away (default true).'),
   }, routingError('routing must be an object with a choice: smart, buyer or fixed.'))
   .transform((routing, ctx): Routing => {
     const provider = routing.provider == null ? undefined : findProvider(routing.provider);
@@ -112,7 +115,7 @@ export const CheckoutOut = z.object({
 }).describe('A checkout: a reusable hosted page with a fixed price. Every buyer who pays gets their own payment and order.');
 export type CheckoutOut = z.infer<typeof CheckoutOut>;
 
-export const CheckoutList = pageOf(CheckoutOut);
+export const CheckoutList = pageOf(CheckoutOut, 'checkouts');
 
 export function toCheckoutOut(row: CheckoutRow, baseUrl: string): CheckoutOut {
   return {

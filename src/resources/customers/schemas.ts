@@ -46,7 +46,7 @@ export const CustomerOut = z.object({
 }).describe('A customer: one buyer email in one mode. Customers change only through orders.');
 export type CustomerOut = z.infer<typeof CustomerOut>;
 
-export const CustomerList = pageOf(CustomerOut);
+export const CustomerList = pageOf(CustomerOut, 'customers');
 
 /** A customer row with the counts and spend computed from its orders and payments. */
 export type CustomerWithTotals = CustomerRow & {

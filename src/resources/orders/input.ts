@@ -17,7 +17,7 @@ function text(field: string, max: number, description: string) {
 }
 
 /** A non-negative decimal string with at most two decimals, in minor units. */
-function money(field: string, description: string) {
+function money(field: string) {
   return z
     .string(fail(`${field} must be a decimal string such as "12.50".`))
     .refine((value) => {
@@ -25,8 +25,10 @@ function money(field: string, description: string) {
       return minor !== null && minor <= MAX_AMOUNT_MINOR * 10;
     }, fail(`${field} must be a decimal string such as "12.50", at most two decimals.`))
     .transform((value) => parseAmount(value) ?? 0)
-    .meta({ description: `${description}: a decimal string such as "12.50", at most two decimals, in the session's currency.`, pattern: DECIMAL.source });
+    .meta({ pattern: DECIMAL.source });
 }
+
+const moneyText = (what: string) => `${what}: a decimal string such as "12.50", at most two decimals, in the session's currency.`;
 
 export const MAX_ORDER_ITEMS = 500;
 
@@ -39,8 +41,8 @@ const ItemInput = z.object({
   quantity: z.number(fail('quantity must be a whole number from 1.')).int(fail('quantity must be a whole number from 1.'))
     .min(1, fail('quantity must be a whole number from 1.')).max(100_000, fail('quantity is at most 100000.'))
     .describe('How many units, 1 to 100000.'),
-  unit_amount: money('unit_amount', 'Price of one unit').nullish(),
-  amount: money('amount', 'Price of the line; unit_amount × quantity when unit_amount is sent'),
+  unit_amount: money('unit_amount').nullish().describe(moneyText('Price of one unit')),
+  amount: money('amount').describe(moneyText('Price of the line; unit_amount × quantity when unit_amount is sent')),
 }, fail('Each item must be an object with name, quantity and amount.')).describe('One item line.');
 
 const StoreInput = z.object({
@@ -48,8 +50,7 @@ const StoreInput = z.object({
   id: text('store.id', 100, "The store's id on its platform."),
   name: text('store.name', 200, "The store's name."),
   url: text('store.url', 2048, "The store's address."),
-}, fail('order.store must be an object with platform, id, name and url.'))
-  .describe('The store the order comes from. A session with the same store (platform, id) and order.id as an earlier one attaches to that order.');
+}, fail('order.store must be an object with platform, id, name and url.'));
 
 export const OrderInput = z.object({
   id: z.string(fail('order.id, the store\'s own order id, must be a string.'))
@@ -60,16 +61,17 @@ export const OrderInput = z.object({
   items: z.array(ItemInput, fail('order.items must be an array of item lines.'))
     .max(MAX_ORDER_ITEMS, fail(`An order has at most ${MAX_ORDER_ITEMS} item lines.`)).default([])
     .describe(`The item lines, at most ${MAX_ORDER_ITEMS}; their amounts add up to subtotal.`),
-  subtotal: money('subtotal', 'Sum of the item amounts').nullish(),
-  discount: money('discount', 'Taken off the subtotal').nullish(),
+  subtotal: money('subtotal').nullish().describe(moneyText('Sum of the item amounts')),
+  discount: money('discount').nullish().describe(moneyText('Taken off the subtotal')),
   discount_code: text('discount_code', 100, 'The discount code used.'),
-  shipping: money('shipping', 'Shipping charged').nullish(),
+  shipping: money('shipping').nullish().describe(moneyText('Shipping charged')),
   shipping_method: text('shipping_method', 200, 'How it ships.'),
-  tax: money('tax', 'Tax charged').nullish(),
-  total: money('total', 'subtotal - discount + shipping + tax').nullish(),
+  tax: money('tax').nullish().describe(moneyText('Tax charged')),
+  total: money('total').nullish().describe(moneyText('subtotal - discount + shipping + tax; it must add up')),
   ship_to: addressField('ship_to').nullish().describe('Where the order ships; the same rules as shipping_address.'),
   bill_to: addressField('bill_to').nullish().describe('The order\'s billing address; the same rules as billing_address.'),
-  store: StoreInput.nullish(),
+  store: StoreInput.nullish()
+    .describe('The store the order comes from. A session with the same store (platform, id) and order.id as an earlier one attaches to that order.'),
   customer_id: text('order.customer_id', 100, "The store's own id for the customer."),
 }, fail('order must be an object.'))
   .superRefine((order, ctx) => {

@@ -130,7 +130,7 @@ export const OrderOut = z.object({
   paid_at: z.number().int().nullable().describe('When its first payment became paid, Unix seconds.'),
 }).describe('An order: what was bought and where it ships. Its status follows all of its payments; amounts are decimal strings in the order currency.');
 export type OrderOut = z.infer<typeof OrderOut>;
-export const OrderList = pageOf(OrderOut);
+export const OrderList = pageOf(OrderOut, 'orders');
 
 export interface OrderParts {
   order: OrderRow;

@@ -67,7 +67,7 @@ export const PaymentLinkOut = PaymentOut.pick({
 }).describe('A payment link: a one-off request for one amount from one payer. Its id is its payment\'s id.');
 export type PaymentLinkOut = z.infer<typeof PaymentLinkOut>;
 
-export const PaymentLinkList = pageOf(PaymentLinkOut);
+export const PaymentLinkList = pageOf(PaymentLinkOut, 'payment links');
 
 export function toPaymentLinkOut(row: PaymentRow, baseUrl: string, now: Date): PaymentLinkOut {
   return {

@@ -73,7 +73,7 @@ export const PaymentOut = z.object({
   canceled_at: secondsOrNull('Payment links: when you canceled it'),
 }).describe('A payment: one attempt at paying, whatever created it (a checkout session, a payment link, a checkout purchase). The facts of the webhook payment in snake_case with Unix seconds.');
 export type PaymentOut = z.infer<typeof PaymentOut>;
-export const PaymentList = pageOf(PaymentOut);
+export const PaymentList = pageOf(PaymentOut, 'payments');
 
 /** A payment row with its order's customer. */
 export type PaymentWithCustomer = PaymentRow & { customer_id: string | null };

@@ -67,7 +67,7 @@ export function urlField(field: string) {
       return url !== null && url.username === '' && url.password === '';
     }, coded('invalid_url', `${field} must not contain a username or password.`))
     .transform((text) => new URL(text).href)
-    .meta({ description: 'A full http:// or https:// address without username or password, up to 2,048 characters.', format: 'uri', maxLength: MAX_URL_LENGTH });
+    .meta({ description: 'A full http:// or https:// address without username or password, up to 2,048 characters.', maxLength: MAX_URL_LENGTH });
 }
 
 /** Live mode takes only https:// addresses for where payers are sent. */
@@ -79,7 +79,9 @@ export function requireHttpsInLive(livemode: boolean, url: string | null | undef
 
 // What the payer page asks besides email (spec 2.9; its inner shape is ours): each key true to ask.
 export const COLLECTABLE = ['name', 'phone', 'shipping_address', 'billing_address'] as const;
-const collectFlag = (key: (typeof COLLECTABLE)[number]) => z.boolean(coded('invalid_collect', `collect.${key} must be true or false.`)).optional();
+const COLLECTED = { name: 'the payer\'s name', phone: 'a phone number', shipping_address: 'a shipping address', billing_address: 'a billing address' } as const;
+const collectFlag = (key: (typeof COLLECTABLE)[number]) => z.boolean(coded('invalid_collect', `collect.${key} must be true or false.`)).optional()
+  .describe(`true to ask for ${COLLECTED[key]}.`);
 
 export const collectField = z
   .strictObject(

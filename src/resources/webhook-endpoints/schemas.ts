@@ -62,7 +62,7 @@ export const DeletedWebhookEndpointOut = WebhookEndpointOut.pick({ id: true, obj
   deleted: z.literal(true).describe('Always true.'),
 }).describe('What a delete answers: the endpoint is removed, its secret erased.');
 
-export const WebhookEndpointList = pageOf(WebhookEndpointOut);
+export const WebhookEndpointList = pageOf(WebhookEndpointOut, 'webhook endpoints');
 
 export function toWebhookEndpointOut(row: WebhookEndpointRow): WebhookEndpointOut {
   return {
