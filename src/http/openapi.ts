@@ -74,13 +74,17 @@ function parameter(name: string, place: 'path' | 'query' | 'header', required: b
   };
 }
 
-/** The values a recorded request gave its path, query and header parameters. */
-function recordedParameters(operation: Operation, exchange: Exchange | undefined): Record<string, unknown> {
+/** The values a recorded request gave its path, query and header parameters (a number where the schema says so: limit=2). */
+function recordedParameters(operation: Operation, exchange: Exchange | undefined, properties: Record<string, JsonSchema>): Record<string, unknown> {
   if (!exchange) return {};
   const url = new URL(exchange.request.path, 'http://recorded');
   const values: Record<string, unknown> = Object.fromEntries(url.searchParams);
   const pattern = new RegExp(`^${API_PREFIX}${operation.http.path.replace(/:(\w+)/g, '(?<$1>[^/]+)')}$`);
   Object.assign(values, pattern.exec(url.pathname)?.groups ?? {});
+  for (const [name, value] of Object.entries(values)) {
+    const type = properties[name]?.type;
+    if (typeof value === 'string' && (type === 'integer' || type === 'number')) values[name] = Number(value);
+  }
   for (const [header, value] of Object.entries(exchange.request.headers ?? {})) values[header] = value;
   return values;
 }
@@ -93,13 +97,7 @@ function operationObject(operation: Operation, book: SchemaBook, exchanges: read
   const required = new Set(input.required ?? []);
   const { inPath, fromHeaders, inQuery } = inputPlaces(operation);
   const usual = exchanges.find((exchange) => exchange.status === operation.http.status);
-  const recorded = recordedParameters(operation, usual);
-
-  // A number in the query is a number to the schema (limit=2), any other value stays text.
-  for (const [name, value] of Object.entries(recorded)) {
-    const type = properties[name]?.type;
-    if (typeof value === 'string' && (type === 'integer' || type === 'number')) recorded[name] = Number(value);
-  }
+  const recorded = recordedParameters(operation, usual, properties);
   const parameters = [...inPath].map((name) => parameter(name, 'path', true, properties[name] ?? { type: 'string' }, recorded[name]));
   for (const [field, header] of fromHeaders) parameters.push(parameter(header, 'header', false, properties[field] ?? { type: 'string' }, recorded[header]));
   let requestBody: unknown;
