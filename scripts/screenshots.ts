@@ -1,6 +1,10 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import Fastify from 'fastify';
+import { chromium, type Browser } from 'playwright-core';
+import { apiReference } from '../src/http/docs.ts';
+import { openApiDocument } from '../src/http/openapi.ts';
+import { operations } from '../src/operations.ts';
 import { renderPage } from '../src/ui/index.ts';
 import { PAGE_STATES, realistic, type PageState } from '../test/pages/states.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../test/support/chromium.ts';
@@ -9,7 +13,8 @@ import { servePages } from '../test/support/serve-pages.ts';
 // npm run screenshots: every page in every state of test/pages/states.ts, with a coffee roaster's
 // data, photographed in headless Chromium into docs/screenshots/ (<state>-<theme>-<width>.png),
 // with a README listing them. Every state light at 1280px; the main pages also light at 360px
-// and dark at 1280px. Not part of npm test: run it after changing a page, and look at the result.
+// and dark at 1280px; and the API reference (/docs) at both widths. Not part of npm test: run it
+// after changing a page, and look at the result (`-- --reference` photographs the reference alone).
 
 const OUT = path.join(import.meta.dirname, '../docs/screenshots');
 
@@ -24,8 +29,41 @@ const VIEWS: readonly View[] = [DESKTOP, { colorScheme: 'light', width: 360 }, {
 const viewsOf = (state: PageState) => (state.main ? VIEWS : [DESKTOP]);
 const fileOf = (state: PageState, view: View) => `${state.name}-${view.colorScheme}-${view.width}.png`;
 
+/** The API reference as the service serves it (the page and the OpenAPI document; no database needed), where each shot opens it. */
+const REFERENCE_SHOTS = [
+  { file: 'api-reference-light-1280.png', width: 1280, at: '#operation/create_checkout_session' },
+  { file: 'api-reference-light-360.png', width: 360, at: '#operation/create_payment_link' },
+] as const;
+
+async function referenceShots(browser: Browser): Promise<void> {
+  const app = Fastify();
+  const document = openApiDocument(operations, 'https://pay.example.com');
+  app.get('/v1/openapi.json', async () => document);
+  await apiReference(app);
+  const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    for (const shot of REFERENCE_SHOTS) {
+      const page = await browser.newPage({ viewport: { width: shot.width, height: shot.width > 360 ? 800 : 740 } });
+      await page.goto(`${origin}/docs${shot.at}`);
+      await page.getByRole('heading', { name: 'Create payment link' }).first().waitFor();
+      await page.waitForTimeout(1000);
+      await page.screenshot({ path: path.join(OUT, shot.file) });
+      await page.close();
+    }
+  } finally {
+    await app.close();
+  }
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
+  if (process.argv.includes('--reference')) {
+    const browser = await chromium.launch({ executablePath: ensureChromium(), args: CHROMIUM_ARGS });
+    await referenceShots(browser).finally(() => browser.close());
+    writeFileSync(path.join(OUT, 'README.md'), readme());
+    console.log(`Wrote ${REFERENCE_SHOTS.length} screenshots of the API reference and README.md.`);
+    return;
+  }
   for (const file of readdirSync(OUT)) if (file.endsWith('.png')) rmSync(path.join(OUT, file));
   const server = await servePages(PAGE_STATES.map((state) => {
     const { page, viewer } = state.render(realistic);
@@ -43,6 +81,7 @@ async function main(): Promise<void> {
       }
       await page.close();
     }
+    await referenceShots(browser);
   } finally {
     await browser.close();
     await server.app.close();
@@ -65,6 +104,7 @@ also at a 360px phone width and in the dark theme. Run the script again after ch
 | State | What it shows | Screenshots |
 | --- | --- | --- |
 ${rows.join('\n')}
+| api-reference | the API reference at /docs (Redoc, from the OpenAPI document): an operation with its request and response examples | ${REFERENCE_SHOTS.map((shot) => `[light ${shot.width}px](${shot.file})`).join(' · ')} |
 `;
 }
 

@@ -149,7 +149,9 @@ ${routes.map(method).join('\n\n')}
 /** The generated files' contents, by name under client/src/. */
 export async function generateClient(document: object): Promise<Record<GeneratedFile, string>> {
   const routes = routesOf(document as Json);
-  const ast = await openapiTS(document as OpenAPI3, { rootTypes: true, silent: true });
+  // defaultNonNullable off: a request field with a default (expires_in_days) stays optional to
+  // send; every answer's fields are listed as required by the document itself.
+  const ast = await openapiTS(document as OpenAPI3, { rootTypes: true, silent: true, defaultNonNullable: false });
   return {
     'schema.ts': `${HEADER}\n${astToString(ast)}`,
     'operations.ts': operationsFile(routes),

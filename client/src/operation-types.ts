@@ -1,5 +1,5 @@
 import type { OPERATIONS } from './operations.ts';
-import type { operations } from './schema.ts';
+import type { components, operations } from './schema.ts';
 
 // What each operation takes and answers, read off the generated types by operationId: one flat
 // input (path parameters, query parameters and body fields together, as the API's MCP tools
@@ -36,7 +36,7 @@ export type ErrorBody = {
 }[OperationId];
 
 /** The error codes the document lists. The API may add codes within v1 (spec 9), so `code` is typed as these or any string. */
-export type KnownErrorCode = ErrorBody extends { error: { code: infer Code } } ? Code : never;
+export type KnownErrorCode = components['schemas']['ErrorCode'];
 
 /** The list operations: a page of `data` with `has_more` and `next_cursor`, paged by `starting_after`. */
 export type ListOperationId = {

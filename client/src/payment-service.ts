@@ -11,6 +11,8 @@ export class PaymentService extends ApiClient {
   /**
    * List payment links: List payment links, newest first, optionally filtered by status, reference or creation time. Pass next_cursor as starting_after to get the next page. Amounts are decimal strings such as "25.00", never numbers.
    *
+   * Requires the scope `payments:read`.
+   *
    * `GET /v1/payment_links` (scope `payments:read`)
    */
   listPaymentLinks(input: OperationInput<'list_payment_links'> = {}, options?: CallOptions<'list_payment_links'>): Promise<OperationOutput<'list_payment_links'>> {
@@ -19,6 +21,8 @@ export class PaymentService extends ApiClient {
 
   /**
    * Create payment link: Create a one-off payment link asking one payer for one amount. Use it to request a payment by sending the payer a URL. Amounts are decimal strings such as "25.00", never numbers. The link is created in the mode of the credential (Test or Live); Test links never move real money. Returns the payment_link object with its url (the payer's page), status "open" and expires_at (default 7 days).
+   *
+   * Requires the scope `checkouts:write`.
    *
    * `POST /v1/payment_links` (scope `checkouts:write`)
    */
@@ -29,6 +33,8 @@ export class PaymentService extends ApiClient {
   /**
    * Get payment link: Get one payment link by its pay_ id, with its current status (a link past expires_at reads as "expired"). Amounts are decimal strings such as "25.00", never numbers.
    *
+   * Requires the scope `payments:read`.
+   *
    * `GET /v1/payment_links/{id}` (scope `payments:read`)
    */
   retrievePaymentLink(input: OperationInput<'retrieve_payment_link'>, options?: CallOptions<'retrieve_payment_link'>): Promise<OperationOutput<'retrieve_payment_link'>> {
@@ -37,6 +43,8 @@ export class PaymentService extends ApiClient {
 
   /**
    * Cancel payment link: Close a payment link nobody has started paying: its status becomes "expired" with canceled_at set. Canceling again returns the same link. Fails with not_cancelable once the payer has gone to a card provider.
+   *
+   * Requires the scope `checkouts:write`.
    *
    * `POST /v1/payment_links/{id}/cancel` (scope `checkouts:write`)
    */
@@ -47,6 +55,8 @@ export class PaymentService extends ApiClient {
   /**
    * List checkouts: List active checkouts (pages, pricing tables, widgets), newest first, optionally of one kind. Pass next_cursor as starting_after for the next page.
    *
+   * Requires the scope `payments:read`.
+   *
    * `GET /v1/checkouts` (scope `payments:read`)
    */
   listCheckouts(input: OperationInput<'list_checkouts'> = {}, options?: CallOptions<'list_checkouts'>): Promise<OperationOutput<'list_checkouts'>> {
@@ -55,6 +65,8 @@ export class PaymentService extends ApiClient {
 
   /**
    * Create checkout page: Create a reusable hosted checkout page with a fixed price; every buyer who pays gets their own payment and order. Use it for a product sold many times (a payment link is for one payer). Amounts are decimal strings such as "49.00". Created in the credential's mode (Test or Live). Returns the checkout with its url and slug (for buy buttons).
+   *
+   * Requires the scope `checkouts:write`.
    *
    * `POST /v1/checkouts` (scope `checkouts:write`)
    */
@@ -65,6 +77,8 @@ export class PaymentService extends ApiClient {
   /**
    * Get checkout: Get one checkout by its chk_ id, including one deleted in the dashboard (active false). Amounts are decimal strings.
    *
+   * Requires the scope `payments:read`.
+   *
    * `GET /v1/checkouts/{id}` (scope `payments:read`)
    */
   retrieveCheckout(input: OperationInput<'retrieve_checkout'>, options?: CallOptions<'retrieve_checkout'>): Promise<OperationOutput<'retrieve_checkout'>> {
@@ -72,7 +86,9 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get customer: Get one customer (one buyer email in this mode) by its cus_ id: contact details, addresses, store accounts, orders_count, paid_orders_count and spent (currency -> decimal string). Customers change only through orders.
+   * Get customer: Get one customer (one buyer email in this mode) by its cus_ id: contact details, addresses, store accounts, orders_count, paid_orders_count and spent (currency to decimal string). Customers change only through orders.
+   *
+   * Requires the scope `customers:read`.
    *
    * `GET /v1/customers/{id}` (scope `customers:read`)
    */
@@ -83,6 +99,8 @@ export class PaymentService extends ApiClient {
   /**
    * List customers: List customers newest first, or find the one customer with an email address (any letter case; empty data means none in this mode). Pass next_cursor as starting_after for the next page. List a customer's orders with the orders list and customer_id.
    *
+   * Requires the scope `customers:read`.
+   *
    * `GET /v1/customers` (scope `customers:read`)
    */
   listCustomers(input: OperationInput<'list_customers'> = {}, options?: CallOptions<'list_customers'>): Promise<OperationOutput<'list_customers'>> {
@@ -91,6 +109,8 @@ export class PaymentService extends ApiClient {
 
   /**
    * List webhook endpoints: List webhook endpoints of this mode, newest first, without secrets. Pass next_cursor as starting_after for the next page.
+   *
+   * Requires the scope `webhooks:read`.
    *
    * `GET /v1/webhook_endpoints` (scope `webhooks:read`)
    */
@@ -101,6 +121,8 @@ export class PaymentService extends ApiClient {
   /**
    * Create webhook endpoint: Add an address that receives signed event deliveries in the credential's mode. The response includes the signing secret (whsec_…) once; store it. On 409 duplicate_url, list endpoints, delete the one with the same url, and create again. At most 10 per mode.
    *
+   * Requires the scope `webhooks:write`.
+   *
    * `POST /v1/webhook_endpoints` (scope `webhooks:write`)
    */
   createWebhookEndpoint(input: OperationInput<'create_webhook_endpoint'>, options?: CallOptions<'create_webhook_endpoint'>): Promise<OperationOutput<'create_webhook_endpoint'>> {
@@ -109,6 +131,8 @@ export class PaymentService extends ApiClient {
 
   /**
    * Get webhook endpoint: Get one webhook endpoint by its we_ id (without its secret). 404 means it was removed: create a new one.
+   *
+   * Requires the scope `webhooks:read`.
    *
    * `GET /v1/webhook_endpoints/{id}` (scope `webhooks:read`)
    */
@@ -119,6 +143,8 @@ export class PaymentService extends ApiClient {
   /**
    * Delete webhook endpoint: Remove a webhook endpoint: it stops receiving events, pending retries stop and its secret ceases to exist. Works even when the account is suspended. A 404 for an endpoint already removed means it is done.
    *
+   * Requires the scope `webhooks:write`.
+   *
    * `DELETE /v1/webhook_endpoints/{id}` (scope `webhooks:write`)
    */
   deleteWebhookEndpoint(input: OperationInput<'delete_webhook_endpoint'>, options?: CallOptions<'delete_webhook_endpoint'>): Promise<OperationOutput<'delete_webhook_endpoint'>> {
@@ -127,6 +153,8 @@ export class PaymentService extends ApiClient {
 
   /**
    * Create checkout session: Create a checkout session: one attempt at paying, for a store order (send `order` with the store's order id, items and totals) or a plain amount. A second session for the same store order attaches to the same order. Amounts are decimal strings such as "42.50". Send an Idempotency-Key (idempotency_key) unique per order attempt so a retry returns the same session. The session expires after 24 hours. Created in the credential's mode (Test or Live). Returns the checkout_session with its url, order_id and status "open".
+   *
+   * Requires the scope `checkouts:write`.
    *
    * `POST /v1/checkout_sessions` (scope `checkouts:write`)
    */
@@ -137,6 +165,8 @@ export class PaymentService extends ApiClient {
   /**
    * Get checkout session: Get a checkout session by its pay_ id, with its current status (past expires_at and unpaid reads as "expired").
    *
+   * Requires the scope `payments:read`.
+   *
    * `GET /v1/checkout_sessions/{id}` (scope `payments:read`)
    */
   retrieveCheckoutSession(input: OperationInput<'retrieve_checkout_session'>, options?: CallOptions<'retrieve_checkout_session'>): Promise<OperationOutput<'retrieve_checkout_session'>> {
@@ -145,6 +175,8 @@ export class PaymentService extends ApiClient {
 
   /**
    * Start checkout session: Start paying a session (or payment link) with the buyer's email and details: finds or creates the customer, locks the fee and the order's USD value, assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, the card providers that can take this buyer (best first), and whether crypto is possible. Counts toward 12 starts per minute per account.
+   *
+   * Requires the scope `checkouts:write`.
    *
    * `POST /v1/checkout_sessions/{id}/start` (scope `checkouts:write`)
    */
@@ -155,6 +187,8 @@ export class PaymentService extends ApiClient {
   /**
    * Get payment: Get one payment (a checkout session, payment link or checkout purchase share its pay_ id) with its status and money facts: what arrived (value_coin, coin, txid_in), what reached the merchant (merchant_received, txid_out), hold reason, fee. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
    *
+   * Requires the scope `payments:read`.
+   *
    * `GET /v1/payments/{id}` (scope `payments:read`)
    */
   retrievePayment(input: OperationInput<'retrieve_payment'>, options?: CallOptions<'retrieve_payment'>): Promise<OperationOutput<'retrieve_payment'>> {
@@ -163,6 +197,8 @@ export class PaymentService extends ApiClient {
 
   /**
    * List payments: List payments newest first, filtered by status, reference, source, order_id, customer_id or creation time. Pass next_cursor as starting_after for the next page. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
+   *
+   * Requires the scope `payments:read`.
    *
    * `GET /v1/payments` (scope `payments:read`)
    */
@@ -173,6 +209,8 @@ export class PaymentService extends ApiClient {
   /**
    * Simulate payment outcome (Test): Test mode only: make something happen to a Test payment, with the same states and webhook events real money causes. Start the payment first for money outcomes. Typical runs: paid then settled; underpaid then accepted; failed; expired; paid after expired (late payment); provider_reached (links can then no longer be canceled). Returns the payment.
    *
+   * Requires the scope `checkouts:write`.
+   *
    * `POST /v1/payments/{id}/simulate` (scope `checkouts:write`)
    */
   simulatePayment(input: OperationInput<'simulate_payment'>, options?: CallOptions<'simulate_payment'>): Promise<OperationOutput<'simulate_payment'>> {
@@ -181,6 +219,8 @@ export class PaymentService extends ApiClient {
 
   /**
    * Get order: Get one order by its ord_ id with every item line, totals, amount_paid, payment_ids, fulfilment and timeline. An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency.
+   *
+   * Requires the scope `orders:read`.
    *
    * `GET /v1/orders/{id}` (scope `orders:read`)
    */
@@ -191,6 +231,8 @@ export class PaymentService extends ApiClient {
   /**
    * Update order fulfilment: Set an order's fulfillment to none, unfulfilled or fulfilled (fulfilled_at defaults to now). Fulfil only orders whose status is paid.
    *
+   * Requires the scope `orders:write`.
+   *
    * `PATCH /v1/orders/{id}` (scope `orders:write`)
    */
   updateOrder(input: OperationInput<'update_order'>, options?: CallOptions<'update_order'>): Promise<OperationOutput<'update_order'>> {
@@ -199,6 +241,8 @@ export class PaymentService extends ApiClient {
 
   /**
    * List orders: List orders newest first, by customer_id, status or creation time, or find one by the store's own order id (store_order_id). An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency.
+   *
+   * Requires the scope `orders:read`.
    *
    * `GET /v1/orders` (scope `orders:read`)
    */
@@ -209,6 +253,8 @@ export class PaymentService extends ApiClient {
   /**
    * Report order cancellation or refund: Record on the order's timeline that you canceled it or refunded money (type canceled or refunded, optional amount and reason). Payments are not changed; this is the merchant's record. Returns the order with its timeline.
    *
+   * Requires the scope `orders:write`.
+   *
    * `POST /v1/orders/{id}/events` (scope `orders:write`)
    */
   reportOrderEvent(input: OperationInput<'report_order_event'>, options?: CallOptions<'report_order_event'>): Promise<OperationOutput<'report_order_event'>> {
@@ -217,6 +263,8 @@ export class PaymentService extends ApiClient {
 
   /**
    * Get credential: Describe the credential in use: whether it is a secret key or a connected agent, its mode (Test or Live; everything it touches is in that mode), its business, and its scopes (which operations it may call). Call it first to know what you can do.
+   *
+   * Requires the scope `payments:read`.
    *
    * `GET /v1/credential` (scope `payments:read`)
    */

@@ -11,12 +11,16 @@ export interface paths {
         /**
          * List payment links
          * @description List payment links, newest first, optionally filtered by status, reference or creation time. Pass next_cursor as starting_after to get the next page. Amounts are decimal strings such as "25.00", never numbers.
+         *
+         *     Requires the scope `payments:read`.
          */
         get: operations["list_payment_links"];
         put?: never;
         /**
          * Create payment link
          * @description Create a one-off payment link asking one payer for one amount. Use it to request a payment by sending the payer a URL. Amounts are decimal strings such as "25.00", never numbers. The link is created in the mode of the credential (Test or Live); Test links never move real money. Returns the payment_link object with its url (the payer's page), status "open" and expires_at (default 7 days).
+         *
+         *     Requires the scope `checkouts:write`.
          */
         post: operations["create_payment_link"];
         delete?: never;
@@ -35,6 +39,8 @@ export interface paths {
         /**
          * Get payment link
          * @description Get one payment link by its pay_ id, with its current status (a link past expires_at reads as "expired"). Amounts are decimal strings such as "25.00", never numbers.
+         *
+         *     Requires the scope `payments:read`.
          */
         get: operations["retrieve_payment_link"];
         put?: never;
@@ -57,6 +63,8 @@ export interface paths {
         /**
          * Cancel payment link
          * @description Close a payment link nobody has started paying: its status becomes "expired" with canceled_at set. Canceling again returns the same link. Fails with not_cancelable once the payer has gone to a card provider.
+         *
+         *     Requires the scope `checkouts:write`.
          */
         post: operations["cancel_payment_link"];
         delete?: never;
@@ -75,12 +83,16 @@ export interface paths {
         /**
          * List checkouts
          * @description List active checkouts (pages, pricing tables, widgets), newest first, optionally of one kind. Pass next_cursor as starting_after for the next page.
+         *
+         *     Requires the scope `payments:read`.
          */
         get: operations["list_checkouts"];
         put?: never;
         /**
          * Create checkout page
          * @description Create a reusable hosted checkout page with a fixed price; every buyer who pays gets their own payment and order. Use it for a product sold many times (a payment link is for one payer). Amounts are decimal strings such as "49.00". Created in the credential's mode (Test or Live). Returns the checkout with its url and slug (for buy buttons).
+         *
+         *     Requires the scope `checkouts:write`.
          */
         post: operations["create_checkout"];
         delete?: never;
@@ -99,6 +111,8 @@ export interface paths {
         /**
          * Get checkout
          * @description Get one checkout by its chk_ id, including one deleted in the dashboard (active false). Amounts are decimal strings.
+         *
+         *     Requires the scope `payments:read`.
          */
         get: operations["retrieve_checkout"];
         put?: never;
@@ -118,7 +132,9 @@ export interface paths {
         };
         /**
          * Get customer
-         * @description Get one customer (one buyer email in this mode) by its cus_ id: contact details, addresses, store accounts, orders_count, paid_orders_count and spent (currency -> decimal string). Customers change only through orders.
+         * @description Get one customer (one buyer email in this mode) by its cus_ id: contact details, addresses, store accounts, orders_count, paid_orders_count and spent (currency to decimal string). Customers change only through orders.
+         *
+         *     Requires the scope `customers:read`.
          */
         get: operations["retrieve_customer"];
         put?: never;
@@ -139,6 +155,8 @@ export interface paths {
         /**
          * List customers
          * @description List customers newest first, or find the one customer with an email address (any letter case; empty data means none in this mode). Pass next_cursor as starting_after for the next page. List a customer's orders with the orders list and customer_id.
+         *
+         *     Requires the scope `customers:read`.
          */
         get: operations["list_customers"];
         put?: never;
@@ -159,12 +177,16 @@ export interface paths {
         /**
          * List webhook endpoints
          * @description List webhook endpoints of this mode, newest first, without secrets. Pass next_cursor as starting_after for the next page.
+         *
+         *     Requires the scope `webhooks:read`.
          */
         get: operations["list_webhook_endpoints"];
         put?: never;
         /**
          * Create webhook endpoint
          * @description Add an address that receives signed event deliveries in the credential's mode. The response includes the signing secret (whsec_…) once; store it. On 409 duplicate_url, list endpoints, delete the one with the same url, and create again. At most 10 per mode.
+         *
+         *     Requires the scope `webhooks:write`.
          */
         post: operations["create_webhook_endpoint"];
         delete?: never;
@@ -183,6 +205,8 @@ export interface paths {
         /**
          * Get webhook endpoint
          * @description Get one webhook endpoint by its we_ id (without its secret). 404 means it was removed: create a new one.
+         *
+         *     Requires the scope `webhooks:read`.
          */
         get: operations["retrieve_webhook_endpoint"];
         put?: never;
@@ -190,6 +214,8 @@ export interface paths {
         /**
          * Delete webhook endpoint
          * @description Remove a webhook endpoint: it stops receiving events, pending retries stop and its secret ceases to exist. Works even when the account is suspended. A 404 for an endpoint already removed means it is done.
+         *
+         *     Requires the scope `webhooks:write`.
          */
         delete: operations["delete_webhook_endpoint"];
         options?: never;
@@ -209,6 +235,8 @@ export interface paths {
         /**
          * Create checkout session
          * @description Create a checkout session: one attempt at paying, for a store order (send `order` with the store's order id, items and totals) or a plain amount. A second session for the same store order attaches to the same order. Amounts are decimal strings such as "42.50". Send an Idempotency-Key (idempotency_key) unique per order attempt so a retry returns the same session. The session expires after 24 hours. Created in the credential's mode (Test or Live). Returns the checkout_session with its url, order_id and status "open".
+         *
+         *     Requires the scope `checkouts:write`.
          */
         post: operations["create_checkout_session"];
         delete?: never;
@@ -227,6 +255,8 @@ export interface paths {
         /**
          * Get checkout session
          * @description Get a checkout session by its pay_ id, with its current status (past expires_at and unpaid reads as "expired").
+         *
+         *     Requires the scope `payments:read`.
          */
         get: operations["retrieve_checkout_session"];
         put?: never;
@@ -249,6 +279,8 @@ export interface paths {
         /**
          * Start checkout session
          * @description Start paying a session (or payment link) with the buyer's email and details: finds or creates the customer, locks the fee and the order's USD value, assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, the card providers that can take this buyer (best first), and whether crypto is possible. Counts toward 12 starts per minute per account.
+         *
+         *     Requires the scope `checkouts:write`.
          */
         post: operations["start_checkout_session"];
         delete?: never;
@@ -267,6 +299,8 @@ export interface paths {
         /**
          * Get payment
          * @description Get one payment (a checkout session, payment link or checkout purchase share its pay_ id) with its status and money facts: what arrived (value_coin, coin, txid_in), what reached the merchant (merchant_received, txid_out), hold reason, fee. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
+         *
+         *     Requires the scope `payments:read`.
          */
         get: operations["retrieve_payment"];
         put?: never;
@@ -287,6 +321,8 @@ export interface paths {
         /**
          * List payments
          * @description List payments newest first, filtered by status, reference, source, order_id, customer_id or creation time. Pass next_cursor as starting_after for the next page. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
+         *
+         *     Requires the scope `payments:read`.
          */
         get: operations["list_payments"];
         put?: never;
@@ -309,6 +345,8 @@ export interface paths {
         /**
          * Simulate payment outcome (Test)
          * @description Test mode only: make something happen to a Test payment, with the same states and webhook events real money causes. Start the payment first for money outcomes. Typical runs: paid then settled; underpaid then accepted; failed; expired; paid after expired (late payment); provider_reached (links can then no longer be canceled). Returns the payment.
+         *
+         *     Requires the scope `checkouts:write`.
          */
         post: operations["simulate_payment"];
         delete?: never;
@@ -327,6 +365,8 @@ export interface paths {
         /**
          * Get order
          * @description Get one order by its ord_ id with every item line, totals, amount_paid, payment_ids, fulfilment and timeline. An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency.
+         *
+         *     Requires the scope `orders:read`.
          */
         get: operations["retrieve_order"];
         put?: never;
@@ -337,6 +377,8 @@ export interface paths {
         /**
          * Update order fulfilment
          * @description Set an order's fulfillment to none, unfulfilled or fulfilled (fulfilled_at defaults to now). Fulfil only orders whose status is paid.
+         *
+         *     Requires the scope `orders:write`.
          */
         patch: operations["update_order"];
         trace?: never;
@@ -351,6 +393,8 @@ export interface paths {
         /**
          * List orders
          * @description List orders newest first, by customer_id, status or creation time, or find one by the store's own order id (store_order_id). An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency.
+         *
+         *     Requires the scope `orders:read`.
          */
         get: operations["list_orders"];
         put?: never;
@@ -373,6 +417,8 @@ export interface paths {
         /**
          * Report order cancellation or refund
          * @description Record on the order's timeline that you canceled it or refunded money (type canceled or refunded, optional amount and reason). Payments are not changed; this is the merchant's record. Returns the order with its timeline.
+         *
+         *     Requires the scope `orders:write`.
          */
         post: operations["report_order_event"];
         delete?: never;
@@ -391,6 +437,8 @@ export interface paths {
         /**
          * Get credential
          * @description Describe the credential in use: whether it is a secret key or a connected agent, its mode (Test or Live; everything it touches is in that mode), its business, and its scopes (which operations it may call). Call it first to know what you can do.
+         *
+         *     Requires the scope `payments:read`.
          */
         get: operations["get_credential"];
         put?: never;
@@ -402,22 +450,1603 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "payment.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.started
+         * @description The buyer entered an email and was given a way to pay. The payment is still `open`; `provider` is usually null; a Live payment has its deposit address (null in Test). Not for fulfilment. The customer appears first here if the email was given only now.
+         *
+         *     Sent as a POST with `Content-Type: application/json` to each endpoint of the same mode that subscribes to the type; at least once, so deduplicate on the event `id`, and expect events out of order.
+         */
+        post: operations["event_payment_started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.paid
+         * @description Money arrived and passed the checks, or a held payment was accepted. The event to fulfil from: `status` is `paid` and `paidAt` set; `valueCoin`, `coin` and `txidIn` say what arrived, `txidOut` and `merchantReceived` what was forwarded (when known). Deliver an order once, keyed on `data.order.id`: two paid sessions of one order send two `payment.paid`.
+         *
+         *     Sent as a POST with `Content-Type: application/json` to each endpoint of the same mode that subscribes to the type; at least once, so deduplicate on the event `id`, and expect events out of order.
+         */
+        post: operations["event_payment_paid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.held
+         * @description Money arrived but failed a check (most often less than 90% of the order's value). Do not fulfil. `holdReason` says why in plain words; `holdAcceptable` is false when evidence shows the money went elsewhere. Acceptance by the merchant is followed by `payment.paid`.
+         *
+         *     Sent as a POST with `Content-Type: application/json` to each endpoint of the same mode that subscribes to the type; at least once, so deduplicate on the event `id`, and expect events out of order.
+         */
+        post: operations["event_payment_held"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.updated
+         * @description A paid payment's settlement details arrived: `txidIn`, `valueCoin`, `coin` and `merchantReceived` are now filled. The status stays `paid`; nothing to fulfil again.
+         *
+         *     Sent as a POST with `Content-Type: application/json` to each endpoint of the same mode that subscribes to the type; at least once, so deduplicate on the event `id`, and expect events out of order.
+         */
+        post: operations["event_payment_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.failed
+         * @description Terminal failure. Currently Test mode only, from a simulation with outcome `failed`. The buyer tries again with a new session.
+         *
+         *     Sent as a POST with `Content-Type: application/json` to each endpoint of the same mode that subscribes to the type; at least once, so deduplicate on the event `id`, and expect events out of order.
+         */
+        post: operations["event_payment_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.expired
+         * @description Nobody paid before `expiresAt` (24 hours for API sessions, the chosen lifetime for links); sent within five minutes of expiry. May still be followed by `payment.paid` or `payment.held` when money arrives late.
+         *
+         *     Sent as a POST with `Content-Type: application/json` to each endpoint of the same mode that subscribes to the type; at least once, so deduplicate on the event `id`, and expect events out of order.
+         */
+        post: operations["event_payment_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.canceled
+         * @description A payment link was canceled before anyone went to a card provider: `status` is `expired` and `canceledAt` set.
+         *
+         *     Sent as a POST with `Content-Type: application/json` to each endpoint of the same mode that subscribes to the type; at least once, so deduplicate on the event `id`, and expect events out of order.
+         */
+        post: operations["event_payment_canceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ping
+         * @description Sent when the merchant chooses Send test event (Test endpoint) or Send ping (Live endpoint). `data.payment`, `data.order` and `data.customer` are all null. It cannot be subscribed to.
+         *
+         *     Sent as a POST with `Content-Type: application/json` to each endpoint of the same mode that subscribes to the type; at least once, so deduplicate on the event `id`, and expect events out of order.
+         */
+        post: operations["event_ping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description A payment link: a one-off request for one amount from one payer. Its id is its payment's id. */
+        PaymentLink: {
+            /** @description `pay_…`; also the id of the link's payment. */
+            id: string;
+            /**
+             * @description Always `payment_link`.
+             * @constant
+             */
+            object: "payment_link";
+            /** @description The payer's page. */
+            url: string;
+            /** @description The read-only status page without payer details. */
+            tracking_url: string | null;
+            /**
+             * @description `open`, `pending` (the buyer reached a card provider), `paid`, `held`, `failed` or `expired`; an unpaid payment past expires_at reads as `expired`.
+             * @enum {string}
+             */
+            status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /** @description The price, a decimal string with two decimals such as "25.00". */
+            amount: string;
+            /** @description The price currency: USD, EUR, GBP, CAD or AUD. */
+            currency: string;
+            /** @description What is being paid for, shown to the buyer. */
+            description: string;
+            /** @description Your own id, as sent at creation. */
+            reference: string | null;
+            /** @description Who the link is for. */
+            customer_name: string | null;
+            /** @description The payer's email, filled in on their page, lowercased. */
+            customer_email: string | null;
+            /** @description The note to the payer. */
+            memo: string | null;
+            /** @description Where the buyer lands after paying, with `{PAYMENT_ID}` and `{REFERENCE}` placeholders left in. */
+            success_url: string | null;
+            /** @description `ord_…` of the order the link belongs to. */
+            order_id: string | null;
+            /** @description When the payment was created, Unix seconds. */
+            created: number;
+            /** @description When it stops accepting new payments, Unix seconds. */
+            expires_at: number;
+            /** @description When the buyer started paying, Unix seconds; null until it happens. */
+            started_at: number | null;
+            /** @description When it became `paid`, Unix seconds; null until it happens. */
+            paid_at: number | null;
+            /** @description When you canceled it, Unix seconds; a canceled link is `expired` with canceled_at set. */
+            canceled_at: number | null;
+            /** @description What the payer page asks besides email: each of name, phone, shipping_address, billing_address that is asked is true; null asks nothing more. */
+            collect: {
+                [key: string]: boolean;
+            } | null;
+        };
+        /** @description A page of payment links, newest first. */
+        PaymentLinkList: {
+            /** @description The objects of this page, newest first. */
+            data: components["schemas"]["PaymentLink"][];
+            /** @description Whether more objects follow this page. */
+            has_more: boolean;
+            /** @description The id to pass as starting_after for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description A checkout: a reusable hosted page with a fixed price. Every buyer who pays gets their own payment and order. */
+        Checkout: {
+            /** @description `chk_…`. */
+            id: string;
+            /**
+             * @description Always `checkout`.
+             * @constant
+             */
+            object: "checkout";
+            /**
+             * @description `page`, `pricing_table` or `widget`; the API creates only `page`.
+             * @enum {string}
+             */
+            kind: "page" | "pricing_table" | "widget";
+            /** @description The identifier a buy button takes (its `checkout` attribute); kept when the price changes. */
+            slug: string;
+            /** @description The hosted checkout page. */
+            url: string;
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /** @description false once deleted in the dashboard; a deleted checkout takes no new buyers. */
+            active: boolean;
+            /** @description Shown to buyers. */
+            name: string;
+            /** @description Shown under the name. */
+            description: string | null;
+            /** @description The price, a decimal string with two decimals; for a pricing table, its lowest plan price. */
+            amount: string;
+            /** @description USD, EUR, GBP, CAD or AUD. */
+            currency: string;
+            /** @description The landing address after payment. */
+            success_url: string | null;
+            /**
+             * @description `light` or `dark`.
+             * @enum {string}
+             */
+            theme: "light" | "dark";
+            /** @description The pay button's text; null means the default label with the price. */
+            button_label: string | null;
+            /** @description Whether buyers may pay in crypto, when crypto payments are enabled for the account. */
+            crypto: boolean;
+            routing: components["schemas"]["Routing"];
+            /** @description What the payer page asks besides email: each of name, phone, shipping_address, billing_address that is asked is true; null asks nothing more. */
+            collect: {
+                [key: string]: boolean;
+            } | null;
+            /** @description A pricing table's two-way switch, as its two labels; null otherwise. */
+            options: string[] | null;
+            /** @description A pricing table's plans; empty for pages and widgets. */
+            plans: components["schemas"]["Plan"][];
+            /** @description When it was created, Unix seconds. */
+            created: number;
+            /** @description When it last changed, Unix seconds. */
+            updated: number;
+        };
+        /** @description A page of checkouts, newest first. */
+        CheckoutList: {
+            /** @description The objects of this page, newest first. */
+            data: components["schemas"]["Checkout"][];
+            /** @description Whether more objects follow this page. */
+            has_more: boolean;
+            /** @description The id to pass as starting_after for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description A pricing table's plan. */
+        Plan: {
+            /** @description `plan_1`, `plan_2`, … in order. */
+            id: string;
+            /** @description The plan's name. */
+            name: string;
+            /** @description Shown under the name. */
+            description: string | null;
+            /** @description One price per option of the switch (one when there is no switch). */
+            prices: components["schemas"]["PlanPrice"][];
+            /** @description What the plan includes, one line each. */
+            features: string[];
+            /** @description Whether the table marks it as recommended (at most one is). */
+            recommended: boolean;
+        };
+        /** @description One price of a plan, for one side of the table's switch. */
+        PlanPrice: {
+            /** @description The price, a decimal string with two decimals. */
+            amount: string;
+            /** @description What the price is for, such as "month". */
+            unit: string;
+        };
+        /** @description How buyers are routed to card providers. */
+        Routing: {
+            /**
+             * @description `smart` (best provider first), `buyer` (the buyer picks) or `fixed` (one provider).
+             * @enum {string}
+             */
+            choice: "smart" | "buyer" | "fixed";
+            /** @description For `fixed`: the card provider; null otherwise. */
+            provider: string | null;
+            /** @description For `fixed`: whether a buyer that provider cannot take is routed smartly instead of turned away. */
+            fallback: boolean;
+        };
+        /** @description A customer: one buyer email in one mode. Customers change only through orders. */
+        Customer: {
+            /** @description `cus_…`. */
+            id: string;
+            /**
+             * @description Always `customer`.
+             * @constant
+             */
+            object: "customer";
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /** @description Lowercased; null after the customer's details are deleted. */
+            email: string | null;
+            /** @description From the latest order that had one. */
+            name: string | null;
+            /** @description As the store sent it, from the latest order that had one. */
+            phone: string | null;
+            /** @description The latest shipping address. */
+            shipping_address: components["schemas"]["Address"] | null;
+            /** @description The latest billing address. */
+            billing_address: components["schemas"]["Address"] | null;
+            /** @description One entry per store that sent the customer; empty when none. */
+            store_accounts: components["schemas"]["StoreAccount"][];
+            /** @description Orders of the customer, paid or not. */
+            orders_count: number;
+            /** @description How many of those orders are paid. */
+            paid_orders_count: number;
+            /** @description Currency code to decimal string: the sum of the customer's paid payments per currency, including part-payments on a held order and both payments when one order was paid twice; empty until a payment is paid. */
+            spent: {
+                [key: string]: string;
+            };
+            /** @description First appearance, Unix seconds. */
+            created: number;
+            /** @description Creation time of the latest order, Unix seconds; null without orders. */
+            last_order_at: number | null;
+            /** @description True once the customer's details were deleted. */
+            erased: boolean;
+        };
+        /** @description A page of customers, newest first. */
+        CustomerList: {
+            /** @description The objects of this page, newest first. */
+            data: components["schemas"]["Customer"][];
+            /** @description Whether more objects follow this page. */
+            has_more: boolean;
+            /** @description The id to pass as starting_after for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description The customer's account in one store that sent orders. */
+        StoreAccount: {
+            /** @description The store platform. */
+            platform: string;
+            /** @description The store's id on its platform. */
+            store_id: string;
+            /** @description The store's name. */
+            store_name: string | null;
+            /** @description The customer.id the store sent. */
+            customer_id: string;
+        };
+        /** @description A postal address. */
+        Address: {
+            /** @description Who receives it. */
+            name: string | null;
+            /** @description First line: street and number. */
+            line1: string | null;
+            /** @description Second line: flat, floor, building. */
+            line2: string | null;
+            /** @description City or town. */
+            city: string | null;
+            /** @description State, province or territory; the official code for the US, Canada and Australia. */
+            region: string | null;
+            /** @description Postal or ZIP code. */
+            postal_code: string | null;
+            /** @description ISO 3166-1 alpha-2 country code, uppercase. */
+            country: string;
+        };
+        /** @description A webhook endpoint: an address that receives signed event deliveries of its mode. */
+        WebhookEndpoint: {
+            /** @description `we_…`. */
+            id: string;
+            /**
+             * @description Always `webhook_endpoint`.
+             * @constant
+             */
+            object: "webhook_endpoint";
+            /** @description Where events are sent. */
+            url: string;
+            /** @description A label, up to 80 characters. */
+            description: string | null;
+            /** @description The event types received. */
+            events: string[];
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /**
+             * @description `test` or `live`, the same fact as livemode.
+             * @enum {string}
+             */
+            mode: "test" | "live";
+            /** @description After a secret roll in the dashboard, when the previous secret stops signing (Unix seconds); otherwise null. */
+            previous_secret_expires_at: number | null;
+            /** @description When it was added, Unix seconds. */
+            created: number;
+        };
+        /** @description A webhook endpoint just added, with its signing secret (returned only in this response). */
+        WebhookEndpointWithSecret: {
+            /** @description `we_…`. */
+            id: string;
+            /**
+             * @description Always `webhook_endpoint`.
+             * @constant
+             */
+            object: "webhook_endpoint";
+            /** @description Where events are sent. */
+            url: string;
+            /** @description A label, up to 80 characters. */
+            description: string | null;
+            /** @description The event types received. */
+            events: string[];
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /**
+             * @description `test` or `live`, the same fact as livemode.
+             * @enum {string}
+             */
+            mode: "test" | "live";
+            /** @description After a secret roll in the dashboard, when the previous secret stops signing (Unix seconds); otherwise null. */
+            previous_secret_expires_at: number | null;
+            /** @description When it was added, Unix seconds. */
+            created: number;
+            /** @description Signing secret (whsec_…); returned only now. Store it to verify Service-Signature. */
+            secret: string;
+        };
+        /** @description What a delete answers: the endpoint is removed, its secret erased. */
+        DeletedWebhookEndpoint: {
+            /** @description `we_…`. */
+            id: string;
+            /**
+             * @description Always `webhook_endpoint`.
+             * @constant
+             */
+            object: "webhook_endpoint";
+            /**
+             * @description Always true.
+             * @constant
+             */
+            deleted: true;
+        };
+        /** @description A page of webhook endpoints, newest first. */
+        WebhookEndpointList: {
+            /** @description The objects of this page, newest first. */
+            data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Whether more objects follow this page. */
+            has_more: boolean;
+            /** @description The id to pass as starting_after for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description A checkout session: one attempt at paying, created by your server. A session and its payment share one id; each session belongs to an order, and each order to a customer. */
+        CheckoutSession: {
+            /** @description `pay_…`: the session and its payment share one id. */
+            id: string;
+            /**
+             * @description Always `checkout_session`.
+             * @constant
+             */
+            object: "checkout_session";
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /**
+             * @description `open`, `pending` (the buyer reached a card provider), `paid`, `held`, `failed` or `expired`; an unpaid payment past expires_at reads as `expired`.
+             * @enum {string}
+             */
+            status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
+            /** @description The buyer's page: send the buyer there to pay. */
+            url: string;
+            /** @description The price, a decimal string with two decimals such as "25.00". */
+            amount: string;
+            /** @description The price currency: USD, EUR, GBP, CAD or AUD. */
+            currency: string;
+            /** @description What is being paid for, shown to the buyer. */
+            description: string;
+            /** @description Your own id, as sent at creation. */
+            reference: string | null;
+            /** @description Your key-value data as sent at session creation; null when none. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Where the buyer lands after paying, with `{PAYMENT_ID}` and `{REFERENCE}` placeholders left in. */
+            success_url: string | null;
+            /** @description The email the buyer entered or you sent, lowercased (any address can be typed; not an account identifier). */
+            customer_email: string | null;
+            /** @description `cus_…` of the order's customer; null until the buyer has given an email. */
+            customer_id: string | null;
+            /** @description `ord_…` of the session's order (every session belongs to one). */
+            order_id: string;
+            /** @description The one-time address paid into; set when a Live payment starts; null in Test mode. */
+            deposit_address: string | null;
+            /** @description When the payment was created, Unix seconds. */
+            created: number;
+            /** @description When an unpaid session expires (24 hours after creation), Unix seconds. */
+            expires_at: number;
+            /** @description When the buyer started paying, Unix seconds; null until it happens. */
+            started_at: number | null;
+            /** @description When it became `paid`, Unix seconds; null until it happens. */
+            paid_at: number | null;
+            /** @description What the payer page asks besides email: each of name, phone, shipping_address, billing_address that is asked is true; null asks nothing more. */
+            collect: {
+                [key: string]: boolean;
+            } | null;
+            routing: components["schemas"]["Routing"];
+            /** @description `pay_…` of the session's payment: the same as id. */
+            payment_id: string;
+        };
+        /** @description A started checkout session, with the ways the buyer can pay. */
+        StartedCheckoutSession: {
+            /** @description `pay_…`: the session and its payment share one id. */
+            id: string;
+            /**
+             * @description Always `checkout_session`.
+             * @constant
+             */
+            object: "checkout_session";
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /**
+             * @description `open`, `pending` (the buyer reached a card provider), `paid`, `held`, `failed` or `expired`; an unpaid payment past expires_at reads as `expired`.
+             * @enum {string}
+             */
+            status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
+            /** @description The buyer's page: send the buyer there to pay. */
+            url: string;
+            /** @description The price, a decimal string with two decimals such as "25.00". */
+            amount: string;
+            /** @description The price currency: USD, EUR, GBP, CAD or AUD. */
+            currency: string;
+            /** @description What is being paid for, shown to the buyer. */
+            description: string;
+            /** @description Your own id, as sent at creation. */
+            reference: string | null;
+            /** @description Your key-value data as sent at session creation; null when none. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Where the buyer lands after paying, with `{PAYMENT_ID}` and `{REFERENCE}` placeholders left in. */
+            success_url: string | null;
+            /** @description The email the buyer entered or you sent, lowercased (any address can be typed; not an account identifier). */
+            customer_email: string | null;
+            /** @description `cus_…` of the order's customer; null until the buyer has given an email. */
+            customer_id: string | null;
+            /** @description `ord_…` of the session's order (every session belongs to one). */
+            order_id: string;
+            /** @description The one-time address paid into; set when a Live payment starts; null in Test mode. */
+            deposit_address: string | null;
+            /** @description When the payment was created, Unix seconds. */
+            created: number;
+            /** @description When an unpaid session expires (24 hours after creation), Unix seconds. */
+            expires_at: number;
+            /** @description When the buyer started paying, Unix seconds; null until it happens. */
+            started_at: number | null;
+            /** @description When it became `paid`, Unix seconds; null until it happens. */
+            paid_at: number | null;
+            /** @description What the payer page asks besides email: each of name, phone, shipping_address, billing_address that is asked is true; null asks nothing more. */
+            collect: {
+                [key: string]: boolean;
+            } | null;
+            routing: components["schemas"]["Routing"];
+            /** @description `pay_…` of the session's payment: the same as id. */
+            payment_id: string;
+            /** @description Card providers that can take this buyer, best first; empty when none can (crypto may still be possible). */
+            card_providers: components["schemas"]["CardProvider"][];
+            /** @description Whether the buyer may pay by sending stablecoins. */
+            crypto: boolean;
+        };
+        /** @description A card provider that can take this buyer. */
+        CardProvider: {
+            /** @description The provider's identifier, such as `moonpay`. */
+            id: string;
+            /** @description Its display name. */
+            name: string;
+            /** @description Whether smart routing recommends it (the first one, at most). */
+            recommended: boolean;
+        };
+        /** @description A payment: one attempt at paying, whatever created it (a checkout session, a payment link, a checkout purchase). The facts of the webhook payment in snake_case with Unix seconds. */
+        Payment: {
+            /** @description `pay_…`; a checkout session, payment link or checkout purchase shares its payment's id. */
+            id: string;
+            /**
+             * @description Always `payment`.
+             * @constant
+             */
+            object: "payment";
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /**
+             * @description Where the payment came from: `api` (a checkout session), `checkout` (a checkout page, pricing table or widget), `payment_link`.
+             * @enum {string}
+             */
+            source: "api" | "checkout" | "payment_link";
+            /**
+             * @description `open`, `pending` (the buyer reached a card provider), `paid`, `held`, `failed` or `expired`; an unpaid payment past expires_at reads as `expired`.
+             * @enum {string}
+             */
+            status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
+            /** @description The price, a decimal string with two decimals such as "25.00". */
+            amount: string;
+            /** @description The price currency: USD, EUR, GBP, CAD or AUD. */
+            currency: string;
+            /** @description What is being paid for, shown to the buyer. */
+            description: string;
+            /** @description Your own id, as sent at creation. */
+            reference: string | null;
+            /** @description Your key-value data as sent at session creation; null when none. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The email the buyer entered or you sent, lowercased (any address can be typed; not an account identifier). */
+            customer_email: string | null;
+            /** @description `cus_…` of the order's customer; null until the buyer has given an email. */
+            customer_id: string | null;
+            /** @description `ord_…` of the payment's order. */
+            order_id: string | null;
+            /** @description `chk_…` for checkout purchases; null otherwise. */
+            checkout_id: string | null;
+            /** @description Pricing tables: the plan, option and price chosen; null otherwise. */
+            plan_label: string | null;
+            /** @description The card provider the buyer chose, such as `moonpay`; null when paid in crypto or not chosen yet. */
+            provider: string | null;
+            /** @description Display name of the provider, or coin and network for crypto. */
+            provider_name: string | null;
+            /**
+             * @description `card` or `crypto`.
+             * @enum {string}
+             */
+            method: "card" | "crypto";
+            /** @description Crypto only: the network the money arrived on; null for card. */
+            network: string | null;
+            /** @description The one-time address paid into; set when a Live payment starts; null in Test mode. */
+            deposit_address: string | null;
+            /** @description The merchant wallet the payment is forwarded to, fixed at start. */
+            payout_wallet: string | null;
+            /** @description The fee locked into the payment at start, in basis points of what arrives (150 = 1.5%). */
+            fee_bps: number;
+            /** @description The amount that arrived at the deposit address, in `coin`; null until money arrives. */
+            value_coin: string | null;
+            /** @description What arrived, usually `polygon_usdc`; null until money arrives. */
+            coin: string | null;
+            /** @description The amount forwarded to the merchant, in `coin`, six decimals; null until reported, never estimated. */
+            merchant_received: string | null;
+            /** @description Why the payment is held, in plain words; null unless held. */
+            hold_reason: string | null;
+            /** @description For a held payment: whether you can accept it as paid (false when the money went elsewhere). */
+            hold_acceptable: boolean;
+            /** @description The transaction that delivered the money. */
+            txid_in: string | null;
+            /** @description The transaction that forwarded it to the merchant. */
+            txid_out: string | null;
+            /** @description Payment links: who it is for; null for other payments. */
+            customer_name: string | null;
+            /** @description Payment links: the note to the payer; null for other payments. */
+            memo: string | null;
+            /** @description Payment links: the read-only status page without payer details; null for other payments. */
+            tracking_url: string | null;
+            /** @description Where the buyer lands after paying, with `{PAYMENT_ID}` and `{REFERENCE}` placeholders left in. */
+            success_url: string | null;
+            /** @description The page the buyer pays on. */
+            url: string;
+            /** @description When the payment was created, Unix seconds. */
+            created: number;
+            /** @description When the buyer started paying, Unix seconds; null until it happens. */
+            started_at: number | null;
+            /** @description When it became `paid`, Unix seconds; null until it happens. */
+            paid_at: number | null;
+            /** @description When an unpaid payment expires (24 hours after creation for sessions, the chosen lifetime for links), Unix seconds. */
+            expires_at: number;
+            /** @description Payment links: when you canceled it, Unix seconds; null until it happens. */
+            canceled_at: number | null;
+        };
+        /** @description A page of payments, newest first. */
+        PaymentList: {
+            /** @description The objects of this page, newest first. */
+            data: components["schemas"]["Payment"][];
+            /** @description Whether more objects follow this page. */
+            has_more: boolean;
+            /** @description The id to pass as starting_after for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description An order: what was bought and where it ships. Its status follows all of its payments; amounts are decimal strings in the order currency. */
+        Order: {
+            /** @description `ord_…`. */
+            id: string;
+            /**
+             * @description Always `order`.
+             * @constant
+             */
+            object: "order";
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /** @description The service's order number, counting from 1001 per mode. */
+            number: number;
+            /** @description The number shown to people: the store's number when sent, else the service's. */
+            display_number: string;
+            /**
+             * @description Where the first payment came from: `api`, `checkout` or `payment_link`.
+             * @enum {string}
+             */
+            source: "api" | "checkout" | "payment_link";
+            /** @description `chk_…` for checkout orders; null otherwise. */
+            checkout_id: string | null;
+            /** @description For orders sent with `order.id`: the store and its ids; null otherwise. */
+            store: components["schemas"]["OrderStore"] | null;
+            /**
+             * @description Follows all of the order's payments: paid over held over the latest attempt.
+             * @enum {string}
+             */
+            status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
+            /** @description True when held and the merchant needs to decide. */
+            needs_review: boolean;
+            /**
+             * @description `none`, `unfulfilled` or `fulfilled`.
+             * @enum {string}
+             */
+            fulfillment: "none" | "unfulfilled" | "fulfilled";
+            /** @description When it was fulfilled, Unix seconds; null unless fulfilled. */
+            fulfilled_at: number | null;
+            /** @description `cus_…` of the order's customer; null until the buyer has given an email. */
+            customer_id: string | null;
+            /** @description The order's customer, in short; null until the buyer has given an email. */
+            customer: components["schemas"]["OrderCustomer"] | null;
+            /** @description The buyer's name as given for this order. */
+            customer_name: string | null;
+            /** @description The buyer's phone as given for this order. */
+            customer_phone: string | null;
+            /** @description The first item and how many more lines. */
+            summary: string;
+            /** @description Number of item lines. */
+            line_count: number;
+            /** @description Units across all lines. */
+            unit_count: number;
+            /** @description The currency of every amount on the order. */
+            currency: string;
+            /** @description Sum of the item amounts: a decimal string with two decimals in the order currency. */
+            subtotal: string;
+            /** @description Taken off the subtotal: a decimal string with two decimals in the order currency. */
+            discount: string;
+            /** @description The discount code used. */
+            discount_code: string | null;
+            /** @description Shipping charged: a decimal string with two decimals in the order currency. */
+            shipping: string;
+            /** @description How it ships. */
+            shipping_method: string | null;
+            /** @description Tax charged: a decimal string with two decimals in the order currency. */
+            tax: string;
+            /** @description subtotal - discount + shipping + tax: a decimal string with two decimals in the order currency. */
+            total: string;
+            /** @description Sum of its paid payments; below total after a part-payment left it held: a decimal string with two decimals in the order currency. */
+            amount_paid: string;
+            /** @description USDC that reached the merchant wallet, six decimals; null until reported. */
+            received: string | null;
+            /** @description Where it ships; null when not given. */
+            ship_to: components["schemas"]["Address"] | null;
+            /** @description The billing address; null when not given. */
+            bill_to: components["schemas"]["Address"] | null;
+            /** @description The reference of its latest payment. */
+            reference: string | null;
+            /** @description The payment that decides the status: the paid one, else the held one, else the latest. */
+            payment_id: string | null;
+            /** @description Every payment attempt of the order, oldest first. */
+            payment_ids: string[];
+            /** @description Number of payments (attempts). */
+            attempt_count: number;
+            /** @description Every item line. */
+            items: components["schemas"]["OrderItem"][];
+            /** @description Cancellations and refunds you reported, oldest first. */
+            timeline: components["schemas"]["OrderTimelineEntry"][];
+            /** @description When the order was created, Unix seconds. */
+            created: number;
+            /** @description When the order last changed, Unix seconds. */
+            updated: number;
+            /** @description When its first payment became paid, Unix seconds. */
+            paid_at: number | null;
+        };
+        /** @description A page of orders, newest first. */
+        OrderList: {
+            /** @description The objects of this page, newest first. */
+            data: components["schemas"]["Order"][];
+            /** @description Whether more objects follow this page. */
+            has_more: boolean;
+            /** @description The id to pass as starting_after for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description One item line of an order. */
+        OrderItem: {
+            /** @description What was bought. */
+            name: string;
+            /** @description Size, colour or other variant. */
+            variant: string | null;
+            /** @description The store's stock-keeping unit. */
+            sku: string | null;
+            /** @description How many units. */
+            quantity: number;
+            /** @description Price of one unit, a decimal string; null when not sent. */
+            unit_amount: string | null;
+            /** @description Price of the line, a decimal string (unit_amount × quantity when both are known). */
+            amount: string;
+        };
+        /** @description A cancellation or refund you reported on the order. */
+        OrderTimelineEntry: {
+            /**
+             * @description `canceled` or `refunded`.
+             * @enum {string}
+             */
+            type: "canceled" | "refunded";
+            /** @description For a refund: how much, a decimal string in the order currency; null for a cancellation. */
+            amount: string | null;
+            /** @description Why, as you reported it. */
+            reason: string | null;
+            /** @description When it was reported, Unix seconds. */
+            created: number;
+        };
+        /** @description The store an order came from, for orders sent with `order.id`. */
+        OrderStore: {
+            /** @description The store platform, such as `woocommerce`. */
+            platform: string | null;
+            /** @description The store's id on its platform. */
+            id: string | null;
+            /** @description The store's name. */
+            name: string | null;
+            /** @description The store's address. */
+            url: string | null;
+            /** @description The store's own order id (`order.id` at session creation). */
+            order_id: string;
+            /** @description The store's order number, shown to people. */
+            order_number: string | null;
+            /** @description The order's page in the store. */
+            order_url: string | null;
+            /** @description The store's own id for the customer. */
+            customer_id: string | null;
+        };
+        /** @description The order's customer, in short (the customer object has the rest). */
+        OrderCustomer: {
+            /** @description `cus_…`. */
+            id: string;
+            /** @description Lowercased; null after the customer's details are deleted. */
+            email: string | null;
+            /** @description From the latest order that had one. */
+            name: string | null;
+            /** @description True once the customer's details were deleted. */
+            erased: boolean;
+        };
+        /** @description What the credential in use may do. */
+        Credential: {
+            /**
+             * @description Always `credential`.
+             * @constant
+             */
+            object: "credential";
+            /**
+             * @description secret_key or agent over the API; the others only inside the service.
+             * @enum {string}
+             */
+            kind: "secret_key" | "agent" | "person" | "operator" | "buyer";
+            /** @description false = Test, true = Live: everything the credential touches is in this mode. */
+            livemode: boolean;
+            /**
+             * @description `test` or `live`, the same fact as livemode.
+             * @enum {string}
+             */
+            mode: "test" | "live";
+            /** @description The account the credential acts for. */
+            business: {
+                /** @description The business's id. */
+                id: string;
+                /** @description The business's name. */
+                name: string;
+            };
+            /** @description The scopes it holds: which operations it may call. */
+            scopes: ("payments:read" | "checkouts:write" | "orders:read" | "orders:write" | "customers:read" | "webhooks:read" | "webhooks:write")[];
+        };
+        /** @description The store's order: id (required), number, url, items, subtotal, discount, discount_code, shipping, shipping_method, tax, total, ship_to, bill_to, store {platform, id, name, url} and customer_id. A second session with the same store and order id attaches to the same order. */
+        StoreOrderInput: {
+            /** @description The store's own order id; required, 1 to 100 characters. */
+            id: string;
+            /** @description The store's order number, shown to people instead of the service's. Up to 64 characters. */
+            number?: string | null;
+            /** @description The order's page in the store. Up to 2048 characters. */
+            url?: string | null;
+            /** @description The item lines, at most 500; their amounts add up to subtotal. */
+            items?: {
+                /** @description What was bought; required, up to 200 characters. */
+                name: string;
+                /** @description Size, colour or other variant. Up to 200 characters. */
+                variant?: string | null;
+                /** @description The store's stock-keeping unit. Up to 100 characters. */
+                sku?: string | null;
+                /** @description How many units, 1 to 100000. */
+                quantity: number;
+                /** @description Price of one unit: a decimal string such as "12.50", at most two decimals, in the session's currency. */
+                unit_amount?: string | null;
+                /** @description Price of the line; unit_amount × quantity when unit_amount is sent: a decimal string such as "12.50", at most two decimals, in the session's currency. */
+                amount: string;
+            }[];
+            /** @description Sum of the item amounts: a decimal string such as "12.50", at most two decimals, in the session's currency. */
+            subtotal?: string | null;
+            /** @description Taken off the subtotal: a decimal string such as "12.50", at most two decimals, in the session's currency. */
+            discount?: string | null;
+            /** @description The discount code used. Up to 100 characters. */
+            discount_code?: string | null;
+            /** @description Shipping charged: a decimal string such as "12.50", at most two decimals, in the session's currency. */
+            shipping?: string | null;
+            /** @description How it ships. Up to 200 characters. */
+            shipping_method?: string | null;
+            /** @description Tax charged: a decimal string such as "12.50", at most two decimals, in the session's currency. */
+            tax?: string | null;
+            /** @description subtotal - discount + shipping + tax; it must add up: a decimal string such as "12.50", at most two decimals, in the session's currency. */
+            total?: string | null;
+            /** @description Where the order ships; the same rules as shipping_address. */
+            ship_to?: {
+                /** @description Who receives it. Up to 200 characters. */
+                name?: string | null;
+                /** @description First line: street and number. Required. Up to 200 characters. */
+                line1?: string | null;
+                /** @description Second line: flat, floor, building. Up to 200 characters. */
+                line2?: string | null;
+                /** @description City or town. Required. Up to 100 characters. */
+                city?: string | null;
+                /** @description State, province or territory. US, CA and AU require it, as the official code (such as "NY", "ON", "NSW"). Up to 100 characters. */
+                region?: string | null;
+                /** @description Postal or ZIP code. US, CA, AU, GB and the EU (except Ireland) require it; US, CA, AU and GB codes are checked for their format. Up to 20 characters. */
+                postal_code?: string | null;
+                /** @description ISO 3166-1 alpha-2 country code such as "US", any letter case; stored uppercase. */
+                country: string;
+            } | null;
+            /** @description The order's billing address; the same rules as billing_address. */
+            bill_to?: {
+                /** @description Who receives it. Up to 200 characters. */
+                name?: string | null;
+                /** @description First line: street and number. Required. Up to 200 characters. */
+                line1?: string | null;
+                /** @description Second line: flat, floor, building. Up to 200 characters. */
+                line2?: string | null;
+                /** @description City or town. Required. Up to 100 characters. */
+                city?: string | null;
+                /** @description State, province or territory. US, CA and AU require it, as the official code (such as "NY", "ON", "NSW"). Up to 100 characters. */
+                region?: string | null;
+                /** @description Postal or ZIP code. US, CA, AU, GB and the EU (except Ireland) require it; US, CA, AU and GB codes are checked for their format. Up to 20 characters. */
+                postal_code?: string | null;
+                /** @description ISO 3166-1 alpha-2 country code such as "US", any letter case; stored uppercase. */
+                country: string;
+            } | null;
+            /** @description The store the order comes from. A session with the same store (platform, id) and order.id as an earlier one attaches to that order. */
+            store?: {
+                /** @description The store platform, such as "woocommerce". Up to 40 characters. */
+                platform?: string | null;
+                /** @description The store's id on its platform. Up to 100 characters. */
+                id?: string | null;
+                /** @description The store's name. Up to 200 characters. */
+                name?: string | null;
+                /** @description The store's address. Up to 2048 characters. */
+                url?: string | null;
+            } | null;
+            /** @description The store's own id for the customer. Up to 100 characters. */
+            customer_id?: string | null;
+        };
+        /** @description How buyers are routed to card providers: choice "smart" (default), "buyer" (the buyer picks), or "fixed" with provider (one of moonpay, transak, ramp, banxa, mercuryo, wert) and fallback (default true: use smart routing when that provider cannot take a buyer). */
+        RoutingInput: {
+            /**
+             * @description `smart` (best provider first), `buyer` (the buyer picks) or `fixed` (one provider).
+             * @enum {string}
+             */
+            choice: "smart" | "buyer" | "fixed";
+            /** @description For `fixed`: a card provider, one of moonpay, transak, ramp, banxa, mercuryo, wert. */
+            provider?: string | null;
+            /** @description For `fixed`: route a buyer that provider cannot take smartly instead of turning them away (default true). */
+            fallback?: boolean;
+        };
+        /** @description What the payer page asks besides email: any of name, phone, shipping_address, billing_address set to true. Null asks nothing more. */
+        CollectInput: {
+            /** @description true to ask for the payer's name. */
+            name?: boolean;
+            /** @description true to ask for a phone number. */
+            phone?: boolean;
+            /** @description true to ask for a shipping address. */
+            shipping_address?: boolean;
+            /** @description true to ask for a billing address. */
+            billing_address?: boolean;
+        } | null;
+        /** @description A payment event, as POSTed to each subscribed endpoint of the same mode. */
+        PaymentEvent: {
+            /** @description `evt_…`; identical on every attempt and resend: deduplicate on it. */
+            id: string;
+            /**
+             * @description The event type (spec 6.2).
+             * @enum {string}
+             */
+            type: "payment.started" | "payment.paid" | "payment.held" | "payment.updated" | "payment.failed" | "payment.expired" | "payment.canceled";
+            /** @description When the event happened, Unix seconds. */
+            created: number;
+            /** @description True for a Live event. */
+            livemode: boolean;
+            /** @description Snapshots of the payment, its order and its customer, in camelCase with millisecond timestamps. */
+            data: {
+                payment: components["schemas"]["PaymentSnapshot"];
+                /** @description The payment's order with items, as the event leaves it. */
+                order: components["schemas"]["OrderSnapshot"] | null;
+                /** @description The order's customer; null until the buyer has given an email. */
+                customer: components["schemas"]["CustomerSnapshot"] | null;
+            };
+        };
+        /** @description A ping: sent when the merchant chooses Send test event (Test endpoint) or Send ping (Live endpoint); never subscribed to. */
+        PingEvent: {
+            /** @description `evt_…`. */
+            id: string;
+            /**
+             * @description Always `ping`.
+             * @constant
+             */
+            type: "ping";
+            /** @description When it was sent, Unix seconds. */
+            created: number;
+            /** @description True when sent to a Live endpoint. */
+            livemode: boolean;
+            /** @description Empty: every object is null. */
+            data: {
+                /** @description Always null. */
+                payment: null;
+                /** @description Always null. */
+                order: null;
+                /** @description Always null. */
+                customer: null;
+            };
+        };
+        /** @description The payment as the event leaves it (`data.payment`): the API payment's facts in camelCase, times in milliseconds. */
+        PaymentSnapshot: {
+            /** @description `pay_…`, the same id as the API (a checkout session, payment link or checkout purchase shares it). */
+            id: string;
+            /**
+             * @description `live` or `test`: the mode the object belongs to.
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /**
+             * @description Where the payment came from: `api` (checkout session), `checkout` (checkout page, pricing table or widget), `payment_link`.
+             * @enum {string}
+             */
+            source: "api" | "checkout" | "payment_link";
+            /** @description `chk_…` for checkout payments; null otherwise. */
+            checkoutId: string | null;
+            /** @description Pricing tables: the plan and price chosen; null otherwise. */
+            planLabel: string | null;
+            /** @description What is being paid for. */
+            description: string;
+            /** @description The merchant reference as sent at creation. */
+            reference: string | null;
+            /** @description The email the buyer entered (any address can be typed; not an account identifier). */
+            customerEmail: string | null;
+            /** @description The price set: a decimal string with two decimals, such as "25.00". */
+            amount: string;
+            /** @description The price currency: USD, EUR, GBP, CAD or AUD. */
+            currency: string;
+            /**
+             * @description `open`, `pending`, `paid`, `held`, `failed` or `expired`, as the event leaves it.
+             * @enum {string}
+             */
+            status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
+            /** @description The card provider the buyer chose; null when paid in crypto (and usually on `payment.started`). */
+            provider: string | null;
+            /** @description Display name of the provider, or coin and network for crypto. */
+            providerName: string | null;
+            /**
+             * @description `card` or `crypto`.
+             * @enum {string}
+             */
+            method: "card" | "crypto";
+            /** @description Crypto only: the network the money arrived on; null for card. */
+            network: string | null;
+            /** @description The one-time address paid into; set when a Live payment starts; null in Test mode. */
+            depositAddress: string | null;
+            /** @description The merchant wallet the payment is forwarded to, fixed at start. */
+            payoutWallet: string | null;
+            /** @description The fee locked into the payment, in basis points of what arrives (150 = 1.5%). */
+            feeBps: number;
+            /** @description The amount that arrived at the deposit address, in `coin`; null until money arrives. */
+            valueCoin: string | null;
+            /** @description The amount forwarded to the merchant, in `coin`, six decimals; null until reported, never estimated. */
+            merchantReceived: string | null;
+            /** @description What arrived, usually `polygon_usdc`; null until money arrives. */
+            coin: string | null;
+            /** @description Why the payment is held, in plain words; null unless held. */
+            holdReason: string | null;
+            /** @description For a held payment: whether the merchant can accept it as paid (false when evidence shows the money went elsewhere). */
+            holdAcceptable: boolean;
+            /** @description The transaction that delivered the money. */
+            txidIn: string | null;
+            /** @description The transaction that forwarded it to the merchant. */
+            txidOut: string | null;
+            /** @description Merchant metadata as sent at session creation. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Payment links: who it is for; null for other payments. */
+            customerName: string | null;
+            /** @description Payment links: the note to the payer; null for other payments. */
+            memo: string | null;
+            /** @description Payment links: the tracking page; null for other payments. */
+            trackingUrl: string | null;
+            /** @description Payment links: when the merchant canceled it, Unix milliseconds; null until it happens. */
+            canceledAt: number | null;
+            /** @description The success address as set, with `{PAYMENT_ID}` and `{REFERENCE}` placeholders left in (percent-encoded when in the path). */
+            successUrl: string | null;
+            /** @description When the payment was created, Unix milliseconds. */
+            createdAt: number;
+            /** @description When it became `paid`, Unix milliseconds; null until it happens. */
+            paidAt: number | null;
+            /** @description When an unpaid payment expires, Unix milliseconds. */
+            expiresAt: number;
+            /** @description The hosted page the buyer pays on. */
+            url: string;
+            /** @description `ord_…` of the payment's order. */
+            orderId: string | null;
+        };
+        /** @description The payment's order with items, as the event leaves it (`data.order`). */
+        OrderSnapshot: {
+            /** @description `ord_…`. */
+            id: string;
+            /**
+             * @description `live` or `test`: the mode the object belongs to.
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /** @description The service's order number, counting from 1001 per mode. */
+            number: number;
+            /** @description The number shown to people: the store's number when sent, else the service's. */
+            displayNumber: string;
+            /**
+             * @description Where the first payment came from: `api`, `checkout` or `payment_link`.
+             * @enum {string}
+             */
+            source: "api" | "checkout" | "payment_link";
+            /** @description `chk_…` for checkout orders. */
+            checkoutId: string | null;
+            /** @description For orders sent with `order.id`: the store and its ids; null otherwise. */
+            store: {
+                /** @description The store platform, such as `woocommerce`. */
+                platform: string | null;
+                /** @description The store's id on its platform. */
+                id: string | null;
+                /** @description The store's name. */
+                name: string | null;
+                /** @description The store's address. */
+                url: string | null;
+                /** @description The store's own order id (`order.id` at session creation). */
+                orderId: string;
+                /** @description The store's order number, shown to people. */
+                orderNumber: string | null;
+                /** @description The order's page in the store. */
+                orderUrl: string | null;
+                /** @description The store's own id for the customer. */
+                customerId: string | null;
+            } | null;
+            /**
+             * @description The order status including this event; it follows all of the order's payments (paid over held over the latest attempt).
+             * @enum {string}
+             */
+            status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
+            /** @description True when held and the merchant needs to decide. */
+            needsReview: boolean;
+            /**
+             * @description `none`, `unfulfilled` or `fulfilled`.
+             * @enum {string}
+             */
+            fulfillment: "none" | "unfulfilled" | "fulfilled";
+            /** @description When it was fulfilled, Unix milliseconds; null until it happens. */
+            fulfilledAt: number | null;
+            /** @description The order's customer, in short; null until the buyer has given an email. */
+            customer: {
+                /** @description `cus_…`. */
+                id: string;
+                /** @description Lowercased; null once the customer's details were deleted. */
+                email: string | null;
+                /** @description The customer's name. */
+                name: string | null;
+                /** @description True once the customer's details were deleted. */
+                erased: boolean;
+            } | null;
+            /** @description The first item and how many more lines. */
+            summary: string;
+            /** @description Number of item lines. */
+            lineCount: number;
+            /** @description Units across all lines. */
+            unitCount: number;
+            /** @description The currency of every amount on the order. */
+            currency: string;
+            /** @description Sum of the item amounts: a decimal string with two decimals, such as "25.00". */
+            subtotal: string;
+            /** @description Taken off the subtotal: a decimal string with two decimals, such as "25.00". */
+            discount: string;
+            /** @description The discount code used. */
+            discountCode: string | null;
+            /** @description Shipping charged: a decimal string with two decimals, such as "25.00". */
+            shipping: string;
+            /** @description How it ships. */
+            shippingMethod: string | null;
+            /** @description Tax charged: a decimal string with two decimals, such as "25.00". */
+            tax: string;
+            /** @description subtotal - discount + shipping + tax: a decimal string with two decimals, such as "25.00". */
+            total: string;
+            /** @description Sum of its paid payments in `currency`; below `total` after a part-payment left it held: a decimal string with two decimals, such as "25.00". */
+            amountPaid: string;
+            /** @description USDC that reached the merchant wallet, six decimals; null until reported. */
+            received: string | null;
+            /** @description Where it ships; null when not given. */
+            shipTo: components["schemas"]["AddressSnapshot"] | null;
+            /** @description The billing address; null when not given. */
+            billTo: components["schemas"]["AddressSnapshot"] | null;
+            /** @description The reference of its latest payment. */
+            reference: string | null;
+            /** @description The payment that decides the status: the paid one, else the held one, else the latest. */
+            paymentId: string | null;
+            /** @description Number of payments (attempts) of the order. */
+            attemptCount: number;
+            /** @description When the order was created, Unix milliseconds. */
+            createdAt: number;
+            /** @description When the order last changed, Unix milliseconds. */
+            updatedAt: number;
+            /** @description When its first payment became paid, Unix milliseconds; null until it happens. */
+            paidAt: number | null;
+            /** @description The first 50 item lines (the API order has them all). */
+            items: {
+                /** @description What was bought. */
+                name: string;
+                /** @description Size, colour or other variant. */
+                variant: string | null;
+                /** @description The store's stock-keeping unit. */
+                sku: string | null;
+                /** @description How many units. */
+                quantity: number;
+                /** @description Price of one unit, decimal string; null when not sent. */
+                unitAmount: string | null;
+                /** @description Price of the line: a decimal string with two decimals, such as "25.00". */
+                amount: string;
+            }[];
+        };
+        /** @description The order's customer (`data.customer`). Order counts, spend and the private note are never sent. */
+        CustomerSnapshot: {
+            /** @description `cus_…`. */
+            id: string;
+            /**
+             * @description `live` or `test`: the mode the object belongs to.
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /** @description Lowercased; null once deleted. */
+            email: string | null;
+            /** @description Contact name. */
+            name: string | null;
+            /** @description Contact phone. */
+            phone: string | null;
+            /** @description Place from the shipping address, else the billing address, as city, region, country. */
+            location: string | null;
+            /** @description The latest shipping address. */
+            shipTo: components["schemas"]["AddressSnapshot"] | null;
+            /** @description The latest billing address. */
+            billTo: components["schemas"]["AddressSnapshot"] | null;
+            /** @description The customer's accounts in stores that sent orders. */
+            storeAccounts: {
+                /** @description The store platform. */
+                platform: string;
+                /** @description The store's id on its platform. */
+                storeId: string;
+                /** @description The store's name. */
+                storeName: string | null;
+                /** @description The customer's id in that store. */
+                customerId: string;
+            }[];
+            /** @description When the customer was first seen, Unix milliseconds. */
+            firstSeenAt: number;
+            /** @description True once the customer's details were deleted. */
+            erased: boolean;
+        };
+        /** @description A postal address, as on the order. */
+        AddressSnapshot: {
+            /** @description Who receives it. */
+            name: string | null;
+            /** @description First line: street and number. */
+            line1: string | null;
+            /** @description Second line: flat, floor, building. */
+            line2: string | null;
+            /** @description City or town. */
+            city: string | null;
+            /** @description State, province or territory; a code for the US, Canada and Australia. */
+            region: string | null;
+            /** @description Postal or ZIP code. */
+            postalCode: string | null;
+            /** @description ISO 3166-1 alpha-2 country code, uppercase. */
+            country: string;
+        };
+        /** @description Postal address: line1, line2, city, region, postal_code, country (two letters). Every address needs line1 and city; US, CA and AU need a region code; US, CA, AU, GB and the EU need a postal code. */
+        AddressInput: {
+            /** @description Who receives it. Up to 200 characters. */
+            name?: string | null;
+            /** @description First line: street and number. Required. Up to 200 characters. */
+            line1?: string | null;
+            /** @description Second line: flat, floor, building. Up to 200 characters. */
+            line2?: string | null;
+            /** @description City or town. Required. Up to 100 characters. */
+            city?: string | null;
+            /** @description State, province or territory. US, CA and AU require it, as the official code (such as "NY", "ON", "NSW"). Up to 100 characters. */
+            region?: string | null;
+            /** @description Postal or ZIP code. US, CA, AU, GB and the EU (except Ireland) require it; US, CA, AU and GB codes are checked for their format. Up to 20 characters. */
+            postal_code?: string | null;
+            /** @description ISO 3166-1 alpha-2 country code such as "US", any letter case; stored uppercase. */
+            country: string;
+        };
+        /**
+         * @description The error codes this version answers today (spec 7). New codes may be added within v1: treat an unknown code by its HTTP status.
+         * @enum {string}
+         */
+        ErrorCode: "agent_disconnected" | "browser_requests_refused" | "checkout_inactive" | "commerce_paused" | "duplicate_url" | "hold_not_acceptable" | "idempotency_conflict" | "insufficient_role" | "insufficient_scope" | "integration_disabled" | "internal_error" | "invalid_access" | "invalid_address" | "invalid_amount" | "invalid_api_key" | "invalid_button_label" | "invalid_checkout" | "invalid_collect" | "invalid_currency" | "invalid_cursor" | "invalid_customer" | "invalid_customer_name" | "invalid_customer_phone" | "invalid_description" | "invalid_email" | "invalid_event_type" | "invalid_events" | "invalid_expiry" | "invalid_fee" | "invalid_filter" | "invalid_fulfillment" | "invalid_idempotency_key" | "invalid_integration" | "invalid_json" | "invalid_kind" | "invalid_limit" | "invalid_memo" | "invalid_metadata" | "invalid_mode" | "invalid_options" | "invalid_order" | "invalid_outcome" | "invalid_payout_wallet" | "invalid_plan" | "invalid_plans" | "invalid_reference" | "invalid_request" | "invalid_role" | "invalid_routing" | "invalid_signature" | "invalid_state" | "invalid_status" | "invalid_theme" | "invalid_token" | "invalid_url" | "invalid_value" | "last_owner" | "merchant_read_only" | "method_not_allowed" | "missing_description" | "missing_name" | "no_payout_wallet" | "not_cancelable" | "not_found" | "payload_too_large" | "rate_limited" | "sign_in_failed" | "suspended" | "test_mode_only" | "too_long" | "too_many" | "unsupported_media_type";
+        /** @description Every error answer: branch on the HTTP status and `code`, never on `message`. */
         Error: {
+            /** @description What went wrong. */
             error: {
-                /** @enum {string} */
-                code: "invalid_json" | "invalid_request" | "invalid_limit" | "invalid_cursor" | "invalid_filter" | "invalid_idempotency_key" | "invalid_amount" | "invalid_currency" | "missing_description" | "missing_name" | "too_long" | "invalid_customer_name" | "invalid_customer_phone" | "invalid_reference" | "invalid_memo" | "invalid_email" | "invalid_address" | "invalid_expiry" | "invalid_url" | "invalid_collect" | "invalid_kind" | "invalid_description" | "invalid_button_label" | "invalid_theme" | "invalid_value" | "invalid_routing" | "invalid_plans" | "invalid_options" | "invalid_plan" | "invalid_events" | "invalid_metadata" | "invalid_order" | "invalid_customer" | "invalid_outcome" | "invalid_checkout" | "invalid_fulfillment" | "invalid_event_type" | "invalid_access" | "invalid_role" | "invalid_mode" | "invalid_payout_wallet" | "invalid_fee" | "invalid_status" | "invalid_integration" | "sign_in_failed" | "invalid_api_key" | "invalid_token" | "invalid_signature" | "agent_disconnected" | "insufficient_scope" | "insufficient_role" | "suspended" | "integration_disabled" | "merchant_read_only" | "browser_requests_refused" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "no_payout_wallet" | "commerce_paused" | "not_cancelable" | "invalid_state" | "hold_not_acceptable" | "last_owner" | "checkout_inactive" | "test_mode_only" | "duplicate_url" | "too_many" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error";
+                /**
+                 * @description A stable code, such as `invalid_amount` or `not_found`: one of ErrorCode, or a code added later within v1.
+                 * @example invalid_amount
+                 */
+                code: components["schemas"]["ErrorCode"] | string;
+                /** @description A sentence for people; it may change, so never branch on it. */
                 message: string;
+                /** @description The parameter at fault, when there is one, such as `expires_in_days` or `shipping_address.postal_code`. */
                 field?: string;
             };
         };
+        /** @description The body of create payment link. */
+        CreatePaymentLinkRequest: {
+            /** @description The amount asked: a decimal string from "1.00" to "100000.00", at most two decimals. */
+            amount: string;
+            /** @description USD, EUR, GBP, CAD or AUD, in any letter case. */
+            currency: string;
+            /** @description What the payment is for, shown to the payer; up to 120 characters. */
+            description: string;
+            /** @description Who the link is for; up to 80 characters. */
+            customer_name?: string | null;
+            /** @description Payer email, pre-filled on their page; stored lowercased. */
+            customer_email?: string | null;
+            /** @description Up to 40 characters; kept on the order. */
+            customer_phone?: string | null;
+            /** @description Where the order ships: kept on the order and shown to the payer. Every address needs line1 and city; US, CA and AU a region code; US, CA, AU, GB and the EU a postal code. */
+            shipping_address?: components["schemas"]["AddressInput"] | null;
+            /** @description The payer's billing address: kept on the order and shown to the payer; the same rules as shipping_address. */
+            billing_address?: components["schemas"]["AddressInput"] | null;
+            /** @description Your own id for the payment; up to 64 characters. */
+            reference?: string | null;
+            /** @description Note to the payer; up to 500 characters. */
+            memo?: string | null;
+            /**
+             * @description Days the link accepts payments, 1 to 30 (default 7); a JSON number.
+             * @default 7
+             */
+            expires_in_days?: number;
+            /** @description Where the payer lands after paying: a full address without username or password, up to 2,048 characters; https:// in Live mode. */
+            success_url?: string | null;
+            collect?: components["schemas"]["CollectInput"];
+        };
+        /** @description The body of create checkout page. */
+        CreateCheckoutRequest: {
+            /** @description Shown to buyers; up to 80 characters. */
+            name: string;
+            /** @description The price: a decimal string from "1.00" to "100000.00", at most two decimals. */
+            amount: string;
+            /** @description USD, EUR, GBP, CAD or AUD, in any letter case. */
+            currency: string;
+            /** @description Shown under the name; up to 280 characters. */
+            description?: string | null;
+            /** @description Landing address after payment: a full address without username or password, up to 2,048 characters; https:// in Live mode. */
+            success_url?: string | null;
+            /**
+             * @description Only `page`: pricing tables and widgets are made in the dashboard.
+             * @default page
+             * @constant
+             */
+            kind?: "page";
+            /**
+             * @description The page's colours: `light` (default) or `dark`.
+             * @default light
+             * @enum {string}
+             */
+            theme?: "light" | "dark";
+            /** @description Pay button text; up to 32 characters. Default: the price. */
+            button_label?: string | null;
+            /**
+             * @description Whether buyers may pay in crypto when crypto payments are enabled for the account (default true).
+             * @default true
+             */
+            crypto?: boolean;
+            routing?: components["schemas"]["RoutingInput"];
+            collect?: components["schemas"]["CollectInput"];
+        };
+        /** @description The body of create webhook endpoint. */
+        CreateWebhookEndpointRequest: {
+            /** @description Full https:// address, no username or password, up to 2,048 characters. Test endpoints also accept http://localhost. */
+            url: string;
+            /** @description Event types to receive, at least one; default every type. */
+            events?: ("payment.started" | "payment.paid" | "payment.held" | "payment.updated" | "payment.failed" | "payment.expired" | "payment.canceled")[];
+            /** @description Label, up to 80 characters. */
+            description?: string | null;
+        };
+        /** @description The body of create checkout session. */
+        CreateCheckoutSessionRequest: {
+            /** @description Decimal string from "1.00" to "100000.00"; required unless checkout_id is sent (then the checkout's price). */
+            amount?: string;
+            /** @description USD, EUR, GBP, CAD or AUD; required unless checkout_id is sent. */
+            currency?: string;
+            /** @description Sell one of your checkouts: the session is that checkout's purchase (source checkout) at its price, routing and settings; each buyer gets their own payment and order. */
+            checkout_id?: string;
+            /** @description What is being paid for, shown to the buyer; up to 120 characters. Default: the order summary. */
+            description?: string | null;
+            /** @description Your own id for this attempt; up to 64 characters. */
+            reference?: string | null;
+            /** @description Your own key-value data (≤ 50 keys; keys ≤ 40 characters; values strings ≤ 500 characters, numbers, booleans or null). */
+            metadata?: {
+                [key: string]: string | number | boolean | null;
+            } | null;
+            /** @description Where the buyer lands after paying: a full address without username or password, up to 2,048 characters; {PAYMENT_ID} and {REFERENCE} are filled in. https:// in Live mode. */
+            success_url?: string | null;
+            collect?: components["schemas"]["CollectInput"];
+            /** @description The buyer's email; finds or creates the customer now. */
+            customer_email?: string | null;
+            /** @description The buyer: email, name and phone. The latest order's name, phone and addresses replace the customer's saved ones. */
+            customer?: {
+                /** @description The buyer's email; finds or creates the customer now. Same as customer_email: send one. */
+                email?: string | null;
+                /** @description The buyer's name; up to 200 characters. */
+                name?: string | null;
+                /** @description The buyer's phone; up to 40 characters. */
+                phone?: string | null;
+            } | null;
+            /** @description Where the order ships (the order's ship_to when order has none). Every address needs line1 and city; US, CA and AU a region code; US, CA, AU, GB and the EU a postal code. */
+            shipping_address?: components["schemas"]["AddressInput"] | null;
+            /** @description The buyer's billing address (the order's bill_to when order has none); the same rules as shipping_address. */
+            billing_address?: components["schemas"]["AddressInput"] | null;
+            routing?: components["schemas"]["RoutingInput"];
+            /** @description The store's order: its id (required), number, items, totals (they must add up: subtotal = the item amounts, total = subtotal - discount + shipping + tax), addresses and store. A second session with the same store and order id attaches to the same order. amount may then be left out. */
+            order?: components["schemas"]["StoreOrderInput"] | null;
+        };
+        /** @description The body of start checkout session. */
+        StartCheckoutSessionRequest: {
+            /** @description The buyer's email; required unless the session already has one. A different email moves the order to that customer. */
+            email?: string | null;
+            /** @description The buyer's name; up to 200 characters. */
+            name?: string | null;
+            /** @description The buyer's phone; up to 40 characters. */
+            phone?: string | null;
+            /** @description Where the order ships, saved to the order and the customer; the rules of session creation. */
+            shipping_address?: components["schemas"]["AddressInput"] | null;
+            /** @description The buyer's billing address, saved to the order and the customer; the rules of session creation. */
+            billing_address?: components["schemas"]["AddressInput"] | null;
+            /** @description Where the buyer is, for which card providers can take them. Default: the billing, then shipping address country. */
+            country?: string;
+        };
+        /** @description The body of simulate payment outcome (test). */
+        SimulatePaymentRequest: {
+            /**
+             * @description provider_reached: The buyer reaches a card provider: status pending (a payment link can no longer be canceled). declined: The card provider declines the card: the payment stays as it is and no event is sent. paid: The full amount arrives in USDC and passes every check: payment.paid (also after expiry or cancel: a late payment). settled: The processor reports forwarding a paid payment: payment.updated with txid_out and merchant_received. underpaid: Less than 90% arrives (80% unless amount_received is given): payment.held, acceptable. held_elsewhere: The money was forwarded to a wallet that is not the merchant's: payment.held, not acceptable. accepted: The merchant accepts an acceptable held payment (as in the dashboard): payment.paid, no payment.updated. failed: Terminal failure: payment.failed. expired: Time runs out now: payment.expired.
+             * @enum {string}
+             */
+            outcome: "provider_reached" | "declined" | "paid" | "settled" | "underpaid" | "held_elsewhere" | "accepted" | "failed" | "expired";
+            /** @description For provider_reached, paid, underpaid: the card provider the buyer used (default: paid from the buyer's own wallet). */
+            provider?: string;
+            /** @description For underpaid: how many USD arrived (default 80% of the order value). */
+            amount_received?: string;
+        };
+        /** @description The body of update order fulfilment. */
+        UpdateOrderRequest: {
+            /**
+             * @description `none`, `unfulfilled` or `fulfilled`. Fulfil only orders whose status is `paid`.
+             * @enum {string}
+             */
+            fulfillment?: "none" | "unfulfilled" | "fulfilled";
+            /** @description When it was fulfilled, Unix seconds; only with fulfillment `fulfilled`. Default: now, when fulfillment becomes `fulfilled`. */
+            fulfilled_at?: number | null;
+        };
+        /** @description The body of report order cancellation or refund. */
+        ReportOrderEventRequest: {
+            /**
+             * @description What you did: `canceled` the order or `refunded` money.
+             * @enum {string}
+             */
+            type: "canceled" | "refunded";
+            /** @description Only for type `refunded`: how much was refunded, a decimal string in the order currency, at most what was paid and not yet refunded (default: all of it). */
+            amount?: string;
+            /** @description Why, in your words, shown on the order's timeline; up to 500 characters. */
+            reason?: string;
+        };
     };
     responses: {
-        /** @description Error */
-        Error: {
+        /** @description The request is not valid: `code` says how (`invalid_json`, `invalid_amount`, `invalid_limit`, `invalid_cursor`, `invalid_filter`, …) and `field` names the parameter at fault. */
+        BadRequest: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No valid credential: `invalid_api_key` (missing, malformed or revoked secret key), `invalid_token` (an agent token expired, malformed or not issued for this service: get a new one) or `agent_disconnected` (ask for reconnection). */
+        Unauthorized: {
+            headers: {
+                /** @description Scheme `Bearer` with `resource_metadata`, the address of the protected-resource metadata (where agents find how to sign in); with `error="invalid_token"` when a credential was sent and refused. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), `merchant_read_only` (suspended or archived account, for changes) or `integration_disabled`. */
+        Forbidden: {
+            headers: {
+                /** @description For `insufficient_scope`: scheme `Bearer` with `error="insufficient_scope"` and the `scope` needed. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `not_found`: no such object in this account and mode (another account's object, or one of the other mode, is not found either). */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `payload_too_large`: the body is over 64 KiB. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `unsupported_media_type`: the body is not sent as `application/json`, or is compressed. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute). Retry after the time given. */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds to wait: 60. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -430,18 +2059,82 @@ export interface components {
     headers: never;
     pathItems: never;
 }
+export type SchemaPaymentLink = components['schemas']['PaymentLink'];
+export type SchemaPaymentLinkList = components['schemas']['PaymentLinkList'];
+export type SchemaCheckout = components['schemas']['Checkout'];
+export type SchemaCheckoutList = components['schemas']['CheckoutList'];
+export type SchemaPlan = components['schemas']['Plan'];
+export type SchemaPlanPrice = components['schemas']['PlanPrice'];
+export type SchemaRouting = components['schemas']['Routing'];
+export type SchemaCustomer = components['schemas']['Customer'];
+export type SchemaCustomerList = components['schemas']['CustomerList'];
+export type SchemaStoreAccount = components['schemas']['StoreAccount'];
+export type SchemaAddress = components['schemas']['Address'];
+export type SchemaWebhookEndpoint = components['schemas']['WebhookEndpoint'];
+export type SchemaWebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
+export type SchemaDeletedWebhookEndpoint = components['schemas']['DeletedWebhookEndpoint'];
+export type SchemaWebhookEndpointList = components['schemas']['WebhookEndpointList'];
+export type SchemaCheckoutSession = components['schemas']['CheckoutSession'];
+export type SchemaStartedCheckoutSession = components['schemas']['StartedCheckoutSession'];
+export type SchemaCardProvider = components['schemas']['CardProvider'];
+export type SchemaPayment = components['schemas']['Payment'];
+export type SchemaPaymentList = components['schemas']['PaymentList'];
+export type SchemaOrder = components['schemas']['Order'];
+export type SchemaOrderList = components['schemas']['OrderList'];
+export type SchemaOrderItem = components['schemas']['OrderItem'];
+export type SchemaOrderTimelineEntry = components['schemas']['OrderTimelineEntry'];
+export type SchemaOrderStore = components['schemas']['OrderStore'];
+export type SchemaOrderCustomer = components['schemas']['OrderCustomer'];
+export type SchemaCredential = components['schemas']['Credential'];
+export type SchemaStoreOrderInput = components['schemas']['StoreOrderInput'];
+export type SchemaRoutingInput = components['schemas']['RoutingInput'];
+export type SchemaCollectInput = components['schemas']['CollectInput'];
+export type SchemaPaymentEvent = components['schemas']['PaymentEvent'];
+export type SchemaPingEvent = components['schemas']['PingEvent'];
+export type SchemaPaymentSnapshot = components['schemas']['PaymentSnapshot'];
+export type SchemaOrderSnapshot = components['schemas']['OrderSnapshot'];
+export type SchemaCustomerSnapshot = components['schemas']['CustomerSnapshot'];
+export type SchemaAddressSnapshot = components['schemas']['AddressSnapshot'];
+export type SchemaAddressInput = components['schemas']['AddressInput'];
+export type SchemaErrorCode = components['schemas']['ErrorCode'];
 export type SchemaError = components['schemas']['Error'];
-export type ResponseError = components['responses']['Error'];
+export type SchemaCreatePaymentLinkRequest = components['schemas']['CreatePaymentLinkRequest'];
+export type SchemaCreateCheckoutRequest = components['schemas']['CreateCheckoutRequest'];
+export type SchemaCreateWebhookEndpointRequest = components['schemas']['CreateWebhookEndpointRequest'];
+export type SchemaCreateCheckoutSessionRequest = components['schemas']['CreateCheckoutSessionRequest'];
+export type SchemaStartCheckoutSessionRequest = components['schemas']['StartCheckoutSessionRequest'];
+export type SchemaSimulatePaymentRequest = components['schemas']['SimulatePaymentRequest'];
+export type SchemaUpdateOrderRequest = components['schemas']['UpdateOrderRequest'];
+export type SchemaReportOrderEventRequest = components['schemas']['ReportOrderEventRequest'];
+export type ResponseBadRequest = components['responses']['BadRequest'];
+export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseForbidden = components['responses']['Forbidden'];
+export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
+export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
+export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type $defs = Record<string, never>;
 export interface operations {
     list_payment_links: {
         parameters: {
             query?: {
+                /**
+                 * @description Page size, 1 to 100 (default 20).
+                 * @example 2
+                 */
                 limit?: number;
+                /** @description The next_cursor of the previous page. */
                 starting_after?: string;
+                /**
+                 * @description Only payments in this status (an unpaid payment past expires_at counts as expired).
+                 * @example open
+                 */
                 status?: "open" | "pending" | "paid" | "held" | "failed" | "expired";
+                /** @description Exact match on reference. */
                 reference?: string;
+                /** @description Only objects created at or after this Unix time (seconds). */
                 created_gte?: number;
+                /** @description Only objects created at or before this Unix time (seconds). */
                 created_lte?: number;
             };
             header?: never;
@@ -450,50 +2143,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description List payment links */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "payment_link";
-                            url: string;
-                            tracking_url: string | null;
-                            /** @enum {string} */
-                            status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                            livemode: boolean;
-                            amount: string;
-                            currency: string;
-                            description: string;
-                            reference: string | null;
-                            customer_name: string | null;
-                            customer_email: string | null;
-                            memo: string | null;
-                            success_url: string | null;
-                            order_id: string | null;
-                            created: number;
-                            expires_at: number;
-                            started_at: number | null;
-                            paid_at: number | null;
-                            canceled_at: number | null;
-                            collect: {
-                                [key: string]: boolean;
-                            } | null;
-                        }[];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["PaymentLinkList"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     create_payment_link: {
@@ -505,102 +2167,68 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Decimal string from "1.00" to "100000.00", at most two decimals. */
-                    amount: string;
-                    /** @description USD, EUR, GBP, CAD or AUD, in any letter case. */
-                    currency: string;
-                    /** @description What the payment is for, shown to the payer; up to 120 characters. */
-                    description: string;
-                    /** @description Who the link is for; up to 80 characters. */
-                    customer_name?: string | null;
-                    /** @description Payer email, pre-filled on their page; stored lowercased. */
-                    customer_email?: string | null;
-                    /** @description Up to 40 characters; kept on the order. */
-                    customer_phone?: string | null;
-                    shipping_address?: {
-                        name?: string | null;
-                        line1?: string | null;
-                        line2?: string | null;
-                        city?: string | null;
-                        region?: string | null;
-                        postal_code?: string | null;
-                        country: string;
-                    } | null;
-                    billing_address?: {
-                        name?: string | null;
-                        line1?: string | null;
-                        line2?: string | null;
-                        city?: string | null;
-                        region?: string | null;
-                        postal_code?: string | null;
-                        country: string;
-                    } | null;
-                    /** @description Your own id for the payment; up to 64 characters. */
-                    reference?: string | null;
-                    /** @description Note to the payer; up to 500 characters. */
-                    memo?: string | null;
-                    /**
-                     * @description Days the link accepts payments, 1 to 30 (default 7); a JSON number.
-                     * @default 7
-                     */
-                    expires_in_days?: number;
-                    /** @description Where the payer lands after paying; https:// in Live mode. */
-                    success_url?: string | null;
-                    /** @description What the payer page asks besides email: any of name, phone, shipping_address, billing_address set to true. Null asks nothing more. */
-                    collect?: {
-                        name?: boolean;
-                        phone?: boolean;
-                        shipping_address?: boolean;
-                        billing_address?: boolean;
-                    } | null;
-                };
+                "application/json": components["schemas"]["CreatePaymentLinkRequest"];
             };
         };
         responses: {
-            /** @description Create payment link */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "payment_link";
-                        url: string;
-                        tracking_url: string | null;
-                        /** @enum {string} */
-                        status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                        livemode: boolean;
-                        amount: string;
-                        currency: string;
-                        description: string;
-                        reference: string | null;
-                        customer_name: string | null;
-                        customer_email: string | null;
-                        memo: string | null;
-                        success_url: string | null;
-                        order_id: string | null;
-                        created: number;
-                        expires_at: number;
-                        started_at: number | null;
-                        paid_at: number | null;
-                        canceled_at: number | null;
-                        collect: {
-                            [key: string]: boolean;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            /** @description The request is not valid: `code` says how (`invalid_json`, `invalid_amount`, `invalid_limit`, `invalid_cursor`, `invalid_filter`, …) and `field` names the parameter at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), `merchant_read_only` (suspended or archived account, for changes) or `integration_disabled`. */
+            403: {
+                headers: {
+                    /** @description For `insufficient_scope`: scheme `Bearer` with `error="insufficient_scope"` and the `scope` needed. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. `no_payout_wallet`: Live mode and the account has no payout wallet; `commerce_paused`: the account paused taking payments. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not sent as `application/json`, or is compressed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     retrieve_payment_link: {
@@ -608,52 +2236,38 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (pay_…).
+                 * @example pay_PVLFeOx6y22CZA4owK6eLtkR
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Get payment link */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "payment_link";
-                        url: string;
-                        tracking_url: string | null;
-                        /** @enum {string} */
-                        status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                        livemode: boolean;
-                        amount: string;
-                        currency: string;
-                        description: string;
-                        reference: string | null;
-                        customer_name: string | null;
-                        customer_email: string | null;
-                        memo: string | null;
-                        success_url: string | null;
-                        order_id: string | null;
-                        created: number;
-                        expires_at: number;
-                        started_at: number | null;
-                        paid_at: number | null;
-                        canceled_at: number | null;
-                        collect: {
-                            [key: string]: boolean;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `not_found`: no such object in this account and mode (another account's object, or one of the other mode, is not found either). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     cancel_payment_link: {
@@ -661,62 +2275,52 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (pay_…).
+                 * @example pay_bCBJsg9NluIk7GTLLclzIMox
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Cancel payment link */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "payment_link";
-                        url: string;
-                        tracking_url: string | null;
-                        /** @enum {string} */
-                        status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                        livemode: boolean;
-                        amount: string;
-                        currency: string;
-                        description: string;
-                        reference: string | null;
-                        customer_name: string | null;
-                        customer_email: string | null;
-                        memo: string | null;
-                        success_url: string | null;
-                        order_id: string | null;
-                        created: number;
-                        expires_at: number;
-                        started_at: number | null;
-                        paid_at: number | null;
-                        canceled_at: number | null;
-                        collect: {
-                            [key: string]: boolean;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. `not_cancelable`: the payer has gone to a card provider, or the link was paid or has expired. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     list_checkouts: {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100 (default 20). */
                 limit?: number;
+                /** @description The next_cursor of the previous page. */
                 starting_after?: string;
+                /**
+                 * @description Only checkouts of this kind: page, pricing_table or widget.
+                 * @example page
+                 */
                 kind?: "page" | "pricing_table" | "widget";
             };
             header?: never;
@@ -725,66 +2329,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description List checkouts */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "checkout";
-                            /** @enum {string} */
-                            kind: "page" | "pricing_table" | "widget";
-                            slug: string;
-                            url: string;
-                            livemode: boolean;
-                            active: boolean;
-                            name: string;
-                            description: string | null;
-                            amount: string;
-                            currency: string;
-                            success_url: string | null;
-                            /** @enum {string} */
-                            theme: "light" | "dark";
-                            button_label: string | null;
-                            crypto: boolean;
-                            routing: {
-                                /** @enum {string} */
-                                choice: "smart" | "buyer" | "fixed";
-                                provider: string | null;
-                                fallback: boolean;
-                            };
-                            collect: {
-                                [key: string]: boolean;
-                            } | null;
-                            options: string[] | null;
-                            plans: {
-                                id: string;
-                                name: string;
-                                description: string | null;
-                                prices: {
-                                    amount: string;
-                                    unit: string;
-                                }[];
-                                features: string[];
-                                recommended: boolean;
-                            }[];
-                            created: number;
-                            updated: number;
-                        }[];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["CheckoutList"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     create_checkout: {
@@ -796,111 +2353,34 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Shown to buyers; up to 80 characters. */
-                    name: string;
-                    /** @description Decimal string from "1.00" to "100000.00", at most two decimals. */
-                    amount: string;
-                    /** @description USD, EUR, GBP, CAD or AUD, in any letter case. */
-                    currency: string;
-                    /** @description Shown under the name; up to 280 characters. */
-                    description?: string | null;
-                    /** @description Landing address after payment; https:// in Live mode. */
-                    success_url?: string | null;
-                    /**
-                     * @default page
-                     * @constant
-                     */
-                    kind?: "page";
-                    /**
-                     * @default light
-                     * @enum {string}
-                     */
-                    theme?: "light" | "dark";
-                    /** @description Pay button text; up to 32 characters. Default: the price. */
-                    button_label?: string | null;
-                    /**
-                     * @description Whether buyers may pay in crypto when crypto payments are enabled for the account (default true).
-                     * @default true
-                     */
-                    crypto?: boolean;
-                    /** @description How buyers are routed to card providers: choice "smart" (default), "buyer" (the buyer picks), or "fixed" with provider (one of moonpay, transak, ramp, banxa, mercuryo, wert) and fallback (default true: use smart routing when that provider cannot take a buyer). */
-                    routing?: {
-                        /** @enum {string} */
-                        choice: "smart" | "buyer" | "fixed";
-                        provider?: string | null;
-                        fallback?: boolean;
-                    };
-                    /** @description What the payer page asks besides email: any of name, phone, shipping_address, billing_address set to true. Null asks nothing more. */
-                    collect?: {
-                        name?: boolean;
-                        phone?: boolean;
-                        shipping_address?: boolean;
-                        billing_address?: boolean;
-                    } | null;
-                };
+                "application/json": components["schemas"]["CreateCheckoutRequest"];
             };
         };
         responses: {
-            /** @description Create checkout page */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "checkout";
-                        /** @enum {string} */
-                        kind: "page" | "pricing_table" | "widget";
-                        slug: string;
-                        url: string;
-                        livemode: boolean;
-                        active: boolean;
-                        name: string;
-                        description: string | null;
-                        amount: string;
-                        currency: string;
-                        success_url: string | null;
-                        /** @enum {string} */
-                        theme: "light" | "dark";
-                        button_label: string | null;
-                        crypto: boolean;
-                        routing: {
-                            /** @enum {string} */
-                            choice: "smart" | "buyer" | "fixed";
-                            provider: string | null;
-                            fallback: boolean;
-                        };
-                        collect: {
-                            [key: string]: boolean;
-                        } | null;
-                        options: string[] | null;
-                        plans: {
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            prices: {
-                                amount: string;
-                                unit: string;
-                            }[];
-                            features: string[];
-                            recommended: boolean;
-                        }[];
-                        created: number;
-                        updated: number;
-                    };
+                    "application/json": components["schemas"]["Checkout"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Conflict. `no_payout_wallet`: Live mode and the account has no payout wallet; `commerce_paused`: the account paused taking payments. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     retrieve_checkout: {
@@ -908,68 +2388,30 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (chk_…).
+                 * @example chk_REblAISFQmNK7fnDCHH3g8eK
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Get checkout */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "checkout";
-                        /** @enum {string} */
-                        kind: "page" | "pricing_table" | "widget";
-                        slug: string;
-                        url: string;
-                        livemode: boolean;
-                        active: boolean;
-                        name: string;
-                        description: string | null;
-                        amount: string;
-                        currency: string;
-                        success_url: string | null;
-                        /** @enum {string} */
-                        theme: "light" | "dark";
-                        button_label: string | null;
-                        crypto: boolean;
-                        routing: {
-                            /** @enum {string} */
-                            choice: "smart" | "buyer" | "fixed";
-                            provider: string | null;
-                            fallback: boolean;
-                        };
-                        collect: {
-                            [key: string]: boolean;
-                        } | null;
-                        options: string[] | null;
-                        plans: {
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            prices: {
-                                amount: string;
-                                unit: string;
-                            }[];
-                            features: string[];
-                            recommended: boolean;
-                        }[];
-                        created: number;
-                        updated: number;
-                    };
+                    "application/json": components["schemas"]["Checkout"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     retrieve_customer: {
@@ -977,73 +2419,43 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (cus_…).
+                 * @example cus_csjfpOOkBI0s6IqYY1R4q2tT
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Get customer */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "customer";
-                        livemode: boolean;
-                        email: string | null;
-                        name: string | null;
-                        phone: string | null;
-                        shipping_address: {
-                            name: string | null;
-                            line1: string | null;
-                            line2: string | null;
-                            city: string | null;
-                            region: string | null;
-                            postal_code: string | null;
-                            country: string;
-                        } | null;
-                        billing_address: {
-                            name: string | null;
-                            line1: string | null;
-                            line2: string | null;
-                            city: string | null;
-                            region: string | null;
-                            postal_code: string | null;
-                            country: string;
-                        } | null;
-                        store_accounts: {
-                            platform: string;
-                            store_id: string;
-                            store_name: string | null;
-                            customer_id: string;
-                        }[];
-                        orders_count: number;
-                        paid_orders_count: number;
-                        spent: {
-                            [key: string]: string;
-                        };
-                        created: number;
-                        last_order_at: number | null;
-                        erased: boolean;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     list_customers: {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100 (default 20). */
                 limit?: number;
+                /** @description The next_cursor of the previous page. */
                 starting_after?: string;
+                /**
+                 * @description Whole email address in any letter case; the list then has at most one customer.
+                 * @example ADA@example.com
+                 */
                 email?: string;
             };
             header?: never;
@@ -1052,70 +2464,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description List customers */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "customer";
-                            livemode: boolean;
-                            email: string | null;
-                            name: string | null;
-                            phone: string | null;
-                            shipping_address: {
-                                name: string | null;
-                                line1: string | null;
-                                line2: string | null;
-                                city: string | null;
-                                region: string | null;
-                                postal_code: string | null;
-                                country: string;
-                            } | null;
-                            billing_address: {
-                                name: string | null;
-                                line1: string | null;
-                                line2: string | null;
-                                city: string | null;
-                                region: string | null;
-                                postal_code: string | null;
-                                country: string;
-                            } | null;
-                            store_accounts: {
-                                platform: string;
-                                store_id: string;
-                                store_name: string | null;
-                                customer_id: string;
-                            }[];
-                            orders_count: number;
-                            paid_orders_count: number;
-                            spent: {
-                                [key: string]: string;
-                            };
-                            created: number;
-                            last_order_at: number | null;
-                            erased: boolean;
-                        }[];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["CustomerList"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     list_webhook_endpoints: {
         parameters: {
             query?: {
+                /**
+                 * @description Page size, 1 to 100 (default 20).
+                 * @example 2
+                 */
                 limit?: number;
+                /** @description The next_cursor of the previous page. */
                 starting_after?: string;
             };
             header?: never;
@@ -1124,36 +2496,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description List webhook endpoints */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "webhook_endpoint";
-                            url: string;
-                            description: string | null;
-                            events: string[];
-                            livemode: boolean;
-                            /** @enum {string} */
-                            mode: "test" | "live";
-                            previous_secret_expires_at: number | null;
-                            created: number;
-                        }[];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     create_webhook_endpoint: {
@@ -1165,48 +2520,34 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Full https:// address, no username or password, up to 2,048 characters. Test endpoints also accept http://localhost. */
-                    url: string;
-                    /** @description Event types to receive, at least one; default every type. */
-                    events?: ("payment.started" | "payment.paid" | "payment.held" | "payment.updated" | "payment.failed" | "payment.expired" | "payment.canceled")[];
-                    /** @description Label, up to 80 characters. */
-                    description?: string | null;
-                };
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
             };
         };
         responses: {
-            /** @description Create webhook endpoint */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        url: string;
-                        description: string | null;
-                        events: string[];
-                        livemode: boolean;
-                        /** @enum {string} */
-                        mode: "test" | "live";
-                        previous_secret_expires_at: number | null;
-                        created: number;
-                        /** @description Signing secret (whsec_…); returned only now. Store it to verify Service-Signature. */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Conflict. `duplicate_url`: the address is already an endpoint in this mode; `too_many`: the mode already has 10 endpoints. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     retrieve_webhook_endpoint: {
@@ -1214,38 +2555,30 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (we_…).
+                 * @example we_BFHotMSlLwpBF6caqPIVdW9w
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Get webhook endpoint */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        url: string;
-                        description: string | null;
-                        events: string[];
-                        livemode: boolean;
-                        /** @enum {string} */
-                        mode: "test" | "live";
-                        previous_secret_expires_at: number | null;
-                        created: number;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     delete_webhook_endpoint: {
@@ -1253,38 +2586,40 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (we_…).
+                 * @example we_2zqEds7z49EEwSqg3XFlmJu2
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Delete webhook endpoint */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        /** @constant */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     create_checkout_session: {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description Idempotency-Key: 1 to 120 printable ASCII characters, unique per order attempt; remembered 24 hours.
+                 * @example order-1001-attempt-1
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1292,166 +2627,43 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /** @description Decimal string from "1.00" to "100000.00"; required unless checkout_id is sent (then the checkout's price). */
-                    amount?: string;
-                    /** @description USD, EUR, GBP, CAD or AUD; required unless checkout_id is sent. */
-                    currency?: string;
-                    /** @description Sell one of your checkouts: the session is that checkout's purchase (source checkout) at its price, routing and settings; each buyer gets their own payment and order. */
-                    checkout_id?: string;
-                    /** @description What is being paid for, shown to the buyer; up to 120 characters. Default: the order summary. */
-                    description?: string | null;
-                    /** @description Your own id for this attempt; up to 64 characters. */
-                    reference?: string | null;
-                    /** @description Your own key-value data (≤ 50 keys; keys ≤ 40 characters; values strings ≤ 500 characters, numbers, booleans or null). */
-                    metadata?: {
-                        [key: string]: string | number | boolean | null;
-                    } | null;
-                    /** @description Where the buyer lands after paying; {PAYMENT_ID} and {REFERENCE} are kept as placeholders. https:// in Live mode. */
-                    success_url?: string | null;
-                    /** @description What the payer page asks besides email: any of name, phone, shipping_address, billing_address set to true. Null asks nothing more. */
-                    collect?: {
-                        name?: boolean;
-                        phone?: boolean;
-                        shipping_address?: boolean;
-                        billing_address?: boolean;
-                    } | null;
-                    /** @description The buyer's email; finds or creates the customer now. */
-                    customer_email?: string | null;
-                    /** @description The buyer: email, name and phone. */
-                    customer?: {
-                        email?: string | null;
-                        /** @description Up to 200 characters. */
-                        name?: string | null;
-                        /** @description Up to 40 characters. */
-                        phone?: string | null;
-                    } | null;
-                    shipping_address?: {
-                        name?: string | null;
-                        line1?: string | null;
-                        line2?: string | null;
-                        city?: string | null;
-                        region?: string | null;
-                        postal_code?: string | null;
-                        country: string;
-                    } | null;
-                    billing_address?: {
-                        name?: string | null;
-                        line1?: string | null;
-                        line2?: string | null;
-                        city?: string | null;
-                        region?: string | null;
-                        postal_code?: string | null;
-                        country: string;
-                    } | null;
-                    /** @description How buyers are routed to card providers: choice "smart" (default), "buyer" (the buyer picks), or "fixed" with provider (one of moonpay, transak, ramp, banxa, mercuryo, wert) and fallback (default true: use smart routing when that provider cannot take a buyer). */
-                    routing?: {
-                        /** @enum {string} */
-                        choice: "smart" | "buyer" | "fixed";
-                        provider?: string | null;
-                        fallback?: boolean;
-                    };
-                    order?: {
-                        id: string;
-                        number?: string | null;
-                        url?: string | null;
-                        items?: {
-                            name: string;
-                            variant?: string | null;
-                            sku?: string | null;
-                            quantity: number;
-                            unit_amount?: string | null;
-                            amount: string;
-                        }[];
-                        subtotal?: string | null;
-                        discount?: string | null;
-                        discount_code?: string | null;
-                        shipping?: string | null;
-                        shipping_method?: string | null;
-                        tax?: string | null;
-                        total?: string | null;
-                        ship_to?: {
-                            name?: string | null;
-                            line1?: string | null;
-                            line2?: string | null;
-                            city?: string | null;
-                            region?: string | null;
-                            postal_code?: string | null;
-                            country: string;
-                        } | null;
-                        bill_to?: {
-                            name?: string | null;
-                            line1?: string | null;
-                            line2?: string | null;
-                            city?: string | null;
-                            region?: string | null;
-                            postal_code?: string | null;
-                            country: string;
-                        } | null;
-                        store?: {
-                            platform?: string | null;
-                            id?: string | null;
-                            name?: string | null;
-                            url?: string | null;
-                        } | null;
-                        /** @description The store's own id for the customer. */
-                        customer_id?: string | null;
-                    } | null;
-                };
+                "application/json": components["schemas"]["CreateCheckoutSessionRequest"];
             };
         };
         responses: {
-            /** @description Create checkout session */
+            /** @description An idempotent replay: the same Idempotency-Key and body as an earlier request answer the same session as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "checkout_session";
-                        livemode: boolean;
-                        /** @enum {string} */
-                        status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                        url: string;
-                        amount: string;
-                        currency: string;
-                        description: string;
-                        reference: string | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        } | null;
-                        success_url: string | null;
-                        customer_email: string | null;
-                        customer_id: string | null;
-                        order_id: string;
-                        deposit_address: string | null;
-                        created: number;
-                        expires_at: number;
-                        started_at: number | null;
-                        paid_at: number | null;
-                        collect: {
-                            [key: string]: boolean;
-                        } | null;
-                        routing: {
-                            /** @enum {string} */
-                            choice: "smart" | "buyer" | "fixed";
-                            provider: string | null;
-                            fallback: boolean;
-                        };
-                        payment_id: string;
-                    };
+                    "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Conflict. `idempotency_conflict`: the Idempotency-Key was used with a different body, or its first request is still running (retry shortly); `checkout_inactive`: the checkout was deleted and takes no new buyers; `no_payout_wallet`: Live mode and the account has no payout wallet; `commerce_paused`: the account paused taking payments. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     retrieve_checkout_session: {
@@ -1459,60 +2671,30 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (pay_…).
+                 * @example pay_FK4VJmhyWqz3OPnRn2TXjcvr
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Get checkout session */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "checkout_session";
-                        livemode: boolean;
-                        /** @enum {string} */
-                        status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                        url: string;
-                        amount: string;
-                        currency: string;
-                        description: string;
-                        reference: string | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        } | null;
-                        success_url: string | null;
-                        customer_email: string | null;
-                        customer_id: string | null;
-                        order_id: string;
-                        deposit_address: string | null;
-                        created: number;
-                        expires_at: number;
-                        started_at: number | null;
-                        paid_at: number | null;
-                        collect: {
-                            [key: string]: boolean;
-                        } | null;
-                        routing: {
-                            /** @enum {string} */
-                            choice: "smart" | "buyer" | "fixed";
-                            provider: string | null;
-                            fallback: boolean;
-                        };
-                        payment_id: string;
-                    };
+                    "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     start_checkout_session: {
@@ -1520,102 +2702,45 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (pay_…).
+                 * @example pay_Z1RJ73HBFw8R4AYBGdCQUQ4C
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /** @description The buyer's email; required unless the session already has one. */
-                    email?: string | null;
-                    /** @description Up to 200 characters. */
-                    name?: string | null;
-                    /** @description Up to 40 characters. */
-                    phone?: string | null;
-                    shipping_address?: {
-                        name?: string | null;
-                        line1?: string | null;
-                        line2?: string | null;
-                        city?: string | null;
-                        region?: string | null;
-                        postal_code?: string | null;
-                        country: string;
-                    } | null;
-                    billing_address?: {
-                        name?: string | null;
-                        line1?: string | null;
-                        line2?: string | null;
-                        city?: string | null;
-                        region?: string | null;
-                        postal_code?: string | null;
-                        country: string;
-                    } | null;
-                    /** @description Where the buyer is, for which card providers can take them. Default: the billing, then shipping address country. */
-                    country?: string;
-                };
+                "application/json": components["schemas"]["StartCheckoutSessionRequest"];
             };
         };
         responses: {
-            /** @description Start checkout session */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "checkout_session";
-                        livemode: boolean;
-                        /** @enum {string} */
-                        status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                        url: string;
-                        amount: string;
-                        currency: string;
-                        description: string;
-                        reference: string | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        } | null;
-                        success_url: string | null;
-                        customer_email: string | null;
-                        customer_id: string | null;
-                        order_id: string;
-                        deposit_address: string | null;
-                        created: number;
-                        expires_at: number;
-                        started_at: number | null;
-                        paid_at: number | null;
-                        collect: {
-                            [key: string]: boolean;
-                        } | null;
-                        routing: {
-                            /** @enum {string} */
-                            choice: "smart" | "buyer" | "fixed";
-                            provider: string | null;
-                            fallback: boolean;
-                        };
-                        payment_id: string;
-                        /** @description Card providers that can take this buyer, best first; empty when none can (crypto may still be possible). */
-                        card_providers: {
-                            id: string;
-                            name: string;
-                            recommended: boolean;
-                        }[];
-                        /** @description Whether the buyer may pay by sending stablecoins. */
-                        crypto: boolean;
-                    };
+                    "application/json": components["schemas"]["StartedCheckoutSession"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. `invalid_state`: the payment is not in a state that allows it (for example, already paid, or not started yet); `no_payout_wallet`: Live mode and the account has no payout wallet; `commerce_paused`: the account paused taking payments. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     retrieve_payment: {
@@ -1623,85 +2748,58 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (pay_…).
+                 * @example pay_FK4VJmhyWqz3OPnRn2TXjcvr
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Get payment */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "payment";
-                        livemode: boolean;
-                        /** @enum {string} */
-                        source: "api" | "checkout" | "payment_link";
-                        /** @enum {string} */
-                        status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                        amount: string;
-                        currency: string;
-                        description: string;
-                        reference: string | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        } | null;
-                        customer_email: string | null;
-                        customer_id: string | null;
-                        order_id: string | null;
-                        checkout_id: string | null;
-                        plan_label: string | null;
-                        provider: string | null;
-                        provider_name: string | null;
-                        /** @enum {string} */
-                        method: "card" | "crypto";
-                        network: string | null;
-                        deposit_address: string | null;
-                        payout_wallet: string | null;
-                        fee_bps: number;
-                        value_coin: string | null;
-                        coin: string | null;
-                        merchant_received: string | null;
-                        hold_reason: string | null;
-                        hold_acceptable: boolean;
-                        txid_in: string | null;
-                        txid_out: string | null;
-                        customer_name: string | null;
-                        memo: string | null;
-                        tracking_url: string | null;
-                        success_url: string | null;
-                        url: string;
-                        created: number;
-                        started_at: number | null;
-                        paid_at: number | null;
-                        expires_at: number;
-                        canceled_at: number | null;
-                    };
+                    "application/json": components["schemas"]["Payment"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     list_payments: {
         parameters: {
             query?: {
+                /**
+                 * @description Page size, 1 to 100 (default 20).
+                 * @example 2
+                 */
                 limit?: number;
+                /** @description The next_cursor of the previous page. */
                 starting_after?: string;
+                /** @description Only payments in this status (an unpaid payment past expires_at counts as expired). */
                 status?: "open" | "pending" | "paid" | "held" | "failed" | "expired";
+                /** @description Exact match on reference. */
                 reference?: string;
+                /**
+                 * @description Only payments from this source: api (checkout sessions), checkout or payment_link.
+                 * @example api
+                 */
                 source?: "api" | "checkout" | "payment_link";
+                /** @description Only payments of this order (ord_…). */
                 order_id?: string;
+                /** @description Only payments of this customer (cus_…). */
                 customer_id?: string;
+                /** @description Only objects created at or after this Unix time (seconds). */
                 created_gte?: number;
+                /** @description Only objects created at or before this Unix time (seconds). */
                 created_lte?: number;
             };
             header?: never;
@@ -1710,70 +2808,39 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description List payments */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "payment";
-                            livemode: boolean;
-                            /** @enum {string} */
-                            source: "api" | "checkout" | "payment_link";
-                            /** @enum {string} */
-                            status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                            amount: string;
-                            currency: string;
-                            description: string;
-                            reference: string | null;
-                            metadata: {
-                                [key: string]: unknown;
-                            } | null;
-                            customer_email: string | null;
-                            customer_id: string | null;
-                            order_id: string | null;
-                            checkout_id: string | null;
-                            plan_label: string | null;
-                            provider: string | null;
-                            provider_name: string | null;
-                            /** @enum {string} */
-                            method: "card" | "crypto";
-                            network: string | null;
-                            deposit_address: string | null;
-                            payout_wallet: string | null;
-                            fee_bps: number;
-                            value_coin: string | null;
-                            coin: string | null;
-                            merchant_received: string | null;
-                            hold_reason: string | null;
-                            hold_acceptable: boolean;
-                            txid_in: string | null;
-                            txid_out: string | null;
-                            customer_name: string | null;
-                            memo: string | null;
-                            tracking_url: string | null;
-                            success_url: string | null;
-                            url: string;
-                            created: number;
-                            started_at: number | null;
-                            paid_at: number | null;
-                            expires_at: number;
-                            canceled_at: number | null;
-                        }[];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["PaymentList"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            /** @description No valid credential: `invalid_api_key` (missing, malformed or revoked secret key), `invalid_token` (an agent token expired, malformed or not issued for this service: get a new one) or `agent_disconnected` (ask for reconnection). */
+            401: {
+                headers: {
+                    /** @description Scheme `Bearer` with `resource_metadata`, the address of the protected-resource metadata (where agents find how to sign in); with `error="invalid_token"` when a credential was sent and refused. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description `rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute). Retry after the time given. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait: 60. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     simulate_payment: {
@@ -1781,89 +2848,45 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (pay_…).
+                 * @example pay_Z1RJ73HBFw8R4AYBGdCQUQ4C
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description provider_reached: The buyer reaches a card provider: status pending (a payment link can no longer be canceled). declined: The card provider declines the card: the payment stays as it is and no event is sent. paid: The full amount arrives in USDC and passes every check: payment.paid (also after expiry or cancel: a late payment). settled: The processor reports forwarding a paid payment: payment.updated with txid_out and merchant_received. underpaid: Less than 90% arrives (80% unless amount_received is given): payment.held, acceptable. held_elsewhere: The money was forwarded to a wallet that is not the merchant's: payment.held, not acceptable. accepted: The merchant accepts an acceptable held payment (as in the dashboard): payment.paid, no payment.updated. failed: Terminal failure: payment.failed. expired: Time runs out now: payment.expired.
-                     * @enum {string}
-                     */
-                    outcome: "provider_reached" | "declined" | "paid" | "settled" | "underpaid" | "held_elsewhere" | "accepted" | "failed" | "expired";
-                    /** @description For provider_reached, paid, underpaid: the card provider the buyer used (default: paid from the buyer's own wallet). */
-                    provider?: string;
-                    /** @description For underpaid: how many USD arrived (default 80% of the order value). */
-                    amount_received?: string;
-                };
+                "application/json": components["schemas"]["SimulatePaymentRequest"];
             };
         };
         responses: {
-            /** @description Simulate payment outcome (Test) */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "payment";
-                        livemode: boolean;
-                        /** @enum {string} */
-                        source: "api" | "checkout" | "payment_link";
-                        /** @enum {string} */
-                        status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                        amount: string;
-                        currency: string;
-                        description: string;
-                        reference: string | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        } | null;
-                        customer_email: string | null;
-                        customer_id: string | null;
-                        order_id: string | null;
-                        checkout_id: string | null;
-                        plan_label: string | null;
-                        provider: string | null;
-                        provider_name: string | null;
-                        /** @enum {string} */
-                        method: "card" | "crypto";
-                        network: string | null;
-                        deposit_address: string | null;
-                        payout_wallet: string | null;
-                        fee_bps: number;
-                        value_coin: string | null;
-                        coin: string | null;
-                        merchant_received: string | null;
-                        hold_reason: string | null;
-                        hold_acceptable: boolean;
-                        txid_in: string | null;
-                        txid_out: string | null;
-                        customer_name: string | null;
-                        memo: string | null;
-                        tracking_url: string | null;
-                        success_url: string | null;
-                        url: string;
-                        created: number;
-                        started_at: number | null;
-                        paid_at: number | null;
-                        expires_at: number;
-                        canceled_at: number | null;
-                    };
+                    "application/json": components["schemas"]["Payment"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. `invalid_state`: the payment is not in a state that allows it (for example, already paid, or not started yet). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     retrieve_order: {
@@ -1871,114 +2894,30 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (ord_…).
+                 * @example ord_glNimaa3ZTsRgs1i6BeGiS3m
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Get order */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "order";
-                        livemode: boolean;
-                        number: number;
-                        display_number: string;
-                        /** @enum {string} */
-                        source: "api" | "checkout" | "payment_link";
-                        checkout_id: string | null;
-                        store: {
-                            platform: string | null;
-                            id: string | null;
-                            name: string | null;
-                            url: string | null;
-                            order_id: string;
-                            order_number: string | null;
-                            order_url: string | null;
-                            customer_id: string | null;
-                        } | null;
-                        /** @enum {string} */
-                        status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                        needs_review: boolean;
-                        /** @enum {string} */
-                        fulfillment: "none" | "unfulfilled" | "fulfilled";
-                        fulfilled_at: number | null;
-                        customer_id: string | null;
-                        customer: {
-                            id: string;
-                            email: string | null;
-                            name: string | null;
-                            erased: boolean;
-                        } | null;
-                        customer_name: string | null;
-                        customer_phone: string | null;
-                        summary: string;
-                        line_count: number;
-                        unit_count: number;
-                        currency: string;
-                        subtotal: string;
-                        discount: string;
-                        discount_code: string | null;
-                        shipping: string;
-                        shipping_method: string | null;
-                        tax: string;
-                        total: string;
-                        amount_paid: string;
-                        received: string | null;
-                        ship_to: {
-                            name: string | null;
-                            line1: string | null;
-                            line2: string | null;
-                            city: string | null;
-                            region: string | null;
-                            postal_code: string | null;
-                            country: string;
-                        } | null;
-                        bill_to: {
-                            name: string | null;
-                            line1: string | null;
-                            line2: string | null;
-                            city: string | null;
-                            region: string | null;
-                            postal_code: string | null;
-                            country: string;
-                        } | null;
-                        reference: string | null;
-                        payment_id: string | null;
-                        payment_ids: string[];
-                        attempt_count: number;
-                        items: {
-                            name: string;
-                            variant: string | null;
-                            sku: string | null;
-                            quantity: number;
-                            unit_amount: string | null;
-                            amount: string;
-                        }[];
-                        timeline: {
-                            /** @enum {string} */
-                            type: "canceled" | "refunded";
-                            amount: string | null;
-                            reason: string | null;
-                            created: number;
-                        }[];
-                        created: number;
-                        updated: number;
-                        paid_at: number | null;
-                    };
+                    "application/json": components["schemas"]["Order"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     update_order: {
@@ -1986,137 +2925,57 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (ord_…).
+                 * @example ord_glNimaa3ZTsRgs1i6BeGiS3m
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    fulfillment?: "none" | "unfulfilled" | "fulfilled";
-                    /** @description When it was fulfilled (Unix seconds); default now when fulfillment becomes fulfilled. */
-                    fulfilled_at?: number | null;
-                };
+                "application/json": components["schemas"]["UpdateOrderRequest"];
             };
         };
         responses: {
-            /** @description Update order fulfilment */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "order";
-                        livemode: boolean;
-                        number: number;
-                        display_number: string;
-                        /** @enum {string} */
-                        source: "api" | "checkout" | "payment_link";
-                        checkout_id: string | null;
-                        store: {
-                            platform: string | null;
-                            id: string | null;
-                            name: string | null;
-                            url: string | null;
-                            order_id: string;
-                            order_number: string | null;
-                            order_url: string | null;
-                            customer_id: string | null;
-                        } | null;
-                        /** @enum {string} */
-                        status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                        needs_review: boolean;
-                        /** @enum {string} */
-                        fulfillment: "none" | "unfulfilled" | "fulfilled";
-                        fulfilled_at: number | null;
-                        customer_id: string | null;
-                        customer: {
-                            id: string;
-                            email: string | null;
-                            name: string | null;
-                            erased: boolean;
-                        } | null;
-                        customer_name: string | null;
-                        customer_phone: string | null;
-                        summary: string;
-                        line_count: number;
-                        unit_count: number;
-                        currency: string;
-                        subtotal: string;
-                        discount: string;
-                        discount_code: string | null;
-                        shipping: string;
-                        shipping_method: string | null;
-                        tax: string;
-                        total: string;
-                        amount_paid: string;
-                        received: string | null;
-                        ship_to: {
-                            name: string | null;
-                            line1: string | null;
-                            line2: string | null;
-                            city: string | null;
-                            region: string | null;
-                            postal_code: string | null;
-                            country: string;
-                        } | null;
-                        bill_to: {
-                            name: string | null;
-                            line1: string | null;
-                            line2: string | null;
-                            city: string | null;
-                            region: string | null;
-                            postal_code: string | null;
-                            country: string;
-                        } | null;
-                        reference: string | null;
-                        payment_id: string | null;
-                        payment_ids: string[];
-                        attempt_count: number;
-                        items: {
-                            name: string;
-                            variant: string | null;
-                            sku: string | null;
-                            quantity: number;
-                            unit_amount: string | null;
-                            amount: string;
-                        }[];
-                        timeline: {
-                            /** @enum {string} */
-                            type: "canceled" | "refunded";
-                            amount: string | null;
-                            reason: string | null;
-                            created: number;
-                        }[];
-                        created: number;
-                        updated: number;
-                        paid_at: number | null;
-                    };
+                    "application/json": components["schemas"]["Order"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     list_orders: {
         parameters: {
             query?: {
+                /** @description Page size, 1 to 100 (default 20). */
                 limit?: number;
+                /** @description The next_cursor of the previous page. */
                 starting_after?: string;
+                /** @description Only orders of this customer (cus_…). */
                 customer_id?: string;
+                /**
+                 * @description Find an order by the store's own order id (order.id sent at session creation).
+                 * @example 1001
+                 */
                 store_order_id?: string;
+                /** @description Only orders in this status (it follows the order's payments). */
                 status?: "open" | "pending" | "paid" | "held" | "failed" | "expired";
+                /** @description Only objects created at or after this Unix time (seconds). */
                 created_gte?: number;
+                /** @description Only objects created at or before this Unix time (seconds). */
                 created_lte?: number;
             };
             header?: never;
@@ -2125,112 +2984,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description List orders */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "order";
-                            livemode: boolean;
-                            number: number;
-                            display_number: string;
-                            /** @enum {string} */
-                            source: "api" | "checkout" | "payment_link";
-                            checkout_id: string | null;
-                            store: {
-                                platform: string | null;
-                                id: string | null;
-                                name: string | null;
-                                url: string | null;
-                                order_id: string;
-                                order_number: string | null;
-                                order_url: string | null;
-                                customer_id: string | null;
-                            } | null;
-                            /** @enum {string} */
-                            status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                            needs_review: boolean;
-                            /** @enum {string} */
-                            fulfillment: "none" | "unfulfilled" | "fulfilled";
-                            fulfilled_at: number | null;
-                            customer_id: string | null;
-                            customer: {
-                                id: string;
-                                email: string | null;
-                                name: string | null;
-                                erased: boolean;
-                            } | null;
-                            customer_name: string | null;
-                            customer_phone: string | null;
-                            summary: string;
-                            line_count: number;
-                            unit_count: number;
-                            currency: string;
-                            subtotal: string;
-                            discount: string;
-                            discount_code: string | null;
-                            shipping: string;
-                            shipping_method: string | null;
-                            tax: string;
-                            total: string;
-                            amount_paid: string;
-                            received: string | null;
-                            ship_to: {
-                                name: string | null;
-                                line1: string | null;
-                                line2: string | null;
-                                city: string | null;
-                                region: string | null;
-                                postal_code: string | null;
-                                country: string;
-                            } | null;
-                            bill_to: {
-                                name: string | null;
-                                line1: string | null;
-                                line2: string | null;
-                                city: string | null;
-                                region: string | null;
-                                postal_code: string | null;
-                                country: string;
-                            } | null;
-                            reference: string | null;
-                            payment_id: string | null;
-                            payment_ids: string[];
-                            attempt_count: number;
-                            items: {
-                                name: string;
-                                variant: string | null;
-                                sku: string | null;
-                                quantity: number;
-                                unit_amount: string | null;
-                                amount: string;
-                            }[];
-                            timeline: {
-                                /** @enum {string} */
-                                type: "canceled" | "refunded";
-                                amount: string | null;
-                                reason: string | null;
-                                created: number;
-                            }[];
-                            created: number;
-                            updated: number;
-                            paid_at: number | null;
-                        }[];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["OrderList"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     report_order_event: {
@@ -2238,127 +3004,36 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The object's id (ord_…).
+                 * @example ord_glNimaa3ZTsRgs1i6BeGiS3m
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    type: "canceled" | "refunded";
-                    /** @description For a refund: how much was refunded, in the order currency (default: what was paid). */
-                    amount?: string;
-                    reason?: string;
-                };
+                "application/json": components["schemas"]["ReportOrderEventRequest"];
             };
         };
         responses: {
-            /** @description Report order cancellation or refund */
+            /** @description Created. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "order";
-                        livemode: boolean;
-                        number: number;
-                        display_number: string;
-                        /** @enum {string} */
-                        source: "api" | "checkout" | "payment_link";
-                        checkout_id: string | null;
-                        store: {
-                            platform: string | null;
-                            id: string | null;
-                            name: string | null;
-                            url: string | null;
-                            order_id: string;
-                            order_number: string | null;
-                            order_url: string | null;
-                            customer_id: string | null;
-                        } | null;
-                        /** @enum {string} */
-                        status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
-                        needs_review: boolean;
-                        /** @enum {string} */
-                        fulfillment: "none" | "unfulfilled" | "fulfilled";
-                        fulfilled_at: number | null;
-                        customer_id: string | null;
-                        customer: {
-                            id: string;
-                            email: string | null;
-                            name: string | null;
-                            erased: boolean;
-                        } | null;
-                        customer_name: string | null;
-                        customer_phone: string | null;
-                        summary: string;
-                        line_count: number;
-                        unit_count: number;
-                        currency: string;
-                        subtotal: string;
-                        discount: string;
-                        discount_code: string | null;
-                        shipping: string;
-                        shipping_method: string | null;
-                        tax: string;
-                        total: string;
-                        amount_paid: string;
-                        received: string | null;
-                        ship_to: {
-                            name: string | null;
-                            line1: string | null;
-                            line2: string | null;
-                            city: string | null;
-                            region: string | null;
-                            postal_code: string | null;
-                            country: string;
-                        } | null;
-                        bill_to: {
-                            name: string | null;
-                            line1: string | null;
-                            line2: string | null;
-                            city: string | null;
-                            region: string | null;
-                            postal_code: string | null;
-                            country: string;
-                        } | null;
-                        reference: string | null;
-                        payment_id: string | null;
-                        payment_ids: string[];
-                        attempt_count: number;
-                        items: {
-                            name: string;
-                            variant: string | null;
-                            sku: string | null;
-                            quantity: number;
-                            unit_amount: string | null;
-                            amount: string;
-                        }[];
-                        timeline: {
-                            /** @enum {string} */
-                            type: "canceled" | "refunded";
-                            amount: string | null;
-                            reason: string | null;
-                            created: number;
-                        }[];
-                        created: number;
-                        updated: number;
-                        paid_at: number | null;
-                    };
+                    "application/json": components["schemas"]["Order"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     get_credential: {
@@ -2370,36 +3045,376 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Get credential */
+            /** @description OK. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        object: "credential";
-                        /**
-                         * @description secret_key or agent over the API; the others only inside the service.
-                         * @enum {string}
-                         */
-                        kind: "secret_key" | "agent" | "person" | "operator" | "buyer";
-                        livemode: boolean;
-                        /** @enum {string} */
-                        mode: "test" | "live";
-                        business: {
-                            id: string;
-                            name: string;
-                        };
-                        scopes: ("payments:read" | "checkouts:write" | "orders:read" | "orders:write" | "customers:read" | "webhooks:read" | "webhooks:write")[];
-                    };
+                    "application/json": components["schemas"]["Credential"];
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    event_payment_started: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signature of this attempt: `t=` the Unix time in seconds, then `,v1=` and 64 lowercase hexadecimal characters: the HMAC-SHA-256, keyed with the endpoint's signing secret (`whsec_…`), of the text made of the timestamp, a period and the raw request body, using the exact bytes received. During a secret's 24-hour overlap after a roll there is one `v1` per secret. Reject a header not of that form, a timestamp more than 300 seconds from now, or a value that does not match (compare in constant time). */
+                "Service-Signature": string;
+                /** @description Always `Service-Webhooks/1.0`. */
+                "User-Agent": "Service-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, with the payment, its order and its customer as `payment.started` leaves them. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentEvent"] & {
+                    /** @constant */
+                    type?: "payment.started";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: an endpoint added through the API is removed instead of retried (one added in the dashboard keeps being retried). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within 10 seconds is a success; the response body is ignored. Acknowledge event types you do not know with a 2xx too. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: reject what cannot be verified with a 4xx, so it is retried and visible in the delivery log. Any answer that is not a 2xx (a 3xx included: redirects are not followed), or none within 10 seconds, is retried after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours: seven attempts over about 21 hours, each with the same event id and body and a fresh signature. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_payment_paid: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signature of this attempt: `t=` the Unix time in seconds, then `,v1=` and 64 lowercase hexadecimal characters: the HMAC-SHA-256, keyed with the endpoint's signing secret (`whsec_…`), of the text made of the timestamp, a period and the raw request body, using the exact bytes received. During a secret's 24-hour overlap after a roll there is one `v1` per secret. Reject a header not of that form, a timestamp more than 300 seconds from now, or a value that does not match (compare in constant time). */
+                "Service-Signature": string;
+                /** @description Always `Service-Webhooks/1.0`. */
+                "User-Agent": "Service-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, with the payment, its order and its customer as `payment.paid` leaves them. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentEvent"] & {
+                    /** @constant */
+                    type?: "payment.paid";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: an endpoint added through the API is removed instead of retried (one added in the dashboard keeps being retried). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within 10 seconds is a success; the response body is ignored. Acknowledge event types you do not know with a 2xx too. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: reject what cannot be verified with a 4xx, so it is retried and visible in the delivery log. Any answer that is not a 2xx (a 3xx included: redirects are not followed), or none within 10 seconds, is retried after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours: seven attempts over about 21 hours, each with the same event id and body and a fresh signature. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_payment_held: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signature of this attempt: `t=` the Unix time in seconds, then `,v1=` and 64 lowercase hexadecimal characters: the HMAC-SHA-256, keyed with the endpoint's signing secret (`whsec_…`), of the text made of the timestamp, a period and the raw request body, using the exact bytes received. During a secret's 24-hour overlap after a roll there is one `v1` per secret. Reject a header not of that form, a timestamp more than 300 seconds from now, or a value that does not match (compare in constant time). */
+                "Service-Signature": string;
+                /** @description Always `Service-Webhooks/1.0`. */
+                "User-Agent": "Service-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, with the payment, its order and its customer as `payment.held` leaves them. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentEvent"] & {
+                    /** @constant */
+                    type?: "payment.held";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: an endpoint added through the API is removed instead of retried (one added in the dashboard keeps being retried). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within 10 seconds is a success; the response body is ignored. Acknowledge event types you do not know with a 2xx too. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: reject what cannot be verified with a 4xx, so it is retried and visible in the delivery log. Any answer that is not a 2xx (a 3xx included: redirects are not followed), or none within 10 seconds, is retried after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours: seven attempts over about 21 hours, each with the same event id and body and a fresh signature. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_payment_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signature of this attempt: `t=` the Unix time in seconds, then `,v1=` and 64 lowercase hexadecimal characters: the HMAC-SHA-256, keyed with the endpoint's signing secret (`whsec_…`), of the text made of the timestamp, a period and the raw request body, using the exact bytes received. During a secret's 24-hour overlap after a roll there is one `v1` per secret. Reject a header not of that form, a timestamp more than 300 seconds from now, or a value that does not match (compare in constant time). */
+                "Service-Signature": string;
+                /** @description Always `Service-Webhooks/1.0`. */
+                "User-Agent": "Service-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, with the payment, its order and its customer as `payment.updated` leaves them. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentEvent"] & {
+                    /** @constant */
+                    type?: "payment.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: an endpoint added through the API is removed instead of retried (one added in the dashboard keeps being retried). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within 10 seconds is a success; the response body is ignored. Acknowledge event types you do not know with a 2xx too. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: reject what cannot be verified with a 4xx, so it is retried and visible in the delivery log. Any answer that is not a 2xx (a 3xx included: redirects are not followed), or none within 10 seconds, is retried after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours: seven attempts over about 21 hours, each with the same event id and body and a fresh signature. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_payment_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signature of this attempt: `t=` the Unix time in seconds, then `,v1=` and 64 lowercase hexadecimal characters: the HMAC-SHA-256, keyed with the endpoint's signing secret (`whsec_…`), of the text made of the timestamp, a period and the raw request body, using the exact bytes received. During a secret's 24-hour overlap after a roll there is one `v1` per secret. Reject a header not of that form, a timestamp more than 300 seconds from now, or a value that does not match (compare in constant time). */
+                "Service-Signature": string;
+                /** @description Always `Service-Webhooks/1.0`. */
+                "User-Agent": "Service-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, with the payment, its order and its customer as `payment.failed` leaves them. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentEvent"] & {
+                    /** @constant */
+                    type?: "payment.failed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: an endpoint added through the API is removed instead of retried (one added in the dashboard keeps being retried). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within 10 seconds is a success; the response body is ignored. Acknowledge event types you do not know with a 2xx too. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: reject what cannot be verified with a 4xx, so it is retried and visible in the delivery log. Any answer that is not a 2xx (a 3xx included: redirects are not followed), or none within 10 seconds, is retried after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours: seven attempts over about 21 hours, each with the same event id and body and a fresh signature. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_payment_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signature of this attempt: `t=` the Unix time in seconds, then `,v1=` and 64 lowercase hexadecimal characters: the HMAC-SHA-256, keyed with the endpoint's signing secret (`whsec_…`), of the text made of the timestamp, a period and the raw request body, using the exact bytes received. During a secret's 24-hour overlap after a roll there is one `v1` per secret. Reject a header not of that form, a timestamp more than 300 seconds from now, or a value that does not match (compare in constant time). */
+                "Service-Signature": string;
+                /** @description Always `Service-Webhooks/1.0`. */
+                "User-Agent": "Service-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, with the payment, its order and its customer as `payment.expired` leaves them. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentEvent"] & {
+                    /** @constant */
+                    type?: "payment.expired";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: an endpoint added through the API is removed instead of retried (one added in the dashboard keeps being retried). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within 10 seconds is a success; the response body is ignored. Acknowledge event types you do not know with a 2xx too. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: reject what cannot be verified with a 4xx, so it is retried and visible in the delivery log. Any answer that is not a 2xx (a 3xx included: redirects are not followed), or none within 10 seconds, is retried after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours: seven attempts over about 21 hours, each with the same event id and body and a fresh signature. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_payment_canceled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signature of this attempt: `t=` the Unix time in seconds, then `,v1=` and 64 lowercase hexadecimal characters: the HMAC-SHA-256, keyed with the endpoint's signing secret (`whsec_…`), of the text made of the timestamp, a period and the raw request body, using the exact bytes received. During a secret's 24-hour overlap after a roll there is one `v1` per secret. Reject a header not of that form, a timestamp more than 300 seconds from now, or a value that does not match (compare in constant time). */
+                "Service-Signature": string;
+                /** @description Always `Service-Webhooks/1.0`. */
+                "User-Agent": "Service-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, with the payment, its order and its customer as `payment.canceled` leaves them. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentEvent"] & {
+                    /** @constant */
+                    type?: "payment.canceled";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: an endpoint added through the API is removed instead of retried (one added in the dashboard keeps being retried). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within 10 seconds is a success; the response body is ignored. Acknowledge event types you do not know with a 2xx too. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: reject what cannot be verified with a 4xx, so it is retried and visible in the delivery log. Any answer that is not a 2xx (a 3xx included: redirects are not followed), or none within 10 seconds, is retried after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours: seven attempts over about 21 hours, each with the same event id and body and a fresh signature. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_ping: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signature of this attempt: `t=` the Unix time in seconds, then `,v1=` and 64 lowercase hexadecimal characters: the HMAC-SHA-256, keyed with the endpoint's signing secret (`whsec_…`), of the text made of the timestamp, a period and the raw request body, using the exact bytes received. During a secret's 24-hour overlap after a roll there is one `v1` per secret. Reject a header not of that form, a timestamp more than 300 seconds from now, or a value that does not match (compare in constant time). */
+                "Service-Signature": string;
+                /** @description Always `Service-Webhooks/1.0`. */
+                "User-Agent": "Service-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A ping: every object is null. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: an endpoint added through the API is removed instead of retried (one added in the dashboard keeps being retried). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within 10 seconds is a success; the response body is ignored. Acknowledge event types you do not know with a 2xx too. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: reject what cannot be verified with a 4xx, so it is retried and visible in the delivery log. Any answer that is not a 2xx (a 3xx included: redirects are not followed), or none within 10 seconds, is retried after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours: seven attempts over about 21 hours, each with the same event id and body and a fresh signature. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

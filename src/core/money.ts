@@ -5,7 +5,8 @@ export type Currency = (typeof CURRENCIES)[number];
 export const MIN_AMOUNT_MINOR = 100;
 export const MAX_AMOUNT_MINOR = 10_000_000;
 
-const DECIMAL = /^(0|[1-9]\d{0,8})(\.\d{1,2})?$/;
+/** A plain decimal with at most two decimals (also published as the JSON Schema `pattern` of amounts). */
+export const DECIMAL = /^(0|[1-9]\d{0,8})(\.\d{1,2})?$/;
 
 /** "12.5" -> 1250; null when the text is not a plain decimal with at most two decimals. */
 export function parseAmount(text: string): number | null {

@@ -32,12 +32,13 @@ export const createdRange = {
   created_lte: unixSecondsFilter('created_lte', 'Only objects created at or before this Unix time (seconds).'),
 };
 
-export function pageOf<T extends z.ZodType>(item: T) {
+/** A list envelope of `item`s; `plural` names them ("payment links"). */
+export function pageOf<T extends z.ZodType>(item: T, plural: string) {
   return z.object({
-    data: z.array(item),
-    has_more: z.boolean(),
-    next_cursor: z.string().nullable(),
-  });
+    data: z.array(item).describe('The objects of this page, newest first.'),
+    has_more: z.boolean().describe('Whether more objects follow this page.'),
+    next_cursor: z.string().nullable().describe('The id to pass as starting_after for the next page; null on the last page.'),
+  }).describe(`A page of ${plural}, newest first.`);
 }
 
 export interface Page<T> {

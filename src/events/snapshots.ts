@@ -2,16 +2,18 @@ import { formatAmount } from '../core/money.ts';
 import type { CustomerRow, OrderRow, PaymentRow, StoredAddress } from '../db/schema.ts';
 import { payerUrl, trackingUrl } from '../resources/shared/payer-urls.ts';
 import { deriveOrder, displayNumber, summaryOf, unitCount } from '../resources/orders/derive.ts';
+import type { AddressSnapshot, CustomerSnapshot, OrderSnapshot, PaymentSnapshot } from './payloads.ts';
 
 // The objects inside webhook events (spec 2.6 to 2.8): camelCase, timestamps in milliseconds,
-// as the change leaves them. Built only here.
+// as the change leaves them. Built only here, to the types of payloads.ts (what the OpenAPI
+// document publishes).
 
 export const WEBHOOK_ITEM_LIMIT = 50;
 
 const ms = (date: Date | null) => (date === null ? null : date.getTime());
 const modeOf = (livemode: boolean): 'live' | 'test' => (livemode ? 'live' : 'test');
 
-export function addressSnapshot(address: StoredAddress | null) {
+export function addressSnapshot(address: StoredAddress | null): AddressSnapshot | null {
   if (address === null) return null;
   return {
     name: address.name,
@@ -24,7 +26,7 @@ export function addressSnapshot(address: StoredAddress | null) {
   };
 }
 
-export function paymentSnapshot(payment: PaymentRow, baseUrl: string) {
+export function paymentSnapshot(payment: PaymentRow, baseUrl: string): PaymentSnapshot {
   const isLink = payment.source === 'payment_link';
   return {
     id: payment.id,
@@ -66,7 +68,7 @@ export function paymentSnapshot(payment: PaymentRow, baseUrl: string) {
   };
 }
 
-export function orderSnapshot(order: OrderRow, payments: readonly PaymentRow[], customer: CustomerRow | null, now: Date) {
+export function orderSnapshot(order: OrderRow, payments: readonly PaymentRow[], customer: CustomerRow | null, now: Date): OrderSnapshot {
   const facts = deriveOrder(payments, now);
   const store = order.store;
   return {
@@ -131,7 +133,7 @@ export function locationOf(customer: Pick<CustomerRow, 'shipping_address' | 'bil
   return parts.length > 0 ? parts.join(', ') : null;
 }
 
-export function customerSnapshot(customer: CustomerRow) {
+export function customerSnapshot(customer: CustomerRow): CustomerSnapshot {
   return {
     id: customer.id,
     mode: modeOf(customer.livemode),
@@ -152,6 +154,4 @@ export function customerSnapshot(customer: CustomerRow) {
   };
 }
 
-export type PaymentSnapshot = ReturnType<typeof paymentSnapshot>;
-export type OrderSnapshot = ReturnType<typeof orderSnapshot>;
-export type CustomerSnapshot = ReturnType<typeof customerSnapshot>;
+export type { CustomerSnapshot, OrderSnapshot, PaymentSnapshot } from './payloads.ts';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Scope } from '../auth/scopes.ts';
+import type { ERROR_STATUS, ErrorCode } from '../core/errors.ts';
 import type { OperationContext } from './context.ts';
 
 // One API operation, defined once. REST routes, the OpenAPI document and the MCP tools are all
@@ -30,6 +31,19 @@ export class Answer<T> {
 /** Request headers an operation reads, mapped to input fields (REST); MCP passes the field itself. */
 export type HeaderInputs = Record<string, string>;
 
+/** The error codes answered with 409 (a conflict with the state of the account or an object). */
+export type ConflictCode = { [C in ErrorCode]: (typeof ERROR_STATUS)[C] extends 409 ? C : never }[ErrorCode];
+
+export interface HttpBinding {
+  method: HttpMethod;
+  path: string;
+  /** The usual success status. */
+  status: number;
+  headers?: HeaderInputs;
+  /** Other success statuses the verb answers with an `Answer`, each with when it does (OpenAPI lists them). */
+  alsoAnswers?: Readonly<Record<number, string>>;
+}
+
 export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
   /** snake_case verb_object, also the MCP tool name. */
   name: string;
@@ -40,7 +54,12 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   scope: Scope;
   input: I;
   output: O;
-  http: { method: HttpMethod; path: string; status: number; headers?: HeaderInputs };
+  http: HttpBinding;
+  /**
+   * The 409 codes the verb can answer (spec 7), so the OpenAPI document lists 409 only where it
+   * can happen. An operation without conflicts has none.
+   */
+  conflicts?: readonly ConflictCode[];
   /** The MCP tool hints: derived from method and scope by defineOperation, with its overrides. */
   annotations: ToolAnnotations;
   /** Allowed while the business is suspended (deleting a webhook endpoint). */

@@ -16,7 +16,11 @@ export const checkoutSessionOperations = [
     scope: 'checkouts:write',
     input: CreateCheckoutSessionInput,
     output: CheckoutSessionOut,
-    http: { method: 'POST', path: '/checkout_sessions', status: 201, headers: { 'Idempotency-Key': 'idempotency_key' } },
+    http: {
+      method: 'POST', path: '/checkout_sessions', status: 201, headers: { 'Idempotency-Key': 'idempotency_key' },
+      alsoAnswers: { 200: 'An idempotent replay: the same Idempotency-Key and body as an earlier request answer the same session as it is now.' },
+    },
+    conflicts: ['idempotency_conflict', 'checkout_inactive', 'no_payout_wallet', 'commerce_paused'],
     // As derived: not idempotent, since only a call that sends the optional Idempotency-Key is.
     run: createCheckoutSession,
   }),
@@ -42,6 +46,7 @@ export const checkoutSessionOperations = [
     input: StartCheckoutSessionInput,
     output: StartedCheckoutSessionOut,
     http: { method: 'POST', path: '/checkout_sessions/:id/start', status: 200 },
+    conflicts: ['invalid_state', 'no_payout_wallet', 'commerce_paused'],
     // As derived: not idempotent, since a start again with buyer details writes them and sends
     // payment.started again; not destructive, since a later start can change the buyer back.
     sessionStart: true,

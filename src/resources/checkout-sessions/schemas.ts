@@ -25,12 +25,12 @@ export const idempotencyKeyField = z
   .describe('Idempotency-Key: 1 to 120 printable ASCII characters, unique per order attempt; remembered 24 hours.');
 
 const customerField = z.object({
-  email: emailField('customer.email').nullish(),
-  name: optionalText('customer.name', 200, 'invalid_customer'),
-  phone: optionalText('customer.phone', 40, 'invalid_customer'),
+  email: emailField('customer.email').nullish().describe('The buyer\'s email; finds or creates the customer now. Same as customer_email: send one.'),
+  name: optionalText('customer.name', 200, 'invalid_customer').describe('The buyer\'s name; up to 200 characters.'),
+  phone: optionalText('customer.phone', 40, 'invalid_customer').describe('The buyer\'s phone; up to 40 characters.'),
 }, coded('invalid_customer', 'customer must be an object with email, name and phone.'))
   .nullish()
-  .describe('The buyer: email, name and phone.');
+  .describe('The buyer: email, name and phone. The latest order\'s name, phone and addresses replace the customer\'s saved ones.');
 
 export const CreateCheckoutSessionInput = z.object({
   amount: amountField.optional().describe('Decimal string from "1.00" to "100000.00"; required unless checkout_id is sent (then the checkout\'s price).'),
@@ -42,14 +42,16 @@ export const CreateCheckoutSessionInput = z.object({
   reference: optionalText('reference', 64, 'invalid_reference').describe('Your own id for this attempt; up to 64 characters.'),
   metadata: metadataField,
   success_url: urlField('success_url').nullish()
-    .describe('Where the buyer lands after paying; {PAYMENT_ID} and {REFERENCE} are kept as placeholders. https:// in Live mode.'),
+    .describe('Where the buyer lands after paying: a full address without username or password, up to 2,048 characters; {PAYMENT_ID} and {REFERENCE} are filled in. https:// in Live mode.'),
   collect: collectField,
   customer_email: emailField('customer_email').nullish().describe('The buyer\'s email; finds or creates the customer now.'),
   customer: customerField,
-  shipping_address: addressField('shipping_address').nullish(),
-  billing_address: addressField('billing_address').nullish(),
+  shipping_address: addressField('shipping_address').nullish()
+    .describe('Where the order ships (the order\'s ship_to when order has none). Every address needs line1 and city; US, CA and AU a region code; US, CA, AU, GB and the EU a postal code.'),
+  billing_address: addressField('billing_address').nullish()
+    .describe('The buyer\'s billing address (the order\'s bill_to when order has none); the same rules as shipping_address.'),
   routing: routingField.optional(),
-  order: OrderInput.nullish(),
+  order: OrderInput.nullish().describe('The store\'s order: its id (required), number, items, totals (they must add up: subtotal = the item amounts, total = subtotal - discount + shipping + tax), addresses and store. A second session with the same store and order id attaches to the same order. amount may then be left out.'),
   idempotency_key: idempotencyKeyField,
 }).superRefine((input, ctx) => {
   const issue = (path: string, code: 'invalid_amount' | 'invalid_currency', message: string) =>
@@ -77,11 +79,13 @@ export type CreateCheckoutSessionInput = z.output<typeof CreateCheckoutSessionIn
 export const CheckoutSessionIdInput = PaymentIdInput;
 
 export const StartCheckoutSessionInput = CheckoutSessionIdInput.extend({
-  email: emailField('email').nullish().describe('The buyer\'s email; required unless the session already has one.'),
-  name: optionalText('name', 200, 'invalid_customer'),
-  phone: optionalText('phone', 40, 'invalid_customer'),
-  shipping_address: addressField('shipping_address').nullish(),
-  billing_address: addressField('billing_address').nullish(),
+  email: emailField('email').nullish().describe('The buyer\'s email; required unless the session already has one. A different email moves the order to that customer.'),
+  name: optionalText('name', 200, 'invalid_customer').describe('The buyer\'s name; up to 200 characters.'),
+  phone: optionalText('phone', 40, 'invalid_customer').describe('The buyer\'s phone; up to 40 characters.'),
+  shipping_address: addressField('shipping_address').nullish()
+    .describe('Where the order ships, saved to the order and the customer; the rules of session creation.'),
+  billing_address: addressField('billing_address').nullish()
+    .describe('The buyer\'s billing address, saved to the order and the customer; the rules of session creation.'),
   country: z.string(coded('invalid_address', 'country must be a two-letter country code.'))
     .regex(/^[A-Za-z]{2}$/, coded('invalid_address', 'country must be a two-letter country code.'))
     .transform((code) => code.toUpperCase())
@@ -96,24 +100,27 @@ export const CheckoutSessionOut = PaymentOut.pick({
   reference: true, metadata: true, success_url: true, customer_email: true, customer_id: true, order_id: true,
   deposit_address: true, created: true, expires_at: true, started_at: true, paid_at: true,
 }).extend({
-  object: z.literal('checkout_session'),
-  order_id: z.string(),
+  id: z.string().describe('`pay_…`: the session and its payment share one id.'),
+  object: z.literal('checkout_session').describe('Always `checkout_session`.'),
+  url: z.string().describe('The buyer\'s page: send the buyer there to pay.'),
+  expires_at: z.number().int().describe('When an unpaid session expires (24 hours after creation), Unix seconds.'),
+  order_id: z.string().describe('`ord_…` of the session\'s order (every session belongs to one).'),
   collect: collectOut,
   routing: RoutingOut,
-  payment_id: z.string(),
-});
+  payment_id: z.string().describe('`pay_…` of the session\'s payment: the same as id.'),
+}).describe('A checkout session: one attempt at paying, created by your server. A session and its payment share one id; each session belongs to an order, and each order to a customer.');
 export type CheckoutSessionOut = z.infer<typeof CheckoutSessionOut>;
 
 export const CardProviderOut = z.object({
-  id: z.string(),
-  name: z.string(),
-  recommended: z.boolean(),
-});
+  id: z.string().describe('The provider\'s identifier, such as `moonpay`.'),
+  name: z.string().describe('Its display name.'),
+  recommended: z.boolean().describe('Whether smart routing recommends it (the first one, at most).'),
+}).describe('A card provider that can take this buyer.');
 
 export const StartedCheckoutSessionOut = CheckoutSessionOut.extend({
   card_providers: z.array(CardProviderOut).describe('Card providers that can take this buyer, best first; empty when none can (crypto may still be possible).'),
   crypto: z.boolean().describe('Whether the buyer may pay by sending stablecoins.'),
-});
+}).describe('A started checkout session, with the ways the buyer can pay.');
 export type StartedCheckoutSessionOut = z.infer<typeof StartedCheckoutSessionOut>;
 
 

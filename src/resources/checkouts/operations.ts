@@ -16,6 +16,7 @@ export const checkoutOperations = [
     input: CreateCheckoutInput,
     output: CheckoutOut,
     http: { method: 'POST', path: '/checkouts', status: 201 },
+    conflicts: ['no_payout_wallet', 'commerce_paused'],
     run: createCheckout,
   }),
   defineOperation({

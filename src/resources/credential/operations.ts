@@ -9,14 +9,17 @@ import type { OperationContext } from '../../verbs/context.ts';
 
 const CredentialInput = z.object({});
 
-const CredentialOut = z.object({
-  object: z.literal('credential'),
+export const CredentialOut = z.object({
+  object: z.literal('credential').describe('Always `credential`.'),
   kind: z.enum(['secret_key', 'agent', 'person', 'operator', 'buyer']).describe('secret_key or agent over the API; the others only inside the service.'),
-  livemode: z.boolean(),
-  mode: z.enum(['test', 'live']),
-  business: z.object({ id: z.string(), name: z.string() }),
-  scopes: z.array(z.enum([...API_SCOPES, ...WEBHOOK_SCOPES])),
-});
+  livemode: z.boolean().describe('false = Test, true = Live: everything the credential touches is in this mode.'),
+  mode: z.enum(['test', 'live']).describe('`test` or `live`, the same fact as livemode.'),
+  business: z.object({
+    id: z.string().describe('The business\'s id.'),
+    name: z.string().describe('The business\'s name.'),
+  }).describe('The account the credential acts for.'),
+  scopes: z.array(z.enum([...API_SCOPES, ...WEBHOOK_SCOPES])).describe('The scopes it holds: which operations it may call.'),
+}).describe('What the credential in use may do.');
 
 async function describeCredential(ctx: OperationContext): Promise<z.input<typeof CredentialOut>> {
   const { principal } = ctx;

@@ -8,7 +8,7 @@ export const customerOperations = [
     name: 'retrieve_customer',
     title: 'Get customer',
     description: 'Get one customer (one buyer email in this mode) by its cus_ id: contact details, addresses, store accounts, ' +
-      'orders_count, paid_orders_count and spent (currency -> decimal string). Customers change only through orders.',
+      'orders_count, paid_orders_count and spent (currency to decimal string). Customers change only through orders.',
     tag: 'Customers',
     scope: 'customers:read',
     input: CustomerIdInput,

@@ -20,31 +20,33 @@ export const ListCustomersInput = z.object({
 });
 export type ListCustomersInput = z.output<typeof ListCustomersInput>;
 
+export const StoreAccountOut = z.object({
+  platform: z.string().describe('The store platform.'),
+  store_id: z.string().describe('The store\'s id on its platform.'),
+  store_name: z.string().nullable().describe('The store\'s name.'),
+  customer_id: z.string().describe('The customer.id the store sent.'),
+}).describe('The customer\'s account in one store that sent orders.');
+
 export const CustomerOut = z.object({
-  id: z.string(),
-  object: z.literal('customer'),
-  livemode: z.boolean(),
-  email: z.string().nullable(),
-  name: z.string().nullable(),
-  phone: z.string().nullable(),
-  shipping_address: addressOut.nullable(),
-  billing_address: addressOut.nullable(),
-  store_accounts: z.array(z.object({
-    platform: z.string(),
-    store_id: z.string(),
-    store_name: z.string().nullable(),
-    customer_id: z.string(),
-  })),
-  orders_count: z.number().int(),
-  paid_orders_count: z.number().int(),
-  spent: z.record(z.string(), z.string()),
-  created: z.number().int(),
-  last_order_at: z.number().int().nullable(),
-  erased: z.boolean(),
-});
+  id: z.string().describe('`cus_…`.'),
+  object: z.literal('customer').describe('Always `customer`.'),
+  livemode: z.boolean().describe('false = Test, true = Live.'),
+  email: z.string().nullable().describe('Lowercased; null after the customer\'s details are deleted.'),
+  name: z.string().nullable().describe('From the latest order that had one.'),
+  phone: z.string().nullable().describe('As the store sent it, from the latest order that had one.'),
+  shipping_address: addressOut.nullable().describe('The latest shipping address.'),
+  billing_address: addressOut.nullable().describe('The latest billing address.'),
+  store_accounts: z.array(StoreAccountOut).describe('One entry per store that sent the customer; empty when none.'),
+  orders_count: z.number().int().describe('Orders of the customer, paid or not.'),
+  paid_orders_count: z.number().int().describe('How many of those orders are paid.'),
+  spent: z.record(z.string(), z.string()).describe('Currency code to decimal string: the sum of the customer\'s paid payments per currency, including part-payments on a held order and both payments when one order was paid twice; empty until a payment is paid.'),
+  created: z.number().int().describe('First appearance, Unix seconds.'),
+  last_order_at: z.number().int().nullable().describe('Creation time of the latest order, Unix seconds; null without orders.'),
+  erased: z.boolean().describe('True once the customer\'s details were deleted.'),
+}).describe('A customer: one buyer email in one mode. Customers change only through orders.');
 export type CustomerOut = z.infer<typeof CustomerOut>;
 
-export const CustomerList = pageOf(CustomerOut);
+export const CustomerList = pageOf(CustomerOut, 'customers');
 
 /** A customer row with the counts and spend computed from its orders and payments. */
 export type CustomerWithTotals = CustomerRow & {

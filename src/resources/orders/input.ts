@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_AMOUNT_MINOR, parseAmount } from '../../core/money.ts';
+import { DECIMAL, MAX_AMOUNT_MINOR, parseAmount } from '../../core/money.ts';
 import { characters, coded } from '../../core/validation.ts';
 import { addressField } from '../shared/addresses.ts';
 
@@ -8,11 +8,12 @@ import { addressField } from '../shared/addresses.ts';
 
 const fail = (message: string) => coded('invalid_order', message);
 
-function text(field: string, max: number) {
+function text(field: string, max: number, description: string) {
   return z
     .string(fail(`${field} must be a string.`))
     .refine((value) => characters(value) <= max, coded('too_long', `${field} must be at most ${max} characters.`))
-    .nullish();
+    .nullish()
+    .meta({ description: `${description} Up to ${max} characters.`, maxLength: max });
 }
 
 /** A non-negative decimal string with at most two decimals, in minor units. */
@@ -23,47 +24,55 @@ function money(field: string) {
       const minor = parseAmount(value);
       return minor !== null && minor <= MAX_AMOUNT_MINOR * 10;
     }, fail(`${field} must be a decimal string such as "12.50", at most two decimals.`))
-    .transform((value) => parseAmount(value) ?? 0);
+    .transform((value) => parseAmount(value) ?? 0)
+    .meta({ pattern: DECIMAL.source });
 }
+
+const moneyText = (what: string) => `${what}: a decimal string such as "12.50", at most two decimals, in the session's currency.`;
 
 export const MAX_ORDER_ITEMS = 500;
 
 const ItemInput = z.object({
   name: z.string(fail('Each item needs a name.')).refine((v) => v.trim() !== '', fail('Each item needs a name.'))
-    .refine((v) => characters(v) <= 200, coded('too_long', 'Item names are at most 200 characters.')),
-  variant: text('variant', 200),
-  sku: text('sku', 100),
+    .refine((v) => characters(v) <= 200, coded('too_long', 'Item names are at most 200 characters.'))
+    .meta({ description: 'What was bought; required, up to 200 characters.', minLength: 1, maxLength: 200 }),
+  variant: text('variant', 200, 'Size, colour or other variant.'),
+  sku: text('sku', 100, "The store's stock-keeping unit."),
   quantity: z.number(fail('quantity must be a whole number from 1.')).int(fail('quantity must be a whole number from 1.'))
-    .min(1, fail('quantity must be a whole number from 1.')).max(100_000, fail('quantity is at most 100000.')),
-  unit_amount: money('unit_amount').nullish(),
-  amount: money('amount'),
-}, fail('Each item must be an object with name, quantity and amount.'));
+    .min(1, fail('quantity must be a whole number from 1.')).max(100_000, fail('quantity is at most 100000.'))
+    .describe('How many units, 1 to 100000.'),
+  unit_amount: money('unit_amount').nullish().describe(moneyText('Price of one unit')),
+  amount: money('amount').describe(moneyText('Price of the line; unit_amount × quantity when unit_amount is sent')),
+}, fail('Each item must be an object with name, quantity and amount.')).describe('One item line.');
 
 const StoreInput = z.object({
-  platform: text('store.platform', 40),
-  id: text('store.id', 100),
-  name: text('store.name', 200),
-  url: text('store.url', 2048),
+  platform: text('store.platform', 40, 'The store platform, such as "woocommerce".'),
+  id: text('store.id', 100, "The store's id on its platform."),
+  name: text('store.name', 200, "The store's name."),
+  url: text('store.url', 2048, "The store's address."),
 }, fail('order.store must be an object with platform, id, name and url.'));
 
 export const OrderInput = z.object({
   id: z.string(fail('order.id, the store\'s own order id, must be a string.'))
-    .refine((v) => v.trim() !== '' && characters(v) <= 100, fail('order.id must be 1 to 100 characters.')),
-  number: text('order.number', 64),
-  url: text('order.url', 2048),
+    .refine((v) => v.trim() !== '' && characters(v) <= 100, fail('order.id must be 1 to 100 characters.'))
+    .meta({ description: "The store's own order id; required, 1 to 100 characters.", minLength: 1, maxLength: 100 }),
+  number: text('order.number', 64, "The store's order number, shown to people instead of the service's."),
+  url: text('order.url', 2048, "The order's page in the store."),
   items: z.array(ItemInput, fail('order.items must be an array of item lines.'))
-    .max(MAX_ORDER_ITEMS, fail(`An order has at most ${MAX_ORDER_ITEMS} item lines.`)).default([]),
-  subtotal: money('subtotal').nullish(),
-  discount: money('discount').nullish(),
-  discount_code: text('discount_code', 100),
-  shipping: money('shipping').nullish(),
-  shipping_method: text('shipping_method', 200),
-  tax: money('tax').nullish(),
-  total: money('total').nullish(),
-  ship_to: addressField('ship_to').nullish(),
-  bill_to: addressField('bill_to').nullish(),
-  store: StoreInput.nullish(),
-  customer_id: text('order.customer_id', 100).describe("The store's own id for the customer."),
+    .max(MAX_ORDER_ITEMS, fail(`An order has at most ${MAX_ORDER_ITEMS} item lines.`)).default([])
+    .describe(`The item lines, at most ${MAX_ORDER_ITEMS}; their amounts add up to subtotal.`),
+  subtotal: money('subtotal').nullish().describe(moneyText('Sum of the item amounts')),
+  discount: money('discount').nullish().describe(moneyText('Taken off the subtotal')),
+  discount_code: text('discount_code', 100, 'The discount code used.'),
+  shipping: money('shipping').nullish().describe(moneyText('Shipping charged')),
+  shipping_method: text('shipping_method', 200, 'How it ships.'),
+  tax: money('tax').nullish().describe(moneyText('Tax charged')),
+  total: money('total').nullish().describe(moneyText('subtotal - discount + shipping + tax; it must add up')),
+  ship_to: addressField('ship_to').nullish().describe('Where the order ships; the same rules as shipping_address.'),
+  bill_to: addressField('bill_to').nullish().describe('The order\'s billing address; the same rules as billing_address.'),
+  store: StoreInput.nullish()
+    .describe('The store the order comes from. A session with the same store (platform, id) and order.id as an earlier one attaches to that order.'),
+  customer_id: text('order.customer_id', 100, "The store's own id for the customer."),
 }, fail('order must be an object.'))
   .superRefine((order, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message: fail(message).error });

@@ -18,6 +18,7 @@ export const paymentLinkOperations = [
     input: CreatePaymentLinkInput,
     output: PaymentLinkOut,
     http: { method: 'POST', path: '/payment_links', status: 201 },
+    conflicts: ['no_payout_wallet', 'commerce_paused'],
     run: createPaymentLink,
   }),
   defineOperation({
@@ -51,6 +52,7 @@ export const paymentLinkOperations = [
     input: PaymentLinkIdInput,
     output: PaymentLinkOut,
     http: { method: 'POST', path: '/payment_links/:id/cancel', status: 200 },
+    conflicts: ['not_cancelable'],
     // A canceled link can never be paid again; canceling it again returns it unchanged.
     annotations: { destructiveHint: true, idempotentHint: true },
     run: cancelPaymentLink,

@@ -42,6 +42,7 @@ export const paymentOperations = [
     input: SimulatePaymentInput,
     output: PaymentOut,
     http: { method: 'POST', path: '/payments/:id/simulate', status: 200 },
+    conflicts: ['invalid_state'],
     // Derived (not destructive): it moves only Test payments, which hold no money; a client asking
     // for confirmation before every simulated step would stand in the way of what Test mode is for.
     run: simulatePayment,

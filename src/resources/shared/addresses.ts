@@ -39,11 +39,23 @@ export function isCountryCode(code: string): boolean {
 
 const LIMITS = { name: 200, line1: 200, line2: 200, city: 100, region: 100, postal_code: 20 } as const;
 
+/** What each part of an address is, in the API's words (input and output). */
+const PARTS = {
+  name: 'Who receives it.',
+  line1: 'First line: street and number. Required.',
+  line2: 'Second line: flat, floor, building.',
+  city: 'City or town. Required.',
+  region: 'State, province or territory. US, CA and AU require it, as the official code (such as "NY", "ON", "NSW").',
+  postal_code: 'Postal or ZIP code. US, CA, AU, GB and the EU (except Ireland) require it; US, CA, AU and GB codes are checked for their format.',
+  country: 'ISO 3166-1 alpha-2 country code such as "US", any letter case; stored uppercase.',
+} as const;
+
 function part(key: keyof typeof LIMITS) {
   return z
     .string(coded('invalid_address', `${key} must be a string.`))
     .refine((text) => characters(text) <= LIMITS[key], coded('too_long', `${key} must be at most ${LIMITS[key]} characters.`))
-    .nullish();
+    .nullish()
+    .meta({ description: `${PARTS[key]} Up to ${LIMITS[key]} characters.`, maxLength: LIMITS[key] });
 }
 
 function addressObject(field: string) {
@@ -55,7 +67,8 @@ function addressObject(field: string) {
       city: part('city'),
       region: part('region'),
       postal_code: part('postal_code'),
-      country: z.string(coded('invalid_address', 'country is required: a two-letter country code such as "US".')),
+      country: z.string(coded('invalid_address', 'country is required: a two-letter country code such as "US".'))
+        .meta({ description: PARTS.country, minLength: 2, maxLength: 2 }),
     },
     coded('invalid_address', `${field} must be an object with line1, city, region, postal_code and country.`),
   );
@@ -104,16 +117,16 @@ function normalise(input: z.infer<ReturnType<typeof addressObject>>, ctx: z.Refi
 export function addressField(field: string) {
   return addressObject(field).transform(normalise).meta({
     description: 'Postal address: line1, line2, city, region, postal_code, country (two letters). ' +
-      'US, CA and AU need a region code; US, CA, AU, GB and the EU need a postal code.',
+      'Every address needs line1 and city; US, CA and AU need a region code; US, CA, AU, GB and the EU need a postal code.',
   });
 }
 
 export const addressOut = z.object({
-  name: z.string().nullable(),
-  line1: z.string().nullable(),
-  line2: z.string().nullable(),
-  city: z.string().nullable(),
-  region: z.string().nullable(),
-  postal_code: z.string().nullable(),
-  country: z.string(),
-});
+  name: z.string().nullable().describe(PARTS.name),
+  line1: z.string().nullable().describe('First line: street and number.'),
+  line2: z.string().nullable().describe(PARTS.line2),
+  city: z.string().nullable().describe('City or town.'),
+  region: z.string().nullable().describe('State, province or territory; the official code for the US, Canada and Australia.'),
+  postal_code: z.string().nullable().describe('Postal or ZIP code.'),
+  country: z.string().describe('ISO 3166-1 alpha-2 country code, uppercase.'),
+}).describe('A postal address.');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError, type ErrorCode } from '../../core/errors.ts';
-import { CURRENCIES, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR, parseAmount, type Currency } from '../../core/money.ts';
+import { CURRENCIES, DECIMAL, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR, parseAmount, type Currency } from '../../core/money.ts';
 import { characters, coded } from '../../core/validation.ts';
 
 // Field schemas shared by the create operations. Each answers with the spec's own error code.
@@ -12,7 +12,7 @@ export const amountField = z
     return minor !== null && minor >= MIN_AMOUNT_MINOR && minor <= MAX_AMOUNT_MINOR;
   }, coded('invalid_amount', 'amount must be a decimal string from 1.00 to 100000.00 with at most two decimals.'))
   .transform((text) => parseAmount(text) ?? 0)
-  .meta({ description: 'Decimal string from "1.00" to "100000.00", at most two decimals.', examples: ['25.00'] });
+  .meta({ description: 'Decimal string from "1.00" to "100000.00", at most two decimals.', pattern: DECIMAL.source, examples: ['25.00'] });
 
 export const currencyField = z
   .string(coded('invalid_currency', `currency must be one of ${CURRENCIES.join(', ')}.`))
@@ -29,7 +29,7 @@ export function emailField(field: string) {
     .trim()
     .toLowerCase()
     .pipe(z.email(coded('invalid_email', `${field} must be an email address.`)).max(254, coded('invalid_email', `${field} is too long.`)))
-    .meta({ description: 'Email address; stored lowercased.' });
+    .meta({ description: 'Email address; stored lowercased.', format: 'email', maxLength: 254 });
 }
 
 export function optionalText(field: string, max: number, notString: ErrorCode) {
@@ -37,7 +37,7 @@ export function optionalText(field: string, max: number, notString: ErrorCode) {
     .string(coded(notString, `${field} must be a string.`))
     .refine((text) => characters(text) <= max, coded('too_long', `${field} must be at most ${max} characters.`))
     .nullish()
-    .meta({ description: `Up to ${max} characters.` });
+    .meta({ description: `Up to ${max} characters.`, maxLength: max });
 }
 
 export function requiredText(field: string, max: number, missing: ErrorCode) {
@@ -45,7 +45,7 @@ export function requiredText(field: string, max: number, missing: ErrorCode) {
     .string(coded(missing, `${field} is required and must be a non-empty string.`))
     .refine((text) => text.trim() !== '', coded(missing, `${field} must not be empty.`))
     .refine((text) => characters(text) <= max, coded('too_long', `${field} must be at most ${max} characters.`))
-    .meta({ description: `Required, up to ${max} characters.` });
+    .meta({ description: `Required, up to ${max} characters.`, minLength: 1, maxLength: max });
 }
 
 export const MAX_URL_LENGTH = 2048;
@@ -66,7 +66,8 @@ export function urlField(field: string) {
       const url = parseHttpUrl(text);
       return url !== null && url.username === '' && url.password === '';
     }, coded('invalid_url', `${field} must not contain a username or password.`))
-    .transform((text) => new URL(text).href);
+    .transform((text) => new URL(text).href)
+    .meta({ description: 'A full http:// or https:// address without username or password, up to 2,048 characters.', maxLength: MAX_URL_LENGTH });
 }
 
 /** Live mode takes only https:// addresses for where payers are sent. */
@@ -78,7 +79,9 @@ export function requireHttpsInLive(livemode: boolean, url: string | null | undef
 
 // What the payer page asks besides email (spec 2.9; its inner shape is ours): each key true to ask.
 export const COLLECTABLE = ['name', 'phone', 'shipping_address', 'billing_address'] as const;
-const collectFlag = (key: (typeof COLLECTABLE)[number]) => z.boolean(coded('invalid_collect', `collect.${key} must be true or false.`)).optional();
+const COLLECTED = { name: 'the payer\'s name', phone: 'a phone number', shipping_address: 'a shipping address', billing_address: 'a billing address' } as const;
+const collectFlag = (key: (typeof COLLECTABLE)[number]) => z.boolean(coded('invalid_collect', `collect.${key} must be true or false.`)).optional()
+  .describe(`true to ask for ${COLLECTED[key]}.`);
 
 export const collectField = z
   .strictObject(
@@ -95,7 +98,8 @@ export const collectField = z
   })
   .meta({ description: `What the payer page asks besides email: any of ${COLLECTABLE.join(', ')} set to true. Null asks nothing more.` });
 
-export const collectOut = z.record(z.string(), z.boolean()).nullable();
+export const collectOut = z.record(z.string(), z.boolean()).nullable()
+  .describe(`What the payer page asks besides email: each of ${COLLECTABLE.join(', ')} that is asked is true; null asks nothing more.`);
 
 // Merchant metadata: up to 50 keys of at most 40 characters, each a string (≤ 500 characters),
 // number, boolean or null. Kept as sent and returned in the payment and its events.

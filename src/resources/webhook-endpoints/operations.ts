@@ -19,6 +19,7 @@ export const webhookEndpointOperations = [
     input: CreateWebhookEndpointInput,
     output: CreatedWebhookEndpointOut,
     http: { method: 'POST', path: '/webhook_endpoints', status: 201 },
+    conflicts: ['duplicate_url', 'too_many'],
     // The url's host is resolved and vetted now, and signed events go to that outside address from now on.
     annotations: { openWorldHint: true },
     run: createWebhookEndpoint,

@@ -41,25 +41,28 @@ export const ListWebhookEndpointsInput = z.object({ ...listParams });
 export type ListWebhookEndpointsInput = z.output<typeof ListWebhookEndpointsInput>;
 
 export const WebhookEndpointOut = z.object({
-  id: z.string(),
-  object: z.literal('webhook_endpoint'),
-  url: z.string(),
-  description: z.string().nullable(),
-  events: z.array(z.string()),
-  livemode: z.boolean(),
-  mode: z.enum(['test', 'live']),
-  previous_secret_expires_at: z.number().int().nullable(),
-  created: z.number().int(),
-});
+  id: z.string().describe('`we_…`.'),
+  object: z.literal('webhook_endpoint').describe('Always `webhook_endpoint`.'),
+  url: z.string().describe('Where events are sent.'),
+  description: z.string().nullable().describe('A label, up to 80 characters.'),
+  events: z.array(z.string()).describe('The event types received.'),
+  livemode: z.boolean().describe('false = Test, true = Live.'),
+  mode: z.enum(['test', 'live']).describe('`test` or `live`, the same fact as livemode.'),
+  previous_secret_expires_at: z.number().int().nullable()
+    .describe('After a secret roll in the dashboard, when the previous secret stops signing (Unix seconds); otherwise null.'),
+  created: z.number().int().describe('When it was added, Unix seconds.'),
+}).describe('A webhook endpoint: an address that receives signed event deliveries of its mode.');
 export type WebhookEndpointOut = z.infer<typeof WebhookEndpointOut>;
 
 export const CreatedWebhookEndpointOut = WebhookEndpointOut.extend({
   secret: z.string().describe('Signing secret (whsec_…); returned only now. Store it to verify Service-Signature.'),
-});
+}).describe('A webhook endpoint just added, with its signing secret (returned only in this response).');
 
-export const DeletedWebhookEndpointOut = WebhookEndpointOut.pick({ id: true, object: true }).extend({ deleted: z.literal(true) });
+export const DeletedWebhookEndpointOut = WebhookEndpointOut.pick({ id: true, object: true }).extend({
+  deleted: z.literal(true).describe('Always true.'),
+}).describe('What a delete answers: the endpoint is removed, its secret erased.');
 
-export const WebhookEndpointList = pageOf(WebhookEndpointOut);
+export const WebhookEndpointList = pageOf(WebhookEndpointOut, 'webhook endpoints');
 
 export function toWebhookEndpointOut(row: WebhookEndpointRow): WebhookEndpointOut {
   return {
