@@ -973,7 +973,7 @@ export interface components {
             reference: string | null;
             /** @description Your key-value data as sent at session creation; null when none. */
             metadata: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null;
             } | null;
             /** @description Where the buyer lands after paying, with `{PAYMENT_ID}` and `{REFERENCE}` placeholders left in. */
             success_url: string | null;
@@ -1029,7 +1029,7 @@ export interface components {
             reference: string | null;
             /** @description Your key-value data as sent at session creation; null when none. */
             metadata: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null;
             } | null;
             /** @description Where the buyer lands after paying, with `{PAYMENT_ID}` and `{REFERENCE}` placeholders left in. */
             success_url: string | null;
@@ -1101,7 +1101,7 @@ export interface components {
             reference: string | null;
             /** @description Your key-value data as sent at session creation; null when none. */
             metadata: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null;
             } | null;
             /** @description The email the buyer entered or you sent, lowercased (any address can be typed; not an account identifier). */
             customer_email: string | null;
@@ -1585,7 +1585,7 @@ export interface components {
             txidOut: string | null;
             /** @description Merchant metadata as sent at session creation. */
             metadata: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null;
             } | null;
             /** @description Payment links: who it is for; null for other payments. */
             customerName: string | null;

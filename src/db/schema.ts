@@ -174,7 +174,8 @@ export interface PaymentsTable {
   currency: string;
   description: string;
   reference: string | null;
-  metadata: Json<Record<string, unknown> | null>;
+  /** Merchant metadata: keys to strings, numbers, booleans or null (checked on the way in). */
+  metadata: Json<Record<string, string | number | boolean | null> | null>;
   customer_email: string | null;
   customer_name: string | null;
   memo: string | null;

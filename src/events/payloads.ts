@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { metadataOut } from '../resources/shared/fields.ts';
 import { PAYMENT_STATUSES } from '../resources/shared/payment-status.ts';
 import { PAYMENT_EVENT_TYPES, PING } from './types.ts';
 
@@ -48,7 +49,7 @@ export const PaymentSnapshot = z.object({
   holdAcceptable: z.boolean().describe('For a held payment: whether the merchant can accept it as paid (false when evidence shows the money went elsewhere).'),
   txidIn: z.string().nullable().describe('The transaction that delivered the money.'),
   txidOut: z.string().nullable().describe('The transaction that forwarded it to the merchant.'),
-  metadata: z.record(z.string(), z.unknown()).nullable().describe('Merchant metadata as sent at session creation.'),
+  metadata: metadataOut.nullable().describe('Merchant metadata as sent at session creation.'),
   customerName: z.string().nullable().describe('Payment links: who it is for; null for other payments.'),
   memo: z.string().nullable().describe('Payment links: the note to the payer; null for other payments.'),
   trackingUrl: z.string().nullable().describe('Payment links: the tracking page; null for other payments.'),

@@ -4,6 +4,7 @@ import { formatAmount } from '../../core/money.ts';
 import { createdRange, listParams, pageOf } from '../../core/pagination.ts';
 import { coded } from '../../core/validation.ts';
 import type { PaymentRow } from '../../db/schema.ts';
+import { metadataOut } from '../shared/fields.ts';
 import { idInput } from '../shared/ids.ts';
 import { payerUrl, trackingUrl } from '../shared/payer-urls.ts';
 import { PAYMENT_STATUSES, readStatus } from '../shared/payment-status.ts';
@@ -41,7 +42,7 @@ export const PaymentOut = z.object({
   currency: z.string().describe('The price currency: USD, EUR, GBP, CAD or AUD.'),
   description: z.string().describe('What is being paid for, shown to the buyer.'),
   reference: z.string().nullable().describe('Your own id, as sent at creation.'),
-  metadata: z.record(z.string(), z.unknown()).nullable().describe('Your key-value data as sent at session creation; null when none.'),
+  metadata: metadataOut.nullable().describe('Your key-value data as sent at session creation; null when none.'),
   customer_email: z.string().nullable().describe('The email the buyer entered or you sent, lowercased (any address can be typed; not an account identifier).'),
   customer_id: z.string().nullable().describe('`cus_…` of the order\'s customer; null until the buyer has given an email.'),
   order_id: z.string().nullable().describe('`ord_…` of the payment\'s order.'),

@@ -106,7 +106,10 @@ export const collectOut = z.record(z.string(), z.boolean()).nullable()
 export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 } as const;
 
 // A value is checked below (so each refusal names its key); its JSON Schema says the same.
-const metadataValue = z.unknown().meta({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] });
+const metadataValue = z.custom<string | number | boolean | null>(() => true).meta({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] });
+
+/** Metadata as answered and sent in events: what metadataField took, keys to strings, numbers, booleans or null. */
+export const metadataOut = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
 export const metadataField = z
   .record(z.string(), metadataValue, coded('invalid_metadata', 'metadata must be an object of keys to values.'))
