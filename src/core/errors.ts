@@ -147,7 +147,12 @@ export const RETRY_AFTER_SECONDS = 60;
  * of 120 requests a minute`), then when to retry, as the Retry-After header says.
  */
 export function rateLimited(limitPassed: string): ApiError {
-  return new ApiError('rate_limited', `${limitPassed}. Retry after ${RETRY_AFTER_SECONDS} seconds.`);
+  return new ApiError('rate_limited', rateLimitMessage(limitPassed));
+}
+
+/** The sentence of a 429, for transports with an error shape of their own (OAuth's). */
+export function rateLimitMessage(limitPassed: string): string {
+  return `${limitPassed}. Retry after ${RETRY_AFTER_SECONDS} seconds.`;
 }
 
 // Errors the HTTP framework raises itself, by its codes (Fastify's FST_ERR_*), as API errors.

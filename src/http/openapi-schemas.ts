@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonSchema } from '../verbs/json-schema.ts';
+import { jsonSchema, type JsonSchema } from '../verbs/json-schema.ts';
 import { AddressSnapshot, CustomerSnapshot, OrderSnapshot, PaymentEvent, PaymentSnapshot, PingEvent } from '../events/payloads.ts';
 import { CardProviderOut, CheckoutSessionOut, StartedCheckoutSessionOut } from '../resources/checkout-sessions/schemas.ts';
 import { CheckoutList, CheckoutOut, PlanOut, PlanPriceOut, RoutingOut, routingField } from '../resources/checkouts/schemas.ts';
@@ -102,15 +102,11 @@ export class SchemaBook {
   /** Converts `schema`, every named schema inside it (not `root` itself) becoming a $ref, with any description of its own kept beside it. */
   #convert(schema: z.ZodType, io: 'input' | 'output', root: z.ZodType): JsonSchema {
     const names = this.#names;
-    const { $schema: _ignored, ...json } = z.toJSONSchema(schema, {
-      io,
-      unrepresentable: 'any',
-      override: ({ zodSchema, jsonSchema }) => {
-        if ((zodSchema as z.core.$ZodType) === root) return;
-        const named = namedAncestor(names, zodSchema as z.core.$ZodType);
-        if (named) replaceWithRef(jsonSchema as JsonSchema, named.name, z.globalRegistry.get(named.schema)?.description);
-      },
-    }) as JsonSchema;
+    const json = jsonSchema(schema, io, ({ zodSchema, jsonSchema: converted }) => {
+      if ((zodSchema as z.core.$ZodType) === root) return;
+      const named = namedAncestor(names, zodSchema as z.core.$ZodType);
+      if (named) replaceWithRef(converted as JsonSchema, named.name, z.globalRegistry.get(named.schema)?.description);
+    });
     if (io === 'output') openObjects(json);
     else this.#referShapes(json);
     return json;

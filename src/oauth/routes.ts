@@ -12,7 +12,7 @@ import { revokeEndpoint, tokenEndpoint } from '../agents/tokens.ts';
 import { renderPage, sendPage } from '../ui/index.ts';
 import { requestRefusedPage } from './pages/request-refused.ts';
 import { isJsonObject } from '../core/json-body.ts';
-import { ApiError, RETRY_AFTER_SECONDS } from '../core/errors.ts';
+import { ApiError, rateLimitMessage, RETRY_AFTER_SECONDS } from '../core/errors.ts';
 
 // The agents' authorization server over HTTP: RFC 8414 metadata, RFC 7591 registration, the
 // authorization, token and revocation endpoints, and the JWKS. OAuth's own error shape here,
@@ -88,8 +88,8 @@ export async function oauthServer(scope: FastifyInstance, options: { context: Ap
   /** The limit this request passes, in words (counting it), or undefined. */
   const limitPassed = (request: FastifyRequest): string | undefined => {
     if (!limits.enabled) return undefined;
-    if (!perAddress.take(request.ip)) return `the limit of ${perAddressLimit} requests a minute to the sign-in endpoints`;
-    if (request.url.startsWith(OAUTH_PATHS.register) && !registrations.take(request.ip)) return `the limit of ${registrationLimit} client registration${registrationLimit === 1 ? '' : 's'} a minute`;
+    if (!perAddress.take(request.ip)) return `This address passed the limit of ${perAddressLimit} requests a minute to the sign-in endpoints`;
+    if (request.url.startsWith(OAUTH_PATHS.register) && !registrations.take(request.ip)) return `This address passed the limit of ${registrationLimit} client registration${registrationLimit === 1 ? '' : 's'} a minute`;
     return undefined;
   };
   scope.addHook('preHandler', async (request, reply) => {
@@ -97,7 +97,7 @@ export async function oauthServer(scope: FastifyInstance, options: { context: Ap
     const over = limitPassed(request);
     if (over) {
       reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
-      throw new OAuthError('invalid_request', `This address passed ${over}. Retry after ${RETRY_AFTER_SECONDS} seconds.`, 429);
+      throw new OAuthError('invalid_request', rateLimitMessage(over), 429);
     }
     // Text that cannot be stored (NUL, other control characters) is refused, never a 500.
     if (hasControlCharacters(request.query) || hasControlCharacters(request.body)) {

@@ -3,9 +3,14 @@ import { z } from 'zod';
 /** A JSON Schema object, as the OpenAPI document and the MCP tools publish them. */
 export type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
 
-/** A zod schema as JSON Schema, as the caller sends it (`input`) or receives it (`output`). */
-export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+type Override = NonNullable<NonNullable<Parameters<typeof z.toJSONSchema>[1]>['override']>;
+
+/**
+ * A zod schema as JSON Schema, as the caller sends it (`input`) or receives it (`output`);
+ * override: zod's hook on each converted sub-schema (the OpenAPI document names some).
+ */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output', override?: Override): JsonSchema {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', ...(override ? { override } : {}) }) as JsonSchema;
   return rest;
 }
 
