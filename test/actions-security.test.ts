@@ -204,6 +204,25 @@ describe.each(actions.map((action) => [action.name, action] as const))('%s', (_n
     await refused(action.run(as({ ...owner.principal, actor: { kind: 'agent', connectionId: connection.id } }), input), 'insufficient_role');
   });
 
+  it.each(['suspended', 'archived'] as const)('on a %s business: refused with 403 merchant_read_only if it changes the account, else runs', async (status) => {
+    const frozen = await business();
+    // The fixture's object, made while the account was active, in the business that is then frozen.
+    const frozenInput = await fixture(await operator(frozen));
+    await t.context.db.updateTable('businesses').set({ status }).where('id', '=', frozen.id).execute();
+    try {
+      const caller = action.role === 'operator' ? await operator(frozen) : await person(frozen, 'owner');
+      const run = action.run(caller, frozenInput);
+      if (action.effect === 'changes' && action.role !== 'operator') {
+        await refused(run, 'merchant_read_only');
+        if (!action.peopleOnly) await refused(action.run(await operator(frozen), frozenInput), 'merchant_read_only');
+      } else {
+        expect(await run).toBeDefined();
+      }
+    } finally {
+      await t.context.db.updateTable('businesses').set({ status: 'active' }).where('id', '=', frozen.id).execute();
+    }
+  });
+
   if (BY_ID.has(action.name)) {
     it("answers 404 not_found for another business's object, to its people and to the operator acting there", async () => {
       const input = await fixture(await operator(mine));

@@ -130,6 +130,21 @@ describe('operator CLI', () => {
     expect(text.stdout).toContain(`${shop.id}  Listed Shop  suspended  commerce paused  first@listed.example, second@listed.example\n`);
   });
 
+  it('on a suspended account: refuses what changes it (merchant_read_only, exit 1), revokes keys, and the operator can lift the suspension', async () => {
+    const shop = json((await cli(['business', 'create', '--name', 'Frozen Shop', '--owner', 'owner@frozen.example', '--json'])).stdout);
+    const key = json((await cli(['keys', 'create', '--business', shop.id, '--mode', 'test', '--json'])).stdout);
+    json((await cli(['business', 'update', shop.id, '--status', 'suspended', '--json'])).stdout);
+    for (const args of [['keys', 'create', '--business', shop.id, '--mode', 'live'], ['members', 'set', '--business', shop.id, '--email', 'late@frozen.example', '--role', 'owner']]) {
+      const refused = await cli(args);
+      expect(refused.code, args.join(' ')).toBe(1);
+      expect(refused.stderr, args.join(' ')).toContain('This account is suspended; it cannot create or change anything.');
+    }
+    expect(await t.db.selectFrom('api_keys').select('id').where('business_id', '=', shop.id).execute()).toHaveLength(1);
+    expect((await cli(['keys', 'revoke', key.id, '--json'])).code).toBe(0);
+    expect(json((await cli(['business', 'update', shop.id, '--status', 'active', '--json'])).stdout).status).toBe('active');
+    expect((await cli(['keys', 'create', '--business', shop.id, '--mode', 'live', '--json'])).code).toBe(0);
+  });
+
   it('says so, exiting 1, when a command names a business or an object that does not exist', async () => {
     const env = { DATABASE_URL: t.config.databaseUrl, SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64') };
     const cases: Array<[string[], string]> = [

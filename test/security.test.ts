@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopesForKey } from '../src/auth/scopes.ts';
+import { readsOnly, scopesForKey } from '../src/auth/scopes.ts';
 import { SECOND } from '../src/core/clock.ts';
 import { MAX_PAGE } from '../src/core/pagination.ts';
 import { pathParams, type Operation } from '../src/verbs/operation.ts';
@@ -93,6 +93,20 @@ describe.each(operations.map((operation) => [operation.name, operation] as const
     } else {
       expect(response.status).toBe(403);
       expect(response.body.error.code).toBe('suspended');
+    }
+  });
+
+  it('on an archived business: reads, and refuses a change with 403 merchant_read_only, except where the spec allows', async () => {
+    const business = await t.business();
+    const key = (await business.key()).secret;
+    const c = await fixture(key);
+    await business.update({ status: 'archived' });
+    const response = await call(operation, key, c);
+    if (operation.allowWhenSuspended || readsOnly(operation.scope)) {
+      expect(response.status, JSON.stringify(response.body)).toBe(operation.http.status);
+    } else {
+      expect(response.status).toBe(403);
+      expect(response.body.error.code).toBe('merchant_read_only');
     }
   });
 

@@ -4,7 +4,8 @@ import { WindowCounter, type RefusalRecorder } from '../core/rate-limiter.ts';
 import type { RateLimitConfig } from '../core/config.ts';
 import type { Authenticator } from './authenticate.ts';
 import type { Principal } from './principal.ts';
-import type { Scope } from './scopes.ts';
+import { readsOnly, type Scope } from './scopes.ts';
+import { assertWritable } from '../tenancy/businesses.ts';
 
 /** What admitting a call needs to know of the operation (an Operation is one). */
 export interface Admission {
@@ -88,9 +89,15 @@ export class Gate {
   }
 }
 
+/**
+ * The account's state and the scope: a suspended account answers 403 suspended to its keys and
+ * agents (spec 5.6); an archived one reads, and changes nothing (403 merchant_read_only). An
+ * operation changes the account when its scope is not a read scope.
+ */
 export function authorize(principal: Principal, operation: Admission): void {
-  if (principal.business.status === 'suspended' && !operation.allowWhenSuspended) {
-    throw new ApiError('suspended', 'This account is suspended.');
+  if (!operation.allowWhenSuspended) {
+    if (principal.business.status === 'suspended') throw new ApiError('suspended', 'This account is suspended.');
+    if (!readsOnly(operation.scope)) assertWritable(principal.business);
   }
   if (!principal.scopes.has(operation.scope)) {
     throw new ApiError('insufficient_scope', `This credential lacks the ${operation.scope} scope this operation needs.`,

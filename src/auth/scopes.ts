@@ -20,3 +20,8 @@ export function scopesForKey(kind: KeyKind, access: KeyAccess): readonly Scope[]
   if (kind === 'api') return access === 'full' ? [...API_SCOPES, ...WEBHOOK_SCOPES] : READ_ONLY_SCOPES;
   return API_SCOPES;
 }
+
+/** A scope that only reads (payments:read, webhooks:read): an operation holding any other changes the account. */
+export function readsOnly(scope: Scope): boolean {
+  return scope.endsWith(':read');
+}

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import { authorize } from '../auth/gate.ts';
+import { readsOnly } from '../auth/scopes.ts';
+import { assertWritable } from '../tenancy/businesses.ts';
 import { ApiError } from '../core/errors.ts';
 import { parseOrThrow } from '../core/validation.ts';
 import { Answer, type Operation } from '../verbs/operation.ts';
@@ -27,11 +29,13 @@ export class DashboardOperations {
 /**
  * Runs an operation as the signed-in person: their role's scopes (a viewer reads; refused as
  * insufficient_role, as the actions are), the account's state, the operation's input schema.
- * A suspended account's people may still read what it holds; they change nothing.
  */
 export async function perform<O extends z.ZodType>(ctx: PersonContext, operation: Operation<z.ZodObject, O>, raw: Record<string, unknown>): Promise<z.input<O>> {
   try {
-    authorize(ctx.principal, { ...operation, allowWhenSuspended: operation.allowWhenSuspended === true || operation.http.method === 'GET' });
+    // People of a suspended or archived account read what it holds and change nothing: the
+    // same 403 merchant_read_only as every changing action, where a key would get 403 suspended.
+    if (!operation.allowWhenSuspended && !readsOnly(operation.scope)) assertWritable(ctx.principal.business);
+    authorize(ctx.principal, { ...operation, allowWhenSuspended: true });
   } catch (error) {
     if (error instanceof ApiError && error.code === 'insufficient_scope') {
       throw new ApiError('insufficient_role', `This needs the developer role or above in this business; you are a ${roleOf(ctx)}.`);

@@ -5,7 +5,7 @@ import { csrfMatches, findSession, type DashboardSession } from '../auth/session
 import { onAuthChange } from '../db/auth-changes.ts';
 import { ApiError } from '../core/errors.ts';
 import type { Form } from '../core/form.ts';
-import type { Role } from '../db/schema.ts';
+import type { AccountStatus, Role } from '../db/schema.ts';
 import type { AppContext, OperationContext } from '../verbs/context.ts';
 
 // What every dashboard handler starts from: the signed-in person (or a redirect to sign in), a
@@ -135,8 +135,9 @@ export class DashboardRequests {
 }
 
 /** What a page of a business shows around its content: the person, the business, the mode. */
-export function frameOf(ctx: PersonContext): { session: DashboardSession; business: { id: string; name: string }; mode: Mode; role: Role } {
-  return { session: ctx.session, business: { id: ctx.principal.businessId, name: ctx.principal.business.name }, mode: ctx.mode, role: roleOf(ctx) };
+export function frameOf(ctx: PersonContext): { session: DashboardSession; business: { id: string; name: string; status: AccountStatus }; mode: Mode; role: Role } {
+  const { business } = ctx.principal;
+  return { session: ctx.session, business: { id: ctx.principal.businessId, name: business.name, status: business.status }, mode: ctx.mode, role: roleOf(ctx) };
 }
 
 /** The person's role, for a page to offer what it allows (the action decides anyway). */

@@ -7,10 +7,13 @@ type Json<T> = ColumnType<T, JsonText<T>, JsonText<T>>;
 /** A jsonb column with a database default. */
 type JsonDefault<T> = ColumnType<T, JsonText<T> | undefined, JsonText<T>>;
 
+/** An account's state: suspended and archived accounts are read, not changed (spec 7.2 merchant_read_only). */
+export type AccountStatus = 'active' | 'suspended' | 'archived';
+
 export interface BusinessesTable {
   id: string;
   name: string;
-  status: Generated<'active' | 'suspended' | 'archived'>;
+  status: Generated<AccountStatus>;
   commerce: Generated<'active' | 'paused'>;
   disabled_integrations: Generated<Integration[]>;
   payout_wallet: string | null;

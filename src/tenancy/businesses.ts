@@ -29,6 +29,16 @@ export type BusinessState = Pick<BusinessRow,
 
 export const BUSINESS_STATE_COLUMNS = ['id', 'name', 'status', 'commerce', 'disabled_integrations', 'payout_wallet', 'crypto_enabled', 'fee_bps'] as const;
 
+/**
+ * Suspended and archived accounts change nothing (spec 7.2: 403 merchant_read_only): every
+ * changing action and operation asks this, in the verb's definition, whoever calls.
+ */
+export function assertWritable(business: Pick<BusinessState, 'status'>): void {
+  if (business.status !== 'active') {
+    throw new ApiError('merchant_read_only', `This account is ${business.status}; it cannot create or change anything.`);
+  }
+}
+
 /** The business's state out of a row that holds more (a join's). */
 export function businessStateOf(row: BusinessState): BusinessState {
   return Object.fromEntries(BUSINESS_STATE_COLUMNS.map((column) => [column, row[column]])) as BusinessState;

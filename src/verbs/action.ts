@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../core/errors.ts';
 import { parseOrThrow } from '../core/validation.ts';
 import type { Role } from '../db/schema.ts';
+import { assertWritable } from '../tenancy/businesses.ts';
 import { atLeast } from '../tenancy/roles.ts';
 import type { OperationContext } from './context.ts';
 
@@ -14,6 +15,8 @@ import type { OperationContext } from './context.ts';
 /** The least role that may run an action; `operator` is the service's operator alone (fees, suspension). */
 export type ActionRole = Role | 'operator';
 
+export type ActionEffect = 'reads' | 'changes' | 'withdraws';
+
 export interface ActionDefinition<I extends z.ZodType, O> {
   /** snake_case verb_object, unique across actions and operations. */
   name: string;
@@ -22,6 +25,16 @@ export interface ActionDefinition<I extends z.ZodType, O> {
   role: ActionRole;
   /** Whether the caller's mode matters: false for what belongs to the business as a whole (the team, settings). */
   modeScoped: boolean;
+  /**
+   * What it does to the account, checked before it runs:
+   * - `reads`: changes nothing;
+   * - `changes`: refused with 403 merchant_read_only while the account is suspended or archived,
+   *   to its people and to the operator alike; the operator's own actions (role `operator`:
+   *   status, fees) stay the operator's whatever the state;
+   * - `withdraws`: takes access or data away (revoking a key, disconnecting an agent, erasing a
+   *   customer), so that people can still contain a problem on an account they cannot change.
+   */
+  effect: ActionEffect;
   /** Only a person may do it, not the operator (connecting an agent: a person vouches for it). */
   peopleOnly?: boolean;
   input: I;
@@ -58,6 +71,7 @@ export function defineAction<I extends z.ZodType, O>(definition: ActionDefinitio
     ...described,
     async run(ctx, input) {
       permit(ctx.principal, definition.role, definition.peopleOnly);
+      if (definition.effect === 'changes' && definition.role !== 'operator') assertWritable(ctx.principal.business);
       return run(ctx, parseOrThrow(definition.input, input ?? {}));
     },
   };

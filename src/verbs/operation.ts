@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Scope } from '../auth/scopes.ts';
+import { readsOnly, type Scope } from '../auth/scopes.ts';
 import type { ERROR_STATUS, ErrorCode } from '../core/errors.ts';
 import type { OperationContext } from './context.ts';
 
@@ -76,11 +76,6 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
  */
 export interface OperationDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> extends Omit<Operation<I, O>, 'annotations'> {
   annotations?: Partial<ToolAnnotations>;
-}
-
-/** A scope that only reads (payments:read, webhooks:read), as opposed to one that writes. */
-function readsOnly(scope: Scope): boolean {
-  return scope.endsWith(':read');
 }
 
 /**

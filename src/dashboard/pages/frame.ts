@@ -1,7 +1,7 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { DashboardSession } from '../../auth/sessions.ts';
-import { Button, Form, html, Layout, Time } from '../../ui/index.ts';
-import type { Role } from '../../db/schema.ts';
+import { Button, Form, html, Layout, Notice, Time } from '../../ui/index.ts';
+import type { AccountStatus, Role } from '../../db/schema.ts';
 import { AREA_NAMES, BUSINESS_AREAS, businessPath, DASHBOARD, type BusinessArea } from '../paths.ts';
 import type { Mode } from '../requests.ts';
 
@@ -10,7 +10,8 @@ import type { Mode } from '../requests.ts';
 
 export interface BusinessFrame {
   session: DashboardSession;
-  business: { id: string; name: string };
+  /** status: a suspended or archived account's pages say so above everything else. */
+  business: { id: string; name: string; status?: AccountStatus };
   mode: Mode;
   /** The person's role here, shown beside the business. */
   role?: Role;
@@ -20,6 +21,12 @@ export interface BusinessFrame {
 export function unixTime(seconds: number | null): VNode | string {
   return seconds === null ? '–' : Time({ at: new Date(seconds * 1000) });
 }
+
+/** What people of an account they cannot change may still do (the actions' `withdraws`). */
+const READ_ONLY_NOTICE: Record<Exclude<AccountStatus, 'active'>, string> = {
+  suspended: 'This account is suspended: you can read everything here and change nothing. Revoking keys, disconnecting agents, removing webhook endpoints and erasing a customer still work.',
+  archived: 'This account is archived: you can read everything here and change nothing. Revoking keys, disconnecting agents, removing webhook endpoints and erasing a customer still work.',
+};
 
 export const MODE_NAMES: Record<Mode, string> = { test: 'Test', live: 'Live' };
 
@@ -34,6 +41,7 @@ function BusinessNav({ business, mode, role, area }: Omit<BusinessFrame, 'sessio
     <ul class="areas">
       ${BUSINESS_AREAS.map((each) => html`<li><a href=${businessPath(business.id, each, mode)} aria-current=${each === area ? 'page' : undefined}>${AREA_NAMES[each]}</a></li>`)}
     </ul>
+    ${business.status && business.status !== 'active' && Notice({ tone: 'warning', children: READ_ONLY_NOTICE[business.status] })}
   </nav>`;
 }
 

@@ -20,6 +20,7 @@ export const approveAgentRequest = defineAction({
   title: 'Connect an agent',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   peopleOnly: true,
   input: ApproveAgentRequestInput,
   async run(ctx, input): Promise<{ redirect: string }> {

@@ -9,6 +9,7 @@ export const disconnectAgent = defineAction({
   title: 'Disconnect an agent',
   role: 'developer',
   modeScoped: true,
+  effect: 'withdraws',
   input: AgentConnectionIdInput,
   async run(ctx, input) {
     const connection = await getAgentConnection(ctx.db, ctx.principal, input.id);

@@ -9,6 +9,7 @@ export const listAgentConnections = defineAction({
   title: 'List connected agents',
   role: 'viewer',
   modeScoped: true,
+  effect: 'reads',
   input: z.object({}),
   async run(ctx) {
     const rows = await agentConnections(ctx.db, ctx.principal).orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(200).execute();

@@ -10,6 +10,7 @@ export const createApiKey = defineAction({
   title: 'Create a secret key',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: CreateApiKeyInput,
   async run(ctx, input) {
     const { principal } = ctx;

@@ -9,6 +9,7 @@ export const listApiKeys = defineAction({
   title: 'List secret keys',
   role: 'viewer',
   modeScoped: true,
+  effect: 'reads',
   input: z.object({}),
   run: async (ctx) => (await listApiKeyRows(ctx.db, ctx.principal)).map(toApiKeyOut),
 });

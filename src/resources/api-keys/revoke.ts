@@ -15,6 +15,7 @@ export const revokeApiKey = defineAction({
   title: 'Revoke a secret key',
   role: 'developer',
   modeScoped: true,
+  effect: 'withdraws',
   input: ApiKeyIdInput,
   async run(ctx, input) {
     const { principal } = ctx;

@@ -9,6 +9,7 @@ export const listAccountActivity = defineAction({
   title: 'Read the account\'s activity',
   role: 'viewer',
   modeScoped: true,
+  effect: 'reads',
   input: z.object({
     before: z.coerce.number(coded('invalid_cursor', 'before must be an entry of the activity.'))
       .int(coded('invalid_cursor', 'before must be an entry of the activity.')).positive(coded('invalid_cursor', 'before must be an entry of the activity.'))

@@ -11,6 +11,7 @@ export const updateBusiness = defineAction({
   title: 'Change the account\'s settings, status or fee',
   role: 'operator',
   modeScoped: false,
+  effect: 'changes',
   input: UpdateAccountInput,
   run: (ctx, input) => changeBusiness(ctx, input, 'business.updated'),
 });

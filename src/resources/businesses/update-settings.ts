@@ -8,6 +8,7 @@ export const updateBusinessSettings = defineAction({
   title: 'Change the account\'s settings',
   role: 'owner',
   modeScoped: false,
+  effect: 'changes',
   input: UpdateSettingsInput,
   run: (ctx, input) => changeBusiness(ctx, input, 'business.settings_updated'),
 });

@@ -15,6 +15,7 @@ export const createPricingTable = defineAction({
   title: 'Create a pricing table (its price is the lowest plan price)',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: CreatePricingTableInput,
   async run(ctx, input): Promise<CheckoutOut> {
     const { options, plans, amount } = pricingOf(input);
@@ -29,6 +30,7 @@ export const createWidget = defineAction({
   title: 'Create a widget (a buy button\'s checkout)',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: CreateWidgetInput,
   async run(ctx, input): Promise<CheckoutOut> {
     return insertCheckout(ctx, { ...input, kind: 'widget' });

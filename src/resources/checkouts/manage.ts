@@ -53,6 +53,7 @@ export const updateCheckout = defineAction({
   title: 'Change a checkout (its slug stays)',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: UpdateCheckoutInput,
   async run(ctx, input): Promise<CheckoutOut> {
     const { principal } = ctx;
@@ -86,6 +87,7 @@ export const deleteCheckout = defineAction({
   title: 'Delete a checkout for good (it takes no new buyers)',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: CheckoutIdInput,
   async run(ctx, input): Promise<CheckoutOut> {
     const { principal } = ctx;

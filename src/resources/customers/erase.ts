@@ -75,6 +75,7 @@ export const eraseCustomer = defineAction({
   title: 'Erase a customer\'s details (irreversible)',
   role: 'developer',
   modeScoped: true,
+  effect: 'withdraws',
   input: idInput('cus'),
   run: (ctx, input) => erase(ctx.db, ctx.principal, input.id, ctx.clock.now()),
 });

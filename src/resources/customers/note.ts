@@ -16,6 +16,7 @@ export const readCustomerNote = defineAction({
   title: 'Read the private note on a customer',
   role: 'viewer',
   modeScoped: true,
+  effect: 'reads',
   input: idInput('cus'),
   async run(ctx, input): Promise<{ note: string; updated_at: Date } | null> {
     const customer = await getCustomerRecord(ctx.db, ctx.principal, input.id);
@@ -31,6 +32,7 @@ export const setCustomerNote = defineAction({
   title: 'Save the private note on a customer',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: idInput('cus').extend({
     note: z.string(coded('invalid_request', 'note must be text.'))
       .refine((text) => [...text].length <= NOTE_MAX, coded('too_long', `The note can be at most ${NOTE_MAX} characters.`)),

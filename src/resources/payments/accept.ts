@@ -16,6 +16,7 @@ export const acceptHeldPayment = defineAction({
   title: 'Accept a held payment as paid',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: idInput('pay'),
   async run(ctx, input) {
     const { principal } = ctx;

@@ -48,6 +48,7 @@ export const readPaymentTimeline = defineAction({
   title: 'Read a payment with its events, deliveries and processor notices',
   role: 'viewer',
   modeScoped: true,
+  effect: 'reads',
   input: idInput('pay'),
   async run(ctx, input): Promise<PaymentTimeline> {
     const { db, principal } = ctx;

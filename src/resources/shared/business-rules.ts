@@ -1,14 +1,13 @@
 import { ApiError } from '../../core/errors.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Integration } from '../../db/schema.ts';
+import { assertWritable as assertBusinessWritable } from '../../tenancy/businesses.ts';
 
 // The dashboard's account rules that every create through the API follows (spec 7.2, 7.4, 7.5).
 
-/** Suspended and archived accounts change nothing. */
+/** Suspended and archived accounts change nothing (also checked at admission, tenancy's assertWritable). */
 export function assertWritable(principal: Principal): void {
-  if (principal.business.status !== 'active') {
-    throw new ApiError('merchant_read_only', `This account is ${principal.business.status}; it cannot create or change objects.`);
-  }
+  assertBusinessWritable(principal.business);
 }
 
 /** Everything that must hold before a payment can be asked for. */

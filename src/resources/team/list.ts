@@ -8,6 +8,7 @@ export const listMembers = defineAction({
   title: 'List the team',
   role: 'viewer',
   modeScoped: false,
+  effect: 'reads',
   input: z.object({}),
   async run(ctx) {
     const rows = await ctx.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id')

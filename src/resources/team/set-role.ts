@@ -17,6 +17,7 @@ export const setMemberRole = defineAction({
   title: 'Add a person or change their role',
   role: 'owner',
   modeScoped: false,
+  effect: 'changes',
   input: SetMemberRoleInput,
   async run(ctx, input) {
     const { principal } = ctx;

@@ -45,6 +45,7 @@ export const readWebhookEndpoints = defineAction({
   title: 'Read the webhook endpoints and who added them',
   role: 'viewer',
   modeScoped: true,
+  effect: 'reads',
   input: z.object({}),
   async run(ctx): Promise<{ endpoints: EndpointSummary[]; removed: EndpointSummary[] }> {
     const { db, principal } = ctx;

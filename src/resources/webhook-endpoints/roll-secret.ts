@@ -20,6 +20,7 @@ export const rollWebhookSecret = defineAction({
   title: 'Roll a webhook endpoint\'s signing secret',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: WebhookEndpointIdInput.extend({
     keep_previous: z.boolean(coded('invalid_value', 'keep_previous must be true or false.')).default(false),
   }),

@@ -23,6 +23,7 @@ export const updateWebhookEndpoint = defineAction({
   title: 'Edit a webhook endpoint',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: UpdateWebhookEndpointInput,
   async run(ctx, input) {
     const { principal } = ctx;

@@ -13,6 +13,7 @@ export const listDeliveryAttempts = defineAction({
   title: 'Read a delivery\'s attempts',
   role: 'viewer',
   modeScoped: true,
+  effect: 'reads',
   input: DeliveryIdInput,
   async run(ctx, input): Promise<AttemptEntry[]> {
     const target = await getTarget(ctx.db, ctx.principal, input.id);

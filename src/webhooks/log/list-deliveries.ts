@@ -19,6 +19,7 @@ export const listWebhookDeliveries = defineAction({
   title: 'Read an endpoint\'s delivery log',
   role: 'viewer',
   modeScoped: true,
+  effect: 'reads',
   input: WebhookEndpointIdInput,
   async run(ctx, input) {
     const endpoint = await getWebhookEndpointWithHistory(ctx.db, ctx.principal, input.id);

@@ -17,6 +17,7 @@ export const readWebhookDelivery = defineAction({
   title: 'Read a delivery and its attempts',
   role: 'viewer',
   modeScoped: true,
+  effect: 'reads',
   input: DeliveryIdInput,
   async run(ctx, input): Promise<DeliveryDetail> {
     const target = await getTarget(ctx.db, ctx.principal, input.id);

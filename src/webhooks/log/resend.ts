@@ -8,6 +8,7 @@ export const resendWebhookDelivery = defineAction({
   title: 'Resend a delivery',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: DeliveryIdInput,
   run: (ctx, input) => sendManually(ctx, input.id, 'resend', (target) =>
     target.status !== 'succeeded' && target.status !== 'failed'

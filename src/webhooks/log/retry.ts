@@ -8,6 +8,7 @@ export const retryWebhookDelivery = defineAction({
   title: 'Retry a delivery now',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: DeliveryIdInput,
   run: (ctx, input) => sendManually(ctx, input.id, 'retry_now', (target) =>
     target.kind !== 'event' || target.status !== 'pending' ? `Delivery ${target.id} is ${target.status}, not retrying; resend it instead.` : undefined),

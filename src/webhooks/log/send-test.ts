@@ -21,6 +21,7 @@ export const sendTestWebhook = defineAction({
   title: 'Send a test event',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: WebhookEndpointIdInput.extend({
     type: z.enum(TEST_EVENT_TYPES, coded('invalid_event_type', `type must be one of ${TEST_EVENT_TYPES.join(', ')}.`)).default(PING),
   }),

@@ -12,6 +12,7 @@ export const listDeliveryReplays = defineAction({
   title: 'Read an endpoint\'s replays',
   role: 'viewer',
   modeScoped: true,
+  effect: 'reads',
   input: WebhookEndpointIdInput,
   async run(ctx, input): Promise<ReplayOut[]> {
     const endpoint = await getWebhookEndpointWithHistory(ctx.db, ctx.principal, input.id);

@@ -28,6 +28,7 @@ export const replayFailedDeliveries = defineAction({
   title: 'Replay an endpoint\'s failed deliveries',
   role: 'developer',
   modeScoped: true,
+  effect: 'changes',
   input: WebhookEndpointIdInput.extend({ since: z.number(sinceError).int(sinceError).min(0, sinceError) }),
   async run(ctx, input): Promise<ReplayOut> {
     const { principal } = ctx;
