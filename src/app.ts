@@ -95,6 +95,8 @@ export interface AppOptions {
   readiness?: Readiness;
   /** Where log lines go (default: standard output). */
   logStream?: NodeJS.WritableStream;
+  /** Told of each route as it is registered (tests that probe every route of a kind: every form post). */
+  onRoute?: (route: { method: string; url: string }) => void;
 }
 
 export async function buildApp(context: AppContext, operations: readonly Operation[], options: AppOptions = {}): Promise<FastifyInstance> {
@@ -124,6 +126,10 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
   });
   const allowedMethods = routeTable(app);
+  if (options.onRoute) {
+    const tell = options.onRoute;
+    app.addHook('onRoute', (route) => { for (const method of [route.method].flat()) tell({ method, url: route.url }); });
+  }
 
   // A compressed body is not decoded here: refused as such, not read as bad JSON.
   app.addHook('onRequest', (request, _reply, done) => {

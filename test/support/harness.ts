@@ -51,6 +51,8 @@ export interface TestApp {
   workers(): Promise<void>;
   config: Config;
   context: AppContext;
+  /** Every route the app registered, as written (`/dashboard/businesses/:business/:mode/keys`). */
+  routes: ReadonlyArray<{ method: string; url: string }>;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   business(changes?: BusinessChanges & { name?: string }): Promise<TestBusiness>;
   close(): Promise<void>;
@@ -151,7 +153,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     await bossClock.setTime(clock.now().getTime());
   }
   const role = options.role ?? (options.workers ? 'all' : 'api');
-  const app = await buildApp(context, operations, { readiness: readinessOf(context.db, role === 'all' ? jobs.boss : undefined), logStream: options.logStream });
+  const routes: Array<{ method: string; url: string }> = [];
+  const app = await buildApp(context, operations, {
+    readiness: readinessOf(context.db, role === 'all' ? jobs.boss : undefined), logStream: options.logStream, onRoute: (route) => routes.push(route),
+  });
   await app.listen({ port, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
@@ -193,6 +198,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
 
   return {
     url,
+    routes,
     db: handle.db,
     clock,
     tick,
