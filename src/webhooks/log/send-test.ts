@@ -28,6 +28,7 @@ async function admitTestSend(ctx: OperationContext, endpointId: string, now: Dat
     .where('endpoint_id', '=', endpointId).where('kind', '=', 'test').where('created_at', '>', new Date(now.getTime() - MINUTE))
     .executeTakeFirstOrThrow();
   if (Number(sent) >= limits.testEventsPerMinute) {
+    ctx.metrics.refusals('test_events')();
     throw rateLimited(`This endpoint passed its limit of ${limits.testEventsPerMinute} test events a minute`);
   }
 }
