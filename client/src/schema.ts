@@ -2042,7 +2042,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute). Retry after the time given. */
+        /** @description `rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute in each mode). Retry after the time given. */
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait: 60. */
@@ -2830,7 +2830,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Forbidden"];
-            /** @description `rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute). Retry after the time given. */
+            /** @description `rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute in each mode). Retry after the time given. */
             429: {
                 headers: {
                     /** @description Seconds to wait: 60. */
