@@ -182,7 +182,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   await app.register(mcpServer, { context, operations, gate });
   await app.register(oauthServer, { context });
   await app.register(dashboard, { context, operations });
-  await app.register(payerPages, { context, gate });
+  await app.register(payerPages, { context });
   await app.register(processorNotices, { context });
   await app.register(uiAssets);
   // /metrics here only behind METRICS_TOKEN; METRICS_PORT serves it on a listener of its own.

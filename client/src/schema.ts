@@ -278,7 +278,7 @@ export interface paths {
         put?: never;
         /**
          * Start checkout session
-         * @description Start paying a session (or payment link) with the buyer's email and details: finds or creates the customer, locks the fee and the order's USD value, assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, the card providers that can take this buyer (best first), and whether crypto is possible. Counts toward 12 starts per minute per account.
+         * @description Start paying a session (or payment link) with the buyer's email and details: finds or creates the customer, locks the fee and the order's USD value, assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, the card providers that can take this buyer (best first), and whether crypto is possible. Counts toward 12 starts per minute per account in each mode (Test and Live apart).
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -1372,7 +1372,7 @@ export interface components {
             id: string;
             /** @description The store's order number, shown to people instead of the service's. Up to 64 characters. */
             number?: string | null;
-            /** @description The order's page in the store. Up to 2048 characters. */
+            /** @description The order's page in the store. A full http:// or https:// address without username or password, up to 2,048 characters. */
             url?: string | null;
             /** @description The item lines, at most 500; their amounts add up to subtotal. */
             items?: {
@@ -1445,7 +1445,7 @@ export interface components {
                 id?: string | null;
                 /** @description The store's name. Up to 200 characters. */
                 name?: string | null;
-                /** @description The store's address. Up to 2048 characters. */
+                /** @description The store's address. A full http:// or https:// address without username or password, up to 2,048 characters. */
                 url?: string | null;
             } | null;
             /** @description The store's own id for the customer. Up to 100 characters. */
@@ -2042,7 +2042,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute). Retry after the time given. */
+        /** @description `rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute in each mode). Retry after the time given. */
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait: 60. */
@@ -2830,7 +2830,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Forbidden"];
-            /** @description `rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute). Retry after the time given. */
+            /** @description `rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute in each mode). Retry after the time given. */
             429: {
                 headers: {
                     /** @description Seconds to wait: 60. */

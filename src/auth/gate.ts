@@ -12,7 +12,7 @@ export interface Admission {
   scope: Scope;
   /** Allowed while the business is suspended (deleting a webhook endpoint). */
   allowWhenSuspended?: boolean;
-  /** Counts toward the business's session starts per minute (spec 8). */
+  /** Counts toward the business's session starts per minute in its mode (spec 8). */
   sessionStart?: boolean;
 }
 
@@ -75,16 +75,17 @@ export class Gate {
     authorize(principal, operation);
     // Session starts count toward the account's limit: every key's, and an agent's in Live.
     const countsStart = operation.sessionStart && (principal.actor.kind !== 'agent' || principal.livemode);
-    if (countsStart) this.admitStart(principal);
+    if (countsStart) this.#admitStart(principal);
   }
 
   /**
-   * One session start of the caller's account, whoever starts it (a key, an agent in Live, a
-   * buyer on a payer page): 12 per minute per account (spec 8).
+   * One session start through the API (a key, an agent in Live): 12 per minute per account
+   * (spec 8), counted per mode so Test starts never use up Live's. Buyers on the payer pages
+   * have budgets of their own (pages/starts.ts) and never draw on this one.
    */
-  admitStart(principal: Pick<Principal, 'businessId'>): void {
-    if (this.#limits.enabled && !this.#sessionStarts.take(principal.businessId)) {
-      throw rateLimited(`This account passed its limit of ${this.#limits.sessionStartsPerMinute} payment starts a minute`);
+  #admitStart(principal: Principal): void {
+    if (this.#limits.enabled && !this.#sessionStarts.take(`${principal.businessId}:${principal.livemode ? 'live' : 'test'}`)) {
+      throw rateLimited(`This account passed its limit of ${this.#limits.sessionStartsPerMinute} ${principal.livemode ? 'Live' : 'Test'} payment starts a minute`);
     }
   }
 }

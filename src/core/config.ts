@@ -41,6 +41,9 @@ const Env = z.object({
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: PerMinute.default(60),
   RATE_LIMIT_PAYER_PAGES_PER_MINUTE: PerMinute.default(300),
   RATE_LIMIT_PAYER_FORMS_PER_MINUTE: PerMinute.default(30),
+  RATE_LIMIT_PAYER_STARTS_PER_MINUTE: PerMinute.default(12),
+  RATE_LIMIT_PAYER_STARTS_PER_VISITOR_PER_MINUTE: PerMinute.default(3),
+  RATE_LIMIT_TEST_EVENTS_PER_MINUTE: PerMinute.default(5),
   OAUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
@@ -66,12 +69,19 @@ export interface RateLimitConfig {
   enabled: boolean;
   businessPerMinute: number;
   agentPerMinute: number;
+  /** Session starts through the API (secret keys, agents in Live) per business and mode; payer pages never draw on it. */
   sessionStartsPerMinute: number;
   unauthenticatedPerMinute: number;
   /** Payer pages loaded per client address per minute. */
   payerPagesPerMinute: number;
   /** Payer forms posted (starts, choices) per client address per minute. */
   payerFormsPerMinute: number;
+  /** Starts on the payer pages per business and mode: a budget of its own, apart from the API's. */
+  payerStartsPerMinute: number;
+  /** Starts on the payer pages per visitor (client address, and browser) per business and mode. */
+  payerStartsPerVisitorPerMinute: number;
+  /** Test events sent (Send test event) per webhook endpoint per minute. */
+  testEventsPerMinute: number;
 }
 
 export interface Config {
@@ -233,6 +243,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       unauthenticatedPerMinute: e.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
       payerPagesPerMinute: e.RATE_LIMIT_PAYER_PAGES_PER_MINUTE,
       payerFormsPerMinute: e.RATE_LIMIT_PAYER_FORMS_PER_MINUTE,
+      payerStartsPerMinute: e.RATE_LIMIT_PAYER_STARTS_PER_MINUTE,
+      payerStartsPerVisitorPerMinute: e.RATE_LIMIT_PAYER_STARTS_PER_VISITOR_PER_MINUTE,
+      testEventsPerMinute: e.RATE_LIMIT_TEST_EVENTS_PER_MINUTE,
     },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS, concurrency: e.WEBHOOK_CONCURRENCY, endpointConcurrency: endpointConcurrency(e), testLoopback: e.WEBHOOK_TEST_LOOPBACK === 'on' },
     oauthIssuer: oauthIssuer(e.OAUTH_ISSUER, baseUrl),

@@ -87,7 +87,7 @@ export const ERROR_RESPONSES: Readonly<Record<Exclude<ErrorStatus, 409>, SharedR
   },
   429: {
     name: 'TooManyRequests',
-    description: '`rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute). Retry after the time given.',
+    description: '`rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute in each mode). Retry after the time given.',
     headers: { 'Retry-After': { description: 'Seconds to wait: 60.', schema: { type: 'integer' } } },
   },
 };

@@ -1,6 +1,5 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Gate } from '../auth/gate.ts';
 import { MINUTE } from '../core/clock.ts';
 import { ApiError, RETRY_AFTER_SECONDS, rateLimited } from '../core/errors.ts';
 import { FORM_CONTENT_TYPE, formBodyParser } from '../core/form.ts';
@@ -15,20 +14,21 @@ import { PayerForms, StalePayerForm, type PayerPages, type PayerRequest } from '
 import { registerCheckoutRoutes } from './routes/checkout.ts';
 import { registerPayRoutes } from './routes/pay.ts';
 import { registerTrackRoutes } from './routes/track.ts';
+import { PayerStartRefused, PayerStarts } from './starts.ts';
 import { payerMessagePage } from './views/message.ts';
 
 // The buyers' pages (spec 2.1 url and tracking_url, 2.2 checkout url, 4.2 embed.js): public
 // addresses that strangers open, so every value on them is escaped (src/ui), each response has
 // a strict CSP with a fresh nonce for our one script, nothing is framed or cached by shared
 // caches, forms carry a token bound to the page and the browser, and each client address has
-// its own limits on loads and posts (besides the account's 12 starts a minute).
+// its own limits on loads, posts and payment starts (pages/starts.ts).
 
 const requests = new WeakMap<FastifyRequest, PayerRequest>();
 /** Pages kept rendered (the characters of their keys and HTML): a few thousand payments' and checkouts' states. */
 const KEPT_CHARACTERS = 8_000_000;
 
-export async function payerPages(scope: FastifyInstance, options: { context: AppContext; gate: Gate }): Promise<void> {
-  const { context, gate } = options;
+export async function payerPages(scope: FastifyInstance, options: { context: AppContext }): Promise<void> {
+  const { context } = options;
   const limits = context.config.rateLimits;
   const loads = new WindowCounter(limits.payerPagesPerMinute, MINUTE, context.clock, context.metrics.refusals('payer_pages'));
   const posts = new WindowCounter(limits.payerFormsPerMinute, MINUTE, context.clock, context.metrics.refusals('payer_forms'));
@@ -37,10 +37,14 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
     : `This address passed the payer pages' limit of ${limits.payerPagesPerMinute} requests a minute`);
 
   const kept = new PageCache(KEPT_CHARACTERS);
+  const starts = new PayerStarts(limits, context.clock, context.metrics);
+  const forms = new PayerForms(context.secrets, context.config.baseUrl.startsWith('https://'));
   const pages: PayerPages = {
     context,
-    gate,
-    forms: new PayerForms(context.secrets, context.config.baseUrl.startsWith('https://')),
+    forms,
+    admitStart(request, payment) {
+      starts.admit({ address: request.ip, browser: forms.browserOf(request) }, payment);
+    },
     of(request) {
       let known = requests.get(request);
       if (!known) {
@@ -96,6 +100,12 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
     if (error instanceof ApiError && error.code === 'rate_limited') {
       reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
       return pages.send(request, reply, 429, payerMessagePage({ t, title: t.tooManyTitle, text: t.tooManyText }));
+    }
+    // A start refused: this visitor started several already, or the shop's pages are busy.
+    if (error instanceof PayerStartRefused) {
+      reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
+      const page = error.by === 'visitor' ? { title: t.tooManyTitle, text: t.visitorStartsText } : { title: t.busyTitle, text: t.busyText };
+      return pages.send(request, reply, 429, payerMessagePage({ t, ...page }));
     }
     if (error instanceof ApiError && error.code === 'not_found') return pages.send(request, reply, 404, payerMessagePage({ t, title: t.notFoundTitle, text: t.notFoundText }));
     if (error instanceof ApiError && error.status < 500) return pages.send(request, reply, error.status, payerMessagePage({ t, title: t.problemTitle, text: t.fieldError(error) }));

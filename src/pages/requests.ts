@@ -1,7 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
-import type { Gate } from '../auth/gate.ts';
 import { ApiError } from '../core/errors.ts';
 import { randomBase62 } from '../core/ids.ts';
 import type { Form } from '../core/form.ts';
@@ -9,6 +8,7 @@ import type { SecretBox } from '../core/secret-box.ts';
 import { CSRF_FIELD } from '../ui/index.ts';
 import type { AppContext } from '../verbs/context.ts';
 import type { Messages } from './messages/en.ts';
+import type { StartedFor } from './starts.ts';
 
 // What the payer pages' handlers share: a form token bound to the page and the browser, and the
 // values of a posted form. There is no session: the payment's address is the buyer's capability.
@@ -28,8 +28,9 @@ export interface PayerRequest {
 
 export interface PayerPages {
   context: AppContext;
-  gate: Gate;
   forms: PayerForms;
+  /** Counts one start posted by this request's visitor for the payment's business and mode (pages/starts.ts), or refuses it. */
+  admitStart(request: FastifyRequest, payment: StartedFor): void;
   /** The buyer's language and this response's nonce. */
   of(request: FastifyRequest): PayerRequest;
   /** Renders a page for this request (with the form token of the page, when it has forms) and sends it. */
@@ -58,6 +59,11 @@ export class PayerForms {
       reply.setCookie(NONCE_COOKIE, nonce, { path: '/', httpOnly: true, sameSite: 'lax', secure: this.#secure });
     }
     return this.#secrets.tag('payer-form', `${scope}:${nonce}`);
+  }
+
+  /** This browser's nonce, after check() found it: what tells one visitor's browser from another's. */
+  browserOf(request: FastifyRequest): string {
+    return request.cookies[NONCE_COOKIE] ?? '';
   }
 
   /** The posted form, after its token is checked against this page and this browser's nonce (constant time). */

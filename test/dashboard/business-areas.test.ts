@@ -198,6 +198,26 @@ describe('orders', () => {
     expect(bad.status).toBe(400);
     expect(bad.html).toContain('fulfillment must be none, unfulfilled or fulfilled.');
   });
+
+  it('shows the store\'s addresses as text, never as links, even one stored before they had to be http(s)', async () => {
+    const m = await merchant();
+    const store = { platform: 'woocommerce', id: 'shop-1', name: 'Bean Shop', url: 'https://shop.example' };
+    const made = await session(m.key, { order: { id: 'wc-2', url: 'https://shop.example/orders/2', store } });
+    const path = `${m.area('orders')}/${made.order_id}`;
+    const shown = await m.owner.request('GET', path);
+    expect(shown.html).toContain('<code>https://shop.example</code>');
+    expect(shown.html).toContain('<code>https://shop.example/orders/2</code>');
+    expect(shown.html).not.toContain('href="https://shop.example');
+    // What the API takes no longer, but may be stored from before: shown as the text it is.
+    const row = await t.db.selectFrom('orders').select('store').where('id', '=', made.order_id).executeTakeFirstOrThrow();
+    const hostile = { ...row.store!, url: 'javascript:alert(document.cookie)', order_url: 'data:text/html,<script>alert(1)</script>' };
+    await t.db.updateTable('orders').set({ store: JSON.stringify(hostile) }).where('id', '=', made.order_id).execute();
+    const page = await m.owner.request('GET', path);
+    expect(page.html).toContain('<code>javascript:alert(document.cookie)</code>');
+    expect(page.html).toContain('<code>data:text/html,&lt;script>alert(1)&lt;/script></code>');
+    expect(page.html).not.toMatch(/href="(?:javascript|data):/);
+    expect((await t.request('GET', `/v1/orders/${made.order_id}`, { key: m.key })).body.store).toMatchObject({ url: hostile.url, order_url: hostile.order_url });
+  });
 });
 
 describe('payment links', () => {

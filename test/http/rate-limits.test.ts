@@ -11,7 +11,7 @@ import { connectAgent } from '../support/agents.ts';
 const ACCOUNT = 'This account passed its limit of 5 requests a minute, counted across all its keys and both modes. Retry after 60 seconds.';
 const ADDRESS = 'This address passed the limit of 3 requests a minute with a missing or invalid credential. Retry after 60 seconds.';
 const AGENT = 'This agent passed its limit of 3 requests a minute. Retry after 60 seconds.';
-const STARTS = 'This account passed its limit of 2 payment starts a minute. Retry after 60 seconds.';
+const STARTS = (mode: 'Test' | 'Live') => `This account passed its limit of 2 ${mode} payment starts a minute. Retry after 60 seconds.`;
 
 function expectRateLimited(response: ApiResponse, message: string): void {
   expect(response.status, JSON.stringify(response.body)).toBe(429);
@@ -192,6 +192,25 @@ describe('connected agents', () => {
     expect((await start(await testAgent())).status).toBe(200);
     expect((await start(await liveAgent())).status).toBe(200);
     expect((await start(liveKey)).status).toBe(200);
-    expectRateLimited(await start(await liveAgent()), STARTS);
+    expectRateLimited(await start(await liveAgent()), STARTS('Live'));
+  });
+
+  it('counts each mode\'s starts apart: Test starts never use up Live\'s', async () => {
+    const biz = await t.business();
+    const keys = { test: (await biz.key({ mode: 'test' })).secret, live: (await biz.key({ mode: 'live' })).secret };
+    const create = async (mode: 'test' | 'live') => {
+      const session = await t.request('POST', '/v1/checkout_sessions', { key: keys[mode], body: { amount: '10.00', currency: 'USD' } });
+      expect(session.status, JSON.stringify(session.body)).toBe(201);
+      return { mode, id: session.body.id as string };
+    };
+    const start = (session: { mode: 'test' | 'live'; id: string }) =>
+      t.request('POST', `/v1/checkout_sessions/${session.id}/start`, { key: keys[session.mode], body: { email: 'buyer@example.com' } });
+    const sessions = [await create('test'), await create('test'), await create('test'), await create('live')];
+    // A new minute of the account's 5 requests: the four starts alone.
+    await t.jump(MINUTE);
+    expect((await start(sessions[0]!)).status).toBe(200);
+    expect((await start(sessions[1]!)).status).toBe(200);
+    expectRateLimited(await start(sessions[2]!), STARTS('Test'));
+    expect((await start(sessions[3]!)).status).toBe(200);
   });
 });

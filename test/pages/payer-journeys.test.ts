@@ -5,14 +5,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DAY, MINUTE, unixSeconds } from '../../src/core/clock.ts';
 import { CSRF_FIELD } from '../../src/ui/index.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
+import { Browser as HttpBrowser } from '../support/browser.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { startReceiver, verifiesWith, type Receiver } from '../support/receiver.ts';
 
 // A buyer's whole journey through the payer pages of payment links and checkout sessions, in
 // real headless Chromium, in Test mode, with no secret key on the buyer's side: what the buyer
 // sees at each step, the payment as the merchant's API reads it, and the signed webhook events
-// a real receiver gets. Rate limits are on (the account's 12 starts a minute are a case here);
-// the per-address page limits are raised so one browser on loopback can walk every journey.
+// a real receiver gets. Rate limits are on (the pages' 12 starts a minute are a case here);
+// the per-address and per-visitor limits are raised so one browser on loopback can walk every journey.
 
 let t: TestApp;
 let browser: Browser;
@@ -24,6 +25,7 @@ beforeAll(async () => {
   const executablePath = ensureChromium();
   t = await startTestApp({
     RATE_LIMIT_BUSINESS_PER_MINUTE: '1000', RATE_LIMIT_PAYER_PAGES_PER_MINUTE: '1000', RATE_LIMIT_PAYER_FORMS_PER_MINUTE: '1000',
+    RATE_LIMIT_PAYER_STARTS_PER_VISITOR_PER_MINUTE: '1000',
   }, { workers: true });
   receiver = await startReceiver();
   shop = await startMerchantSite();
@@ -606,12 +608,22 @@ describe('a checkout session with an order', () => {
 });
 
 describe('limits and form tokens', () => {
-  it('over the account\'s 12 starts a minute the buyer is told to try again in a minute (429, Retry-After); a refused form uses none', async () => {
+  it('over the pages\' 12 starts a minute the buyer is told to try again in a minute (429, Retry-After); a refused form uses none; the merchant\'s own starts are apart', async () => {
     const m = await merchant('Busy Bakery');
-    // Eleven starts by the merchant's server: one start of the account's minute is left.
+    const serverStart = async (n: number) => {
+      const session = await t.request('POST', '/v1/checkout_sessions', { key: m.key, body: { amount: '5.00', currency: 'USD', customer_email: `s${n}@example.com` } });
+      return (await t.request('POST', `/v1/checkout_sessions/${session.body.id}/start`, { key: m.key, body: {} })).status;
+    };
+    // Eleven starts by the merchant's server: its own budget, which the pages never draw on.
+    for (let n = 0; n < 11; n += 1) expect(await serverStart(n)).toBe(200);
+    // Eleven buyers start on their links' pages (plain HTTP): one start of the pages' minute is left.
     for (let n = 0; n < 11; n += 1) {
-      const session = await t.request('POST', '/v1/checkout_sessions', { key: m.key, body: { amount: '5.00', currency: 'USD', customer_email: `b${n}@example.com` } });
-      expect((await t.request('POST', `/v1/checkout_sessions/${session.body.id}/start`, { key: m.key, body: {} })).status).toBe(200);
+      const link = await createLink(m, { description: `Bun ${n}`, amount: '3.00' });
+      const http = new HttpBrowser(t);
+      const action = `${new URL(link.url).pathname}/start`;
+      const opened = await http.request('GET', link.url);
+      const started = await http.request('POST', action, { [CSRF_FIELD]: HttpBrowser.form(opened.html, action)[CSRF_FIELD]!, email: `b${n}@example.com` });
+      expect(started.status).toBe(303);
     }
     // A buyer's mistyped address is refused before it counts; corrected, it takes the last start.
     const delivered = await createLink(m, { description: 'Cake, delivered', amount: '30.00', collect: { shipping_address: true } });
@@ -626,7 +638,7 @@ describe('limits and form tokens', () => {
       await page.getByLabel('Country code').fill('GB');
     });
 
-    // The thirteenth start of the minute, from another buyer: a page that says to try again.
+    // The pages' thirteenth start of the minute, from another buyer: a page that says to try again.
     const link = await createLink(m, { description: 'Sourdough loaf', amount: '8.00' });
     const b = await buyer();
     await b.page.goto(pathOf(link.url));
@@ -636,10 +648,12 @@ describe('limits and form tokens', () => {
     const tooMany = await answered;
     expect(tooMany.status()).toBe(429);
     expect(await tooMany.headerValue('retry-after')).toBe('60');
-    expect(await heading(b.page)).toBe('Too many tries');
+    expect(await heading(b.page)).toBe('Busy right now');
     expect(await text(b.page)).toContain('Try again in a minute.');
     expect(await text(b.page)).not.toMatch(/rate_limited|error|\{/);
     expect((await readLink(m, link.id)).started_at).toBeNull();
+    // The merchant's server still has its twelfth start of the minute.
+    expect(await serverStart(11)).toBe(200);
 
     await t.jump(MINUTE);
     await b.page.goBack();

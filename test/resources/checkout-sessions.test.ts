@@ -360,6 +360,13 @@ describe('POST /v1/checkout_sessions', () => {
       ['an order number over 64 characters', { number: 'n'.repeat(65) }, 'too_long', 'order.number'],
       ['an item name over 200 characters', { items: [{ name: 'n'.repeat(201), quantity: 1, amount: '20.00' }] }, 'too_long', 'order.items.0.name'],
       ['a store id over 100 characters', { store: { id: 's'.repeat(101) } }, 'too_long', 'order.store.id'],
+      // Addresses a merchant may open (issue 21): http(s) only, never a script or data.
+      ['a javascript: store url', { store: { url: 'javascript:alert(document.cookie)' } }, 'invalid_url', 'order.store.url'],
+      ['a data: order url', { url: 'data:text/html,<script>alert(1)</script>' }, 'invalid_url', 'order.url'],
+      ['an order url that is not an address', { url: 'orders/1042' }, 'invalid_url', 'order.url'],
+      ['a store url with a password', { store: { url: 'https://admin:secret@shop.example' } }, 'invalid_url', 'order.store.url'],
+      ['a store url over 2,048 characters', { store: { url: `https://shop.example/${'a'.repeat(2048)}` } }, 'invalid_url', 'order.store.url'],
+      ['an order url that is not a string', { url: 42 }, 'invalid_url', 'order.url'],
     ];
 
     it.each(INVALID_ORDERS)('answers 400 for %s and stores nothing', async (_case, patch, code, field) => {
@@ -772,7 +779,7 @@ describe('session starts rate limit (spec 8: 12 per minute per account)', () => 
     for (const id of ids.slice(0, 12)) expect((await startIn(acct, id)).status).toBe(200);
     const refused = await startIn(acct, ids[12] ?? '');
     expectError(refused, 429, 'rate_limited');
-    expect(refused.body.error.message).toBe('This account passed its limit of 12 payment starts a minute. Retry after 60 seconds.');
+    expect(refused.body.error.message).toBe('This account passed its limit of 12 Test payment starts a minute. Retry after 60 seconds.');
     expect(refused.headers.get('retry-after')).toBe('60');
     expect((await r.db.selectFrom('payments').select('started_at').where('id', '=', ids[12] ?? '').executeTakeFirstOrThrow()).started_at).toBeNull();
     // Another account is not limited by this one.

@@ -9,6 +9,7 @@ export interface Page {
   url: string;
   html: string;
   location: string | null;
+  headers: Headers;
 }
 
 export class Browser {
@@ -47,7 +48,7 @@ export class Browser {
       body: raw ?? (form ? new URLSearchParams(form).toString() : undefined),
     });
     this.#remember(response);
-    return { status: response.status, url, html: await response.text(), location: response.headers.get('location') };
+    return { status: response.status, url, html: await response.text(), location: response.headers.get('location'), headers: response.headers };
   }
 
   /** GETs `url` and follows redirects within this service; stops at the first one leaving it. */

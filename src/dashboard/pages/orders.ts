@@ -65,6 +65,9 @@ export function orderPage({ session, business, mode, role, order, saved }: Busin
         ['Customer', order.customer === null ? order.customer_name : order.customer.erased ? 'erased' : [order.customer.name, order.customer.email].filter(Boolean).join(', ') || null],
         ['Phone', order.customer_phone],
         ['Store order', order.store === null ? null : [order.store.name ?? order.store.platform, order.store.order_number ?? order.store.order_id].filter(Boolean).join(' ')],
+        // As text, never links: addresses stored before they had to be http(s) may be javascript: or data:.
+        ['Store address', order.store?.url ? html`<code>${order.store.url}</code>` : null],
+        ['Order in the store', order.store?.order_url ? html`<code>${order.store.order_url}</code>` : null],
         ['Reference', order.reference],
         ['Created', at(order.created)],
         ['Paid at', at(order.paid_at)],

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HOUR, parseMoment } from '../../core/clock.ts';
-import { ApiError } from '../../core/errors.ts';
+import { ApiError, RETRY_AFTER_SECONDS } from '../../core/errors.ts';
 import { formField } from '../../core/form.ts';
 import { listWebhookDeliveries } from '../../webhooks/log/list-deliveries.ts';
 import { readWebhookDelivery } from '../../webhooks/log/read-delivery.ts';
@@ -39,13 +39,14 @@ export function registerWebhookLog(scope: FastifyInstance, requests: DashboardRe
   const params = (request: FastifyRequest) => request.params as { endpoint: string; delivery?: string };
   const pageOf = (ctx: PersonContext, id: string, rest = '') => objectPath(ctx.principal.businessId, 'webhooks', ctx.mode, id, rest);
 
-  /** The endpoint's page: its log and replays, the replay form as given, and a secret to show once. */
-  async function endpointPage(request: FastifyRequest, ctx: PersonContext, replay: ReplayForm, secret?: SecretShown) {
+  /** The endpoint's page: its log and replays, the replay form as given, a secret to show once, a test send refused. */
+  async function endpointPage(request: FastifyRequest, ctx: PersonContext, replay: ReplayForm, secret?: SecretShown, testRefused?: string) {
     const id = params(request).endpoint;
     const [log, replays] = await Promise.all([listWebhookDeliveries.run(ctx, { id }), listDeliveryReplays.run(ctx, { id })]);
     const query = request.query as { saved?: unknown; replaying?: unknown };
     const notice = query.saved === '1' ? 'saved' as const : query.replaying === '1' ? 'replaying' as const : undefined;
-    return webhookEndpointPage({ ...frameOf(ctx), endpoint: log.endpoint, deliveries: log.data, replays, replay, ...(secret ? { secret } : {}), ...(notice ? { notice } : {}) });
+    return webhookEndpointPage({ ...frameOf(ctx), endpoint: log.endpoint, deliveries: log.data, replays, replay,
+      ...(secret ? { secret } : {}), ...(notice ? { notice } : {}), ...(testRefused ? { testRefused } : {}) });
   }
 
   scope.get(areaRoute('webhooks', '/:endpoint'), async (request, reply) => {
@@ -72,8 +73,15 @@ export function registerWebhookLog(scope: FastifyInstance, requests: DashboardRe
 
   scope.post(areaRoute('webhooks', '/:endpoint/test'), async (request, reply) => {
     const { ctx, form } = await requests.form(request);
-    const sent = await sendTestWebhook.run(ctx, { id: params(request).endpoint, type: formField(form, 'type') });
-    return redirect(reply, `${pageOf(ctx, params(request).endpoint, `/deliveries/${encodeURIComponent(sent.delivery_id)}`)}?sent=1`);
+    try {
+      const sent = await sendTestWebhook.run(ctx, { id: params(request).endpoint, type: formField(form, 'type') });
+      return redirect(reply, `${pageOf(ctx, params(request).endpoint, `/deliveries/${encodeURIComponent(sent.delivery_id)}`)}?sent=1`);
+    } catch (error) {
+      // Past the endpoint's test events a minute: its page again, saying so beside the form.
+      if (!(error instanceof ApiError) || error.code !== 'rate_limited') throw error;
+      reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
+      return sendPage(reply, 429, await endpointPage(request, ctx, { since: dayAgo(ctx) }, undefined, error.message), ctx.session);
+    }
   });
 
   scope.get(areaRoute('webhooks', '/:endpoint/deliveries/:delivery'), async (request, reply) => {

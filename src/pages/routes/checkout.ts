@@ -49,7 +49,7 @@ export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages
     if (!takesBuyers(checkout)) return render(request, reply, checkout);
     let paymentId: string;
     try {
-      paymentId = await buyCheckout(context, checkout, detailsFrom(values, checkout.checkout.collect), () => pages.gate.admitStart({ businessId: checkout.business.id }),
+      paymentId = await buyCheckout(context, checkout, detailsFrom(values, checkout.checkout.collect), () => pages.admitStart(request, { businessId: checkout.business.id, livemode: checkout.checkout.livemode }),
         { plan: values.plan, option: values.option });
     } catch (error) {
       if (!(error instanceof ApiError) || error.field === undefined || error.status !== 400) throw error;

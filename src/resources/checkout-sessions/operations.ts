@@ -40,7 +40,7 @@ export const checkoutSessionOperations = [
     title: 'Start checkout session',
     description: 'Start paying a session (or payment link) with the buyer\'s email and details: finds or creates the customer, locks the fee and the ' +
       'order\'s USD value, assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, ' +
-      'the card providers that can take this buyer (best first), and whether crypto is possible. Counts toward 12 starts per minute per account.',
+      'the card providers that can take this buyer (best first), and whether crypto is possible. Counts toward 12 starts per minute per account in each mode (Test and Live apart).',
     tag: 'Checkout sessions',
     scope: 'checkouts:write',
     input: StartCheckoutSessionInput,

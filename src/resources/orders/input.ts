@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { DECIMAL, MAX_AMOUNT_MINOR, parseAmount } from '../../core/money.ts';
 import { characters, coded } from '../../core/validation.ts';
 import { addressField } from '../shared/addresses.ts';
+import { httpAddressField, MAX_URL_LENGTH } from '../shared/fields.ts';
 
 // The store order a checkout session is for (issue: "order" on session create): its lines,
-// totals, addresses and the store it came from. Errors answer invalid_order naming the field.
+// totals, addresses and the store it came from. Errors answer invalid_order naming the field
+// (invalid_url for its addresses, too_long for text past its limit).
 
 const fail = (message: string) => coded('invalid_order', message);
 
@@ -28,6 +30,12 @@ function money(field: string) {
     .meta({ pattern: DECIMAL.source });
 }
 
+/** An address in the store, which the merchant may open: http(s) only (invalid_url), kept as sent. */
+function link(field: string, description: string) {
+  return httpAddressField(field).nullish()
+    .meta({ description: `${description} A full http:// or https:// address without username or password, up to 2,048 characters.`, maxLength: MAX_URL_LENGTH });
+}
+
 const moneyText = (what: string) => `${what}: a decimal string such as "12.50", at most two decimals, in the session's currency.`;
 
 export const MAX_ORDER_ITEMS = 500;
@@ -49,7 +57,7 @@ const StoreInput = z.object({
   platform: text('store.platform', 40, 'The store platform, such as "woocommerce".'),
   id: text('store.id', 100, "The store's id on its platform."),
   name: text('store.name', 200, "The store's name."),
-  url: text('store.url', 2048, "The store's address."),
+  url: link('order.store.url', "The store's address."),
 }, fail('order.store must be an object with platform, id, name and url.'));
 
 export const OrderInput = z.object({
@@ -57,7 +65,7 @@ export const OrderInput = z.object({
     .refine((v) => v.trim() !== '' && characters(v) <= 100, fail('order.id must be 1 to 100 characters.'))
     .meta({ description: "The store's own order id; required, 1 to 100 characters.", minLength: 1, maxLength: 100 }),
   number: text('order.number', 64, "The store's order number, shown to people instead of the service's."),
-  url: text('order.url', 2048, "The order's page in the store."),
+  url: link('order.url', "The order's page in the store."),
   items: z.array(ItemInput, fail('order.items must be an array of item lines.'))
     .max(MAX_ORDER_ITEMS, fail(`An order has at most ${MAX_ORDER_ITEMS} item lines.`)).default([])
     .describe(`The item lines, at most ${MAX_ORDER_ITEMS}; their amounts add up to subtotal.`),

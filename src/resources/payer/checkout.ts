@@ -76,9 +76,10 @@ export function checkoutTakesCrypto(view: CheckoutView): boolean {
 /**
  * A buyer buys the checkout: a session of its purchase (its price, routing, collect and success
  * address), started at once with what the buyer typed. The details are checked before anything
- * is written, so a mistyped address makes no payment; `admit` (the account's starts a minute,
- * spec 8) is asked only then, so mistyped forms do not use up the account's starts. Returns the
- * new payment's id.
+ * is written, so a mistyped address makes no payment; `admit` (the payer pages' starts a minute,
+ * pages/starts.ts) is asked only then, and before anything is written: mistyped forms use none
+ * of the starts, and a refused start makes no payment, order or customer. Returns the new
+ * payment's id.
  */
 export async function buyCheckout(app: AppContext, view: CheckoutView, details: Record<string, unknown>, admit: () => void, choice: PlanChoice = {}): Promise<string> {
   if (!view.checkout.active) throw new ApiError('checkout_inactive', 'This checkout no longer takes new buyers.');

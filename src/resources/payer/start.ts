@@ -9,8 +9,8 @@ import { buyerOf, type PayerView } from './view.ts';
  * A buyer starts paying on the payer page (spec 3, open -> open): the same verb as
  * `POST /v1/checkout_sessions/:id/start`, for this payment only, with what the buyer typed
  * (email and the details `collect` asks for), validated as the API validates them. `admit` (the
- * account's starts a minute, spec 8) is asked only once the details pass, so a mistyped form
- * does not use up the account's starts.
+ * payer pages' starts a minute, pages/starts.ts) is asked only once the details pass, so a
+ * mistyped form uses none of them, and before the start writes anything.
  */
 export async function startAsBuyer(app: AppContext, view: PayerView, details: Record<string, unknown>, admit: () => void): Promise<StartedCheckoutSessionOut> {
   if (view.status !== 'open') throw new ApiError('invalid_state', 'This payment cannot be started now.');

@@ -56,8 +56,11 @@ function parseHttpUrl(text: string): URL | null {
   return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '' ? url : null;
 }
 
-/** A full http(s) address without credentials, normalised (placeholders in the path percent-encoded). */
-export function urlField(field: string) {
+/**
+ * A full http(s) address without credentials, kept as sent: what the spec's `invalid_url` asks of
+ * any address people may later open (never `javascript:` or `data:`).
+ */
+export function httpAddressField(field: string) {
   return z
     .string(coded('invalid_url', `${field} must be a full address such as https://example.com/thanks.`))
     .refine((text) => text.length <= MAX_URL_LENGTH, coded('invalid_url', `${field} must be at most ${MAX_URL_LENGTH} characters.`))
@@ -66,6 +69,12 @@ export function urlField(field: string) {
       const url = parseHttpUrl(text);
       return url !== null && url.username === '' && url.password === '';
     }, coded('invalid_url', `${field} must not contain a username or password.`))
+    .meta({ description: 'A full http:// or https:// address without username or password, up to 2,048 characters.', maxLength: MAX_URL_LENGTH });
+}
+
+/** A full http(s) address without credentials, normalised (placeholders in the path percent-encoded). */
+export function urlField(field: string) {
+  return httpAddressField(field)
     .transform((text) => new URL(text).href)
     .meta({ description: 'A full http:// or https:// address without username or password, up to 2,048 characters.', maxLength: MAX_URL_LENGTH });
 }

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { ApiError } from '../../core/errors.ts';
+import { MINUTE } from '../../core/clock.ts';
+import { ApiError, rateLimited } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { coded } from '../../core/validation.ts';
 import { PAYMENT_EVENT_TYPES, PING } from '../../events/types.ts';
 import { getWebhookEndpoint } from '../../resources/webhook-endpoints/queries.ts';
 import { WebhookEndpointIdInput } from '../../resources/webhook-endpoints/schemas.ts';
 import { defineAction } from '../../verbs/action.ts';
+import type { OperationContext } from '../../verbs/context.ts';
 import { isGone, lockEndpoint, removeGoneEndpoint, sendTarget, type DeliveryTarget } from '../deliveries.ts';
 import { sampleEventBody } from '../samples.ts';
 import type { ManualSendResult } from './schemas.ts';
@@ -13,8 +15,28 @@ import type { ManualSendResult } from './schemas.ts';
 export const TEST_EVENT_TYPES = [PING, ...PAYMENT_EVENT_TYPES] as const;
 
 /**
+ * Refuses a test send past the endpoint's limit a minute (RATE_LIMIT_TEST_EVENTS_PER_MINUTE):
+ * each is a signed request to someone's address at once. Counted from the endpoint's log over
+ * the last minute rather than in memory, so the dashboard, the CLI and every process share it.
+ * Two sends at the same instant may both pass: approximate, as every limit (spec 8).
+ */
+async function admitTestSend(ctx: OperationContext, endpointId: string, now: Date): Promise<void> {
+  const limits = ctx.config.rateLimits;
+  if (!limits.enabled) return;
+  const { sent } = await ctx.db.selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<string>().as('sent'))
+    .where('endpoint_id', '=', endpointId).where('kind', '=', 'test').where('created_at', '>', new Date(now.getTime() - MINUTE))
+    .executeTakeFirstOrThrow();
+  if (Number(sent) >= limits.testEventsPerMinute) {
+    ctx.metrics.refusals('test_events')();
+    throw rateLimited(`This endpoint passed its limit of ${limits.testEventsPerMinute} test events a minute`);
+  }
+}
+
+/**
  * Send test event (spec 6.3 rule 5): one signed event at once, never retried, kept in the log. A
- * Test endpoint takes a ping or a sample of any payment event; a Live endpoint a ping only.
+ * Test endpoint takes a ping or a sample of any payment event; a Live endpoint a ping only; a
+ * few a minute per endpoint (429 rate_limited past them).
  */
 export const sendTestWebhook = defineAction({
   name: 'send_test_webhook',
@@ -30,6 +52,7 @@ export const sendTestWebhook = defineAction({
     if (endpoint.livemode && input.type !== PING) throw new ApiError('invalid_event_type', 'A Live endpoint can receive a ping only.', 'type');
     const deps = ctx;
     const now = ctx.clock.now();
+    await admitTestSend(ctx, endpoint.id, now);
     const eventId = newId('evt');
     const target: DeliveryTarget = {
       id: newId('dlv'), kind: 'test', status: 'pending', attempts: 0, event_id: eventId, event_type: input.type,

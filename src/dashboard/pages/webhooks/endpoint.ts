@@ -40,13 +40,15 @@ function attemptsText(delivery: DeliveryLogEntry): string {
   return `${automatic}${manual}`;
 }
 
-export function webhookEndpointPage({ session, business, mode, role, endpoint, deliveries, replays, secret, notice, replay }: BusinessFrame & {
+export function webhookEndpointPage({ session, business, mode, role, endpoint, deliveries, replays, secret, notice, replay, testRefused }: BusinessFrame & {
   endpoint: WebhookEndpointOut & { removed: boolean };
   deliveries: DeliveryLogEntry[];
   replays: ReplayOut[];
   secret?: SecretShown;
   notice?: 'saved' | 'replaying';
   replay: ReplayForm;
+  /** Why a test send was refused (the endpoint's test events a minute), in words for people. */
+  testRefused?: string;
 }): VNode {
   const page = objectPath(business.id, 'webhooks', mode, endpoint.id);
   const acts = managesEndpoints(role) && !endpoint.removed;
@@ -88,6 +90,7 @@ export function webhookEndpointPage({ session, business, mode, role, endpoint, d
         ${mode === 'test'
           ? html`<p>One signed event, sent now and never retried: a <code>ping</code>, or a made-up payment event (payment <code>pay_sample</code>, order <code>ord_sample</code>).</p>`
           : html`<p>A Live endpoint takes a <code>ping</code> only: one signed event, sent now and never retried.</p>`}
+        ${testRefused && Notice({ tone: 'error', children: `Not sent. ${testRefused}` })}
         ${Form({ action: `${page}/test`, label: 'Send a test event', children: [
           mode === 'test' && Select({ name: 'type', label: 'Event to send', value: 'ping', options: TEST_EVENT_TYPES.map((type) => ({ value: type, label: type })) }),
           Button({ children: mode === 'test' ? 'Send test event' : 'Send a ping' }),
