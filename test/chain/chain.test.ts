@@ -3,15 +3,18 @@ import { HDKey } from '@scure/bip32';
 import {
   createPublicClient,
   domainSeparator,
+  encodeFunctionData,
   http,
+  LimitExceededRpcError,
   parseSignature,
+  TimeoutError,
   toHex,
   type Address,
   type Hex,
   type PrivateKeyAccount,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DepositAddresses } from '../../src/core/deposit-addresses.ts';
 import { startChain, type TestChain } from '../support/chain.ts';
 import { eip3009Abi, testTokenAbi } from '../support/chain-contracts.ts';
@@ -146,5 +149,103 @@ describe('EIP-3009', () => {
     expect(await tokens.authorizationState(deposit.address, nonce)).toBe(false);
     await tokens.mint('usdt', chain.accounts.buyer.address, USDC(10));
     await expect(tokens.transfer('usdt', chain.accounts.buyer, refused, USDC(10))).rejects.toThrow('Blacklistable: account is blacklisted');
+  });
+});
+
+describe('reorganisations', () => {
+  it('replace the blocks after a fork point: the transfer is gone, its block has another hash', async () => {
+    const deposit = (await chain.newAccount()).address;
+    const point = await chain.forkPoint();
+    const receipt = await tokens.transfer('usdc', chain.accounts.buyer, deposit, USDC(5));
+    await chain.mine(2);
+    expect(receipt.blockNumber).toBe(point.height + 1n);
+
+    await chain.reorganise(point);
+    const replaced = await chain.client.getBlock({ blockNumber: receipt.blockNumber });
+    expect(replaced.hash).not.toBe(receipt.blockHash);
+    expect(replaced.transactions).toEqual([]);
+    expect(await chain.head()).toBe(point.height + 3n);
+    await expect(chain.client.getTransactionReceipt({ hash: receipt.transactionHash })).rejects.toThrow(/could not be found/);
+    const logs = await chain.client.getContractEvents({
+      address: tokens.address.usdc, abi: testTokenAbi, eventName: 'Transfer', args: { to: deposit }, fromBlock: point.height,
+    });
+    expect(logs).toEqual([]);
+    expect(await tokens.balanceOf('usdc', deposit)).toBe(0n);
+    // Nothing of the old branch waits to be mined again.
+    await chain.mine(1);
+    expect(await tokens.balanceOf('usdc', deposit)).toBe(0n);
+  });
+
+  it('can move a transaction to another block: the same signed transaction sent again in the new branch', async () => {
+    const deposit = (await chain.newAccount()).address;
+    const buyer = chain.wallet(chain.accounts.buyer);
+    const request = await buyer.prepareTransactionRequest({
+      to: tokens.address.usdc,
+      data: encodeFunctionData({ abi: testTokenAbi, functionName: 'transfer', args: [deposit, USDC(5)] }),
+    });
+    const signed = await buyer.signTransaction(request);
+    const point = await chain.forkPoint();
+    const first = await chain.confirm(await chain.client.sendRawTransaction({ serializedTransaction: signed }));
+
+    await chain.reorganise(point, {
+      blocks: 3,
+      replace: async () => {
+        await chain.mine(1);
+        await chain.client.sendRawTransaction({ serializedTransaction: signed });
+      },
+    });
+    const moved = await chain.client.getTransactionReceipt({ hash: first.transactionHash });
+    expect(moved.blockNumber).toBe(point.height + 2n);
+    expect(moved.blockHash).not.toBe(first.blockHash);
+    expect(await chain.head()).toBe(point.height + 3n);
+    expect(await tokens.balanceOf('usdc', deposit)).toBe(USDC(5));
+  });
+});
+
+describe('the RPC proxy', () => {
+  const through = (options: { retryCount?: number; timeout?: number } = {}) =>
+    createPublicClient({ chain: chain.chain, transport: http(proxy.url, { retryCount: 0, retryDelay: 10, ...options }) });
+  const transfersTo = (to: Address, fromBlock: bigint, toBlock?: bigint) =>
+    through().getContractEvents({ address: tokens.address.usdc, abi: testTokenAbi, eventName: 'Transfer', args: { to }, fromBlock, toBlock });
+
+  afterEach(() => proxy.set({}));
+
+  it('lies by omission about logs near the head', async () => {
+    const deposit = (await chain.newAccount()).address;
+    const { blockNumber } = await tokens.transfer('usdc', chain.accounts.buyer, deposit, USDC(1));
+    proxy.set({ dropLogsNearHead: 2 });
+    expect(await transfersTo(deposit, blockNumber)).toEqual([]);
+    await chain.mine(1);
+    expect(await transfersTo(deposit, blockNumber)).toEqual([]);
+    await chain.mine(1);
+    expect(await transfersTo(deposit, blockNumber)).toHaveLength(1);
+  });
+
+  it('refuses a log range wider than its limit, as Infura does', async () => {
+    const head = await chain.head();
+    proxy.set({ maxLogRange: 10 });
+    const refused = transfersTo(chain.accounts.buyer.address, head - 10n, head);
+    await expect(refused).rejects.toBeInstanceOf(LimitExceededRpcError);
+    await expect(refused).rejects.toThrow('query returned more than 10000 results');
+    await expect(transfersTo(chain.accounts.buyer.address, head - 9n, head)).resolves.toBeInstanceOf(Array);
+  });
+
+  it('answers 429 to the next requests, which a client retrying gets past', async () => {
+    proxy.set({ tooManyRequests: 1 });
+    await expect(through().getBlockNumber()).rejects.toMatchObject({ name: 'HttpRequestError', status: 429 });
+    const before = proxy.calls('eth_blockNumber');
+    proxy.set({ tooManyRequests: 2 });
+    expect(await through({ retryCount: 3 }).getBlockNumber()).toBe(await chain.head());
+    expect(proxy.calls('eth_blockNumber') - before).toBe(3);
+  });
+
+  it('hangs until the client gives up, then answers again', async () => {
+    proxy.set({ hang: 1, only: ['eth_getLogs'] });
+    // Other methods pass while a log query hangs.
+    expect(await through({ timeout: 200 }).getBlockNumber()).toBe(await chain.head());
+    const started = performance.now();
+    await expect(through({ timeout: 200 }).getLogs({ fromBlock: 0n })).rejects.toBeInstanceOf(TimeoutError);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    await expect(through({ timeout: 200 }).getLogs({ fromBlock: 0n })).resolves.toBeInstanceOf(Array);
   });
 });

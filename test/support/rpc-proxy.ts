@@ -104,9 +104,9 @@ export async function startRpcProxy(upstream: string, { hangLimitMs = 30_000 } =
       return;
     }
     if (spend('tooManyRequests', methods)) {
-      const error = { code: 429, message: 'Too many requests, slow down' };
-      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-      return void response.end(JSON.stringify({ jsonrpc: '2.0', id: calls[0]?.id ?? null, error }));
+      // As a rate limiter in front of a node answers (viem: HttpRequestError, status 429, retried). No
+      // Retry-After: viem would wait the whole second it names.
+      return void response.writeHead(429, { 'content-type': 'text/plain' }).end('Too Many Requests');
     }
     const answers = await Promise.all(calls.map(answer));
     response.writeHead(200, { 'content-type': 'application/json' });
