@@ -49,9 +49,15 @@ function depositKey(seed: Uint8Array, index: number): { account: PrivateKeyAccou
   return { account: privateKeyToAccount(toHex(child.privateKey)), xpub: root.publicExtendedKey };
 }
 
-async function signTransfer(from: PrivateKeyAccount, to: Address, value: bigint, nonce: Hex) {
-  const message = { from: from.address, to, value, validAfter: 0n, validBefore: 2n ** 48n, nonce };
-  const signature = await from.signTypedData({
+async function signTransfer(
+  from: PrivateKeyAccount,
+  to: Address,
+  value: bigint,
+  nonce: Hex,
+  { signer = from, validBefore = 2n ** 48n } = {},
+) {
+  const message = { from: from.address, to, value, validAfter: 0n, validBefore, nonce };
+  const signature = await signer.signTypedData({
     domain: usdcDomain(chain, tokens),
     types: transferWithAuthorizationTypes,
     primaryType: 'TransferWithAuthorization',
@@ -132,6 +138,22 @@ describe('EIP-3009', () => {
     await tokens.transfer('usdc', chain.accounts.buyer, deposit.address, USDC(30));
     await expect(gasWallet.writeContract({ ...usdc, functionName: 'transferWithAuthorization', args }))
       .rejects.toThrow('FiatTokenV2: authorization is used or canceled');
+  });
+
+  it('refuses, as FiatTokenV2 does, a signature by another key and an expired authorization', async () => {
+    const { account: deposit } = depositKey(randomBytes(32), 1);
+    const payout = (await chain.newAccount()).address;
+    await tokens.transfer('usdc', chain.accounts.buyer, deposit.address, USDC(10));
+    const submit = async (args: Awaited<ReturnType<typeof signTransfer>>) =>
+      chain.wallet(chain.accounts.gasWallet).writeContract({
+        address: tokens.address.usdc, abi: eip3009Abi, functionName: 'transferWithAuthorization', args,
+      });
+    const nonce = toHex(randomBytes(32));
+    await expect(submit(await signTransfer(deposit, payout, USDC(10), nonce, { signer: chain.accounts.buyer })))
+      .rejects.toThrow('FiatTokenV2: invalid signature');
+    await expect(submit(await signTransfer(deposit, payout, USDC(10), nonce, { validBefore: 1n })))
+      .rejects.toThrow('FiatTokenV2: authorization is expired');
+    expect(await tokens.authorizationState(deposit.address, nonce)).toBe(false);
   });
 
   it('refuses a blacklisted payout wallet, leaving the authorization unused', async () => {
