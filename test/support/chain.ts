@@ -142,6 +142,7 @@ export async function startChain(options: ChainOptions = {}): Promise<TestChain>
     // so its hash differs even when both are empty; transactions the new branch lacks are gone.
     reorganise: async (point, { replace, blocks = 1 } = {}) => {
       const replaced = await head();
+      if (replaced === point.height) throw new Error('nothing was mined after the fork point to replace');
       const firstReplaced = await client.getBlock({ blockNumber: point.height + 1n });
       // viem types evm_revert's answer as void; the node answers false for a snapshot it does not have.
       const reverted: unknown = await node.request({ method: 'evm_revert', params: [point.snapshot] });
