@@ -138,8 +138,9 @@ export async function startChain(options: ChainOptions = {}): Promise<TestChain>
     },
     forkPoint: async () => ({ snapshot: await node.snapshot(), height: await head() }),
     // A reorganisation as a node sees one: the blocks after the point are replaced by other blocks
-    // at the same heights. The new branch's first block is a second later than the one it replaces,
-    // so its hash differs even when both are empty; transactions the new branch lacks are gone.
+    // at the same heights, the first a second later than the one it replaces so its hash differs
+    // even when both are empty. The mempool goes back to the point's too: unlike a real node, this one
+    // does not take back the removed transactions, so a transaction is gone unless `replace` sends it.
     reorganise: async (point, { replace, blocks = 1 } = {}) => {
       const replaced = await head();
       if (replaced === point.height) throw new Error('nothing was mined after the fork point to replace');
@@ -153,6 +154,7 @@ export async function startChain(options: ChainOptions = {}): Promise<TestChain>
       const minedByReplace = Number((await head()) - point.height);
       if (length > minedByReplace) await mine(length - minedByReplace);
     },
+    // Closes the HTTP server; the EDR instance behind it goes with the test file's process.
     stop: () => server.close(),
   };
 }
