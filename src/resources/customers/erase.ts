@@ -30,9 +30,9 @@ async function readRows(trx: Db, table: CustomerDataTable, key: string, columns:
   return rows;
 }
 
-/** Writes back, in one statement, the rows whose columns `rewrite` changed; returns how many. */
-async function writeBack(trx: Db, table: CustomerDataTable, key: { name: string; type: 'text' | 'bigint' }, columns: readonly string[], rows: readonly Row[], rewrite: (row: Row) => Row): Promise<number> {
-  const changed = rows.map((row) => ({ ...row, ...rewrite(row) })).filter((row, index) => JSON.stringify(row) !== JSON.stringify(rows[index]));
+/** Writes back, in one statement, the rows whose columns `rewrite` changed (or all of them, `always`); returns how many. */
+async function writeBack(trx: Db, table: CustomerDataTable, key: { name: string; type: 'text' | 'bigint' }, columns: readonly string[], rows: readonly Row[], rewrite: (row: Row) => Row, always = false): Promise<number> {
+  const changed = rows.map((row) => ({ ...row, ...rewrite(row) })).filter((row, index) => always || JSON.stringify(row) !== JSON.stringify(rows[index]));
   if (changed.length === 0 || columns.length === 0) return changed.length;
   const treatments = CUSTOMER_DATA_COLUMNS[table] as Record<string, Treatment>;
   const value = (column: string) => (JSONB.has(treatments[column]!) ? sql`nullif(x.v -> ${column}, 'null'::jsonb)` : sql`x.v ->> ${column}`);
@@ -97,7 +97,9 @@ async function erase(db: Db, principal: Principal, customerId: string, now: Date
       }));
     };
 
-    await writeBack(trx, 'payments', { name: 'id', type: 'text' }, paymentColumns, payments, rewriter('payments'));
+    // Every payment is written, changed or not: a start that read one before the erasure applies
+    // only to the row version it read (machine.ts), so it cannot then send the details it read.
+    await writeBack(trx, 'payments', { name: 'id', type: 'text' }, paymentColumns, payments, rewriter('payments'), true);
     await writeBack(trx, 'orders', { name: 'id', type: 'text' }, orderColumns, orders, rewriter('orders', (order) => order.customer_id === customerId));
     await trx.updateTable('customers')
       .set({ email: null, name: null, phone: null, shipping_address: null, billing_address: null, erased: true,
