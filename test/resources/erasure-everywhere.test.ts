@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { MINUTE } from '../../src/core/clock.ts';
 import { operations } from '../../src/operations.ts';
+import { eraseCustomer } from '../../src/resources/customers/erase.ts';
 import { resendWebhookDelivery } from '../../src/webhooks/log/resend.ts';
 import { Browser } from '../support/browser.ts';
 import { dashboardMerchant, type DashboardMerchant } from '../support/dashboard.ts';
@@ -205,4 +206,32 @@ it('leaves none of the customer\'s details anywhere, a resend included', async (
 
   // And no row of the database holds them: stored bodies, excerpts, activity, keys, pg-boss.
   expect(await rowsHoldingDetails()).toEqual([]);
+});
+
+it('keeps no excerpt of an attempt in flight while the erasure commits: the endpoint echoed the body sent before it', async () => {
+  const mail = 'in-flight.buyer@example-shop.test';
+  // The endpoint holds its answer to the first request until the erasure has committed.
+  let answer: (() => void) | undefined;
+  const arrived = new Promise<void>((resolve) => receiver.respond((request, response) => {
+    answer = () => response.writeHead(200, { 'content-type': 'application/json' }).end(request.body);
+    resolve();
+  }));
+  const made = await api('POST', '/v1/checkout_sessions', { amount: '9.00', currency: 'USD', customer_email: mail });
+  await api('POST', `/v1/checkout_sessions/${made.id}/start`, {});
+  await arrived;
+  expect(receiver.received.at(-1)!.body).toContain(mail);
+  await eraseCustomer.run(await asOperatorOn(t.context, 'customer', made.customer_id), { id: made.customer_id });
+  receiver.respond((request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(request.body));
+  answer!();
+
+  const attempts = () => t.db.selectFrom('webhook_delivery_attempts as a').innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .innerJoin('events as e', 'e.id', 'd.event_id').select(['a.response_excerpt', 'a.succeeded', 'a.trigger', 'd.id as delivery_id'])
+    .where('e.payment_id', '=', made.id).orderBy('a.id').execute();
+  await vi.waitFor(async () => expect(await attempts()).toMatchObject([{ succeeded: true, trigger: 'automatic', response_excerpt: null }]), { timeout: 5_000 });
+  // A send of the body as the erasure left it keeps what the endpoint answered.
+  const [{ delivery_id: deliveryId }] = await attempts();
+  await resendWebhookDelivery.run(await asOperatorOn(t.context, 'webhook_delivery', deliveryId), { id: deliveryId });
+  const [, resent] = await attempts();
+  expect(resent).toMatchObject({ trigger: 'resend', succeeded: true, response_excerpt: expect.stringContaining('"customerEmail":null') });
+  expect(JSON.stringify(await attempts())).not.toContain(mail);
 });

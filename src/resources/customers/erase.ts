@@ -113,11 +113,16 @@ async function erase(db: Db, principal: Principal, customerId: string, now: Date
     const touched = new Set(paymentIds);
     await writeBack(trx, 'events', { name: 'id', type: 'text' }, ['body'], events,
       (event) => ({ body: eraseFromEventBody(event.body as string, customerId, touched, scrub) }));
+    // Their deliveries count the erasure: an attempt in flight sent the body as it was, and its
+    // recording, waiting on these rows until this commits, then keeps no excerpt (deliveries.ts);
+    // one recorded before is among those read next.
+    const eventIds = events.map((event) => event.id as string);
+    await trx.updateTable('webhook_deliveries').set((eb) => ({ erasures: eb('erasures', '+', 1) })).where(anyOf('event_id', eventIds)).execute();
     // What endpoints answered to those events: a receiver that echoes the request echoed the
     // details, and the excerpt is cut at 1 KiB, maybe inside one.
     const excerpt = truncatedScrubber(details);
     const attempts = await readRows(trx, 'webhook_delivery_attempts', 'id', ['response_excerpt'], sql`response_excerpt IS NOT NULL
-      AND delivery_id IN (SELECT id FROM webhook_deliveries WHERE ${anyOf('event_id', events.map((event) => event.id as string))})`);
+      AND delivery_id IN (SELECT id FROM webhook_deliveries WHERE ${anyOf('event_id', eventIds)})`);
     await writeBack(trx, 'webhook_delivery_attempts', { name: 'id', type: 'bigint' }, ['response_excerpt'], attempts,
       (attempt) => ({ response_excerpt: excerpt(attempt.response_excerpt as string) }));
 
