@@ -50,7 +50,8 @@ function writeSuccesses(db: Db, successes: readonly Success[]) {
     .columns(['delivery_id', 'endpoint_id', 'trigger', 'number', 'url', 'sent_at', 'duration_ms', 'succeeded', 'status_code', 'error', 'response_excerpt'])
     .expression((eb) => eb.selectFrom('sent')
       .leftJoin('recorded', 'recorded.id', 'sent.delivery_id')
-      // A success already recorded (a job run twice) is not updated: its row as it is now.
+      // A success already recorded (a job run twice) updates nothing: its row as this statement
+      // reads it, without waiting for an erasure (the one case that can keep an echo it raced).
       .leftJoin('webhook_deliveries as now', 'now.id', 'sent.delivery_id')
       .select([
         'sent.delivery_id', 'sent.endpoint_id', sql.lit('automatic').as('trigger'), 'sent.number', 'sent.url', 'sent.sent_at',
