@@ -50,13 +50,13 @@ function writeSuccesses(db: Db, successes: readonly Success[]) {
     .columns(['delivery_id', 'endpoint_id', 'trigger', 'number', 'url', 'sent_at', 'duration_ms', 'succeeded', 'status_code', 'error', 'response_excerpt'])
     .expression((eb) => eb.selectFrom('sent')
       .leftJoin('recorded', 'recorded.id', 'sent.delivery_id')
-      // A success already recorded (a job run twice) updates nothing: its row as this statement
-      // reads it, without waiting for an erasure (the one case that can keep an echo it raced).
-      .leftJoin('webhook_deliveries as now', 'now.id', 'sent.delivery_id')
       .select([
         'sent.delivery_id', 'sent.endpoint_id', sql.lit('automatic').as('trigger'), 'sent.number', 'sent.url', 'sent.sent_at',
         'sent.duration_ms', sql.lit(true).as('succeeded'), 'sent.status_code', sql.lit(null).as('error'),
-        sql<string | null>`CASE WHEN coalesce(recorded.erasures, now.erasures) = sent.erasures THEN sent.response_excerpt END`.as('response_excerpt'),
+        // A success already recorded (a job run twice) updates nothing: then its row, locked so
+        // it too waits for an erasure (evaluated only then: coalesce stops at the first value).
+        sql<string | null>`CASE WHEN coalesce(recorded.erasures,
+          (SELECT erasures FROM webhook_deliveries WHERE id = sent.delivery_id FOR SHARE)) = sent.erasures THEN sent.response_excerpt END`.as('response_excerpt'),
       ]))
     .execute();
 }

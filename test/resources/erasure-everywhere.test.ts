@@ -5,6 +5,7 @@ import { MINUTE } from '../../src/core/clock.ts';
 import { operations } from '../../src/operations.ts';
 import { eraseCustomer } from '../../src/resources/customers/erase.ts';
 import { resendWebhookDelivery } from '../../src/webhooks/log/resend.ts';
+import { recordSuccess } from '../../src/webhooks/successes.ts';
 import { Browser } from '../support/browser.ts';
 import { dashboardMerchant, type DashboardMerchant } from '../support/dashboard.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
@@ -225,13 +226,20 @@ it('keeps no excerpt of an attempt in flight while the erasure commits: the endp
   answer!();
 
   const attempts = () => t.db.selectFrom('webhook_delivery_attempts as a').innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-    .innerJoin('events as e', 'e.id', 'd.event_id').select(['a.response_excerpt', 'a.succeeded', 'a.trigger', 'd.id as delivery_id'])
+    .innerJoin('events as e', 'e.id', 'd.event_id').select(['a.response_excerpt', 'a.succeeded', 'a.trigger', 'd.id as delivery_id', 'a.endpoint_id'])
     .where('e.payment_id', '=', made.id).orderBy('a.id').execute();
   await vi.waitFor(async () => expect(await attempts()).toMatchObject([{ succeeded: true, trigger: 'automatic', response_excerpt: null }]), { timeout: 5_000 });
   // A send of the body as the erasure left it keeps what the endpoint answered.
-  const [{ delivery_id: deliveryId }] = await attempts();
+  const deliveryId = (await attempts())[0]!.delivery_id;
   await resendWebhookDelivery.run(await asOperatorOn(t.context, 'webhook_delivery', deliveryId), { id: deliveryId });
   const [, resent] = await attempts();
   expect(resent).toMatchObject({ trigger: 'resend', succeeded: true, response_excerpt: expect.stringContaining('"customerEmail":null') });
   expect(JSON.stringify(await attempts())).not.toContain(mail);
+
+  // A job run twice records its attempt again without applying it: the count is read from the row.
+  const again = { delivery_id: deliveryId, endpoint_id: resent!.endpoint_id, number: 1, url: `${receiver.url}/hooks`, sent_at: t.clock.now(),
+    duration_ms: 1, status_code: 200, response_excerpt: `{"customerEmail":"${mail}"}`, finished_at: t.clock.now() };
+  await recordSuccess(t.db, { ...again, erasures: 0 });
+  await recordSuccess(t.db, { ...again, response_excerpt: 'sent after the erasure', erasures: 1 });
+  expect((await attempts()).slice(2)).toMatchObject([{ trigger: 'automatic', response_excerpt: null }, { trigger: 'automatic', response_excerpt: 'sent after the erasure' }]);
 });
