@@ -310,6 +310,8 @@ export interface WebhookDeliveriesTable {
   manual_attempts: Generated<number>;
   /** From a sequence; null on rows older than the column. */
   seq: ColumnType<number | null, never, never>;
+  /** How many erasures rewrote its event's body (migration 0022). */
+  erasures: Generated<number>;
 }
 
 export type DeliveryKind = 'event' | 'test';

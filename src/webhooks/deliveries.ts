@@ -44,6 +44,8 @@ export interface DeliveryTarget {
   deleted_at: Date | null;
   /** When the delivery was written: its event's creation, in the same statement. */
   created_at: Date;
+  /** How many erasures had rewritten the body when it was loaded: one more since, and the body sent had details. */
+  erasures: number;
 }
 
 function targetQuery(db: Db) {
@@ -53,7 +55,7 @@ function targetQuery(db: Db) {
     .leftJoin('events as e', 'e.id', 'd.event_id')
     .select([
       'd.id', 'd.kind', 'd.status', 'd.attempts', 'd.event_id', 'we.id as endpoint_id', 'we.business_id', 'we.livemode', 'we.url',
-      'we.added_via', 'we.secret_encrypted', 'we.previous_secret_encrypted', 'we.previous_secret_expires_at', 'we.deleted_at', 'd.created_at',
+      'we.added_via', 'we.secret_encrypted', 'we.previous_secret_encrypted', 'we.previous_secret_expires_at', 'we.deleted_at', 'd.created_at', 'd.erasures',
       sql<string>`coalesce(d.event_type, e.type)`.as('event_type'),
       sql<string>`coalesce(d.body, e.body)`.as('body'),
     ]);
@@ -108,7 +110,16 @@ export async function sendTarget(deps: DeliveryDeps, target: DeliveryTarget): Pr
   return { outcome, sentAt };
 }
 
-function attemptRow(target: DeliveryTarget, trigger: AttemptTrigger, number: number | null, outcome: SendOutcome, sentAt: Date) {
+/**
+ * What the endpoint answered, unless an erasure rewrote the body after it was loaded for this
+ * send (`erasures`: the delivery's count as the recording, which waits for an erasure holding the
+ * row, finds it): an endpoint that echoes the request would keep the details (spec 2.3 rule 7).
+ */
+export function keptExcerpt(target: Pick<DeliveryTarget, 'erasures'>, outcome: SendOutcome, erasures: number): string | null {
+  return erasures === target.erasures ? outcome.excerpt : null;
+}
+
+function attemptRow(target: DeliveryTarget, trigger: AttemptTrigger, number: number | null, outcome: SendOutcome, sentAt: Date, erasures: number) {
   return {
     delivery_id: target.id,
     endpoint_id: target.endpoint_id,
@@ -120,8 +131,14 @@ function attemptRow(target: DeliveryTarget, trigger: AttemptTrigger, number: num
     succeeded: outcome.ok,
     status_code: outcome.statusCode,
     error: outcome.error,
-    response_excerpt: outcome.excerpt,
+    response_excerpt: keptExcerpt(target, outcome, erasures),
   };
+}
+
+/** The delivery's erasures, once an erasure holding the row has committed (the endpoint's lock, when taken, comes first). */
+async function lockedErasures(trx: Db, deliveryId: string): Promise<number> {
+  const row = await trx.selectFrom('webhook_deliveries').select('erasures').where('id', '=', deliveryId).forUpdate().executeTakeFirst();
+  return row?.erasures ?? 0;
 }
 
 /** Whether the endpoint asked to be removed: 410 Gone from an endpoint added through the API (spec 6.3). */
@@ -160,7 +177,7 @@ async function recordAutomatic(deps: DeliveryDeps, target: DeliveryTarget, numbe
   if (outcome.ok) {
     await recordSuccess(deps.db, {
       delivery_id: target.id, endpoint_id: target.endpoint_id, number, url: target.url, sent_at: sentAt,
-      duration_ms: outcome.durationMs, status_code: outcome.statusCode, response_excerpt: outcome.excerpt, finished_at: now,
+      duration_ms: outcome.durationMs, status_code: outcome.statusCode, response_excerpt: outcome.excerpt, finished_at: now, erasures: target.erasures,
     });
     return;
   }
@@ -171,7 +188,6 @@ async function recordAutomatic(deps: DeliveryDeps, target: DeliveryTarget, numbe
   await deps.db.transaction().execute(async (trx) => {
     if (gone) await lockEndpoint(trx, target.endpoint_id);
     const applied = await trx
-      .with('attempt', (qc) => qc.insertInto('webhook_delivery_attempts').values(attemptRow(target, 'automatic', number, outcome, sentAt)))
       .updateTable('webhook_deliveries')
       .set({
         status: last ? 'failed' : 'pending',
@@ -185,8 +201,10 @@ async function recordAutomatic(deps: DeliveryDeps, target: DeliveryTarget, numbe
       .where('id', '=', target.id)
       .where('status', '=', 'pending')
       .where('attempts', '=', number - 1)
-      .returning('id')
+      .returning(['id', 'erasures'])
       .executeTakeFirst();
+    const erasures = applied ? applied.erasures : await lockedErasures(trx, target.id);
+    await trx.insertInto('webhook_delivery_attempts').values(attemptRow(target, 'automatic', number, outcome, sentAt, erasures)).execute();
     if (!applied) return;
     if (gone) await removeGoneEndpoint(trx, target, now);
     if (nextAttemptAt) await deps.jobs.enqueueAttempt(trx, { deliveryId: target.id, attempt: number + 1 }, target.endpoint_id, nextAttemptAt);
@@ -244,7 +262,8 @@ export async function recordManual(deps: DeliveryDeps, target: DeliveryTarget, t
   const gone = !outcome.ok && isGone(target, outcome);
   await deps.db.transaction().execute(async (trx) => {
     if (gone) await lockEndpoint(trx, target.endpoint_id);
-    await trx.insertInto('webhook_delivery_attempts').values(attemptRow(target, trigger, null, outcome, sentAt)).execute();
+    const erasures = await lockedErasures(trx, target.id);
+    await trx.insertInto('webhook_delivery_attempts').values(attemptRow(target, trigger, null, outcome, sentAt, erasures)).execute();
     await trx
       .updateTable('webhook_deliveries')
       .set((eb) => ({

@@ -243,6 +243,26 @@ describe('eraseCustomer (spec 2.3 rule 7)', () => {
     for (const event of await eventsOf(t, first.id)) expect(event.data.payment.customerEmail, event.type).toBeNull();
   });
 
+  it('leaves no detail when a start and a payment race the erasure: either comes after it, or it sees theirs', async () => {
+    for (let round = 0; round < 8; round += 1) {
+      const mail = `racer-${round}@erasure-check.example`;
+      const made = await session({ customer_email: mail, customer: { name: 'Rosalind Racewell' }, reference: `race-${mail}` });
+      const paid = await session({ customer_email: mail, reference: `race-paid-${mail}` });
+      await start(paid.id);
+      // A start (read without locks, written if the payment is unchanged) and a payment, at
+      // once with the erasure; either may be refused after it, neither may deadlock or leak.
+      const [erased, ...requests] = await Promise.allSettled([
+        erase(made.customer_id),
+        t.request('POST', `/v1/checkout_sessions/${made.id}/start`, { key, body: {} }),
+        t.request('POST', `/v1/payments/${paid.id}/simulate`, { key, body: { outcome: 'paid' } }),
+      ]);
+      expect(erased.status, JSON.stringify(erased)).toBe('fulfilled');
+      for (const request of requests) expect(request.status === 'fulfilled' && request.value.status < 500, JSON.stringify(request)).toBe(true);
+      expect(await columnsContaining(mail), `round ${round}`).toEqual([]);
+      expect(await columnsContaining('Rosalind Racewell'), `round ${round}`).toEqual([]);
+    }
+  });
+
   it('throws for an unknown customer and changes nothing', async () => {
     const bystander = await session({ customer_email: 'still-here@shop.example' });
     await expect(erase('cus_doesnotexist')).rejects.toThrow(/cus_doesnotexist/);

@@ -59,7 +59,7 @@ export const sendTestWebhook = defineAction({
       body: sampleEventBody(eventId, input.type, endpoint.livemode, now, ctx.config.baseUrl),
       endpoint_id: endpoint.id, business_id: endpoint.business_id, livemode: endpoint.livemode, url: endpoint.url, added_via: endpoint.added_via,
       secret_encrypted: endpoint.secret_encrypted, previous_secret_encrypted: endpoint.previous_secret_encrypted,
-      previous_secret_expires_at: endpoint.previous_secret_expires_at, deleted_at: null, created_at: now,
+      previous_secret_expires_at: endpoint.previous_secret_expires_at, deleted_at: null, created_at: now, erasures: 0,
     };
     const { outcome, sentAt } = await sendTarget(deps, target);
     const finished = ctx.clock.now();
