@@ -11,8 +11,6 @@ UPDATE payments p SET txid_in = CASE WHEN ranked.place = 1 THEN lower(p.txid_in)
 FROM ranked WHERE ranked.id = p.id AND (p.txid_in <> lower(p.txid_in) OR ranked.place > 1);
 UPDATE payments SET txid_out = lower(txid_out) WHERE txid_out <> lower(txid_out);
 
--- Lowercase by the column's type, a domain, as the write path's other value rules (migration 0012).
-CREATE DOMAIN lowercase_hex AS text CHECK (VALUE = lower(VALUE));
-ALTER TABLE payments ALTER COLUMN txid_in TYPE lowercase_hex, ALTER COLUMN txid_out TYPE lowercase_hex;
 DROP INDEX payments_txid_in;
 CREATE UNIQUE INDEX payments_txid_in ON payments (lower(txid_in)) WHERE txid_in IS NOT NULL;
+ALTER TABLE payments ADD CONSTRAINT payments_txids_lowercase CHECK (txid_in = lower(txid_in) AND txid_out = lower(txid_out));

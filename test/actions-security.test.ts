@@ -46,16 +46,6 @@ const testDelivery = async (owner: OperationContext) => {
   const sent = await actionNamed('send_test_webhook').run(owner, { id: await endpoint(owner) }) as { delivery_id: string };
   return sent.delivery_id;
 };
-/** A payout wallet change waiting for the business's owner (the person each role's case runs as). */
-async function walletChange(owner: OperationContext): Promise<string> {
-  const person = await owner.db.selectFrom('people').select('id').where('email', '=', `owner-${owner.principal.businessId.toLowerCase()}@shop.example`).executeTakeFirstOrThrow();
-  const id = `pwc_${Math.random().toString(36).slice(2)}`;
-  const now = owner.clock.now();
-  await owner.db.insertInto('payout_wallet_changes').values({
-    id, business_id: owner.principal.businessId, person_id: person.id, old_wallet: null, new_wallet: `0x${'6'.repeat(40)}`, created_at: now, expires_at: new Date(now.getTime() + 600_000),
-  }).execute();
-  return id;
-}
 function actionNamed(name: string): Action {
   return actions.find((action) => action.name === name)!;
 }
@@ -127,9 +117,6 @@ const fixtures: Record<string, Fixture> = {
   create_pricing_table: async () => ({ name: 'Fixture', currency: 'USD', plans: [{ name: 'Basic', prices: [{ amount: '10.00', unit: 'month' }] }] }),
   create_widget: async () => ({ name: 'Fixture', amount: '10.00', currency: 'USD' }),
   update_business_settings: async () => ({ crypto_enabled: true }),
-  request_payout_wallet_change: async () => ({ payout_wallet: `0x${'5'.repeat(40)}` }),
-  read_payout_wallet_change: async (owner) => ({ id: await walletChange(owner) }),
-  confirm_payout_wallet_change: async (owner) => ({ id: await walletChange(owner) }),
   update_business: async () => ({ fee_bps: 100, crypto_enabled: false }),
 };
 
@@ -174,11 +161,7 @@ async function business(): Promise<Business> {
 }
 
 const as = (principal: Principal): OperationContext => ({ ...t.context, principal });
-/** A person of `biz` with `role`, signed in just now (as a dashboard session says). */
-const person = async (biz: Business, role: Role, livemode = false) => {
-  const principal = await personPrincipal(t.db, biz.people[role], biz.id, livemode);
-  return as({ ...principal, actor: { ...principal.actor, signedInAt: t.clock.now() } as Principal['actor'] });
-};
+const person = async (biz: Business, role: Role, livemode = false) => as(await personPrincipal(t.db, biz.people[role], biz.id, livemode));
 const operator = async (biz: Business, livemode = false) => as(await operatorPrincipal(t.db, biz.id, livemode));
 
 async function refused(run: Promise<unknown>, code: string): Promise<void> {

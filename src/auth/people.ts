@@ -25,12 +25,12 @@ export async function personPrincipal(db: Db, person: { personId: string; email:
 const notYours = (businessId: string) => new ApiError('not_found', `No business with id '${businessId}' is yours.`);
 
 /** A person's principal with their role in a business, in one mode. */
-function principalOf(person: { personId: string; email: string; signedInAt?: Date }, role: Role, business: BusinessState, livemode: boolean): Principal {
+function principalOf(person: { personId: string; email: string }, role: Role, business: BusinessState, livemode: boolean): Principal {
   return {
     businessId: business.id,
     livemode,
     scopes: new Set(scopesForRole(role)),
-    actor: { kind: 'person', personId: person.personId, email: person.email, role, ...(person.signedInAt ? { signedInAt: person.signedInAt } : {}) },
+    actor: { kind: 'person', personId: person.personId, email: person.email, role },
     business,
   };
 }
@@ -44,7 +44,7 @@ export async function sessionIn(deps: SessionDeps, sessionId: string | undefined
   const row = await deps.db.selectFrom('dashboard_sessions as s').innerJoin('people as p', 'p.id', 's.person_id')
     .leftJoin('memberships as m', (join) => join.onRef('m.person_id', '=', 's.person_id').on('m.business_id', '=', businessId))
     .leftJoin('businesses as b', 'b.id', 'm.business_id')
-    .select(['s.person_id', 's.csrf_token', 's.expires_at', 's.created_at', 'p.email', 'p.time_zone', 'm.role', ...BUSINESS_STATE_COLUMNS.map((column) => `b.${column}` as const)])
+    .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email', 'p.time_zone', 'm.role', ...BUSINESS_STATE_COLUMNS.map((column) => `b.${column}` as const)])
     .where('s.id_hash', '=', hashSecret(sessionId)).executeTakeFirst();
   if (!row || row.expires_at <= deps.clock.now()) return undefined;
   const session = sessionOf(row);

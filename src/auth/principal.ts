@@ -11,8 +11,8 @@ export type Actor =
   | { kind: 'secret_key'; keyId: string }
   /** A connected AI agent with an access token (REST, MCP). */
   | { kind: 'agent'; connectionId: string }
-  /** A person signed in to the dashboard, with their role in the business (and when they signed in, through a session). */
-  | { kind: 'person'; personId: string; email: string; role: Role; signedInAt?: Date }
+  /** A person signed in to the dashboard, with their role in the business. */
+  | { kind: 'person'; personId: string; email: string; role: Role }
   /** Whoever runs the service, through the CLI: any business, always through the object's own business and mode. */
   | { kind: 'operator' }
   /**

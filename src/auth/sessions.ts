@@ -25,12 +25,7 @@ export interface DashboardSession {
   csrfToken: string;
   /** The zone the person reads times in (UTC until they choose one). */
   timeZone: string;
-  /** When the person signed in (the session opened): what a change of where money goes asks to be recent. */
-  signedInAt: Date;
 }
-
-/** How recent a sign-in a change of the payout wallet needs: a stolen session's cookie alone is not enough. */
-export const RECENT_SIGN_IN_MS = 10 * MINUTE;
 
 export function sessionCookieName(baseUrl: string): string {
   return baseUrl.startsWith('https://') ? '__Host-ps_session' : 'ps_session';
@@ -82,14 +77,14 @@ export async function openSession(deps: SessionDeps, personId: string): Promise<
 }
 
 /** A session as pages use it, from its row joined with its person. */
-export function sessionOf(row: { person_id: string; email: string; csrf_token: string; time_zone: string | null; created_at: Date }): DashboardSession {
-  return { personId: row.person_id, email: row.email, csrfToken: row.csrf_token, timeZone: row.time_zone ?? 'UTC', signedInAt: row.created_at };
+export function sessionOf(row: { person_id: string; email: string; csrf_token: string; time_zone: string | null }): DashboardSession {
+  return { personId: row.person_id, email: row.email, csrfToken: row.csrf_token, timeZone: row.time_zone ?? 'UTC' };
 }
 
 export async function findSession(deps: SessionDeps, id: string | undefined): Promise<DashboardSession | undefined> {
   if (!id) return undefined;
   const row = await deps.db.selectFrom('dashboard_sessions as s').innerJoin('people as p', 'p.id', 's.person_id')
-    .select(['s.person_id', 's.csrf_token', 's.expires_at', 's.created_at', 'p.email', 'p.time_zone'])
+    .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email', 'p.time_zone'])
     .where('s.id_hash', '=', hashSecret(id)).executeTakeFirst();
   if (!row || row.expires_at <= deps.clock.now()) return undefined;
   return sessionOf(row);

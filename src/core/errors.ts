@@ -58,7 +58,6 @@ export const ERROR_STATUS = {
   integration_disabled: 403,
   merchant_read_only: 403,
   browser_requests_refused: 403,
-  recent_sign_in_required: 403,
   not_found: 404,
   method_not_allowed: 405,
   idempotency_conflict: 409,

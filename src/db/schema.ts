@@ -469,18 +469,6 @@ export interface OAuthRefreshTokensTable {
   rotated_at: Timestamp | null;
 }
 
-/** An owner's payout wallet change waiting for their confirmation (migration 0024). */
-export interface PayoutWalletChangesTable {
-  id: string;
-  business_id: string;
-  person_id: string;
-  old_wallet: string | null;
-  new_wallet: string | null;
-  created_at: Timestamp;
-  expires_at: Timestamp;
-  confirmed_at: Timestamp | null;
-}
-
 export interface DashboardSessionsTable {
   id_hash: Buffer;
   person_id: string;
@@ -507,7 +495,7 @@ export interface SignInLinksTable {
   used_at: Timestamp | null;
 }
 
-export type MailKind = 'webhook_endpoint_added' | 'sign_in_link' | 'payout_wallet_changed';
+export type MailKind = 'webhook_endpoint_added' | 'sign_in_link';
 /** held: written while SMTP_URL was unset (kept, never sent); queued: a job will send it. */
 export type MailStatus = 'held' | 'queued' | 'sent' | 'failed';
 export interface OutboxTable {
@@ -555,7 +543,6 @@ export interface Database {
   api_keys: ApiKeysTable;
   customers: CustomersTable;
   customer_notes: CustomerNotesTable;
-  payout_wallet_changes: PayoutWalletChangesTable;
   order_numbers: OrderNumbersTable;
   orders: OrdersTable;
   payments: PaymentsTable;

@@ -1,6 +1,5 @@
 import { ApiError } from '../core/errors.ts';
 import type { Clock } from '../core/clock.ts';
-import { toChecksumAddress } from '../core/deposit-addresses.ts';
 import { newId } from '../core/ids.ts';
 import { announceAuthChange } from '../db/auth-changes.ts';
 import type { Db } from '../db/database.ts';
@@ -12,21 +11,6 @@ import { atLeast } from './roles.ts';
 
 export const INTEGRATIONS: readonly Integration[] = ['api', 'payment_links', 'checkouts'];
 export const PAYOUT_WALLET = /^0x[0-9a-fA-F]{40}$/;
-
-/**
- * Why `address` cannot be a payout wallet, or null when it can: a 0x-prefixed 40-digit hex
- * address whose letters, when mixed in case, pass their EIP-55 checksum (a typo in one digit of a
- * checksummed address is caught); all lowercase or all uppercase carry no checksum to check.
- */
-export function payoutWalletProblem(address: string): string | null {
-  if (!PAYOUT_WALLET.test(address)) return 'The payout wallet must be a 0x-prefixed address of 40 hexadecimal characters.';
-  const digits = address.slice(2);
-  const mixed = digits !== digits.toLowerCase() && digits !== digits.toUpperCase();
-  if (mixed && toChecksumAddress(digits) !== `0x${digits}`) {
-    return 'The payout wallet\'s capital letters do not match its EIP-55 checksum: it may have a typo. Copy it again from your wallet.';
-  }
-  return null;
-}
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 /** As the API takes an email (RFC 5321's limit). */
 const EMAIL_MAX = 254;

@@ -16,8 +16,6 @@ const RULES: Array<[table: string, column: string, allowed: string, refused: str
   ['orders', 'source', 'checkout', 'invoice'],
   ['orders', 'fulfillment', 'unfulfilled', 'shipped'],
   ['customers', 'email', 'ann@buyer.example', 'Ann@Buyer.example'],
-  ['payments', 'txid_in', '0xab12', '0xAB12'],
-  ['payments', 'txid_out', '0xab12', '0xAB12'],
   ['webhook_deliveries', 'status', 'canceled', 'lost'],
   ['webhook_deliveries', 'kind', 'test', 'ping'],
   ['webhook_delivery_attempts', 'trigger', 'resend', 'manual'],

@@ -8,8 +8,6 @@ import { paymentLinkNewPage, paymentLinkPage, paymentLinksPage } from '../../src
 import { paymentsPage } from '../../src/dashboard/pages/payments.ts';
 import { customerErasePage, customerPage, customersPage } from '../../src/dashboard/pages/customers.ts';
 import { settingsPage } from '../../src/dashboard/pages/settings.ts';
-import { payoutWalletConfirmPage } from '../../src/dashboard/pages/payout-wallet.ts';
-import type { PayoutWalletChangeOut } from '../../src/resources/businesses/payout-wallet.ts';
 import { homePage } from '../../src/dashboard/pages/home.ts';
 import { checkoutDeletePage, checkoutFormPage, checkoutPage, checkoutsPage, formOf } from '../../src/dashboard/pages/checkouts.ts';
 import type { CheckoutOut } from '../../src/resources/checkouts/schemas.ts';
@@ -113,12 +111,6 @@ function activity(v: Fill): ActivityEntry[] {
 const BIZ_ID = 'biz_4fT9kQm2VxR7pLw3Zc8HnB1d';
 const account = (v: Fill) => ({ id: BIZ_ID, name: v('Kestrel Coffee Roasters'), status: 'active' as const, commerce: 'active' as const, disabled_integrations: ['checkouts' as const], payout_wallet: '0x1111111111111111111111111111111111111111', crypto_enabled: true, fee_bps: 100 });
 
-/** An owner's payout wallet change (the address was typed, but only a checked hex address gets this far, so not through `v`). */
-const walletChange = (recent: boolean): PayoutWalletChangeOut => ({
-  id: 'pwc_Q8mZ3nV6kT2wX9rL5cB7pJ4d', object: 'payout_wallet_change', old_wallet: '0x1111111111111111111111111111111111111111',
-  new_wallet: '0x8Ba1f109551bD432803012645Ac136ddd64DBA72', expires_at: seconds('2026-03-04T09:42:00Z'), recent_sign_in: recent,
-});
-
 function checkout(v: Fill, more: Partial<CheckoutOut> = {}): CheckoutOut {
   return {
     id: 'chk_P9nL2wXk7Rq4Tm8Vc3Bz6HsF', object: 'checkout', kind: 'page', slug: 'house-blend-k3x9a0qz', url: 'https://pay.kestrelcoffee.example/c/house-blend-k3x9a0qz',
@@ -181,10 +173,6 @@ export const BUSINESS_STATES: readonly PageState[] = [
     (v, s) => settingsPage({ session: s, ...frame(v), account: account(v), activity: { entries: activity(v), next: 6 }, notice: true })),
   signedIn({ fn: settingsPage, name: 'settings-viewer', shows: 'the settings as a viewer reads them' },
     (v, s) => settingsPage({ session: s, ...frame(v, 'viewer'), account: { ...account(v), commerce: 'paused', crypto_enabled: false, payout_wallet: null }, activity: { entries: [], next: null } }), VIEWER),
-  signedIn({ fn: payoutWalletConfirmPage, name: 'payout-wallet-confirm', main: true, shows: 'a payout wallet change shown in full beside the current wallet, waiting for the owner\'s confirmation' },
-    (v, s) => payoutWalletConfirmPage({ session: s, ...frame(v), change: walletChange(true), signInAgain: '/dashboard/sign-in?next=%2Fdashboard' })),
-  signedIn({ fn: payoutWalletConfirmPage, name: 'payout-wallet-sign-in-again', shows: 'the same change when the owner signed in too long ago: sign in again first' },
-    (v, s) => payoutWalletConfirmPage({ session: s, ...frame(v), change: walletChange(false), signInAgain: '/dashboard/sign-in?next=%2Fdashboard' })),
   signedIn({ fn: settingsPage, name: 'settings-refused', shows: 'a payout wallet that is not one, refused' },
     (v, s) => settingsPage({ session: s, ...frame(v), account: account(v), activity: { entries: [], next: null }, error: { field: 'payout_wallet', message: v('The payout wallet must be a 0x-prefixed address of 40 hexadecimal characters.') } })),
   signedIn({ fn: checkoutsPage, name: 'checkouts-list', main: true, shows: 'checkouts: a page and a pricing table, filtered by kind' },

@@ -265,8 +265,8 @@ describe('the arrival checks', () => {
     const [a, b] = [await started(), await started()];
     const hex = randomBytes(32).toString('hex');
     await t.db.updateTable('payments').set({ txid_in: `0x${hex}` }).where('id', '=', a.id).execute();
-    // Stored ids are lowercase (the column's domain), and unique on that.
-    await expect(t.db.updateTable('payments').set({ txid_in: `0x${hex.toUpperCase()}` }).where('id', '=', b.id).execute()).rejects.toThrow(/lowercase_hex/);
+    // Stored ids are lowercase (a check), and unique on that.
+    await expect(t.db.updateTable('payments').set({ txid_in: `0x${hex.toUpperCase()}` }).where('id', '=', b.id).execute()).rejects.toThrow(/payments_txids_lowercase/);
     await expect(t.db.updateTable('payments').set({ txid_in: `0x${hex}` }).where('id', '=', b.id).execute()).rejects.toThrow(/payments_txid_in/);
   });
 

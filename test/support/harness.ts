@@ -184,10 +184,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
         disable: next.disable, enable: next.enable, status: next.status, fee_bps: next.feeBps,
       });
     };
-    // The wallet a new business starts with is written as it is, not changed through the
-    // operator's action: a change of it mails every owner, which only tests about that expect.
-    await handle.db.updateTable('businesses').set({ payout_wallet: LIVE_WALLET }).where('id', '=', id).execute();
-    if (Object.keys(changes).some((name) => name !== 'name')) await update(changes);
+    await update({ payoutWallet: LIVE_WALLET, ...changes });
     return {
       id,
       update,

@@ -1,7 +1,6 @@
 import { listAccountActivity } from './activity.ts';
-import { confirmPayoutWalletChange, readPayoutWalletChange, requestPayoutWalletChange } from './payout-wallet.ts';
 import { updateBusinessSettings } from './update-settings.ts';
 import { updateBusiness } from './update-account.ts';
 
-// The account itself: its owners' settings and payout wallet (confirmed); the operator's change of everything, status and fee included.
-export const businessActions = [updateBusinessSettings, updateBusiness, listAccountActivity, requestPayoutWalletChange, readPayoutWalletChange, confirmPayoutWalletChange];
+// The account itself: its owners' settings; the operator's change of everything, status and fee included.
+export const businessActions = [updateBusinessSettings, updateBusiness, listAccountActivity];

@@ -1,24 +1,16 @@
 import { z } from 'zod';
 import { coded } from '../../core/validation.ts';
 import type { BusinessRow, Integration } from '../../db/schema.ts';
-import { businessStateOf, INTEGRATIONS, payoutWalletProblem } from '../../tenancy/businesses.ts';
+import { businessStateOf, INTEGRATIONS, PAYOUT_WALLET } from '../../tenancy/businesses.ts';
 
 const integrations = z.array(z.enum(INTEGRATIONS as [Integration, ...Integration[]], coded('invalid_integration', `integrations are ${INTEGRATIONS.join(', ')}.`)));
 
-/** A payout wallet as typed: an address (its EIP-55 checksum checked when mixed in case), or null for none. */
-export const PayoutWalletField = z.string(coded('invalid_payout_wallet', 'payout_wallet must be text.'))
-  .superRefine((address, context) => {
-    const problem = payoutWalletProblem(address);
-    if (problem) context.addIssue({ code: 'custom', message: coded('invalid_payout_wallet', problem).error });
-  })
-  .nullable();
-
-/**
- * What the business's owners decide in one step: taking payments, crypto, integrations. Where
- * money goes is not among them: a payout wallet changes through a confirmation (payout-wallet.ts).
- */
+/** What the business's owners decide: taking payments, where money goes, crypto, integrations. */
 export const UpdateSettingsInput = z.object({
   commerce: z.enum(['active', 'paused'], coded('invalid_value', 'commerce must be active or paused.')).optional(),
+  payout_wallet: z.string(coded('invalid_payout_wallet', 'payout_wallet must be text.'))
+    .regex(PAYOUT_WALLET, coded('invalid_payout_wallet', 'The payout wallet must be a 0x-prefixed address of 40 hexadecimal characters.'))
+    .nullish(),
   crypto_enabled: z.boolean(coded('invalid_value', 'crypto_enabled must be true or false.')).optional(),
   disable: integrations.optional(),
   enable: integrations.optional(),
@@ -26,7 +18,6 @@ export const UpdateSettingsInput = z.object({
 
 /** What the service's operator decides besides the settings: whether the account may act at all, and its fee. */
 export const UpdateAccountInput = UpdateSettingsInput.extend({
-  payout_wallet: PayoutWalletField.optional(),
   status: z.enum(['active', 'suspended', 'archived'], coded('invalid_status', 'status must be active, suspended or archived.')).optional(),
   fee_bps: z.number(coded('invalid_fee', 'The fee must be a whole number of basis points from 0 to 10000.'))
     .int(coded('invalid_fee', 'The fee must be a whole number of basis points from 0 to 10000.'))
