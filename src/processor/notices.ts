@@ -17,24 +17,18 @@ import { verifySignature } from '../webhooks/signature.ts';
 
 const coin = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/);
 const invalid = (message: string) => coded('invalid_request', message);
-/**
- * Transaction ids and addresses are hex, the same in any letter case (EIP-55's capitals are a
- * checksum): lowercased before anything compares or stores them, so "a transaction never used
- * before" holds however a notice writes it.
- */
-const lowercase = (value: string) => value.toLowerCase();
 
 export const ProcessorNotice = z.object({
   id: z.string(invalid('id must be a string.')).min(1).max(200),
   type: z.enum(['deposit.confirmed', 'settlement.completed'], invalid('type must be deposit.confirmed or settlement.completed.')),
-  deposit_address: z.string(invalid('deposit_address must be a string.')).min(1).max(100).transform(lowercase),
+  deposit_address: z.string(invalid('deposit_address must be a string.')).min(1).max(100),
   payment_id: z.string().max(100).nullish(),
   coin: z.string(invalid('coin must be a string.')).min(1).max(40).optional(),
   network: z.string().min(1).max(40).optional(),
   amount: coin.optional(),
-  txid: z.string().min(1).max(200).transform(lowercase).optional(),
-  forwarded_to: z.string().max(100).transform(lowercase).nullish(),
-  txid_out: z.string().max(200).transform(lowercase).nullish(),
+  txid: z.string().min(1).max(200).optional(),
+  forwarded_to: z.string().max(100).nullish(),
+  txid_out: z.string().max(200).nullish(),
   merchant_received: coin.nullish(),
   provider: z.string().max(40).nullish(),
 });
@@ -61,7 +55,7 @@ async function record(db: Db, now: Date, raw: string, verified: boolean, notice:
 
 async function apply(trx: Db, deps: Deps, notice: ProcessorNotice): Promise<NoticeOutcome> {
   const rejected = (reason: string, paymentId: string | null = null): NoticeOutcome => ({ outcome: 'rejected', reason, paymentId });
-  const payment = await trx.selectFrom('payments').selectAll().where(sql`lower(deposit_address)`, '=', notice.deposit_address)
+  const payment = await trx.selectFrom('payments').selectAll().where(sql`lower(deposit_address)`, '=', notice.deposit_address.toLowerCase())
     .where('deposit_address', 'is not', null).where('livemode', '=', true).forUpdate().executeTakeFirst();
   if (!payment) return rejected('No Live payment has this deposit address.');
   if (notice.payment_id && notice.payment_id !== payment.id) return rejected(`The deposit address belongs to ${payment.id}, not ${notice.payment_id}.`, payment.id);

@@ -234,42 +234,6 @@ describe('the arrival checks', () => {
     expect(await payment(first.id)).toMatchObject({ status: 'paid', txid_in: used.txid });
   });
 
-  it('a transaction id is the same in any letter case: stored lowercase, and one in capitals cannot pay a second payment (issue 21)', async () => {
-    const first = await started();
-    const id = `0x${'ab'.repeat(32)}`;
-    await deliver(deposit(first.address.toUpperCase().replace('0X', '0x'), { txid: `0x${'AB'.repeat(32)}`, txid_out: `0x${'CD'.repeat(32)}`, merchant_received: '39.600000' }));
-    expect(await payment(first.id)).toMatchObject({ status: 'paid', txid_in: id, txid_out: `0x${'cd'.repeat(32)}` });
-
-    const second = await started();
-    await deliver(deposit(second.address, { txid: `0x${'aB'.repeat(32)}` }));
-    expect(await payment(second.id)).toMatchObject({ status: 'held', hold_acceptable: false, txid_in: null });
-  });
-
-  it('two notices at once naming one transaction in different letter cases pay one payment at most', async () => {
-    for (let round = 0; round < 4; round += 1) {
-      const [a, b] = [await started(), await started()];
-      const hex = randomBytes(32).toString('hex');
-      const answers = await Promise.all([
-        send(deposit(a.address, { txid: `0x${hex.toUpperCase()}` })),
-        send(deposit(b.address, { txid: `0x${hex}` })),
-      ]);
-      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
-      const statuses = [(await payment(a.id)).status, (await payment(b.id)).status].sort();
-      expect(statuses).toEqual(['held', 'paid']);
-      const holders = await t.db.selectFrom('payments').select('txid_in').where('txid_in', 'is not', null).where('id', 'in', [a.id, b.id]).execute();
-      expect(holders).toEqual([{ txid_in: `0x${hex}` }]);
-    }
-  });
-
-  it('the database refuses a second payment with one transaction in another letter case, whatever the code does', async () => {
-    const [a, b] = [await started(), await started()];
-    const hex = randomBytes(32).toString('hex');
-    await t.db.updateTable('payments').set({ txid_in: `0x${hex}` }).where('id', '=', a.id).execute();
-    // Stored ids are lowercase (a check), and unique on that.
-    await expect(t.db.updateTable('payments').set({ txid_in: `0x${hex.toUpperCase()}` }).where('id', '=', b.id).execute()).rejects.toThrow(/payments_txids_lowercase/);
-    await expect(t.db.updateTable('payments').set({ txid_in: `0x${hex}` }).where('id', '=', b.id).execute()).rejects.toThrow(/payments_txid_in/);
-  });
-
   it('money forwarded to a wallet that is not the payout wallet: held, not acceptable', async () => {
     const { id, address } = await started();
     const elsewhere = '0x2222222222222222222222222222222222222222';

@@ -73,11 +73,9 @@ function judge(payment: PaymentRow, arrival: Arrival, txidUsedElsewhere: boolean
  */
 export async function applyArrival(db: Db, deps: MachineDeps, payment: PaymentRow, arrival: Arrival): Promise<ArrivalOutcome> {
   if (payment.usd_value_minor === null) return { move: 'none', reason: 'The payment was never started, so no money can be due to it.' };
-  // Arrivals naming one transaction, in any letter case, take turns, so it pays one payment at
-  // most (the unique index on lower(txid_in) holds it too).
-  arrival = { ...arrival, txidIn: arrival.txidIn.toLowerCase() };
+  // Arrivals naming one transaction take turns, so it pays one payment at most.
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`txid:${arrival.txidIn}`}, 0))`.execute(db);
-  const used = await db.selectFrom('payments').select('id').where(sql`lower(txid_in)`, '=', arrival.txidIn).where('id', '<>', payment.id).executeTakeFirst();
+  const used = await db.selectFrom('payments').select('id').where('txid_in', '=', arrival.txidIn).where('id', '<>', payment.id).executeTakeFirst();
   const verdict = judge(payment, arrival, used !== undefined);
   const provider = arrival.provider ?? null;
   const row = await applyMove(db, deps, payment.id, verdict.move, {
