@@ -1,7 +1,7 @@
 -- Issue 21, "Hardening".
 --
 -- 1. Transaction ids are hex, whose letter case the chain ignores: 0xab… and 0xAB… are one
--- transaction. They are stored lowercased from now on (checked), and "a transaction never used
+-- transaction. They are stored lowercased from now on (the domain checks it), and "a transaction never used
 -- before" is a unique index on the lowercased id, so two notices, in any case and at the same
 -- time, cannot both pay with one transaction.
 --
@@ -31,9 +31,11 @@ FROM reused;
 
 UPDATE payments SET txid_in = lower(txid_in) WHERE txid_in <> lower(txid_in);
 UPDATE payments SET txid_out = lower(txid_out) WHERE txid_out <> lower(txid_out);
+-- A domain rather than a table CHECK, as the write path's other rules (migration 0012).
+CREATE DOMAIN lowercase_txid AS text CHECK (VALUE = lower(VALUE));
 DROP INDEX payments_txid_in;
+ALTER TABLE payments ALTER COLUMN txid_in TYPE lowercase_txid, ALTER COLUMN txid_out TYPE lowercase_txid;
 CREATE UNIQUE INDEX payments_txid_in ON payments (lower(txid_in)) WHERE txid_in IS NOT NULL;
-ALTER TABLE payments ADD CONSTRAINT payments_txid_lowercase CHECK (txid_in = lower(txid_in) AND txid_out = lower(txid_out));
 
 -- 2. A payout wallet change asked for in the dashboard waits here until its owner confirms it,
 -- having seen the old and new address in full and signed in within the last minutes. One per
