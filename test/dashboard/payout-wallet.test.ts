@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSignInLink } from '../../src/auth/sessions.ts';
 import { MINUTE } from '../../src/core/clock.ts';
-import { csrfOf, dashboardMerchant, type DashboardMerchant } from '../support/dashboard.ts';
+import { forgetExpired } from '../../src/runtime.ts';
+import { csrfOf, dashboardMerchant, signIn, type DashboardMerchant } from '../support/dashboard.ts';
 import { Browser } from '../support/browser.ts';
 import { runCli } from '../support/cli.ts';
 import { LIVE_WALLET, startTestApp, type TestApp } from '../support/harness.ts';
@@ -175,6 +176,26 @@ describe('the payout wallet in the dashboard', () => {
 
     expect((await m.owner.request('POST', path, { csrf, crypto_enabled: 'off' })).location).toBe(`${path}?saved=1`);
     expect((await t.db.selectFrom('businesses').select('crypto_enabled').where('id', '=', m.biz.id).executeTakeFirstOrThrow()).crypto_enabled).toBe(false);
+  });
+});
+
+describe('a change left unconfirmed', () => {
+  it('waits an hour: then its page is gone, Confirm changes nothing, and the hourly retention deletes it', async () => {
+    const m = await merchant();
+    const path = m.area('settings');
+    const csrf = csrfOf((await m.owner.request('GET', path)).html);
+    const asked = await m.owner.request('POST', path, { csrf, payout_wallet: CHECKSUMMED });
+    const form = Browser.form((await m.owner.request('GET', asked.location!)).html, asked.location!);
+    await t.jump(60 * MINUTE);
+    expect((await m.owner.request('GET', asked.location!)).status).toBe(404);
+    // Signed in again just now, so only the change's age refuses it.
+    const fresh = await signIn(t, m.ownerEmail);
+    expect((await fresh.request('POST', asked.location!, { ...form, csrf: csrfOf((await fresh.request('GET', path)).html) })).status).toBe(404);
+    expect(await walletOf(m.biz.id)).toBe(LIVE_WALLET);
+    const waiting = () => t.db.selectFrom('payout_wallet_changes').select('person_id').where('business_id', '=', m.biz.id).execute();
+    expect(await waiting()).toHaveLength(1);
+    await forgetExpired(t.context);
+    expect(await waiting()).toEqual([]);
   });
 });
 

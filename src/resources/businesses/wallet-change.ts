@@ -35,3 +35,10 @@ export async function pendingWalletChange(db: Db, ctx: OperationContext, lock = 
   if (!row) throw new ApiError('not_found', 'No payout wallet change is waiting for your confirmation (one waits an hour). Enter the new address again.');
   return row;
 }
+
+/** Retention: changes no longer confirmable (the hourly job). */
+export async function forgetStaleWalletChanges(ctx: { db: Db; clock: { now(): Date } }): Promise<number> {
+  const result = await ctx.db.deleteFrom('payout_wallet_changes')
+    .where('requested_at', '<=', new Date(ctx.clock.now().getTime() - WALLET_CHANGE_TTL_MS)).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
