@@ -145,9 +145,12 @@ describe('the payout wallet in the dashboard', () => {
     expect(step.html).toContain('you will be asked to sign in again');
     const stale = await m.owner.request('POST', stepPath, Browser.form(step.html, stepPath));
     expect(stale.status).toBe(303);
-    expect(stale.location).toBe(`/dashboard/sign-in?next=${encodeURIComponent(stepPath)}`);
+    expect(stale.location).toBe(`/dashboard/sign-in?next=${encodeURIComponent(stepPath)}&again=1`);
     expect(await walletOf(m.biz.id)).toBe(LIVE_WALLET);
-    expect((await m.owner.request('GET', stale.location!)).status).toBe(200);
+    const signInPage = await m.owner.request('GET', stale.location!);
+    expect(signInPage.status).toBe(200);
+    expect(signInPage.html).toContain('<h1>Sign in again</h1>');
+    expect(signInPage.html).toContain('Nothing was changed yet');
 
     // Signing in again (a link, as the sign-in page mails one) comes back to the step: still waiting, not applied.
     const again = await m.owner.signInWith((await createSignInLink(t.context, m.ownerEmail, stepPath))!.url);

@@ -78,7 +78,7 @@ export function registerSettings(scope: FastifyInstance, requests: DashboardRequ
     const step = `${settingsOf(ctx)}${PAYOUT_WALLET_STEP}`;
     // The action refuses an old sign-in anyway; here the person is sent to sign in again and
     // back to this step, where the change still waits for their click.
-    if (!signedInRecently(ctx.session.signedInAt, ctx.clock.now())) return redirect(reply, `/dashboard/sign-in?next=${encodeURIComponent(step)}`);
+    if (!signedInRecently(ctx.session.signedInAt, ctx.clock.now())) return redirect(reply, `/dashboard/sign-in?next=${encodeURIComponent(step)}&again=1`);
     try {
       await confirmPayoutWalletChange.run(ctx, { payout_wallet: walletOf(formField(form, 'payout_wallet') ?? '') });
     } catch (error) {
