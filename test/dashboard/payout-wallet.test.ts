@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInLink } from '../../src/auth/sessions.ts';
 import { MINUTE } from '../../src/core/clock.ts';
 import { forgetExpired } from '../../src/runtime.ts';
@@ -10,7 +10,7 @@ import { Browser } from '../support/browser.ts';
 import { runCli } from '../support/cli.ts';
 import { LIVE_WALLET, startTestApp, type TestApp } from '../support/harness.ts';
 import { setMember } from '../support/operator.ts';
-import { startSmtpPeer, type SmtpPeer } from '../support/smtp.ts';
+import { startSmtpPeer, untilTicked, type SmtpPeer } from '../support/smtp.ts';
 
 // Issue 21: the payout wallet, where all future money goes, changes only deliberately. A
 // mixed-case address must pass its EIP-55 checksum; the dashboard shows the old and new address
@@ -34,17 +34,7 @@ afterAll(async () => {
 const CHECKSUMMED = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const MISTYPED = '0x5aAeb6053f3E94C9b9A09f33669435E7Ef1BeAed';
 
-/** Ticks pg-boss's clock (its workers poll as it moves) until `check` passes. */
-async function until<T>(check: () => T | Promise<T>): Promise<T> {
-  return vi.waitFor(async () => {
-    try {
-      return await check();
-    } catch (error) {
-      await t.tick(2_000);
-      throw error;
-    }
-  }, { timeout: 10_000, interval: 20 });
-}
+const until = <T>(check: () => T | Promise<T>) => untilTicked(t, check);
 
 /** The mails telling of the change to CHECKSUMMED (a new business's first wallet is mailed too). */
 const walletMailsOf = (businessName: string) => smtp.received.filter((mail) => mail.subject === `The payout wallet of ${businessName} was changed`
@@ -60,6 +50,13 @@ async function merchant(): Promise<DashboardMerchant & { name: string; owner2: s
   const owner2 = `owner2-${m.biz.id}@shop.example`.toLowerCase();
   await setMember(t.context, { businessId: m.biz.id, email: owner2, role: 'owner' });
   return { ...m, name, owner2 };
+}
+
+/** The owner asks for `wallet` on the settings page: the answer (a redirect to the confirmation), and the settings address. */
+async function ask(m: DashboardMerchant, wallet = CHECKSUMMED) {
+  const path = m.area('settings');
+  const csrf = csrfOf((await m.owner.request('GET', path)).html);
+  return { path, csrf, asked: await m.owner.request('POST', path, { csrf, payout_wallet: wallet }) };
 }
 
 describe('the payout wallet in the dashboard', () => {
@@ -84,9 +81,7 @@ describe('the payout wallet in the dashboard', () => {
 
   it('asking shows both addresses in full with a Confirm; confirming changes it, mails every owner (old, new, who, when) and records it', async () => {
     const m = await merchant();
-    const path = m.area('settings');
-    const csrf = csrfOf((await m.owner.request('GET', path)).html);
-    const asked = await m.owner.request('POST', path, { csrf, payout_wallet: CHECKSUMMED });
+    const { path, asked } = await ask(m);
     expect(asked.status).toBe(303);
     const step = await m.owner.request('GET', asked.location!);
     expect(step.status).toBe(200);
@@ -136,9 +131,7 @@ describe('the payout wallet in the dashboard', () => {
 
   it('a sign-in older than 10 minutes: sent to sign in again, back to the confirmation with the change still waiting, applied only on Confirm', async () => {
     const m = await merchant();
-    const path = m.area('settings');
-    const csrf = csrfOf((await m.owner.request('GET', path)).html);
-    const asked = await m.owner.request('POST', path, { csrf, payout_wallet: CHECKSUMMED });
+    const { asked } = await ask(m);
     const stepPath = asked.location!;
     await t.jump(10 * MINUTE + 1_000);
     const step = await m.owner.request('GET', stepPath);
@@ -167,9 +160,7 @@ describe('the payout wallet in the dashboard', () => {
 
   it('another owner cannot confirm a change they did not ask for; settings that are not the wallet stay one step', async () => {
     const m = await merchant();
-    const path = m.area('settings');
-    const csrf = csrfOf((await m.owner.request('GET', path)).html);
-    const asked = await m.owner.request('POST', path, { csrf, payout_wallet: CHECKSUMMED });
+    const { path, csrf, asked } = await ask(m);
     const other = new Browser(t);
     await other.signInWith((await createSignInLink(t.context, m.owner2))!.url);
     expect((await other.request('GET', asked.location!)).status).toBe(404);
@@ -185,9 +176,7 @@ describe('the payout wallet in the dashboard', () => {
 describe('a change left unconfirmed', () => {
   it('waits an hour: then its page is gone, Confirm changes nothing, and the hourly retention deletes it', async () => {
     const m = await merchant();
-    const path = m.area('settings');
-    const csrf = csrfOf((await m.owner.request('GET', path)).html);
-    const asked = await m.owner.request('POST', path, { csrf, payout_wallet: CHECKSUMMED });
+    const { path, asked } = await ask(m);
     const form = Browser.form((await m.owner.request('GET', asked.location!)).html, asked.location!);
     await t.jump(60 * MINUTE);
     expect((await m.owner.request('GET', asked.location!)).status).toBe(404);
