@@ -74,7 +74,7 @@ function judge(payment: PaymentRow, arrival: Arrival, txidUsedElsewhere: boolean
 export async function applyArrival(db: Db, deps: MachineDeps, payment: PaymentRow, given: Arrival): Promise<ArrivalOutcome> {
   if (payment.usd_value_minor === null) return { move: 'none', reason: 'The payment was never started, so no money can be due to it.' };
   // One transaction in any letter case is one transaction (hex): compared and stored lowercased,
-  // as the unique index (lower(txid_in), migration 0021) and its check constraint hold them.
+  // as the unique index on lower(txid_in) and the lowercase_txid domain (migration 0021) hold them.
   const arrival: Arrival = { ...given, txidIn: given.txidIn.toLowerCase(), txidOut: given.txidOut?.toLowerCase() ?? null };
   // Arrivals naming one transaction take turns, so it pays one payment at most.
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`txid:${arrival.txidIn}`}, 0))`.execute(db);
