@@ -25,6 +25,7 @@ import { deliveryBacklog } from './webhooks/backlog.ts';
 import { Metrics } from './core/metrics.ts';
 import { runReplayJob } from './webhooks/replays/run.ts';
 import { forgetOldMail } from './mail/outbox.ts';
+import { forgetStaleWalletChanges } from './resources/businesses/wallet-change.ts';
 import { sendOutboxMail } from './mail/send.ts';
 import { SmtpMailer } from './mail/smtp.ts';
 import { OutboundClient } from './net/outbound-client.ts';
@@ -174,7 +175,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
  */
 export async function forgetExpired(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
   let total = 0;
-  for (const forget of [forgetIdempotencyKeys, forgetDeliveryHistory, forgetExpiredSessions, forgetExpiredNotices, forgetOAuthLeftovers, forgetOldMail]) total += await forget(ctx);
+  for (const forget of [forgetIdempotencyKeys, forgetDeliveryHistory, forgetExpiredSessions, forgetExpiredNotices, forgetOAuthLeftovers, forgetOldMail, forgetStaleWalletChanges]) total += await forget(ctx);
   return total;
 }
 

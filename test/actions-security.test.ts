@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actions } from '../src/actions.ts';
 import { operatorPrincipal } from '../src/auth/operator.ts';
@@ -45,6 +46,16 @@ const startedSession = async (owner: OperationContext) => {
 const testDelivery = async (owner: OperationContext) => {
   const sent = await actionNamed('send_test_webhook').run(owner, { id: await endpoint(owner) }) as { delivery_id: string };
   return sent.delivery_id;
+};
+/** A payout wallet change waiting for the confirmation of every member of the business (whoever runs the action then has one). */
+const walletChange = async (owner: OperationContext) => {
+  const wallet = `0x${randomBytes(20).toString('hex')}`;
+  const members = await owner.db.selectFrom('memberships').select('person_id').where('business_id', '=', owner.principal.businessId).execute();
+  for (const { person_id } of members) {
+    await owner.db.insertInto('payout_wallet_changes').values({ business_id: owner.principal.businessId, person_id, payout_wallet: wallet, requested_at: owner.clock.now() })
+      .onConflict((conflict) => conflict.columns(['business_id', 'person_id']).doUpdateSet({ payout_wallet: wallet, requested_at: owner.clock.now() })).execute();
+  }
+  return { payout_wallet: wallet };
 };
 function actionNamed(name: string): Action {
   return actions.find((action) => action.name === name)!;
@@ -117,6 +128,9 @@ const fixtures: Record<string, Fixture> = {
   create_pricing_table: async () => ({ name: 'Fixture', currency: 'USD', plans: [{ name: 'Basic', prices: [{ amount: '10.00', unit: 'month' }] }] }),
   create_widget: async () => ({ name: 'Fixture', amount: '10.00', currency: 'USD' }),
   update_business_settings: async () => ({ crypto_enabled: true }),
+  request_payout_wallet_change: async () => ({ payout_wallet: `0x${randomBytes(20).toString('hex')}` }),
+  read_payout_wallet_change: async (owner) => { await walletChange(owner); return {}; },
+  confirm_payout_wallet_change: walletChange,
   update_business: async () => ({ fee_bps: 100, crypto_enabled: false }),
 };
 
@@ -161,7 +175,8 @@ async function business(): Promise<Business> {
 }
 
 const as = (principal: Principal): OperationContext => ({ ...t.context, principal });
-const person = async (biz: Business, role: Role, livemode = false) => as(await personPrincipal(t.db, biz.people[role], biz.id, livemode));
+// Each person signed in just now (what a recent sign-in allows is theirs to do).
+const person = async (biz: Business, role: Role, livemode = false) => as(await personPrincipal(t.db, { ...biz.people[role], signedInAt: t.clock.now() }, biz.id, livemode));
 const operator = async (biz: Business, livemode = false) => as(await operatorPrincipal(t.db, biz.id, livemode));
 
 async function refused(run: Promise<unknown>, code: string): Promise<void> {

@@ -12,7 +12,7 @@ import { sessionOf, type DashboardSession, type SessionDeps } from './sessions.t
  * The principal of a signed-in person acting in a business and mode; not_found when they are
  * not a member, so a business that is not theirs looks like one that does not exist.
  */
-export async function personPrincipal(db: Db, person: { personId: string; email: string }, businessId: string, livemode: boolean): Promise<Principal> {
+export async function personPrincipal(db: Db, person: SignedInPerson, businessId: string, livemode: boolean): Promise<Principal> {
   const row = await db.selectFrom('memberships as m').innerJoin('businesses as b', 'b.id', 'm.business_id')
     .select(['m.role', ...BUSINESS_STATE_COLUMNS.map((column) => `b.${column}` as const)])
     .where('m.business_id', '=', businessId).where('m.person_id', '=', person.personId)
@@ -22,15 +22,18 @@ export async function personPrincipal(db: Db, person: { personId: string; email:
   return principalOf(person, role, business, livemode);
 }
 
+/** A person as a principal is built for: from their session, which says when they signed in. */
+type SignedInPerson = { personId: string; email: string; signedInAt?: Date };
+
 const notYours = (businessId: string) => new ApiError('not_found', `No business with id '${businessId}' is yours.`);
 
 /** A person's principal with their role in a business, in one mode. */
-function principalOf(person: { personId: string; email: string }, role: Role, business: BusinessState, livemode: boolean): Principal {
+function principalOf(person: SignedInPerson, role: Role, business: BusinessState, livemode: boolean): Principal {
   return {
     businessId: business.id,
     livemode,
     scopes: new Set(scopesForRole(role)),
-    actor: { kind: 'person', personId: person.personId, email: person.email, role },
+    actor: { kind: 'person', personId: person.personId, email: person.email, role, signedInAt: person.signedInAt ?? null },
     business,
   };
 }
@@ -44,7 +47,7 @@ export async function sessionIn(deps: SessionDeps, sessionId: string | undefined
   const row = await deps.db.selectFrom('dashboard_sessions as s').innerJoin('people as p', 'p.id', 's.person_id')
     .leftJoin('memberships as m', (join) => join.onRef('m.person_id', '=', 's.person_id').on('m.business_id', '=', businessId))
     .leftJoin('businesses as b', 'b.id', 'm.business_id')
-    .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email', 'p.time_zone', 'm.role', ...BUSINESS_STATE_COLUMNS.map((column) => `b.${column}` as const)])
+    .select(['s.person_id', 's.csrf_token', 's.expires_at', 's.created_at', 'p.email', 'p.time_zone', 'm.role', ...BUSINESS_STATE_COLUMNS.map((column) => `b.${column}` as const)])
     .where('s.id_hash', '=', hashSecret(sessionId)).executeTakeFirst();
   if (!row || row.expires_at <= deps.clock.now()) return undefined;
   const session = sessionOf(row);

@@ -11,8 +11,8 @@ export type Actor =
   | { kind: 'secret_key'; keyId: string }
   /** A connected AI agent with an access token (REST, MCP). */
   | { kind: 'agent'; connectionId: string }
-  /** A person signed in to the dashboard, with their role in the business. */
-  | { kind: 'person'; personId: string; email: string; role: Role }
+  /** A person signed in to the dashboard, with their role in the business and when they signed in (null: not known here). */
+  | { kind: 'person'; personId: string; email: string; role: Role; signedInAt: Date | null }
   /** Whoever runs the service, through the CLI: any business, always through the object's own business and mode. */
   | { kind: 'operator' }
   /**

@@ -12,6 +12,12 @@ import { hashSecret } from './secret-keys.ts';
 
 export const SESSION_TTL_MS = 12 * 60 * MINUTE;
 export const SIGN_IN_LINK_TTL_MS = 15 * MINUTE;
+/**
+ * What only a person who just proved who they are may do (changing where the money goes) needs
+ * a sign-in this recent: a session left open, or stolen, is not enough. A constant, as the
+ * session's and sign-in link's lifetimes are.
+ */
+export const RECENT_SIGN_IN_MS = 10 * MINUTE;
 
 export interface SessionDeps {
   db: Db;
@@ -25,6 +31,8 @@ export interface DashboardSession {
   csrfToken: string;
   /** The zone the person reads times in (UTC until they choose one). */
   timeZone: string;
+  /** When the person signed in: the session opens then and is never extended. */
+  signedInAt: Date;
 }
 
 export function sessionCookieName(baseUrl: string): string {
@@ -38,6 +46,11 @@ export function cookieOptions(baseUrl: string, maxAgeSeconds: number) {
 /** Only a dashboard path (printable ASCII, no backslash) is a place to go after signing in. */
 export function safeNext(next: unknown): string {
   return typeof next === 'string' && next.length <= 2048 && /^\/dashboard(\/|\?|$)/.test(next) && /^[\x21-\x7e]+$/.test(next) && !next.includes('\\') ? next : '/dashboard';
+}
+
+/** Whether a sign-in at `signedInAt` (null: not known) is recent enough at `now` for what needs one. */
+export function signedInRecently(signedInAt: Date | null, now: Date): boolean {
+  return signedInAt !== null && now.getTime() - signedInAt.getTime() <= RECENT_SIGN_IN_MS;
 }
 
 /** A single-use sign-in link for a person (the CLI's `login-link`). */
@@ -77,14 +90,14 @@ export async function openSession(deps: SessionDeps, personId: string): Promise<
 }
 
 /** A session as pages use it, from its row joined with its person. */
-export function sessionOf(row: { person_id: string; email: string; csrf_token: string; time_zone: string | null }): DashboardSession {
-  return { personId: row.person_id, email: row.email, csrfToken: row.csrf_token, timeZone: row.time_zone ?? 'UTC' };
+export function sessionOf(row: { person_id: string; email: string; csrf_token: string; time_zone: string | null; created_at: Date }): DashboardSession {
+  return { personId: row.person_id, email: row.email, csrfToken: row.csrf_token, timeZone: row.time_zone ?? 'UTC', signedInAt: row.created_at };
 }
 
 export async function findSession(deps: SessionDeps, id: string | undefined): Promise<DashboardSession | undefined> {
   if (!id) return undefined;
   const row = await deps.db.selectFrom('dashboard_sessions as s').innerJoin('people as p', 'p.id', 's.person_id')
-    .select(['s.person_id', 's.csrf_token', 's.expires_at', 'p.email', 'p.time_zone'])
+    .select(['s.person_id', 's.csrf_token', 's.expires_at', 's.created_at', 'p.email', 'p.time_zone'])
     .where('s.id_hash', '=', hashSecret(id)).executeTakeFirst();
   if (!row || row.expires_at <= deps.clock.now()) return undefined;
   return sessionOf(row);

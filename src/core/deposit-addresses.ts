@@ -14,6 +14,16 @@ export function toChecksumAddress(hex40: string): string {
   return out;
 }
 
+/**
+ * Whether a 0x address's letter case passes its EIP-55 checksum. An address in one case (all
+ * lowercase, or all uppercase hex) carries no checksum, and EIP-55 accepts it unchecked.
+ */
+export function checksumHolds(address: string): boolean {
+  const hex = address.slice(2);
+  if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return true;
+  return toChecksumAddress(hex) === `0x${hex}`;
+}
+
 /** The EVM address of a secp256k1 public key (compressed or not). */
 export function addressOfPublicKey(publicKey: Uint8Array): string {
   const uncompressed = secp256k1.Point.fromBytes(publicKey).toBytes(false);

@@ -50,6 +50,9 @@ export async function registerOidcSignIn(
     reply.setCookie(NEXT_COOKIE, options.safeNext((request.query as Record<string, unknown>).next), { path: '/dashboard/sign-in/oidc', secure, sameSite: 'lax', httpOnly: true, maxAge: 600 });
     const uri = new URL(await client.generateAuthorizationUri(request, reply));
     uri.searchParams.set('nonce', nonceFor(uri.searchParams.get('state') ?? ''));
+    // Signing in again for what needs a recent sign-in: the provider asks too, rather than
+    // vouching from a session of its own (OpenID Connect Core, prompt=login).
+    if ((request.query as Record<string, unknown>).again === '1') uri.searchParams.set('prompt', 'login');
     return reply.redirect(uri.href, 303);
   });
 

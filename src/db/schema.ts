@@ -380,6 +380,15 @@ export interface FxRatesTable {
   updated_at: Timestamp;
 }
 
+/** A payout wallet change an owner asked for in the dashboard, waiting for their confirmation (migration 0023). */
+export interface PayoutWalletChangesTable {
+  business_id: string;
+  person_id: string;
+  /** The new address; null: no payout wallet. */
+  payout_wallet: string | null;
+  requested_at: Date;
+}
+
 export interface ActivityTable {
   id: Generated<number>;
   business_id: string;
@@ -495,7 +504,7 @@ export interface SignInLinksTable {
   used_at: Timestamp | null;
 }
 
-export type MailKind = 'webhook_endpoint_added' | 'sign_in_link';
+export type MailKind = 'webhook_endpoint_added' | 'sign_in_link' | 'payout_wallet_changed';
 /** held: written while SMTP_URL was unset (kept, never sent); queued: a job will send it. */
 export type MailStatus = 'held' | 'queued' | 'sent' | 'failed';
 export interface OutboxTable {
@@ -518,6 +527,7 @@ export interface OutboxTable {
 
 export interface Database {
   outbox: OutboxTable;
+  payout_wallet_changes: PayoutWalletChangesTable;
   oauth_signing_keys: OAuthSigningKeysTable;
   oauth_clients: OAuthClientsTable;
   oauth_requests: OAuthRequestsTable;

@@ -14,6 +14,8 @@ import { verifySignature } from '../webhooks/signature.ts';
 // Signed notices from the payment processor about Live money (issue 3, "Live money"): a deposit
 // confirmed at a payment's deposit address, and later its settlement to the merchant. Every
 // notice is recorded, applied or not; unsigned, stale or mismatched ones change nothing.
+// Transaction ids and addresses are hex, whose letter case the chain ignores: they are
+// lowercased as they are read, so every comparison and everything stored is in one case.
 
 const coin = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/);
 const invalid = (message: string) => coded('invalid_request', message);
@@ -21,14 +23,14 @@ const invalid = (message: string) => coded('invalid_request', message);
 export const ProcessorNotice = z.object({
   id: z.string(invalid('id must be a string.')).min(1).max(200),
   type: z.enum(['deposit.confirmed', 'settlement.completed'], invalid('type must be deposit.confirmed or settlement.completed.')),
-  deposit_address: z.string(invalid('deposit_address must be a string.')).min(1).max(100),
+  deposit_address: z.string(invalid('deposit_address must be a string.')).min(1).max(100).toLowerCase(),
   payment_id: z.string().max(100).nullish(),
   coin: z.string(invalid('coin must be a string.')).min(1).max(40).optional(),
   network: z.string().min(1).max(40).optional(),
   amount: coin.optional(),
-  txid: z.string().min(1).max(200).optional(),
-  forwarded_to: z.string().max(100).nullish(),
-  txid_out: z.string().max(200).nullish(),
+  txid: z.string().min(1).max(200).toLowerCase().optional(),
+  forwarded_to: z.string().max(100).toLowerCase().nullish(),
+  txid_out: z.string().max(200).toLowerCase().nullish(),
   merchant_received: coin.nullish(),
   provider: z.string().max(40).nullish(),
 });
@@ -55,7 +57,7 @@ async function record(db: Db, now: Date, raw: string, verified: boolean, notice:
 
 async function apply(trx: Db, deps: Deps, notice: ProcessorNotice): Promise<NoticeOutcome> {
   const rejected = (reason: string, paymentId: string | null = null): NoticeOutcome => ({ outcome: 'rejected', reason, paymentId });
-  const payment = await trx.selectFrom('payments').selectAll().where(sql`lower(deposit_address)`, '=', notice.deposit_address.toLowerCase())
+  const payment = await trx.selectFrom('payments').selectAll().where(sql`lower(deposit_address)`, '=', notice.deposit_address)
     .where('deposit_address', 'is not', null).where('livemode', '=', true).forUpdate().executeTakeFirst();
   if (!payment) return rejected('No Live payment has this deposit address.');
   if (notice.payment_id && notice.payment_id !== payment.id) return rejected(`The deposit address belongs to ${payment.id}, not ${notice.payment_id}.`, payment.id);

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { appWithChromium } from '../support/browser-app.ts';
 import { createSignInLink } from '../../src/auth/sessions.ts';
 import { CSRF_FIELD } from '../../src/ui/index.ts';
+import { seriousViolations } from '../support/accessibility.ts';
+import { LIVE_WALLET } from '../support/harness.ts';
 import type { TestBusiness } from '../support/harness.ts';
 
 // The dashboard's forms in a real headless browser (Debian's Chromium, driven by playwright-core):
@@ -15,7 +17,7 @@ const app = appWithChromium();
 const SECRET = /sk_test_[0-9A-Za-z]{32}/;
 
 /** A new business's owner, signed in, on one of its Test pages; with every address the page asked for or was sent to. */
-async function ownerOn(area: 'keys' | 'team'): Promise<{ biz: TestBusiness; page: Page; url: string; addresses: string[] }> {
+async function ownerOn(area: 'keys' | 'team' | 'settings'): Promise<{ biz: TestBusiness; page: Page; url: string; addresses: string[] }> {
   const biz = await app.t.business();
   const owner = await app.t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
     .where('m.business_id', '=', biz.id).where('m.role', '=', 'owner').executeTakeFirstOrThrow();
@@ -115,6 +117,34 @@ describe('dashboard forms in Chromium', () => {
     const member = await app.t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('m.role')
       .where('m.business_id', '=', biz.id).where('p.email', '=', 'helper@corner.example').executeTakeFirstOrThrow();
     expect(member.role).toBe('viewer');
+    await page.close();
+  });
+
+  it('a new payout wallet: its own confirmation page, both addresses in full, labelled and accessible (axe, desktop and phone width); Confirm changes it', async () => {
+    const wallet = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+    const { biz, page, url: settingsUrl } = await ownerOn('settings');
+    await page.fill('input[name="payout_wallet"]', wallet);
+    await page.click('button:has-text("Review new wallet")');
+    await page.waitForLoadState('load');
+    expect(page.url()).toBe(`${settingsUrl}/payout-wallet`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Confirm the new payout wallet');
+    const change = page.getByRole('definition');
+    expect(await change.allTextContents()).toEqual([LIVE_WALLET, wallet]);
+    const form = page.getByRole('form', { name: 'Confirm the new payout wallet' });
+    expect(await form.locator(`input[name="${CSRF_FIELD}"]`).count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.setViewportSize({ width: 360, height: 740 });
+    // At phone width the full address still shows, wrapped, never cut off.
+    const box = await page.locator('code.wallet-address').last().boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(360);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect((await app.t.db.selectFrom('businesses').select('payout_wallet').where('id', '=', biz.id).executeTakeFirstOrThrow()).payout_wallet).toBe(LIVE_WALLET);
+
+    await form.getByRole('button', { name: 'Confirm the new wallet' }).click();
+    await page.waitForLoadState('load');
+    expect(page.url()).toBe(`${settingsUrl}?saved=wallet`);
+    expect(await page.textContent('[role="status"]')).toContain('The payout wallet was changed.');
+    expect((await app.t.db.selectFrom('businesses').select('payout_wallet').where('id', '=', biz.id).executeTakeFirstOrThrow()).payout_wallet).toBe(wallet);
     await page.close();
   });
 });

@@ -127,7 +127,10 @@ describe('settings', () => {
     expect(badWallet.status).toBe(400);
     expect(badWallet.html).toContain('The payout wallet must be a 0x-prefixed address');
     const wallet = '0x2222222222222222222222222222222222222222';
-    expect((await m.owner.request('POST', path, { csrf, payout_wallet: wallet })).status).toBe(303);
+    // A new wallet is confirmed on its own page (test/dashboard/payout-wallet.test.ts).
+    const asked = await m.owner.request('POST', path, { csrf, payout_wallet: wallet });
+    expect(asked.location).toBe(`${path}/payout-wallet`);
+    expect((await m.owner.request('POST', asked.location!, Browser.form((await m.owner.request('GET', asked.location!)).html, asked.location!))).status).toBe(303);
 
     expect((await m.owner.request('POST', path, { csrf, integrations: 'set', integration_api: 'on', integration_checkouts: 'on' })).status).toBe(303);
     expect((await t.request('POST', '/v1/payment_links', { key: m.key, body: { amount: '5.00', currency: 'USD', description: 'Tea' } })).body.error.code).toBe('integration_disabled');

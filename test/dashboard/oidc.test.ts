@@ -73,6 +73,12 @@ it('signs a member in through the OpenID provider and back to where they were go
   expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
   expect(authorize.searchParams.get('nonce')).toBeTruthy();
   expect(authorize.searchParams.get('state')).toBeTruthy();
+  expect(authorize.searchParams.get('prompt'), 'a first sign-in lets the provider use its own session').toBeNull();
+  // Signing in again (for a payout wallet change) asks the provider to ask too, and the page offers it so.
+  const again = await browser.request('GET', '/dashboard/sign-in?next=%2Fdashboard&again=1');
+  expect(again.html).toContain('/dashboard/sign-in/oidc?next=%2Fdashboard&amp;again=1');
+  const startAgain = await new Browser(t).request('GET', '/dashboard/sign-in/oidc?next=%2Fdashboard&again=1');
+  expect(new URL(startAgain.location!).searchParams.get('prompt')).toBe('login');
 
   const login = await follow(browser, await browser.request('GET', authorize.href), authorize.href);
   expect(login.page.html).toContain('name="login"');

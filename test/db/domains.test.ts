@@ -13,6 +13,8 @@ const RULES: Array<[table: string, column: string, allowed: string, refused: str
   ['payments', 'source', 'payment_link', 'invoice'],
   ['payments', 'status', 'held', 'refunded'],
   ['payments', 'method', 'crypto', 'cash'],
+  ['payments', 'txid_in', '0xab', '0xAB'],
+  ['payments', 'txid_out', '0xab', '0xAB'],
   ['orders', 'source', 'checkout', 'invoice'],
   ['orders', 'fulfillment', 'unfulfilled', 'shipped'],
   ['customers', 'email', 'ann@buyer.example', 'Ann@Buyer.example'],

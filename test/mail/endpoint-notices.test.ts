@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorPrincipal } from '../../src/auth/operator.ts';
 import { personPrincipal } from '../../src/auth/people.ts';
 import { MINUTE } from '../../src/core/clock.ts';
@@ -12,7 +12,7 @@ import { CreateWebhookEndpointInput } from '../../src/resources/webhook-endpoint
 import type { Principal } from '../../src/auth/principal.ts';
 import { asOperator, setMember } from '../support/operator.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { startSmtpPeer, type SmtpPeer } from '../support/smtp.ts';
+import { startSmtpPeer, untilTicked, type SmtpPeer } from '../support/smtp.ts';
 
 // Spec 4.4: a Live endpoint added by a secret key is mailed to the account's owners and
 // developers, through the outbox and the mail job, to a real SMTP server on loopback; the test
@@ -29,17 +29,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-/** Ticks pg-boss's clock (its workers poll as it moves) until `check` passes. */
-async function until<T>(check: () => T | Promise<T>): Promise<T> {
-  return vi.waitFor(async () => {
-    try {
-      return await check();
-    } catch (error) {
-      await t.tick(2_000);
-      throw error;
-    }
-  }, { timeout: 10_000, interval: 20 });
-}
+const until = <T>(check: () => T | Promise<T>) => untilTicked(t, check);
 
 let merchants = 0;
 /** A business with a second owner, a developer and a viewer, and a named Live key. */

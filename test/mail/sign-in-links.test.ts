@@ -2,13 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_LINKS_PER_WINDOW } from '../../src/auth/sign-in-mail.ts';
 import { MINUTE } from '../../src/core/clock.ts';
 import { Browser } from '../support/browser.ts';
 import { runCli } from '../support/cli.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { startSmtpPeer, type SmtpPeer } from '../support/smtp.ts';
+import { startSmtpPeer, untilTicked, type SmtpPeer } from '../support/smtp.ts';
 
 // Dashboard sign-in links by email (SMTP_URL set): the sign-in page's form queues the link
 // through the outbox, a real SMTP server receives it, and the link signs in. The page reads the
@@ -26,16 +26,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-async function until<T>(check: () => T | Promise<T>): Promise<T> {
-  return vi.waitFor(async () => {
-    try {
-      return await check();
-    } catch (error) {
-      await t.tick(2_000);
-      throw error;
-    }
-  }, { timeout: 10_000, interval: 20 });
-}
+const until = <T>(check: () => T | Promise<T>) => untilTicked(t, check);
 
 const FORM = '/dashboard/sign-in/link';
 

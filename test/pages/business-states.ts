@@ -8,6 +8,7 @@ import { paymentLinkNewPage, paymentLinkPage, paymentLinksPage } from '../../src
 import { paymentsPage } from '../../src/dashboard/pages/payments.ts';
 import { customerErasePage, customerPage, customersPage } from '../../src/dashboard/pages/customers.ts';
 import { settingsPage } from '../../src/dashboard/pages/settings.ts';
+import { payoutWalletConfirmPage } from '../../src/dashboard/pages/payout-wallet.ts';
 import { homePage } from '../../src/dashboard/pages/home.ts';
 import { checkoutDeletePage, checkoutFormPage, checkoutPage, checkoutsPage, formOf } from '../../src/dashboard/pages/checkouts.ts';
 import type { CheckoutOut } from '../../src/resources/checkouts/schemas.ts';
@@ -175,6 +176,10 @@ export const BUSINESS_STATES: readonly PageState[] = [
     (v, s) => settingsPage({ session: s, ...frame(v, 'viewer'), account: { ...account(v), commerce: 'paused', crypto_enabled: false, payout_wallet: null }, activity: { entries: [], next: null } }), VIEWER),
   signedIn({ fn: settingsPage, name: 'settings-refused', shows: 'a payout wallet that is not one, refused' },
     (v, s) => settingsPage({ session: s, ...frame(v), account: account(v), activity: { entries: [], next: null }, error: { field: 'payout_wallet', message: v('The payout wallet must be a 0x-prefixed address of 40 hexadecimal characters.') } })),
+  signedIn({ fn: payoutWalletConfirmPage, name: 'payout-wallet-confirm', main: true, shows: 'a new payout wallet asked for: the old and new address in full, then Confirm' },
+    (v, s) => payoutWalletConfirmPage({ session: s, ...frame(v), recent: true, change: { current: v('0x1111111111111111111111111111111111111111'), payout_wallet: v('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'), requested_at: new Date('2026-03-04T10:02:00Z') } })),
+  signedIn({ fn: payoutWalletConfirmPage, name: 'payout-wallet-sign-in-again', shows: 'the confirmation after an old sign-in: Confirm leads through signing in again' },
+    (v, s) => payoutWalletConfirmPage({ session: s, ...frame(v), recent: false, change: { current: null, payout_wallet: v('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'), requested_at: new Date('2026-03-04T10:02:00Z') } })),
   signedIn({ fn: checkoutsPage, name: 'checkouts-list', main: true, shows: 'checkouts: a page and a pricing table, filtered by kind' },
     (v, s) => checkoutsPage({ session: s, ...frame(v), checkouts: { data: [checkout(v), checkout(v, { id: 'chk_K3mW8qXp2Lr7Vn4Tc9Bz5HjD', kind: 'pricing_table', name: v('Subscriptions'), slug: 'subscriptions-q7w2e9r4' })], has_more: false, next_cursor: null }, filters: { kind: '' }, later: false })),
   signedIn({ fn: checkoutFormPage, name: 'checkout-new', main: true, shows: 'the form of a new checkout page' },

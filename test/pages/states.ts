@@ -117,6 +117,8 @@ export const PAGE_STATES: readonly PageState[] = [
   signedIn({ fn: homePage, name: 'home-none', shows: 'a person in no business yet' }, (_v, s) => homePage(s, [])),
   signedOut({ fn: signInPage, name: 'sign-in-oidc', main: true, shows: 'sign-in with an OpenID provider configured, on the way to a page' },
     (v) => signInPage({ next: v('/dashboard/businesses/biz_4fT9kQm2VxR7pLw3Zc8HnB1d/test/keys'), oidc: { name: v('Kestrel SSO'), start: '/dashboard/sign-in/oidc' } })),
+  signedOut({ fn: signInPage, name: 'sign-in-again', shows: 'signing in again on the way to confirm a payout wallet change (a recent sign-in is needed)' },
+    (v) => signInPage({ next: v('/dashboard/businesses/biz_4fT9kQm2VxR7pLw3Zc8HnB1d/live/settings/payout-wallet'), oidc: { name: v('Kestrel SSO'), start: '/dashboard/sign-in/oidc' }, mail: { nonce: v('Tn8Wc3Bz6HsJ5dF1gY0aLq') }, again: true })),
   signedOut({ fn: signInPage, name: 'sign-in-link-only', shows: 'sign-in without an OpenID provider or mail: sign-in links from the operator only' }, (v) => signInPage({ next: v('/dashboard') })),
   signedOut({ fn: signInPage, name: 'sign-in-by-mail', shows: 'sign-in where the service sends mail: an address for a sign-in link' },
     (v) => signInPage({ next: v('/dashboard'), mail: { nonce: v('Tn8Wc3Bz6HsJ5dF1gY0aLq') } })),

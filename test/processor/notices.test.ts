@@ -1,4 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { sql } from 'kysely';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -232,6 +234,77 @@ describe('the arrival checks', () => {
     expect(held?.data.payment).toMatchObject({ status: 'held', holdAcceptable: false, txidIn: null });
     // The first payment keeps its transaction.
     expect(await payment(first.id)).toMatchObject({ status: 'paid', txid_in: used.txid });
+  });
+
+  it('a transaction named in another letter case is the same transaction: held, not acceptable (issue 21)', async () => {
+    const first = await started();
+    const used = `0x${'ab'.repeat(32)}`;
+    await deliver(deposit(first.address, { txid: used.toUpperCase().replace('0X', '0x') }));
+    // Stored as the chain spells it: lowercase hex, whatever case the notice used.
+    expect(await payment(first.id)).toMatchObject({ status: 'paid', txid_in: used });
+
+    const second = await started();
+    await deliver(deposit(second.address, { txid: used }));
+    const read = await payment(second.id);
+    expect(read).toMatchObject({ status: 'held', hold_acceptable: false, txid_in: null });
+    expect(read.hold_reason).toContain(used);
+    const third = await started();
+    await deliver(deposit(third.address, { txid: `0x${'aB'.repeat(32)}`, txid_out: `0x${'CD'.repeat(32)}` }));
+    expect((await payment(third.id)).status).toBe('held');
+  });
+
+  it('two notices naming one transaction in two letter cases, at the same time: one pays, the other is held', async () => {
+    const a = await started();
+    const b = await started();
+    const hex = randomBytes(32).toString('hex').replace(/^./, 'f');
+    const answers = await Promise.all([
+      deliver(deposit(a.address, { txid: `0x${hex}` })),
+      deliver(deposit(b.address, { txid: `0x${hex.toUpperCase()}` })),
+    ]);
+    expect(answers.map((answer) => answer.outcome)).toEqual(['applied', 'applied']);
+    const states = [(await payment(a.id)).status, (await payment(b.id)).status].sort();
+    expect(states).toEqual(['held', 'paid']);
+    const stored = await t.db.selectFrom('payments').select('txid_in').where('id', 'in', [a.id, b.id]).where('txid_in', 'is not', null).execute();
+    expect(stored).toEqual([{ txid_in: `0x${hex}` }]);
+  });
+
+  it('the database holds one transaction once in any case: a second row naming it in capitals is refused', async () => {
+    const first = await started();
+    const second = await started();
+    const hex = randomBytes(32).toString('hex');
+    await deliver(deposit(first.address, { txid: `0x${hex}` }));
+    // Past the service's own checks: the unique index on the lowercased id, and the lowercase domain.
+    await expect(t.db.updateTable('payments').set({ txid_in: `0x${hex.toUpperCase()}` }).where('id', '=', second.id).execute()).rejects.toThrow();
+    await expect(t.db.updateTable('payments').set({ txid_in: `0x${'EF'.repeat(32)}` }).where('id', '=', second.id).execute()).rejects.toThrow(/lowercase_txid/);
+  });
+
+  it('migration 0023: existing ids are lowercased; of two payments one transaction paid in two cases, the first keeps it and the later one is named in the activity', async () => {
+    const first = await started();
+    const later = await started();
+    const hex = randomBytes(32).toString('hex').replace(/^./, 'a');
+    await deliver(deposit(first.address, { txid: `0x${hex}` }));
+    await t.jump(MINUTE);
+    await deliver(deposit(later.address));
+    const migration = readFileSync(new URL('../../migrations/0023_txid_case_and_wallet_changes.sql', import.meta.url), 'utf8');
+    const txidPart = migration.slice(0, migration.indexOf('-- 2.'));
+    const Rollback = class extends Error {};
+    await t.db.transaction().execute(async (trx) => {
+      // The table as it was before 0023, holding what the case-sensitive check let through.
+      await sql`DROP INDEX payments_txid_in`.execute(trx);
+      await sql`ALTER TABLE payments ALTER COLUMN txid_in TYPE text, ALTER COLUMN txid_out TYPE text`.execute(trx);
+      await sql`DROP DOMAIN lowercase_txid`.execute(trx);
+      await sql`CREATE UNIQUE INDEX payments_txid_in ON payments (txid_in) WHERE txid_in IS NOT NULL`.execute(trx);
+      await trx.updateTable('payments').set({ txid_in: `0x${hex.toUpperCase()}`, txid_out: '0xAA' }).where('id', '=', later.id).execute();
+      for (const statement of txidPart.split(/;\s*\n/).filter((part) => /^\s*[A-Z]/m.test(part))) await sql.raw(statement).execute(trx);
+      const rows = await trx.selectFrom('payments').select(['id', 'status', 'txid_in', 'txid_out']).where('id', 'in', [first.id, later.id]).orderBy('paid_at').execute();
+      expect(rows).toEqual([
+        { id: first.id, status: 'paid', txid_in: `0x${hex}`, txid_out: null },
+        { id: later.id, status: 'paid', txid_in: null, txid_out: '0xaa' },
+      ]);
+      const noted = await trx.selectFrom('activity').select(['actor', 'action', 'details']).where('subject_id', '=', later.id).execute();
+      expect(noted).toEqual([{ actor: 'service', action: 'payment.txid_reused', details: { txid: `0x${hex}`, paid_first: first.id } }]);
+      throw new Rollback();
+    }).catch((error: unknown) => { if (!(error instanceof Rollback)) throw error; });
   });
 
   it('money forwarded to a wallet that is not the payout wallet: held, not acceptable', async () => {

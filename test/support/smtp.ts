@@ -1,5 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { vi } from 'vitest';
+import type { TestApp } from './harness.ts';
 
 // A real SMTP server on loopback (smtp-server, nodemailer's sibling): it asks for a password,
 // records every message it accepts, and refuses what the test tells it to, changeable mid-run.
@@ -123,4 +125,16 @@ export async function startSmtpPeer(options: { user?: string; password?: string 
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Ticks pg-boss's clock (its workers poll as it moves) until `check` passes: mail sent by the workers. */
+export async function untilTicked<T>(t: TestApp, check: () => T | Promise<T>): Promise<T> {
+  return vi.waitFor(async () => {
+    try {
+      return await check();
+    } catch (error) {
+      await t.tick(2_000);
+      throw error;
+    }
+  }, { timeout: 10_000, interval: 20 });
 }

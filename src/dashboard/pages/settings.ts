@@ -17,10 +17,12 @@ function what(entry: ActivityEntry): string {
   return details ? `${entry.action} (${details})` : entry.action;
 }
 
-export function settingsPage({ session, business, mode, role, account, activity, notice, error }: BusinessFrame & {
+export function settingsPage({ session, business, mode, role, account, activity, notice, walletChanged, error }: BusinessFrame & {
   account: BusinessState;
   activity: { entries: ActivityEntry[]; next: number | null };
   notice?: boolean;
+  /** The payout wallet was just changed (after its confirmation). */
+  walletChanged?: boolean;
   error?: { field: string | undefined; message: string };
 }): VNode {
   const path = businessPath(business.id, 'settings', mode);
@@ -35,6 +37,7 @@ export function settingsPage({ session, business, mode, role, account, activity,
     children: html`<div>
       <h1>Settings</h1>
       ${notice && Notice({ tone: 'success', children: 'Saved.' })}
+      ${walletChanged && Notice({ tone: 'success', children: 'The payout wallet was changed. Every owner was emailed about it.' })}
       ${error && Notice({ tone: 'error', children: error.message })}
       ${!owner && html`<p class="muted">Only the account's owners change its settings.</p>`}
       <section aria-labelledby="payments-heading">
@@ -46,8 +49,8 @@ export function settingsPage({ session, business, mode, role, account, activity,
         <h2 id="wallet-heading">Payout wallet</h2>
         ${owner
           ? Form({ action: path, label: 'Payout wallet', children: [
-              TextField({ name: 'payout_wallet', label: 'Wallet address', hint: 'Where your money goes (a 0x address on Polygon); Live payments need one. Leave empty for none.', value: account.payout_wallet ?? '', maxLength: 42, error: error?.field === 'payout_wallet' ? error.message : undefined }),
-              Button({ children: 'Save wallet' }),
+              TextField({ name: 'payout_wallet', label: 'Wallet address', hint: 'Where your money goes (a 0x address on Polygon); Live payments need one. Leave empty for none. You confirm a new address on the next page.', value: account.payout_wallet ?? '', maxLength: 42, error: error?.field === 'payout_wallet' ? error.message : undefined }),
+              Button({ children: 'Review new wallet' }),
             ] })
           : html`<p><code>${account.payout_wallet ?? 'none'}</code></p>`}
       </section>

@@ -1,4 +1,5 @@
 import type { VNode } from 'preact';
+import { RECENT_SIGN_IN_MS } from '../../auth/sessions.ts';
 import { Button, html, TextField } from '../../ui/index.ts';
 import { DashboardPage } from './frame.ts';
 
@@ -15,12 +16,17 @@ export interface SignInByMail {
  * How to sign in: the OpenID provider when one is configured; a sign-in link by email when the
  * service sends mail, or else from the operator (the page says which).
  */
-export function signInPage({ next, oidc, mail }: { next: string; oidc?: { name: string; start: string }; mail?: SignInByMail }): VNode {
+export function signInPage({ next, oidc, mail, again = false }: {
+  next: string; oidc?: { name: string; start: string }; mail?: SignInByMail;
+  /** What the person is doing needs a recent sign-in (changing the payout wallet): they sign in again, the provider asking too. */
+  again?: boolean;
+}): VNode {
   return DashboardPage({
-    title: 'Sign in',
+    title: again ? 'Sign in again' : 'Sign in',
     children: html`<div>
-      <h1>Sign in</h1>
-      ${oidc && html`<p><a class="button primary" href=${`${oidc.start}?next=${encodeURIComponent(next)}`}>Sign in with ${oidc.name}</a></p>`}
+      <h1>${again ? 'Sign in again' : 'Sign in'}</h1>
+      ${again && html`<p>What you are about to do needs a sign-in within the last ${RECENT_SIGN_IN_MS / 60_000} minutes. Nothing was changed yet: after signing in you come back to confirm it.</p>`}
+      ${oidc && html`<p><a class="button primary" href=${`${oidc.start}?next=${encodeURIComponent(next)}${again ? '&again=1' : ''}`}>Sign in with ${oidc.name}</a></p>`}
       ${mail
         ? html`<form method="post" action="/dashboard/sign-in/link" aria-label="Email me a sign-in link">
             <input type="hidden" name="nonce" value=${mail.nonce} />

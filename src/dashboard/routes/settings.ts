@@ -1,21 +1,24 @@
 import type { FastifyInstance } from 'fastify';
+import { signedInRecently } from '../../auth/sessions.ts';
 import { ApiError } from '../../core/errors.ts';
 import { formField, type Form } from '../../core/form.ts';
 import { listAccountActivity } from '../../resources/businesses/activity.ts';
+import { confirmPayoutWalletChange } from '../../resources/businesses/confirm-wallet-change.ts';
+import { readPayoutWalletChange } from '../../resources/businesses/read-wallet-change.ts';
+import { requestPayoutWalletChange } from '../../resources/businesses/request-wallet-change.ts';
 import { updateBusinessSettings } from '../../resources/businesses/update-settings.ts';
 import { INTEGRATIONS } from '../../tenancy/businesses.ts';
+import { PAYOUT_WALLET_STEP, payoutWalletConfirmPage } from '../pages/payout-wallet.ts';
 import { settingsPage } from '../pages/settings.ts';
 import { areaRoute, businessPath } from '../paths.ts';
 import { frameOf, redirect, type DashboardRequests, type PersonContext } from '../requests.ts';
 import { sendPage } from './send.ts';
 
-/** The settings a form on the page changes, as the action's input: only what that form holds. */
+/** The settings a form on the page changes, as the action's input: only what that form holds (the wallet has its own steps). */
 function changesOf(form: Form): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
   const commerce = formField(form, 'commerce');
   if (commerce !== undefined) changes.commerce = commerce;
-  const wallet = formField(form, 'payout_wallet');
-  if (wallet !== undefined) changes.payout_wallet = wallet.trim() === '' ? null : wallet.trim();
   const crypto = formField(form, 'crypto_enabled');
   if (crypto !== undefined) changes.crypto_enabled = crypto === 'on' ? true : crypto === 'off' ? false : crypto;
   if (formField(form, 'integrations') === 'set') {
@@ -25,29 +28,63 @@ function changesOf(form: Form): Record<string, unknown> {
   return changes;
 }
 
-/** The account's settings (its owners change them, in the action) and its activity. */
+/** A wallet as the form gives it: trimmed, empty for none. */
+const walletOf = (value: string) => (value.trim() === '' ? null : value.trim());
+
+/**
+ * The account's settings (its owners change them, in the actions) and its activity. A new payout
+ * wallet takes two steps: the settings form asks for it, its own page shows the old and new
+ * address in full and confirms it, after a recent sign-in (else sign in again and come back).
+ */
 export function registerSettings(scope: FastifyInstance, requests: DashboardRequests): void {
-  const render = async (ctx: PersonContext, before: unknown, status = 200, extra: { notice?: boolean; error?: { field: string | undefined; message: string } } = {}) => {
+  const render = async (ctx: PersonContext, before: unknown, status = 200, extra: { notice?: boolean; walletChanged?: boolean; error?: { field: string | undefined; message: string } } = {}) => {
     const activity = await listAccountActivity.run(ctx, before === undefined || before === '' ? {} : { before });
     return { status, page: settingsPage({ ...frameOf(ctx), account: ctx.principal.business, activity, ...extra }) };
   };
+  const settingsOf = (ctx: PersonContext) => businessPath(ctx.principal.businessId, 'settings', ctx.mode);
+  const confirmation = async (ctx: PersonContext, error?: string) => payoutWalletConfirmPage({
+    ...frameOf(ctx), change: await readPayoutWalletChange.run(ctx, {}), recent: signedInRecently(ctx.session.signedInAt, ctx.clock.now()), ...(error ? { error } : {}),
+  });
 
   scope.get(areaRoute('settings'), async (request, reply) => {
     const ctx = await requests.page(request);
     const query = request.query as { before?: unknown; saved?: unknown };
-    const { status, page } = await render(ctx, query.before, 200, { notice: query.saved === '1' });
+    const { status, page } = await render(ctx, query.before, 200, { notice: query.saved === '1', walletChanged: query.saved === 'wallet' });
     return sendPage(reply, status, page, ctx.session);
   });
 
   scope.post(areaRoute('settings'), async (request, reply) => {
     const { ctx, form } = await requests.form(request);
+    const wallet = formField(form, 'payout_wallet');
+    let asked = false;
     try {
-      await updateBusinessSettings.run(ctx, changesOf(form));
+      if (wallet !== undefined) asked = (await requestPayoutWalletChange.run(ctx, { payout_wallet: walletOf(wallet) })).pending;
+      else await updateBusinessSettings.run(ctx, changesOf(form));
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
       const { page } = await render(ctx, undefined, 400, { error: { field: error.field, message: error.message } });
       return sendPage(reply, 400, page, ctx.session);
     }
-    return redirect(reply, `${businessPath(ctx.principal.businessId, 'settings', ctx.mode)}?saved=1`);
+    return redirect(reply, asked ? `${settingsOf(ctx)}${PAYOUT_WALLET_STEP}` : `${settingsOf(ctx)}?saved=1`);
+  });
+
+  scope.get(areaRoute('settings', PAYOUT_WALLET_STEP), async (request, reply) => {
+    const ctx = await requests.page(request);
+    return sendPage(reply, 200, await confirmation(ctx), ctx.session);
+  });
+
+  scope.post(areaRoute('settings', PAYOUT_WALLET_STEP), async (request, reply) => {
+    const { ctx, form } = await requests.form(request);
+    const step = `${settingsOf(ctx)}${PAYOUT_WALLET_STEP}`;
+    // The action refuses an old sign-in anyway; here the person is sent to sign in again and
+    // back to this step, where the change still waits for their click.
+    if (!signedInRecently(ctx.session.signedInAt, ctx.clock.now())) return redirect(reply, `/dashboard/sign-in?next=${encodeURIComponent(step)}&again=1`);
+    try {
+      await confirmPayoutWalletChange.run(ctx, { payout_wallet: walletOf(formField(form, 'payout_wallet') ?? '') });
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.status !== 400 && error.code !== 'invalid_state')) throw error;
+      return sendPage(reply, error.status, await confirmation(ctx, error.message), ctx.session);
+    }
+    return redirect(reply, `${settingsOf(ctx)}?saved=wallet`);
   });
 }

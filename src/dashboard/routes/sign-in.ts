@@ -47,9 +47,10 @@ export async function registerSignIn(scope: FastifyInstance, context: AppContext
   }
 
   scope.get('/dashboard/sign-in', async (request, reply) => {
-    const next = safeNext((request.query as Record<string, unknown>).next);
+    const query = request.query as Record<string, unknown>;
+    const next = safeNext(query.next);
     const mail = mails ? { mail: { nonce: nonceFor(reply, 60 * 60) } } : {};
-    return sendPage(reply, 200, signInPage({ next, ...oidc, ...mail }));
+    return sendPage(reply, 200, signInPage({ next, ...oidc, ...mail, again: query.again === '1' }));
   });
 
   // The link only shows a button: mail scanners that open links must not use them up.

@@ -71,11 +71,14 @@ function judge(payment: PaymentRow, arrival: Arrival, txidUsedElsewhere: boolean
  * check, held with a plain-words reason otherwise. Money may arrive late, after expiry or a
  * cancel (spec 3 rule 3), but never changes a paid or held payment.
  */
-export async function applyArrival(db: Db, deps: MachineDeps, payment: PaymentRow, arrival: Arrival): Promise<ArrivalOutcome> {
+export async function applyArrival(db: Db, deps: MachineDeps, payment: PaymentRow, given: Arrival): Promise<ArrivalOutcome> {
   if (payment.usd_value_minor === null) return { move: 'none', reason: 'The payment was never started, so no money can be due to it.' };
+  // One transaction in any letter case is one transaction (hex): compared and stored lowercased,
+  // as the unique index on lower(txid_in) and the lowercase_txid domain (migration 0023) hold them.
+  const arrival: Arrival = { ...given, txidIn: given.txidIn.toLowerCase(), txidOut: given.txidOut?.toLowerCase() ?? null };
   // Arrivals naming one transaction take turns, so it pays one payment at most.
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`txid:${arrival.txidIn}`}, 0))`.execute(db);
-  const used = await db.selectFrom('payments').select('id').where('txid_in', '=', arrival.txidIn).where('id', '<>', payment.id).executeTakeFirst();
+  const used = await db.selectFrom('payments').select('id').where(sql`lower(txid_in)`, '=', arrival.txidIn).where('id', '<>', payment.id).executeTakeFirst();
   const verdict = judge(payment, arrival, used !== undefined);
   const provider = arrival.provider ?? null;
   const row = await applyMove(db, deps, payment.id, verdict.move, {
