@@ -174,6 +174,8 @@ export const BUSINESS_STATES: readonly PageState[] = [
     (v, s) => settingsPage({ session: s, ...frame(v), account: account(v), activity: { entries: activity(v), next: 6 }, notice: true })),
   signedIn({ fn: settingsPage, name: 'settings-viewer', shows: 'the settings as a viewer reads them' },
     (v, s) => settingsPage({ session: s, ...frame(v, 'viewer'), account: { ...account(v), commerce: 'paused', crypto_enabled: false, payout_wallet: null }, activity: { entries: [], next: null } }), VIEWER),
+  signedIn({ fn: settingsPage, name: 'settings-suspended', shows: 'a suspended account\'s settings: read, not changed, and the notice saying so on every page' },
+    (v, s) => settingsPage({ session: s, ...frame(v), business: { ...roaster(v), status: 'suspended' }, account: { ...account(v), status: 'suspended' }, activity: { entries: [], next: null } })),
   signedIn({ fn: settingsPage, name: 'settings-refused', shows: 'a payout wallet that is not one, refused' },
     (v, s) => settingsPage({ session: s, ...frame(v), account: account(v), activity: { entries: [], next: null }, error: { field: 'payout_wallet', message: v('The payout wallet must be a 0x-prefixed address of 40 hexadecimal characters.') } })),
   signedIn({ fn: payoutWalletConfirmPage, name: 'payout-wallet-confirm', main: true, shows: 'a new payout wallet asked for: the old and new address in full, then Confirm' },
