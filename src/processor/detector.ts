@@ -19,6 +19,8 @@ const GROW_AFTER = 3;
 const KEEP_BLOCKS = 256;
 /** Reads of one range that disagree with its headers before the scan gives up until the next one. */
 const UNSTEADY_READS = 3;
+/** Reorganisations one scan rolls back before it leaves the rest to the next (nodes that disagree). */
+const MAX_REORGANISATIONS = 5;
 
 export interface ScanResult {
   /** The cursor after the scan: every block before it is scanned. */
@@ -95,6 +97,7 @@ export class Detector {
       const tip = await this.#db.selectFrom('processor.blocks').select(['hash']).where('network', '=', this.network.name)
         .where('number', '=', Number(cursor - 1n)).executeTakeFirst();
       if (tip && tip.hash !== first.parentHash) {
+        if (result.reorganisations >= MAX_REORGANISATIONS) throw new RpcUnavailable(`${this.network.name}: the chain keeps reorganising below block ${cursor}`);
         cursor = await this.#rollBack(cursor);
         result.reorganisations += 1;
         continue;
