@@ -4,7 +4,7 @@ import { StartupError } from '../../src/core/errors.ts';
 import type { NetworkConfig } from '../../src/core/networks-config.ts';
 import { ChainClient } from '../../src/processor/chain-client.ts';
 import { startDetection, type Detection } from '../../src/processor/detection.ts';
-import { transfersOf } from '../../src/processor/detector.ts';
+import { Detector, transfersOf } from '../../src/processor/detector.ts';
 import { startChain, type TestChain } from '../support/chain.ts';
 import { testTokenAbi } from '../support/chain-contracts.ts';
 import { deployTestTokens, type TestTokens } from '../support/chain-tokens.ts';
@@ -88,6 +88,17 @@ describe('a deposit to a watched address', () => {
     expect((await rows(watched)).map((row) => [row.token, row.value])).toEqual([[tokens.address.usdt.toLowerCase(), '12000000']]);
     expect(await rows(stranger)).toEqual([]);
     expect(await rows(spoofed)).toEqual([]);
+  });
+
+  it('is recorded once when two scans run at once (a second processor started by mistake)', async () => {
+    const deposit = await watchNew();
+    await tokens.transfer('usdc', chain.accounts.buyer, deposit, USDC(5));
+    await chain.mine(DEPTH);
+    const second = new Detector({ db: t.db, network: polygon, client: new ChainClient(polygon), watched: detection.watched, clock: t.clock });
+    const outcomes = await Promise.allSettled([scan(), second.scan(), scan()]);
+    expect(outcomes.some((outcome) => outcome.status === 'fulfilled')).toBe(true);
+    await scan();
+    expect((await rows(deposit)).map((row) => row.value)).toEqual(['5000000']);
   });
 });
 
