@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.ts';
 import type { NetworkConfig } from '../core/networks-config.ts';
 import { StartupError } from '../core/errors.ts';
 import type { Db } from '../db/database.ts';
-import { ChainClient, type ChainClientOptions } from './chain-client.ts';
+import { ChainClient, RpcUnavailable, type ChainClientOptions } from './chain-client.ts';
 import { ChainIdMismatch, Detector, type DetectorOptions } from './detector.ts';
 import { listenForDepositAddresses, WatchedAddresses } from './watched-addresses.ts';
 
@@ -36,7 +36,8 @@ export async function startDetection(deps: { db: Db; databaseUrl: string; clock:
   try {
     await Promise.all(detectors.map((detector) => detector.checkChainId()));
   } catch (error) {
-    if (error instanceof ChainIdMismatch) throw new StartupError(error.message);
+    // A node of another chain, or none answering: said in one sentence, and nothing is scanned.
+    if (error instanceof ChainIdMismatch || error instanceof RpcUnavailable) throw new StartupError(error.message);
     throw error;
   }
   const listener = listenForDepositAddresses(deps.databaseUrl, deps.db, deps.clock, watched, { log });
