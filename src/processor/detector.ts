@@ -33,6 +33,9 @@ export interface ScanResult {
 
 export class CursorMoved extends Error {}
 
+/** The node, or the cursor kept, is of another chain than the network's configured chain id. */
+export class ChainIdMismatch extends Error {}
+
 export interface DetectorOptions {
   /** Where a network's first scan begins; default: the final block at that time (nothing older is scanned). */
   startBlock?: bigint;
@@ -65,17 +68,25 @@ export class Detector {
     return this.#range;
   }
 
-  /** Refuses to watch a node of another chain: its logs would be taken for this network's. */
+  /** Refuses to watch a node of another chain (its logs would be taken for this network's), or to continue another chain's scan. */
   async checkChainId(): Promise<void> {
     const answered = await this.#client.chainId();
     if (answered !== this.network.chainId) {
       throw new ChainIdMismatch(`${this.network.name}: the RPC node answers chain id ${answered}, but ${this.network.name.toUpperCase()}_CHAIN_ID is ${this.network.chainId}. Check ${this.network.name.toUpperCase()}_RPC_URL.`);
     }
+    const kept = await this.#db.selectFrom('processor.cursors').select('chain_id').where('network', '=', this.network.name).executeTakeFirst();
+    if (kept && kept.chain_id !== this.network.chainId) throw this.#otherChain(kept.chain_id);
+  }
+
+  #otherChain(kept: number): ChainIdMismatch {
+    return new ChainIdMismatch(`${this.network.name}: the scan so far was of chain id ${kept}, not ${this.network.chainId}; its cursor cannot continue on another chain.`);
   }
 
   async #cursor(final: BlockHeader): Promise<bigint> {
     const name = this.network.name;
-    const row = await this.#db.selectFrom('processor.cursors').select('next_block').where('network', '=', name).executeTakeFirst();
+    const row = await this.#db.selectFrom('processor.cursors').select(['next_block', 'chain_id']).where('network', '=', name).executeTakeFirst();
+    // A cursor of another chain (the network's RPC URL and chain id changed) would skip or repeat its blocks.
+    if (row && row.chain_id !== this.network.chainId) throw this.#otherChain(row.chain_id);
     if (row) return BigInt(row.next_block);
     const start = this.#options.startBlock ?? final.number + 1n;
     await this.#db.insertInto('processor.cursors')
@@ -122,7 +133,9 @@ export class Detector {
         continue;
       }
       unsteady = 0;
-      const matched = logs.filter((log) => log.value > 0n && this.#watched.has(log.to));
+      // Once per transaction and log index, should a node repeat a log.
+      const matched = [...new Map(logs.filter((log) => log.value > 0n && this.#watched.has(log.to))
+        .map((log) => [`${log.txHash}:${log.logIndex}`, log])).values()];
       result.recorded += await this.#record(cursor, last, matched);
       cursor = to + 1n;
       this.#successes += 1;
@@ -205,7 +218,6 @@ export class Detector {
   }
 }
 
-export class ChainIdMismatch extends Error {}
 
 /** Transfers recorded on a network, for the status and for tests. */
 export function transfersOf(db: Db, network: string) {

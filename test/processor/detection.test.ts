@@ -221,3 +221,13 @@ it('refuses to start against a node of another chain', async () => {
   await expect(started).rejects.toBeInstanceOf(StartupError);
   await expect(started).rejects.toThrow('base: the RPC node answers chain id 137, but BASE_CHAIN_ID is 8453. Check BASE_RPC_URL.');
 });
+
+it('refuses to continue a scan kept for another chain id', async () => {
+  await t.db.updateTable('processor.cursors').set({ chain_id: 1 }).where('network', '=', 'polygon').execute();
+  try {
+    await expect(startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon] }, { manual: true }))
+      .rejects.toThrow('polygon: the scan so far was of chain id 1, not 137; its cursor cannot continue on another chain.');
+  } finally {
+    await t.db.updateTable('processor.cursors').set({ chain_id: 137 }).where('network', '=', 'polygon').execute();
+  }
+});
