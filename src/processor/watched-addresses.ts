@@ -32,14 +32,25 @@ export class WatchedAddresses {
     return this.#until.size;
   }
 
+  /** The earliest watch end held (or later): until then, forgetting has nothing to do. */
+  #earliestEnd = Infinity;
+
   add(address: string, until: Date): void {
     const key = address.toLowerCase();
-    this.#until.set(key, Math.max(until.getTime(), this.#until.get(key) ?? 0));
+    const end = Math.max(until.getTime(), this.#until.get(key) ?? 0);
+    this.#until.set(key, end);
+    this.#earliestEnd = Math.min(this.#earliestEnd, end);
   }
 
   /** Forgets addresses whose watch ended before `time`: the time of the blocks being scanned, not the wall clock, so a scan that lags still matches them. */
   forgetEndedBefore(time: Date): void {
-    for (const [address, until] of this.#until) if (until < time.getTime()) this.#until.delete(address);
+    if (time.getTime() <= this.#earliestEnd) return;
+    let earliest = Infinity;
+    for (const [address, until] of this.#until) {
+      if (until < time.getTime()) this.#until.delete(address);
+      else earliest = Math.min(earliest, until);
+    }
+    this.#earliestEnd = earliest;
   }
 }
 

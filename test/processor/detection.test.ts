@@ -4,6 +4,7 @@ import { StartupError } from '../../src/core/errors.ts';
 import type { NetworkConfig } from '../../src/core/networks-config.ts';
 import { ChainClient } from '../../src/processor/chain-client.ts';
 import { startDetection, type Detection } from '../../src/processor/detection.ts';
+import { WatchedAddresses } from '../../src/processor/watched-addresses.ts';
 import { Detector, transfersOf } from '../../src/processor/detector.ts';
 import { startChain, type TestChain } from '../support/chain.ts';
 import { testTokenAbi } from '../support/chain-contracts.ts';
@@ -99,6 +100,29 @@ describe('a deposit to a watched address', () => {
     expect(outcomes.some((outcome) => outcome.status === 'fulfilled')).toBe(true);
     await scan();
     expect((await rows(deposit)).map((row) => row.value)).toEqual(['5000000']);
+  });
+});
+
+describe('the cost of watching', () => {
+  it('a scan makes the same RPC calls watching 100,000 addresses as watching 10', async () => {
+    const deposit = await watchNew();
+    const from = await chain.head();
+    await tokens.transfer('usdc', chain.accounts.buyer, deposit, USDC(1));
+    await chain.mine(DEPTH + 5);
+    // The same blocks scanned by two fresh detectors (as two networks, each with its own cursor).
+    const scanWatching = async (name: 'base' | 'ethereum', count: number) => {
+      const watched = new WatchedAddresses();
+      for (let i = 1; i < count; i += 1) watched.add(`0x${i.toString(16).padStart(40, '0')}`, FAR);
+      watched.add(deposit, FAR);
+      const network = { ...polygon, name };
+      const detector = new Detector({ db: t.db, network, client: new ChainClient(network), watched, clock: t.clock }, { startBlock: from });
+      const before = proxy.calls();
+      const { recorded } = await detector.scan();
+      return { calls: proxy.calls() - before, recorded };
+    };
+    const few = await scanWatching('base', 10);
+    expect(few.recorded).toBe(1);
+    expect(await scanWatching('ethereum', 100_000)).toEqual(few);
   });
 });
 
