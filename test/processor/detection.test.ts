@@ -2,7 +2,7 @@ import { encodeFunctionData, type Address } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StartupError } from '../../src/core/errors.ts';
 import type { NetworkConfig } from '../../src/core/networks-config.ts';
-import { ChainClient } from '../../src/processor/chain-client.ts';
+import { ChainClient, RangeRefused } from '../../src/processor/chain-client.ts';
 import { startDetection, type Detection } from '../../src/processor/detection.ts';
 import { WatchedAddresses } from '../../src/processor/watched-addresses.ts';
 import { Detector, transfersOf } from '../../src/processor/detector.ts';
@@ -89,6 +89,16 @@ describe('a deposit to a watched address', () => {
     expect((await rows(watched)).map((row) => [row.token, row.value])).toEqual([[tokens.address.usdt.toLowerCase(), '12000000']]);
     expect(await rows(stranger)).toEqual([]);
     expect(await rows(spoofed)).toEqual([]);
+  });
+
+  it('is not matched once its watch ended before the blocks scanned', async () => {
+    const ended = (await chain.newAccount()).address;
+    detection.watched.add(ended, new Date('2020-01-01T00:00:00Z'));
+    await tokens.transfer('usdc', chain.accounts.buyer, ended, USDC(3));
+    await chain.mine(DEPTH);
+    await scan();
+    expect(await rows(ended)).toEqual([]);
+    expect(detection.watched.has(ended)).toBe(false);
   });
 
   it('is recorded once when two scans run at once (a second processor started by mistake)', async () => {
@@ -206,6 +216,20 @@ describe('a misbehaving RPC node', () => {
     proxy.set({ tooManyRequests: 2, hang: 1, only: ['eth_getLogs'] });
     await scan();
     expect((await rows(deposit)).map((row) => row.value)).toEqual(['13000000']);
+  });
+
+  it.each([
+    ['Infura', { code: -32005, message: 'query returned more than 10000 results' }],
+    ['Alchemy', { code: -32602, message: 'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range' }],
+    ['QuickNode', { code: -32614, message: 'eth_getLogs is limited to a 10,000 range' }],
+    ['a public Polygon node', { code: -32000, message: 'block range is too wide' }],
+  ])('tells %s\'s range refusal at once, without retrying it', async (_, rangeError) => {
+    const client = new ChainClient(polygon, { retryDelayMs: 10, rounds: 3 });
+    const head = await chain.head();
+    proxy.set({ maxLogRange: 5, rangeError });
+    const before = proxy.calls('eth_getLogs');
+    await expect(client.transferLogs([tokens.address.usdc], head - 10n, head)).rejects.toBeInstanceOf(RangeRefused);
+    expect(proxy.calls('eth_getLogs') - before).toBe(1);
   });
 
   it('fails over to the next URL when one is down', async () => {
