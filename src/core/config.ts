@@ -2,6 +2,7 @@ import { z } from 'zod';
 import path from 'node:path';
 import { Secret } from './secret.ts';
 import { StartupError } from './errors.ts';
+import { networksConfig, type NetworkConfig } from './networks-config.ts';
 
 // Environment -> typed, validated configuration. Every variable is documented in the README.
 const Port = z.coerce.number().int().min(0).max(65535);
@@ -112,6 +113,8 @@ export interface Config {
   /** The card providers' partner keys: a provider without its keys is not offered to Live buyers. */
   providers: ProvidersConfig;
   mail: MailConfig;
+  /** The chains the processor watches: those whose RPC URL is set (core/networks-config.ts). */
+  networks: NetworkConfig[];
 }
 
 export interface MetricsConfig {
@@ -251,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthIssuer: oauthIssuer(e.OAUTH_ISSUER, baseUrl),
     oidc: oidcConfig(e),
     providers: providersConfig(e),
+    networks: networksConfig(env),
     mail: { smtpUrl: e.SMTP_URL === undefined ? undefined : new Secret(e.SMTP_URL), from: e.SMTP_FROM ?? `Payment Service <no-reply@${new URL(baseUrl).hostname}>` },
   };
 }

@@ -525,7 +525,50 @@ export interface OutboxTable {
   finished_at: Timestamp | null;
 }
 
+// The processor's own schema (migrations/0024): addresses, hashes and ids in lower case.
+/** int8, read as a number (below 2^53 for any chain's height); written as a bigint or number. */
+type BlockNumber = ColumnType<number, bigint | number, bigint | number>;
+export interface ProcessorCursorsTable {
+  network: string;
+  chain_id: number;
+  /** Every block before it has been scanned. */
+  next_block: BlockNumber;
+  updated_at: Timestamp;
+}
+export interface ProcessorBlocksTable {
+  network: string;
+  number: BlockNumber;
+  hash: string;
+  parent_hash: string;
+}
+export interface ProcessorWatchedAddressesTable {
+  address: string;
+  payment_id: string;
+  watch_from: Timestamp;
+  watch_until: Timestamp;
+}
+export type TransferStatus = 'seen' | 'final' | 'removed';
+export interface ProcessorTransfersTable {
+  network: string;
+  tx_hash: string;
+  log_index: number;
+  block_number: BlockNumber;
+  block_hash: string;
+  token: string;
+  from_address: string;
+  to_address: string;
+  /** numeric(78,0): the token's base units, read as a string. */
+  value: ColumnType<string, string | bigint, string | bigint>;
+  status: TransferStatus;
+  recorded_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
+  'processor.cursors': ProcessorCursorsTable;
+  'processor.blocks': ProcessorBlocksTable;
+  'processor.watched_addresses': ProcessorWatchedAddressesTable;
+  'processor.transfers': ProcessorTransfersTable;
   outbox: OutboxTable;
   payout_wallet_changes: PayoutWalletChangesTable;
   oauth_signing_keys: OAuthSigningKeysTable;

@@ -57,10 +57,10 @@ const api = async (method: string, path: string, body?: unknown, headers: Record
 /** The details a text still holds, by what they are. */
 const found = (text: string) => DETAILS.filter((detail) => text.toLowerCase().includes(detail.toLowerCase()));
 
-/** Every row of every table of the app (and pg-boss's), as JSON: `table: row` for each row holding a detail. */
+/** Every row of every table of the app (and pg-boss's and the processor's), as JSON: `table: row` for each row holding a detail. */
 async function rowsHoldingDetails(): Promise<string[]> {
   const { rows: tables } = await sql<{ schema: string; table: string }>`SELECT table_schema AS schema, table_name AS table
-    FROM information_schema.tables WHERE table_schema IN (current_schema(), 'pgboss') AND table_type = 'BASE TABLE' ORDER BY 1, 2`.execute(t.db);
+    FROM information_schema.tables WHERE table_schema IN (current_schema(), 'pgboss', 'processor') AND table_type = 'BASE TABLE' ORDER BY 1, 2`.execute(t.db);
   const holding: string[] = [];
   for (const { schema, table } of tables) {
     const { rows } = await sql<{ row: string }>`SELECT row_to_json(r)::text AS row FROM ${sql.table(`${schema}.${table}`)} r`.execute(t.db);

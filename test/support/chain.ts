@@ -103,8 +103,10 @@ export async function startChain(options: ChainOptions = {}): Promise<TestChain>
   const node = createTestClient({ chain, transport, mode: 'hardhat' });
 
   const head = () => client.getBlockNumber({ cacheTime: 0 });
+  // One block per call: the node makes the blocks of one hardhat_mine after the first lazily,
+  // answering a zero parent hash for them, which a processor walking parent hashes takes for a reorganisation.
   const mine = async (blocks = 1) => {
-    await node.mine({ blocks });
+    for (let i = 0; i < blocks; i += 1) await node.mine({ blocks: 1 });
     return head();
   };
   const confirmAll = async (hashes: Hash[]) => {
@@ -145,10 +147,14 @@ export async function startChain(options: ChainOptions = {}): Promise<TestChain>
       const replaced = await head();
       if (replaced === point.height) throw new Error('nothing was mined after the fork point to replace');
       const firstReplaced = await client.getBlock({ blockNumber: point.height + 1n });
+      // After `mine(n)` the node may have given the next block an earlier time than the last one's,
+      // so the new branch starts after both the replaced block and the fork point.
+      const pointTime = (await client.getBlock({ blockNumber: point.height })).timestamp;
+      const nextTime = (firstReplaced.timestamp > pointTime ? firstReplaced.timestamp : pointTime) + 1n;
       // viem types evm_revert's answer as void; the node answers false for a snapshot it does not have.
       const reverted: unknown = await node.request({ method: 'evm_revert', params: [point.snapshot] });
       if (reverted !== true) throw new Error(`no snapshot ${point.snapshot}: each is used once`);
-      await node.setNextBlockTimestamp({ timestamp: firstReplaced.timestamp + 1n });
+      await node.setNextBlockTimestamp({ timestamp: nextTime });
       await replace?.();
       const length = Math.max(blocks, Number(replaced - point.height));
       const minedByReplace = Number((await head()) - point.height);

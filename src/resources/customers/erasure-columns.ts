@@ -85,6 +85,11 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   sign_in_links: 'people\'s sign-in links (hashed)',
   kysely_migration: 'applied migration names',
   kysely_migration_lock: 'the migrator\'s lock',
+  // The processor's own schema (migrations/0024): chain data, which names no buyer.
+  'processor.cursors': 'where each network\'s scan resumes',
+  'processor.blocks': 'recent block hashes of each network',
+  'processor.watched_addresses': 'deposit addresses and their payments\' ids and watch windows',
+  'processor.transfers': 'token transfers to deposit addresses: addresses, amounts, transactions',
 };
 
 type Columns<T extends CustomerDataTable> = keyof (typeof CUSTOMER_DATA_COLUMNS)[T] & string;

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { checksumHolds } from './deposit-addresses.ts';
+import { StartupError } from './errors.ts';
+
+// The chains the processor watches (issue 22): a network is configured when its RPC URL is set.
+// Each has its chain id (checked against eth_chainId when the processor starts), how final a
+// block must be, and its token contracts (the native ones unless overridden).
+
+export type NetworkName = 'polygon' | 'base' | 'ethereum';
+export type Coin = 'polygon_usdc' | 'polygon_usdt' | 'base_usdc' | 'ethereum_usdc';
+
+export interface TokenConfig {
+  /** The coin as the service names it (payments.coin). */
+  coin: Coin;
+  /** The contract, lowercase. */
+  address: `0x${string}`;
+}
+
+export interface NetworkConfig {
+  name: NetworkName;
+  /** Tried in order: the next when one fails. */
+  rpcUrls: string[];
+  chainId: number;
+  /** Blocks behind the head a block must be to count as final; undefined: the chain's `finalized` block. */
+  confirmations: number | undefined;
+  tokens: TokenConfig[];
+}
+
+const NATIVE: Record<NetworkName, { chainId: number; tokens: Array<{ coin: Coin; env: string; address: string }> }> = {
+  polygon: {
+    chainId: 137,
+    tokens: [
+      { coin: 'polygon_usdc', env: 'POLYGON_USDC', address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' },
+      { coin: 'polygon_usdt', env: 'POLYGON_USDT', address: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F' },
+    ],
+  },
+  base: { chainId: 8453, tokens: [{ coin: 'base_usdc', env: 'BASE_USDC', address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' }] },
+  ethereum: { chainId: 1, tokens: [{ coin: 'ethereum_usdc', env: 'ETHEREUM_USDC', address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' }] },
+};
+
+const RpcUrls = z.string().transform((text) => text.split(',').map((url) => url.trim()).filter((url) => url !== ''))
+  .pipe(z.array(z.url({ protocol: /^https?$/, error: 'each URL must be http:// or https://' })).min(1, 'at least one http(s) URL'));
+const ChainId = z.coerce.number().int().min(1).max(2 ** 53 - 1);
+const Confirmations = z.coerce.number().int().min(0).max(10_000);
+const Contract = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x address of 40 hex digits')
+  .refine(checksumHolds, 'its letter case fails the EIP-55 checksum (a mistyped address?)');
+
+function parse<T>(schema: z.ZodType<T>, name: string, value: string, problems: string[]): T | undefined {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  problems.push(`  ${name}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return undefined;
+}
+
+/** The configured networks, in a fixed order; refuses (naming every bad variable) an invalid value. */
+export function networksConfig(env: NodeJS.ProcessEnv): NetworkConfig[] {
+  const problems: string[] = [];
+  const networks: NetworkConfig[] = [];
+  for (const [name, native] of Object.entries(NATIVE) as Array<[NetworkName, (typeof NATIVE)[NetworkName]]>) {
+    const prefix = name.toUpperCase();
+    const value = (suffix: string) => {
+      const text = env[`${prefix}_${suffix}`];
+      return text === undefined || text.trim() === '' ? undefined : text.trim();
+    };
+    const tokens = native.tokens.map(({ coin, env: variable, address }) => {
+      const given = env[variable]?.trim();
+      const parsed = given ? parse(Contract, variable, given, problems) : address;
+      return { coin, address: (parsed ?? address).toLowerCase() as `0x${string}` };
+    });
+    const chainIdText = value('CHAIN_ID');
+    const chainId = chainIdText === undefined ? native.chainId : parse(ChainId, `${prefix}_CHAIN_ID`, chainIdText, problems);
+    const depthText = value('CONFIRMATIONS');
+    const confirmations = depthText === undefined ? undefined : parse(Confirmations, `${prefix}_CONFIRMATIONS`, depthText, problems);
+    const urlsText = env[`${prefix}_RPC_URL`];
+    if (urlsText === undefined || urlsText.trim() === '') continue;
+    const rpcUrls = parse(RpcUrls, `${prefix}_RPC_URL`, urlsText, problems);
+    if (rpcUrls && chainId !== undefined) networks.push({ name, rpcUrls, chainId, confirmations, tokens });
+  }
+  if (problems.length > 0) throw new StartupError(`Invalid configuration:\n${problems.join('\n')}`);
+  return networks;
+}

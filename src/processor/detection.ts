@@ -1,0 +1,77 @@
+import type { Clock } from '../core/clock.ts';
+import type { NetworkConfig } from '../core/networks-config.ts';
+import { StartupError } from '../core/errors.ts';
+import type { Db } from '../db/database.ts';
+import { ChainClient, RpcUnavailable, type ChainClientOptions } from './chain-client.ts';
+import { ChainIdMismatch, Detector, type DetectorOptions } from './detector.ts';
+import { listenForDepositAddresses, WatchedAddresses } from './watched-addresses.ts';
+
+// Detection as the processor runs it: one watch list for every network, learnt through NOTIFY;
+// one detector per configured network, each checked against its chain id before anything is
+// scanned, then scanning every `pollMs`. Forwarding and notices build on the transfers it records.
+
+export const DEFAULT_POLL_MS = 2_000;
+
+export interface Detection {
+  watched: WatchedAddresses;
+  detectors: Detector[];
+  /** Scans every network once now (tests; the loop calls it too). */
+  scanAll(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startDetection(deps: { db: Db; databaseUrl: string; clock: Clock; networks: NetworkConfig[] }, options: {
+  pollMs?: number;
+  /** Scan only when scanAll is called (tests). */
+  manual?: boolean;
+  rpc?: ChainClientOptions;
+  detector?: DetectorOptions;
+  log?: (line: string) => void;
+} = {}): Promise<Detection> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const watched = new WatchedAddresses();
+  const detectors = deps.networks.map((network) => new Detector(
+    { db: deps.db, network, client: new ChainClient(network, options.rpc), watched, clock: deps.clock }, { log, ...options.detector },
+  ));
+  try {
+    await Promise.all(detectors.map((detector) => detector.checkChainId()));
+  } catch (error) {
+    // A node of another chain, or none answering: said in one sentence, and nothing is scanned.
+    if (error instanceof ChainIdMismatch || error instanceof RpcUnavailable) throw new StartupError(error.message);
+    throw error;
+  }
+  const listener = listenForDepositAddresses(deps.databaseUrl, deps.db, deps.clock, watched, { log });
+  await listener.ready;
+
+  const scanAll = async () => {
+    await Promise.all(detectors.map(async (detector) => {
+      try {
+        await detector.scan();
+      } catch (error) {
+        // The next poll tries again from the same cursor: nothing is lost by a failed scan.
+        log(`[processor] ${detector.network.name}: scan failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }));
+  };
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const loop = () => {
+    if (stopped) return;
+    running = scanAll().finally(() => {
+      if (!stopped) timer = setTimeout(loop, options.pollMs ?? DEFAULT_POLL_MS);
+    });
+  };
+  if (!options.manual) loop();
+  return {
+    watched,
+    detectors,
+    scanAll,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      await listener.close();
+    },
+  };
+}
