@@ -8,9 +8,9 @@ import { forgetExpired } from '../../src/runtime.ts';
 import { csrfOf, dashboardMerchant, signIn, type DashboardMerchant } from '../support/dashboard.ts';
 import { Browser } from '../support/browser.ts';
 import { runCli } from '../support/cli.ts';
-import { LIVE_WALLET, startTestApp, type TestApp } from '../support/harness.ts';
+import { LIVE_WALLET, type TestApp } from '../support/harness.ts';
 import { setMember } from '../support/operator.ts';
-import { startSmtpPeer, untilTicked, type SmtpPeer } from '../support/smtp.ts';
+import { startMailingApp, untilTicked, type SmtpPeer } from '../support/smtp.ts';
 
 // Issue 21: the payout wallet, where all future money goes, changes only deliberately. A
 // mixed-case address must pass its EIP-55 checksum; the dashboard shows the old and new address
@@ -20,15 +20,9 @@ import { startSmtpPeer, untilTicked, type SmtpPeer } from '../support/smtp.ts';
 
 let t: TestApp;
 let smtp: SmtpPeer;
-beforeAll(async () => {
-  smtp = await startSmtpPeer();
-  // On real time: the CLI queues its mail job on the system clock.
-  t = await startTestApp({ RATE_LIMITS: 'off', SMTP_URL: smtp.url }, { workers: true, clockStart: Date.now() });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+let close: () => Promise<void>;
+beforeAll(async () => { ({ t, smtp, close } = await startMailingApp()); });
+afterAll(async () => close?.());
 
 /** The EIP-55 example address (from the EIP), and the same with one letter's case changed: a typo the checksum catches. */
 const CHECKSUMMED = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';

@@ -7,8 +7,8 @@ import { SIGN_IN_LINKS_PER_WINDOW } from '../../src/auth/sign-in-mail.ts';
 import { MINUTE } from '../../src/core/clock.ts';
 import { Browser } from '../support/browser.ts';
 import { runCli } from '../support/cli.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
-import { startSmtpPeer, untilTicked, type SmtpPeer } from '../support/smtp.ts';
+import type { TestApp } from '../support/harness.ts';
+import { startMailingApp, untilTicked, type SmtpPeer } from '../support/smtp.ts';
 
 // Dashboard sign-in links by email (SMTP_URL set): the sign-in page's form queues the link
 // through the outbox, a real SMTP server receives it, and the link signs in. The page reads the
@@ -16,15 +16,9 @@ import { startSmtpPeer, untilTicked, type SmtpPeer } from '../support/smtp.ts';
 
 let t: TestApp;
 let smtp: SmtpPeer;
-beforeAll(async () => {
-  smtp = await startSmtpPeer();
-  // On real time: the CLI (login-link --send) queues its job on the system clock.
-  t = await startTestApp({ RATE_LIMITS: 'off', SMTP_URL: smtp.url }, { workers: true, clockStart: Date.now() });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+let close: () => Promise<void>;
+beforeAll(async () => { ({ t, smtp, close } = await startMailingApp()); });
+afterAll(async () => close?.());
 
 const until = <T>(check: () => T | Promise<T>) => untilTicked(t, check);
 

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { vi } from 'vitest';
-import type { TestApp } from './harness.ts';
+import { startTestApp, type TestApp } from './harness.ts';
 
 // A real SMTP server on loopback (smtp-server, nodemailer's sibling): it asks for a password,
 // records every message it accepts, and refuses what the test tells it to, changeable mid-run.
@@ -137,4 +137,14 @@ export async function untilTicked<T>(t: TestApp, check: () => T | Promise<T>): P
       throw error;
     }
   }, { timeout: 10_000, interval: 20 });
+}
+
+/**
+ * An app that mails for real: an SMTP peer on loopback, and the app with its workers on real time
+ * (the CLI, a process of its own, queues mail jobs on the system clock), for files that read mail.
+ */
+export async function startMailingApp(): Promise<{ t: TestApp; smtp: SmtpPeer; close(): Promise<void> }> {
+  const smtp = await startSmtpPeer();
+  const t = await startTestApp({ RATE_LIMITS: 'off', SMTP_URL: smtp.url }, { workers: true, clockStart: Date.now() });
+  return { t, smtp, close: async () => { await t.close(); await smtp.close(); } };
 }
