@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Secret } from './secret.ts';
 import { StartupError } from './errors.ts';
 import { networksConfig, type NetworkConfig } from './networks-config.ts';
+import { checksumHolds } from './deposit-addresses.ts';
 
 // Environment -> typed, validated configuration. Every variable is documented in the README.
 const Port = z.coerce.number().int().min(0).max(65535);
@@ -30,6 +31,9 @@ const Env = z.object({
   SECRET_ENCRYPTION_KEY: z.base64().optional(),
   DEPOSIT_XPUB: z.string().regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,}$/, 'an extended public key (xpub…)').optional(),
   PROCESSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  PROCESSOR_SEED_FILE: z.string().min(1).optional(),
+  PROCESSOR_FEE_WALLET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x address of 40 hex digits')
+    .refine(checksumHolds, 'its letter case fails the EIP-55 checksum (a mistyped address?)').optional(),
   METRICS_PORT: Port.optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{32,}$/, 'at least 32 visible ASCII characters (no spaces)').optional(),
@@ -115,6 +119,15 @@ export interface Config {
   mail: MailConfig;
   /** The chains the processor watches: those whose RPC URL is set (core/networks-config.ts). */
   networks: NetworkConfig[];
+  /** What only the processor role reads (src/processor/keys.ts, forwarding.ts). */
+  processor: ProcessorConfig;
+}
+
+export interface ProcessorConfig {
+  /** The deposit seed's file (hex); unset: DATA_DIR/deposit-wallet.seed, the embedded default's. */
+  seedFile: string | undefined;
+  /** Where each forward's fee goes (lowercase); unset: the processor does not forward. */
+  feeWallet: `0x${string}` | undefined;
 }
 
 export interface MetricsConfig {
@@ -255,6 +268,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oidc: oidcConfig(e),
     providers: providersConfig(e),
     networks: networksConfig(env),
+    processor: {
+      seedFile: e.PROCESSOR_SEED_FILE === undefined ? undefined : path.resolve(e.PROCESSOR_SEED_FILE),
+      feeWallet: e.PROCESSOR_FEE_WALLET?.toLowerCase() as `0x${string}` | undefined,
+    },
     mail: { smtpUrl: e.SMTP_URL === undefined ? undefined : new Secret(e.SMTP_URL), from: e.SMTP_FROM ?? `Payment Service <no-reply@${new URL(baseUrl).hostname}>` },
   };
 }

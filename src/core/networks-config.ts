@@ -24,7 +24,12 @@ export interface NetworkConfig {
   /** Blocks behind the head a block must be to count as final; undefined: the chain's `finalized` block. */
   confirmations: number | undefined;
   tokens: TokenConfig[];
+  /** The batch contract forwards go through (Multicall3's aggregate3), lowercase; unset: MULTICALL3. */
+  multicall?: `0x${string}`;
 }
+
+/** Multicall3, deployed at this address on every chain the processor knows (`<NETWORK>_MULTICALL` overrides it). */
+export const MULTICALL3 = '0xca11bde05977b3631167028862be2a173976ca11';
 
 const NATIVE: Record<NetworkName, { chainId: number; tokens: Array<{ coin: Coin; env: string; address: string }> }> = {
   polygon: {
@@ -71,10 +76,12 @@ export function networksConfig(env: NodeJS.ProcessEnv): NetworkConfig[] {
     const chainId = chainIdText === undefined ? native.chainId : parse(ChainId, `${prefix}_CHAIN_ID`, chainIdText, problems);
     const depthText = value('CONFIRMATIONS');
     const confirmations = depthText === undefined ? undefined : parse(Confirmations, `${prefix}_CONFIRMATIONS`, depthText, problems);
+    const multicallText = value('MULTICALL');
+    const multicall = (multicallText === undefined ? MULTICALL3 : parse(Contract, `${prefix}_MULTICALL`, multicallText, problems) ?? MULTICALL3).toLowerCase() as `0x${string}`;
     const urlsText = env[`${prefix}_RPC_URL`];
     if (urlsText === undefined || urlsText.trim() === '') continue;
     const rpcUrls = parse(RpcUrls, `${prefix}_RPC_URL`, urlsText, problems);
-    if (rpcUrls && chainId !== undefined) networks.push({ name, rpcUrls, chainId, confirmations, tokens });
+    if (rpcUrls && chainId !== undefined) networks.push({ name, rpcUrls, chainId, confirmations, tokens, multicall });
   }
   if (problems.length > 0) throw new StartupError(`Invalid configuration:\n${problems.join('\n')}`);
   return networks;

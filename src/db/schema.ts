@@ -563,12 +563,77 @@ export interface ProcessorTransfersTable {
   recorded_at: Timestamp;
   updated_at: Timestamp;
 }
+/** numeric(78,0): a token's or the native coin's base units, read as a string. */
+type BaseUnits = ColumnType<string, string | bigint, string | bigint>;
+export type ForwardState = 'planned' | 'sending' | 'final' | 'failed' | 'canceled';
+export type ForwardMethod = 'authorization' | 'top_up';
+/** One forward per recorded transfer (migrations/0028). */
+export interface ProcessorForwardsTable {
+  id: Generated<number>;
+  network: string;
+  transfer_tx_hash: string;
+  transfer_log_index: number;
+  payment_id: string;
+  deposit_address: string;
+  deposit_index: BlockNumber;
+  token: string;
+  method: ForwardMethod;
+  value: BaseUnits;
+  fee_bps: number;
+  net: BaseUnits;
+  fee: BaseUnits;
+  payout_wallet: string;
+  fee_wallet: string;
+  state: ForwardState;
+  failure: string | null;
+  attempts: Generated<number>;
+  retry_at: Timestamp | null;
+  txid_out: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export interface ProcessorSenderNoncesTable {
+  network: string;
+  address: string;
+  kind: 'gas_wallet' | 'deposit';
+  next_nonce: BlockNumber;
+  updated_at: Timestamp;
+}
+export type ForwardTransactionState = 'signed' | 'broadcast' | 'mined' | 'final' | 'reverted' | 'dropped';
+export type ForwardShare = 'net' | 'fee';
+export interface ProcessorForwardTransactionsTable {
+  id: Generated<number>;
+  forward_id: number;
+  network: string;
+  purpose: 'batch' | 'top_up' | 'share';
+  shares: ForwardShare[];
+  sender: string;
+  nonce: BlockNumber;
+  to_address: string;
+  data: string;
+  value: BaseUnits;
+  gas: BlockNumber;
+  max_fee_per_gas: BaseUnits;
+  max_priority_fee_per_gas: BaseUnits | null;
+  raw: string;
+  tx_hash: string;
+  replaced_hashes: Generated<string[]>;
+  state: ForwardTransactionState;
+  block_number: BlockNumber | null;
+  block_hash: string | null;
+  signed_at: Timestamp;
+  broadcast_at: Timestamp | null;
+  updated_at: Timestamp;
+}
 
 export interface Database {
   'processor.cursors': ProcessorCursorsTable;
   'processor.blocks': ProcessorBlocksTable;
   'processor.watched_addresses': ProcessorWatchedAddressesTable;
   'processor.transfers': ProcessorTransfersTable;
+  'processor.forwards': ProcessorForwardsTable;
+  'processor.sender_nonces': ProcessorSenderNoncesTable;
+  'processor.forward_transactions': ProcessorForwardTransactionsTable;
   outbox: OutboxTable;
   payout_wallet_changes: PayoutWalletChangesTable;
   oauth_signing_keys: OAuthSigningKeysTable;

@@ -90,6 +90,9 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   'processor.blocks': 'recent block hashes of each network',
   'processor.watched_addresses': 'deposit addresses and their payments\' ids and watch windows',
   'processor.transfers': 'token transfers to deposit addresses: addresses, amounts, transactions',
+  'processor.forwards': 'each deposit\'s forward: addresses, amounts, state and the reason it failed (service-made words)',
+  'processor.sender_nonces': 'the next nonce of each account the processor sends from',
+  'processor.forward_transactions': 'the forwards\' signed transactions: raw bytes, hashes, nonces, fees',
 };
 
 type Columns<T extends CustomerDataTable> = keyof (typeof CUSTOMER_DATA_COLUMNS)[T] & string;

@@ -1,0 +1,93 @@
+import {
+  domainSeparator,
+  encodeFunctionData,
+  keccak256,
+  parseSignature,
+  stringToBytes,
+  type Address,
+  type Hex,
+  type PrivateKeyAccount,
+  type TypedDataDomain,
+} from 'viem';
+import type { ForwardShare } from '../db/schema.ts';
+import { tokenAbi, type ForwardChain } from './forward-chain.ts';
+
+// EIP-3009 authorizations as forwarding signs them: each share's nonce is derived from the forward
+// (network, deposit transaction, log index, share), the authorization never expires and the
+// deposit key's signature is deterministic (RFC 6979), so signing again gives the same
+// authorization, and the token's authorizationState(deposit address, nonce) says whether it moved.
+
+/** validBefore: never expires; it can only ever pay the share's wallet, whoever submits it. */
+const NEVER = 2n ** 256n - 1n;
+
+const TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
+export function authorizationNonce(forward: { network: string; transfer_tx_hash: string; transfer_log_index: number }, share: ForwardShare): Hex {
+  return keccak256(stringToBytes(`payment-service forward ${forward.network} ${forward.transfer_tx_hash} ${forward.transfer_log_index} ${share}`));
+}
+
+/** The token's EIP-712 domain isn't what it says it is. */
+export class UnknownDomain extends Error {}
+
+const domains = new Map<string, Promise<TypedDataDomain>>();
+
+/**
+ * The token's EIP-712 domain: from ERC-5267's eip712Domain() when it has it, else its name() and
+ * version() (Circle's FiatTokenV2 has these), and in both cases only once it gives the token's
+ * own DOMAIN_SEPARATOR(): a signature under another domain would be refused on chain.
+ */
+export function tokenDomain(chain: ForwardChain, token: Address): Promise<TypedDataDomain> {
+  const key = `${chain.network.chainId}:${token}`;
+  let domain = domains.get(key);
+  if (!domain) {
+    domain = readDomain(chain, token);
+    domains.set(key, domain);
+    domain.catch(() => domains.delete(key));
+  }
+  return domain;
+}
+
+async function readDomain(chain: ForwardChain, token: Address): Promise<TypedDataDomain> {
+  const read = <T>(functionName: 'name' | 'version' | 'DOMAIN_SEPARATOR') =>
+    chain.client.readContract({ address: token, abi: tokenAbi, functionName }) as Promise<T>;
+  const expected = await read<Hex>('DOMAIN_SEPARATOR');
+  const eip5267 = await chain.client.readContract({ address: token, abi: tokenAbi, functionName: 'eip712Domain' }).catch(() => undefined);
+  const candidates: TypedDataDomain[] = [];
+  if (eip5267) {
+    const [, name, version, chainId, verifyingContract] = eip5267;
+    candidates.push({ name, version, chainId: Number(chainId), verifyingContract });
+  }
+  const [name, version] = await Promise.all([read<string>('name').catch(() => undefined), read<string>('version').catch(() => undefined)]);
+  if (name !== undefined) candidates.push({ name, version: version ?? '2', chainId: chain.network.chainId, verifyingContract: token });
+  const found = candidates.find((candidate) => domainSeparator({ domain: candidate }) === expected);
+  if (!found) throw new UnknownDomain(`the token ${token} has an EIP-712 domain other than its name and version say`);
+  return found;
+}
+
+export interface ShareTransfer {
+  share: ForwardShare;
+  to: Address;
+  value: bigint;
+  nonce: Hex;
+}
+
+/** transferWithAuthorization's calldata for one share, signed by the deposit key. */
+export async function signedTransfer(deposit: PrivateKeyAccount, domain: TypedDataDomain, transfer: ShareTransfer): Promise<Hex> {
+  const message = { from: deposit.address, to: transfer.to, value: transfer.value, validAfter: 0n, validBefore: NEVER, nonce: transfer.nonce };
+  const signature = await deposit.signTypedData({ domain, types: TYPES, primaryType: 'TransferWithAuthorization', message });
+  const { v, r, s } = parseSignature(signature);
+  return encodeFunctionData({
+    abi: tokenAbi,
+    functionName: 'transferWithAuthorization',
+    args: [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, Number(v), r, s],
+  });
+}

@@ -1,0 +1,140 @@
+import { formatUnits, type Address } from 'viem';
+import type { Clock } from '../core/clock.ts';
+import { StartupError } from '../core/errors.ts';
+import type { NetworkConfig } from '../core/networks-config.ts';
+import type { Db } from '../db/database.ts';
+import type { ChainClientOptions } from './chain-client.ts';
+import { ForwardChain } from './forward-chain.ts';
+import { Forwarder, StepInterrupted, type ForwarderOptions, type SettlementNotice } from './forwarder.ts';
+import type { ProcessorKeys } from './keys.ts';
+
+// Forwarding as the processor runs it: one Forwarder per configured network, each pass planning
+// the new final deposits and moving every open forward on, every `pollMs`. What the operator sees
+// of it (forwardsSummary, gasWalletStatus) reads the database and the chain, never a key.
+
+export const DEFAULT_FORWARD_POLL_MS = 2_000;
+/** The gas wallet is low when it pays for fewer than this many forwards at the current gas price. */
+export const LOW_GAS_FORWARDS = 20n;
+/** A forward's gas, for the low-gas threshold: a batch of two authorizations or a top-up and two transfers take less. */
+export const FORWARD_GAS = 150_000n;
+
+export interface Forwarding {
+  forwarders: Forwarder[];
+  /** One pass on every network now (tests; the loop calls it too). */
+  forwardAll(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ForwardingDeps {
+  db: Db;
+  clock: Clock;
+  networks: NetworkConfig[];
+  keys: ProcessorKeys;
+  /** PROCESSOR_FEE_WALLET; without it the processor does not forward. */
+  feeWallet: `0x${string}` | undefined;
+  /** Enqueues a notice for the service within the given transaction (src/processor/outbox.ts). */
+  notify: (db: Db, notice: SettlementNotice) => Promise<void>;
+}
+
+export async function startForwarding(deps: ForwardingDeps, options: ForwarderOptions & {
+  pollMs?: number;
+  /** Pass only when forwardAll is called (tests). */
+  manual?: boolean;
+  rpc?: ChainClientOptions;
+} = {}): Promise<Forwarding> {
+  // Forwarding without the fee wallet would either give the fee to nobody or hand it to the
+  // merchant; neither is what the operator agreed to, so the processor refuses to start it.
+  const feeWallet = deps.feeWallet;
+  if (!feeWallet) throw new StartupError('PROCESSOR_FEE_WALLET is not set: the processor forwards deposits only once it knows where the fee goes.');
+  const log = options.log ?? ((line: string) => console.error(line));
+  const forwarders = deps.networks.map((network) => new Forwarder({
+    db: deps.db, clock: deps.clock, network, chain: new ForwardChain(network, options.rpc), keys: deps.keys, feeWallet, notify: deps.notify,
+  }, { ...options, log }));
+  const now = deps.clock.now();
+  // The gas wallet's address, kept for the status command (which holds no key).
+  for (const network of deps.networks) {
+    await deps.db.insertInto('processor.sender_nonces')
+      .values({ network: network.name, address: deps.keys.gasWallet.address.toLowerCase(), kind: 'gas_wallet', next_nonce: 0, updated_at: now })
+      .onConflict((oc) => oc.columns(['network', 'address']).doNothing()).execute();
+  }
+  for (const network of deps.networks) log(`[processor] ${network.name}: forwarding through the gas wallet ${deps.keys.gasWallet.address}`);
+
+  const forwardAll = async () => {
+    await Promise.all(forwarders.map(async (forwarder) => {
+      try {
+        await forwarder.pass();
+      } catch (error) {
+        if (error instanceof StepInterrupted) throw error;
+        log(`[processor] ${forwarder.network.name}: forwarding pass failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      }
+    }));
+  };
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const loop = () => {
+    if (stopped) return;
+    running = forwardAll().catch(() => undefined).finally(() => {
+      if (!stopped) timer = setTimeout(loop, options.pollMs ?? DEFAULT_FORWARD_POLL_MS);
+    });
+  };
+  if (!options.manual) loop();
+  return {
+    forwarders,
+    forwardAll,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+export interface ForwardsSummary {
+  /** Forwards planned or on their way (signed, broadcast, mined, not yet final). */
+  pending: number;
+  failed: number;
+  /** The failed forwards, oldest first, with why and when they are tried again. */
+  failures: Array<{ id: number; paymentId: string; depositAddress: string; reason: string; retryAt: Date | null }>;
+}
+
+/** What `processor status` shows of a network's forwards. */
+export async function forwardsSummary(db: Db, network: string): Promise<ForwardsSummary> {
+  const rows = await db.selectFrom('processor.forwards').select(['id', 'payment_id', 'deposit_address', 'state', 'failure', 'retry_at'])
+    .where('network', '=', network).where('state', 'in', ['planned', 'sending', 'failed']).orderBy('id').execute();
+  const failed = rows.filter((row) => row.state === 'failed');
+  return {
+    pending: rows.length - failed.length,
+    failed: failed.length,
+    failures: failed.map((row) => ({ id: row.id, paymentId: row.payment_id, depositAddress: row.deposit_address, reason: row.failure ?? '', retryAt: row.retry_at })),
+  };
+}
+
+export interface GasWalletStatus {
+  /** Undefined until the processor has started forwarding on the network once. */
+  address: string | undefined;
+  /** Wei, as a decimal string, and in the native coin. */
+  balance: string;
+  balanceCoin: string;
+  /** Below LOW_GAS_FORWARDS × FORWARD_GAS at the current gas price. */
+  low: boolean;
+  threshold: string;
+}
+
+/** The gas wallet's address (from the database) and balance (from the chain), and whether it runs low. */
+export async function gasWalletStatus(db: Db, network: NetworkConfig, rpc: ChainClientOptions = {}): Promise<GasWalletStatus> {
+  const row = await db.selectFrom('processor.sender_nonces').select('address').where('network', '=', network.name).where('kind', '=', 'gas_wallet').executeTakeFirst();
+  const chain = new ForwardChain(network, rpc);
+  const threshold = LOW_GAS_FORWARDS * FORWARD_GAS * await chain.gasPrice();
+  if (!row) return { address: undefined, balance: '0', balanceCoin: '0', low: true, threshold: threshold.toString() };
+  const balance = await chain.balance(row.address as Address);
+  return { address: row.address, balance: balance.toString(), balanceCoin: formatUnits(balance, 18), low: balance < threshold, threshold: threshold.toString() };
+}
+
+/** The operator's "try again now": failed forwards are retried at the next pass instead of after their back-off. */
+export async function retryFailedForwards(db: Db, clock: Clock, network?: string): Promise<number> {
+  let query = db.updateTable('processor.forwards').set({ retry_at: clock.now() }).where('state', '=', 'failed');
+  if (network) query = query.where('network', '=', network);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

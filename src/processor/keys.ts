@@ -1,0 +1,95 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { HDKey } from '@scure/bip32';
+import { toHex, type PrivateKeyAccount } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { StartupError } from '../core/errors.ts';
+
+// The processor's keys (issue 22, must have 1): only the processor role loads the deposit seed.
+// The service holds the account xpub (m/44'/60'/0'/0) and derives deposit address i as its child i;
+// the processor derives the same child's private key to sign that address's authorizations. The
+// gas wallet is on another hardened account, m/44'/60'/1'/0/0, which the xpub cannot derive: a
+// leaked xpub reveals no key, and the service's deposit addresses never meet the gas wallet.
+// No key, and not the seed, is ever logged: they live only in this module's private fields.
+
+export const ACCOUNT_PATH = "m/44'/60'/0'/0";
+export const GAS_WALLET_PATH = "m/44'/60'/1'/0/0";
+/** The embedded default's seed file under DATA_DIR (src/runtime.ts makes it). */
+export const DEFAULT_SEED_FILE = 'deposit-wallet.seed';
+
+export class ProcessorKeys {
+  readonly #account: HDKey;
+  readonly #gasWallet: PrivateKeyAccount;
+  readonly #deposits = new Map<number, PrivateKeyAccount>();
+
+  constructor(seed: Uint8Array) {
+    const root = HDKey.fromMasterSeed(seed);
+    this.#account = root.derive(ACCOUNT_PATH);
+    const gas = root.derive(GAS_WALLET_PATH).privateKey;
+    if (!gas) throw new Error('the seed gave no gas wallet key');
+    this.#gasWallet = privateKeyToAccount(toHex(gas));
+  }
+
+  /** The account's extended public key: what the service derives deposit addresses from. */
+  get xpub(): string {
+    return this.#account.publicExtendedKey;
+  }
+
+  /** The gas wallet, which pays every forward's gas. */
+  get gasWallet(): PrivateKeyAccount {
+    return this.#gasWallet;
+  }
+
+  /** Deposit address `index`'s signer (child `index` of the account key). */
+  deposit(index: number): PrivateKeyAccount {
+    let account = this.#deposits.get(index);
+    if (!account) {
+      const key = this.#account.deriveChild(index).privateKey;
+      if (!key) throw new Error(`deposit key ${index} could not be derived`);
+      account = privateKeyToAccount(toHex(key));
+      this.#deposits.set(index, account);
+    }
+    return account;
+  }
+
+  /**
+   * The child index of a deposit address (lowercase) among the first `upTo`: for payments started
+   * before their index was stored. Undefined when none of them is it.
+   */
+  findIndex(address: string, upTo: number): number | undefined {
+    for (let index = 0; index < upTo; index += 1) {
+      if (this.deposit(index).address.toLowerCase() === address) return index;
+    }
+    return undefined;
+  }
+
+  /** Never shows a key, however it is printed. */
+  toJSON(): { xpub: string; gasWallet: string } {
+    return { xpub: this.xpub, gasWallet: this.#gasWallet.address };
+  }
+}
+
+/**
+ * Loads the deposit seed for the processor role: PROCESSOR_SEED_FILE if set, else the embedded
+ * default's DATA_DIR/deposit-wallet.seed. Refuses, in one sentence, a seed that is missing or not
+ * hex, or whose account xpub is not the one the service derives deposit addresses from.
+ */
+export async function loadProcessorKeys(options: { seedFile: string | undefined; dataDir: string; serviceXpub: string }): Promise<ProcessorKeys> {
+  const file = options.seedFile ?? path.join(options.dataDir, DEFAULT_SEED_FILE);
+  const named = options.seedFile ? 'PROCESSOR_SEED_FILE' : `the embedded default's seed (${file})`;
+  let text: string;
+  try {
+    text = (await readFile(file, 'utf8')).trim().replace(/^0x/i, '');
+  } catch {
+    throw new StartupError(`The processor cannot read ${named} at ${file}: set PROCESSOR_SEED_FILE to the deposit seed's file (hex).`);
+  }
+  // BIP-32 seeds are 16 to 64 bytes.
+  if (!/^([0-9a-fA-F]{2}){16,64}$/.test(text)) {
+    throw new StartupError(`${named} at ${file} is not a seed of 16 to 64 bytes written in hex.`);
+  }
+  const keys = new ProcessorKeys(Buffer.from(text, 'hex'));
+  if (keys.xpub !== options.serviceXpub) {
+    throw new StartupError(`The deposit seed's account key (${keys.xpub}) is not the one the service derives deposit addresses from (${options.serviceXpub}): set DEPOSIT_XPUB and PROCESSOR_SEED_FILE to the same wallet.`);
+  }
+  return keys;
+}
