@@ -18,6 +18,10 @@ const Announced = z.object({
   payment_id: z.string().min(1),
   started_at: z.coerce.date(),
   expires_at: z.coerce.date(),
+  // Additive since migration 0027: what the start fixed, so forwarding never reads payments.
+  deposit_index: z.number().int().min(0).nullish(),
+  payout_wallet: z.string().regex(/^0x[0-9a-f]{40}$/).nullish(),
+  fee_bps: z.number().int().min(0).max(10_000).nullish(),
 });
 
 export class WatchedAddresses {
@@ -54,7 +58,17 @@ export class WatchedAddresses {
   }
 }
 
-async function remember(db: Db, rows: Array<{ address: string; payment_id: string; watch_from: Date; watch_until: Date }>): Promise<void> {
+interface WatchedRow {
+  address: string;
+  payment_id: string;
+  watch_from: Date;
+  watch_until: Date;
+  deposit_index: number | null;
+  payout_wallet: string | null;
+  fee_bps: number | null;
+}
+
+async function remember(db: Db, rows: WatchedRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db.insertInto('processor.watched_addresses').values(rows)
     .onConflict((oc) => oc.column('address').doNothing()).execute();
@@ -67,8 +81,9 @@ async function remember(db: Db, rows: Array<{ address: string; payment_id: strin
 export async function catchUpWatchedAddresses(db: Db, clock: Clock, watched: WatchedAddresses): Promise<void> {
   const now = clock.now();
   const after = sql.lit(`${WATCH_AFTER_EXPIRY_MS} milliseconds`);
-  await sql`INSERT INTO processor.watched_addresses (address, payment_id, watch_from, watch_until)
-    SELECT lower(deposit_address), id, coalesce(started_at, created_at), expires_at + ${after}::interval
+  await sql`INSERT INTO processor.watched_addresses (address, payment_id, watch_from, watch_until, deposit_index, payout_wallet, fee_bps)
+    SELECT lower(deposit_address), id, coalesce(started_at, created_at), expires_at + ${after}::interval,
+      deposit_index, lower(payout_wallet), fee_bps
     FROM payments
     WHERE livemode AND deposit_address IS NOT NULL AND expires_at + ${after}::interval > ${now}
     ON CONFLICT (address) DO NOTHING`.execute(db);
@@ -101,10 +116,13 @@ export function listenForDepositAddresses(databaseUrl: string, db: Db, clock: Cl
   const announced = (payload: string | undefined) => {
     const parsed = Announced.safeParse(JSON.parse(payload ?? 'null'));
     if (!parsed.success) return log(`[processor] ignored a deposit address announcement: ${payload}`);
-    const { address, payment_id, started_at, expires_at } = parsed.data;
+    const { address, payment_id, started_at, expires_at, deposit_index, payout_wallet, fee_bps } = parsed.data;
     const until = new Date(expires_at.getTime() + WATCH_AFTER_EXPIRY_MS);
     watched.add(address, until);
-    remember(db, [{ address, payment_id, watch_from: started_at, watch_until: until }])
+    remember(db, [{
+      address, payment_id, watch_from: started_at, watch_until: until,
+      deposit_index: deposit_index ?? null, payout_wallet: payout_wallet ?? null, fee_bps: fee_bps ?? null,
+    }])
       .catch((error: unknown) => log(`[processor] could not record watched address ${address}: ${String(error)}`));
   };
 
