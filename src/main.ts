@@ -65,7 +65,7 @@ if ((role === 'processor' || role === 'all') && config.networks.length > 0) {
   try {
     processor = await startProcessor({
       db: context.db, databaseUrl: runtime.databaseUrl, clock: context.clock, networks: config.networks,
-      sender: { url, secret: context.processorSecret },
+      sender: { url, secret: context.processorSecret }, deposits: context.deposits,
     });
   } catch (error) {
     if (!(error instanceof StartupError)) throw error;

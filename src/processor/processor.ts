@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { SECOND, unixSeconds, type Clock } from '../core/clock.ts';
 import type { NetworkConfig, NetworkName } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
+import type { DepositAddresses } from '../core/deposit-addresses.ts';
 import { signatureHeader } from '../webhooks/signature.ts';
 import type { ChainClientOptions } from './chain-client.ts';
 import { DEFAULT_POLL_MS, startDetection, type Detection } from './detection.ts';
 import type { DetectorOptions } from './detector.ts';
 import { NetworkLocks } from './network-locks.ts';
 import { confirmFinalTransfers, deliverDueNotices, type NoticeSender } from './outbox.ts';
+import { findMissingDepositIndexes } from './watched-addresses.ts';
 
 // The processor (issue 22) as its role runs it. Each poll, for every network whose lock this
 // processor holds: scan to the final block, enqueue deposit.confirmed for what became final,
@@ -48,6 +50,8 @@ export async function startProcessor(deps: {
   clock: Clock;
   networks: NetworkConfig[];
   sender: NoticeSender;
+  /** The account xpub's addresses, to find the child index of deposit addresses started before it was kept. */
+  deposits: DepositAddresses;
   /** Run for each held network after its scan and its notices (forwarding). */
   steps?: NetworkStep[];
 }, options: {
@@ -66,6 +70,8 @@ export async function startProcessor(deps: {
     { manual: true, rpc: options.rpc, detector: options.detector, log },
   );
   const locks = new NetworkLocks(deps.databaseUrl, log);
+  const found = await findMissingDepositIndexes(deps.db, deps.deposits);
+  if (found > 0) log(`[processor] found the child index of ${found} deposit address(es) started before indexes were kept`);
   const health = new Map<NetworkName, NetworkHealth>(deps.networks.map((network) => [network.name, {
     network: network.name, active: false, lastScanAt: null, cursorBlock: null, lastError: null,
   }]));

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { DAY, type Clock } from '../core/clock.ts';
 import type { Db } from '../db/database.ts';
+import type { DepositAddresses } from '../core/deposit-addresses.ts';
 
 // The Live deposit addresses the processor watches, held in memory so a scan matches each
 // transfer's recipient locally: 100,000 addresses cost the RPC calls 10 do. Each is watched from
@@ -167,4 +168,26 @@ export function listenForDepositAddresses(databaseUrl: string, db: Db, clock: Cl
       await current?.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Payments started before migration 0027 did not keep their deposit address's child index, which
+ * forwarding needs to derive the key. Derives the addresses of every index drawn so far (the
+ * sequence's last value) once, and fills in those it finds. Answers how many were found; an
+ * address not found is not of this xpub, and stays without one (the status shows it).
+ */
+export async function findMissingDepositIndexes(db: Db, deposits: DepositAddresses): Promise<number> {
+  const missing = await db.selectFrom('processor.watched_addresses').select('address').where('deposit_index', 'is', null).execute();
+  if (missing.length === 0) return 0;
+  const wanted = new Set(missing.map((row) => row.address));
+  const drawn = await sql<{ last: string | null }>`SELECT CASE WHEN is_called THEN last_value END AS last FROM deposit_address_index`.execute(db);
+  const last = drawn.rows[0]?.last === null || drawn.rows[0] === undefined ? -1 : Number(drawn.rows[0].last);
+  let found = 0;
+  for (let index = 0; index <= last && wanted.size > 0; index++) {
+    const address = deposits.address(index).toLowerCase();
+    if (!wanted.delete(address)) continue;
+    await db.updateTable('processor.watched_addresses').set({ deposit_index: index }).where('address', '=', address).execute();
+    found += 1;
+  }
+  return found;
 }

@@ -31,7 +31,7 @@ const noticesUrl = () => `${t.url}/processor/notices`;
 const start = async (options: { url?: string } = {}) => {
   const processor = await startProcessor({
     db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon],
-    sender: { url: options.url ?? noticesUrl(), secret: TEST_PROCESSOR_SECRET },
+    sender: { url: options.url ?? noticesUrl(), secret: TEST_PROCESSOR_SECRET }, deposits: t.context.deposits,
   }, { manual: true, rpc: { timeoutMs: 1_000, retryDelayMs: 10, rounds: 2 }, log: (line) => logs.push(line) });
   processors.push(processor);
   return processor;
@@ -130,6 +130,25 @@ describe('a Live deposit, from start to paid', () => {
     const held = await api('GET', `/v1/payments/${id}`);
     expect(held.coin).toBe('polygon_usdt');
     expect(held.status, JSON.stringify(held)).toMatch(/^(held|paid)$/);
+  });
+});
+
+describe('a deposit address started before child indexes were kept', () => {
+  it('has its index found by deriving the addresses drawn so far, once, as a processor starts', async () => {
+    const { id, address } = await started('7.00');
+    await until(() => Promise.resolve(processors[0]!.detection.watched.has(address)), Boolean);
+    const { deposit_index: index } = await t.db.selectFrom('payments').select('deposit_index').where('id', '=', id).executeTakeFirstOrThrow();
+    await t.db.updateTable('processor.watched_addresses').set({ deposit_index: null }).where('address', '=', address).execute();
+    await t.db.insertInto('processor.watched_addresses').values({
+      address: `0x${'77'.repeat(20)}`, payment_id: 'pay_not_ours', watch_from: t.clock.now(), watch_until: t.clock.now(),
+      deposit_index: null, payout_wallet: null, fee_bps: null,
+    }).execute();
+    const restarted = await start();
+    const rows = await t.db.selectFrom('processor.watched_addresses').select(['address', 'deposit_index'])
+      .where('address', 'in', [address, `0x${'77'.repeat(20)}`]).orderBy('address').execute();
+    expect(rows).toEqual(expect.arrayContaining([{ address, deposit_index: index }, { address: `0x${'77'.repeat(20)}`, deposit_index: null }]));
+    await restarted.stop();
+    processors.splice(processors.indexOf(restarted), 1);
   });
 });
 
