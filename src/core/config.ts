@@ -34,6 +34,7 @@ const Env = z.object({
   PROCESSOR_SEED_FILE: z.string().min(1).optional(),
   PROCESSOR_FEE_WALLET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x address of 40 hex digits')
     .refine(checksumHolds, 'its letter case fails the EIP-55 checksum (a mistyped address?)').optional(),
+  PROCESSOR_NOTICES_URL: z.url({ protocol: /^https?$/ }).optional(),
   METRICS_PORT: Port.optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{32,}$/, 'at least 32 visible ASCII characters (no spaces)').optional(),
@@ -105,6 +106,8 @@ export interface Config {
   depositXpub: string | undefined;
   /** Shared secret the payment processor signs its notices with; generated under dataDir when unset. */
   processorSecret: string | undefined;
+  /** Where the processor posts its notices; default: the all-in-one's own listener, else BASE_URL. */
+  processorNoticesUrl: string | undefined;
   logLevel: string;
   metrics: MetricsConfig;
   trustProxy: boolean;
@@ -248,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretEncryptionKey: key,
     depositXpub: e.DEPOSIT_XPUB,
     processorSecret: e.PROCESSOR_SECRET,
+    processorNoticesUrl: e.PROCESSOR_NOTICES_URL,
     logLevel: e.LOG_LEVEL,
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN === undefined ? undefined : new Secret(e.METRICS_TOKEN) },
     trustProxy: e.TRUST_PROXY === 'true',

@@ -93,6 +93,7 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   'processor.forwards': 'each deposit\'s forward: addresses, amounts, state and the reason it failed (service-made words)',
   'processor.sender_nonces': 'the next nonce of each account the processor sends from',
   'processor.forward_transactions': 'the forwards\' signed transactions: raw bytes, hashes, nonces, fees',
+  'processor.notices_out': 'the signed notices the processor sends: deposit addresses, amounts, transactions',
 };
 
 type Columns<T extends CustomerDataTable> = keyof (typeof CUSTOMER_DATA_COLUMNS)[T] & string;
