@@ -99,7 +99,7 @@ export class ForwardChain {
 
   /** Type-2 fees: what the node suggests now. */
   async fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
-    const { maxFeePerGas, maxPriorityFeePerGas } = await this.client.estimateFeesPerGas({ type: 'eip1559' });
+    const { maxFeePerGas, maxPriorityFeePerGas } = await this.client.estimateFeesPerGas({ chain: null, type: 'eip1559' });
     return { maxFeePerGas, maxPriorityFeePerGas };
   }
 

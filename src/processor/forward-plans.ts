@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Address } from 'viem';
 import type { Clock } from '../core/clock.ts';
 import type { NetworkConfig } from '../core/networks-config.ts';
@@ -10,9 +9,6 @@ import type { ProcessorKeys } from './keys.ts';
 // A forward is written down for each final transfer to a watched address that has a payout wallet,
 // before anything about it is signed: what it moves (net = value − ⌊value × fee_bps ÷ 10,000⌋,
 // the rest the fee), from which deposit key, to which wallets. One per transfer, whoever plans it.
-
-/** Deposit addresses tried when a payment's child index was not stored (payments before migration 0027). */
-const FIND_INDEX_LIMIT = 100_000;
 
 export function splitFee(value: bigint, feeBps: number): { net: bigint; fee: bigint } {
   const fee = value * BigInt(feeBps) / 10_000n;
@@ -55,8 +51,9 @@ export async function planForwards(deps: PlanDeps, planned: (row: ForwardRow) =>
       deps.log(`[processor] ${network.name}: the deposit ${transfer.tx_hash} to ${transfer.to_address} waits: its payment's fee is not known to the processor`);
       continue;
     }
-    const index = transfer.deposit_index ?? await findIndex(deps, transfer.to_address);
-    if (index === undefined || keys.deposit(index).address.toLowerCase() !== transfer.to_address) {
+    // The index is kept at the start (older payments': found once as the processor starts).
+    const index = transfer.deposit_index;
+    if (index === null || keys.deposit(index).address.toLowerCase() !== transfer.to_address) {
       deps.log(`[processor] ${network.name}: the deposit ${transfer.tx_hash} waits: ${transfer.to_address} is not derived from the processor's seed`);
       continue;
     }
@@ -75,12 +72,3 @@ export async function planForwards(deps: PlanDeps, planned: (row: ForwardRow) =>
   return count;
 }
 
-/** The child index of an address whose payment did not store it, kept once found. */
-async function findIndex(deps: PlanDeps, address: string): Promise<number | undefined> {
-  const drawn = await sql<{ last: string }>`SELECT last_value AS last FROM deposit_address_index`.execute(deps.db).then((result) => Number(result.rows[0]?.last ?? 0));
-  const index = deps.keys.findIndex(address, Math.min(drawn + 1, FIND_INDEX_LIMIT));
-  if (index !== undefined) {
-    await deps.db.updateTable('processor.watched_addresses').set({ deposit_index: index }).where('address', '=', address).where('deposit_index', 'is', null).execute();
-  }
-  return index;
-}

@@ -10,6 +10,7 @@ import { multicallAbi, revertReason, tokenAbi, type ForwardChain } from './forwa
 import { feeCap, feesOf, signAndStore, storeReplacement, transactionsOf, type Fees, type ForwardTransactionRow, type TransactionToSign } from './forward-transactions.ts';
 import type { ProcessorKeys } from './keys.ts';
 import { planForwards } from './forward-plans.ts';
+import { enqueueNotice, sixDecimals } from './outbox.ts';
 
 // One network's forwards (issue 22, must have 4). Each pass plans a forward for every new final
 // deposit, then moves every open forward one step on from what its rows say: planned → signed
@@ -20,17 +21,6 @@ import { planForwards } from './forward-plans.ts';
 export type ForwardRow = Selectable<ProcessorForwardsTable>;
 export type ForwardStep = 'planned' | 'signed' | 'broadcast' | 'mined' | 'final';
 
-/** What the settlement notice says (src/processor/notices.ts reads it); sent once the forward is final. */
-export interface SettlementNotice {
-  id: string;
-  type: 'settlement.completed';
-  deposit_address: string;
-  payment_id: string;
-  network: string;
-  txid_out: string;
-  merchant_received: string;
-}
-
 export interface ForwarderDeps {
   db: Db;
   clock: Clock;
@@ -38,8 +28,6 @@ export interface ForwarderDeps {
   chain: ForwardChain;
   keys: ProcessorKeys;
   feeWallet: `0x${string}`;
-  /** Enqueues the notice in the transaction `db` (the forward's row turns final in it). */
-  notify: (db: Db, notice: SettlementNotice) => Promise<void>;
 }
 
 export interface ForwarderOptions {
@@ -158,11 +146,12 @@ export class Forwarder {
       const updated = await trx.updateTable('processor.forwards').set({ state: 'final', txid_out: txidOut, failure: null, retry_at: null, updated_at: now })
         .where('id', '=', forward.id).where('state', '!=', 'final').returningAll().executeTakeFirst();
       if (!updated) return undefined;
-      await this.#deps.notify(trx, {
+      // In the transaction that makes the forward final: one notice, under an id derived from the deposit.
+      await enqueueNotice(trx, {
         id: `settlement:${forward.network}:${forward.transfer_tx_hash}:${forward.transfer_log_index}`,
         type: 'settlement.completed', deposit_address: forward.deposit_address, payment_id: forward.payment_id, network: forward.network,
         txid_out: txidOut, merchant_received: sixDecimals(BigInt(forward.net)),
-      });
+      }, now);
       return updated;
     });
     if (done) {
@@ -410,10 +399,4 @@ export class StepInterrupted extends Error {}
 
 function max(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
-}
-
-/** Base units of a six-decimal token as the notice writes them: 29.55 → "29.550000". */
-export function sixDecimals(units: bigint): string {
-  const text = units.toString().padStart(7, '0');
-  return `${text.slice(0, -6)}.${text.slice(-6)}`;
 }

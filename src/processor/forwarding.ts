@@ -5,7 +5,7 @@ import type { NetworkConfig } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
 import type { ChainClientOptions } from './chain-client.ts';
 import { ForwardChain } from './forward-chain.ts';
-import { Forwarder, StepInterrupted, type ForwarderOptions, type SettlementNotice } from './forwarder.ts';
+import { Forwarder, StepInterrupted, type ForwarderOptions } from './forwarder.ts';
 import type { ProcessorKeys } from './keys.ts';
 
 // Forwarding as the processor runs it: one Forwarder per configured network, each pass planning
@@ -22,6 +22,8 @@ export interface Forwarding {
   forwarders: Forwarder[];
   /** One pass on every network now (tests; the loop calls it too). */
   forwardAll(): Promise<void>;
+  /** One pass on one network: the processor's step for each network whose lock it holds (start it `manual`). */
+  forwardNetwork(network: NetworkConfig): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -32,8 +34,6 @@ export interface ForwardingDeps {
   keys: ProcessorKeys;
   /** PROCESSOR_FEE_WALLET; without it the processor does not forward. */
   feeWallet: `0x${string}` | undefined;
-  /** Enqueues a notice for the service within the given transaction (src/processor/outbox.ts). */
-  notify: (db: Db, notice: SettlementNotice) => Promise<void>;
 }
 
 export async function startForwarding(deps: ForwardingDeps, options: ForwarderOptions & {
@@ -48,7 +48,7 @@ export async function startForwarding(deps: ForwardingDeps, options: ForwarderOp
   if (!feeWallet) throw new StartupError('PROCESSOR_FEE_WALLET is not set: the processor forwards deposits only once it knows where the fee goes.');
   const log = options.log ?? ((line: string) => console.error(line));
   const forwarders = deps.networks.map((network) => new Forwarder({
-    db: deps.db, clock: deps.clock, network, chain: new ForwardChain(network, options.rpc), keys: deps.keys, feeWallet, notify: deps.notify,
+    db: deps.db, clock: deps.clock, network, chain: new ForwardChain(network, options.rpc), keys: deps.keys, feeWallet,
   }, { ...options, log }));
   const now = deps.clock.now();
   // The gas wallet's address, kept for the status command (which holds no key).
@@ -59,15 +59,20 @@ export async function startForwarding(deps: ForwardingDeps, options: ForwarderOp
   }
   for (const network of deps.networks) log(`[processor] ${network.name}: forwarding through the gas wallet ${deps.keys.gasWallet.address}`);
 
+  const pass = async (forwarder: Forwarder) => {
+    try {
+      await forwarder.pass();
+    } catch (error) {
+      if (error instanceof StepInterrupted) throw error;
+      log(`[processor] ${forwarder.network.name}: forwarding pass failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
+  };
   const forwardAll = async () => {
-    await Promise.all(forwarders.map(async (forwarder) => {
-      try {
-        await forwarder.pass();
-      } catch (error) {
-        if (error instanceof StepInterrupted) throw error;
-        log(`[processor] ${forwarder.network.name}: forwarding pass failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-      }
-    }));
+    await Promise.all(forwarders.map(pass));
+  };
+  const forwardNetwork = async (network: NetworkConfig) => {
+    const forwarder = forwarders.find((candidate) => candidate.network.name === network.name);
+    if (forwarder) await pass(forwarder);
   };
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
@@ -82,6 +87,7 @@ export async function startForwarding(deps: ForwardingDeps, options: ForwarderOp
   return {
     forwarders,
     forwardAll,
+    forwardNetwork,
     async stop() {
       stopped = true;
       clearTimeout(timer);

@@ -52,17 +52,6 @@ export class ProcessorKeys {
     return account;
   }
 
-  /**
-   * The child index of a deposit address (lowercase) among the first `upTo`: for payments started
-   * before their index was stored. Undefined when none of them is it.
-   */
-  findIndex(address: string, upTo: number): number | undefined {
-    for (let index = 0; index < upTo; index += 1) {
-      if (this.deposit(index).address.toLowerCase() === address) return index;
-    }
-    return undefined;
-  }
-
   /** Never shows a key, however it is printed. */
   toJSON(): { xpub: string; gasWallet: string } {
     return { xpub: this.xpub, gasWallet: this.#gasWallet.address };

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseAbi, type Abi, type Hex } from 'viem';
 
-// The test tokens of test/fixtures/chain/, compiled from our Solidity and OpenZeppelin's with solc's
+// The test tokens (and the batch contract) of test/fixtures/chain/, compiled from our Solidity and OpenZeppelin's with solc's
 // bundled compiler (nothing downloaded). Compiling takes seconds, so the result is cached in the
 // temporary directory under a hash of every source and the compiler's version.
 
 const FIXTURES = path.join(import.meta.dirname, '../fixtures/chain');
 const OPENZEPPELIN = path.dirname(createRequire(import.meta.url).resolve('@openzeppelin/contracts/package.json'));
-const CONTRACTS = ['TestUSDCoin', 'TestTetherUSD'] as const;
+const CONTRACTS = ['TestUSDCoin', 'TestTetherUSD', 'TestMulticall3'] as const;
 export type TestTokenName = (typeof CONTRACTS)[number];
 
 /** What the tests call, typed for viem; `compiledTokens` checks the compiled ABI has each of them. */
@@ -38,6 +38,13 @@ export const eip3009Abi = parseAbi([
   'function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
   'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
+]);
+
+/** Multicall3's aggregate3, as the processor calls it (src/processor/forward-chain.ts). */
+export const multicall3Abi = parseAbi([
+  'struct Call3 { address target; bool allowFailure; bytes callData; }',
+  'struct Result { bool success; bytes returnData; }',
+  'function aggregate3(Call3[] calls) payable returns (Result[] returnData)',
 ]);
 
 export type CompiledToken = { abi: Abi; bytecode: Hex };
@@ -119,6 +126,7 @@ export function compiledTokens(): Promise<Record<TestTokenName, CompiledToken>> 
     const tokens = cached ?? (await compile());
     requireSignatures('TestUSDCoin', tokens.TestUSDCoin.abi, [...testTokenAbi, ...eip3009Abi]);
     requireSignatures('TestTetherUSD', tokens.TestTetherUSD.abi, testTokenAbi);
+    requireSignatures('TestMulticall3', tokens.TestMulticall3.abi, multicall3Abi);
     if (!cached) {
       // Written aside then renamed, so a test file compiling at the same time never reads half a file.
       await mkdir(path.dirname(cacheFile), { recursive: true });
