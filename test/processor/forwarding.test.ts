@@ -105,6 +105,8 @@ beforeAll(async () => {
     ],
   };
   detection = await startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon] }, { manual: true, rpc, log: () => undefined });
+  // The first scan starts the cursor at the final block: every deposit after it is found.
+  await detection.scanAll();
   forwarding = await forwarder();
 });
 
@@ -137,6 +139,7 @@ describe('a USDC deposit (EIP-3009)', () => {
 
     const { net, fee } = split(USDC(30));
     expect(net).toBe(29_550_000n);
+    expect(await forwardOf(receipt.transactionHash), logs.join('\n')).toMatchObject({ state: 'final' });
     expect(await tokens.balanceOf('usdc', payout)).toBe(net);
     expect(await tokens.balanceOf('usdc', feeWallet) - feesBefore).toBe(fee);
     expect(await tokens.balanceOf('usdc', address)).toBe(0n);
