@@ -66,7 +66,7 @@ if ((role === 'processor' || role === 'all') && config.networks.length > 0) {
     processor = await startProcessor({
       db: context.db, databaseUrl: runtime.databaseUrl, clock: context.clock, networks: config.networks,
       sender: { url, secret: context.processorSecret }, deposits: context.deposits,
-    });
+    }, { pollMs: config.processorPollMs });
   } catch (error) {
     if (!(error instanceof StartupError)) throw error;
     console.error(error.message);

@@ -35,6 +35,7 @@ const Env = z.object({
   PROCESSOR_FEE_WALLET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x address of 40 hex digits')
     .refine(checksumHolds, 'its letter case fails the EIP-55 checksum (a mistyped address?)').optional(),
   PROCESSOR_NOTICES_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PROCESSOR_POLL_MS: z.coerce.number().int().min(200).max(60_000).default(2_000),
   METRICS_PORT: Port.optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{32,}$/, 'at least 32 visible ASCII characters (no spaces)').optional(),
@@ -108,6 +109,8 @@ export interface Config {
   processorSecret: string | undefined;
   /** Where the processor posts its notices; default: the all-in-one's own listener, else BASE_URL. */
   processorNoticesUrl: string | undefined;
+  /** How often the processor scans, confirms, forwards and delivers its notices. */
+  processorPollMs: number;
   logLevel: string;
   metrics: MetricsConfig;
   trustProxy: boolean;
@@ -252,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     depositXpub: e.DEPOSIT_XPUB,
     processorSecret: e.PROCESSOR_SECRET,
     processorNoticesUrl: e.PROCESSOR_NOTICES_URL,
+    processorPollMs: e.PROCESSOR_POLL_MS,
     logLevel: e.LOG_LEVEL,
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN === undefined ? undefined : new Secret(e.METRICS_TOKEN) },
     trustProxy: e.TRUST_PROXY === 'true',

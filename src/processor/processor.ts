@@ -77,6 +77,9 @@ export async function startProcessor(deps: {
   }]));
   const problem = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
+  const deliver = () => deliverDueNotices(deps.db, deps.clock, deps.sender, { log })
+    .catch((error: unknown) => log(`[processor] delivering notices failed: ${problem(error)}`));
+
   const poll = async () => {
     const held = await locks.take(deps.networks.map((network) => network.name));
     await Promise.all(detection.detectors.map(async (detector) => {
@@ -94,14 +97,17 @@ export async function startProcessor(deps: {
         state.lastError = problem(error);
         log(`[processor] ${network.name}: scan failed: ${state.lastError}`);
       }
-      try {
-        await confirmFinalTransfers(deps.db, deps.clock, network);
-        for (const step of deps.steps ?? []) await step(network);
-      } catch (error) {
-        log(`[processor] ${network.name}: ${problem(error)}`);
+      await confirmFinalTransfers(deps.db, deps.clock, network).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
+    }));
+    // The deposits found are told before anything is forwarded: a buyer's page turns paid without waiting for gas.
+    await deliver();
+    if ((deps.steps ?? []).length === 0) return;
+    await Promise.all(deps.networks.filter((network) => held.has(network.name)).map(async (network) => {
+      for (const step of deps.steps ?? []) {
+        await step(network).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
       }
     }));
-    await deliverDueNotices(deps.db, deps.clock, deps.sender, { log }).catch((error: unknown) => log(`[processor] delivering notices failed: ${problem(error)}`));
+    await deliver();
   };
 
   const healthy = (state: NetworkHealth) => state.active && state.lastError === null && state.lastScanAt !== null
