@@ -4,8 +4,10 @@ import { StartupError } from './core/errors.ts';
 import { buildApp, buildMetricsApp } from './app.ts';
 import { readinessOf } from './health.ts';
 import { operations } from './operations.ts';
-import { openRuntime, startWorkers, type Runtime } from './runtime.ts';
+import { loadSecrets, openRuntime, startWorkers, type Runtime } from './runtime.ts';
 import { startProcessor, type Processor } from './processor/processor.ts';
+import { startForwarding, type Forwarding } from './processor/forwarding.ts';
+import { loadProcessorKeys } from './processor/keys.ts';
 import { PROCESSOR_NOTICES_PATH } from './http/processor.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
@@ -24,6 +26,7 @@ if (!['api', 'worker', 'processor', 'all'].includes(role)) {
 let config: Config;
 let runtime: Runtime;
 let processor: Processor | undefined;
+let forwarding: Forwarding | undefined;
 try {
   config = loadConfig();
   if (role === 'processor' && config.networks.length === 0) {
@@ -63,9 +66,12 @@ if ((role === 'processor' || role === 'all') && config.networks.length > 0) {
     ? `http://${listening.family === 'IPv6' ? `[${listening.address}]` : listening.address}:${listening.port}${PROCESSOR_NOTICES_PATH}`
     : `${config.baseUrl}${PROCESSOR_NOTICES_PATH}`);
   try {
+    // Only this role reads the deposit seed; it must be the wallet the service derives addresses from.
+    const keys = await loadProcessorKeys({ seedFile: config.processor.seedFile, dataDir: config.dataDir, serviceXpub: (await loadSecrets(config)).depositXpub });
+    forwarding = await startForwarding({ db: context.db, clock: context.clock, networks: config.networks, keys, feeWallet: config.processor.feeWallet }, { manual: true });
     processor = await startProcessor({
       db: context.db, databaseUrl: runtime.databaseUrl, clock: context.clock, networks: config.networks,
-      sender: { url, secret: context.processorSecret }, deposits: context.deposits,
+      sender: { url, secret: context.processorSecret }, deposits: context.deposits, steps: [forwarding.forwardNetwork],
     }, { pollMs: config.processorPollMs });
   } catch (error) {
     if (!(error instanceof StartupError)) throw error;
@@ -85,6 +91,7 @@ async function stop(signal: string): Promise<void> {
   console.error(`${signal}: shutting down`);
   await app?.close();
   await processor?.stop();
+  await forwarding?.stop();
   await metricsApp?.close();
   await runtime.close();
   process.exit(0);

@@ -1,16 +1,16 @@
-import { sql, type Selectable } from 'kysely';
 import { encodeFunctionData, formatUnits, type Address, type Hex, type TransactionReceipt } from 'viem';
 import type { Clock } from '../core/clock.ts';
-import type { NetworkConfig } from '../core/networks-config.ts';
-import { MULTICALL3 } from '../core/networks-config.ts';
+import { MULTICALL3, type NetworkConfig } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
-import type { ForwardShare, ProcessorForwardsTable } from '../db/schema.ts';
+import type { ForwardShare } from '../db/schema.ts';
 import { authorizationNonce, signedTransfer, tokenDomain, UnknownDomain } from './authorizations.ts';
 import { multicallAbi, revertReason, tokenAbi, type ForwardChain } from './forward-chain.ts';
 import { feeCap, feesOf, signAndStore, storeReplacement, transactionsOf, type Fees, type ForwardTransactionRow, type TransactionToSign } from './forward-transactions.ts';
 import type { ProcessorKeys } from './keys.ts';
-import { planForwards } from './forward-plans.ts';
+import { planForwards, type ForwardRow } from './forward-plans.ts';
 import { enqueueNotice, sixDecimals } from './outbox.ts';
+
+export type { ForwardRow };
 
 // One network's forwards (issue 22, must have 4). Each pass plans a forward for every new final
 // deposit, then moves every open forward one step on from what its rows say: planned → signed
@@ -18,7 +18,6 @@ import { enqueueNotice, sixDecimals } from './outbox.ts';
 // from its rows. Money can move only once: EIP-3009 authorizations carry nonces derived from the
 // forward, and every other transaction has a nonce of its own, taken once, in the database.
 
-export type ForwardRow = Selectable<ProcessorForwardsTable>;
 export type ForwardStep = 'planned' | 'signed' | 'broadcast' | 'mined' | 'final';
 
 export interface ForwarderDeps {
