@@ -130,7 +130,7 @@ export interface Config {
 }
 
 export interface ProcessorConfig {
-  /** The deposit seed's file (hex); unset: DATA_DIR/deposit-wallet.seed, the embedded default's. */
+  /** The deposit seed's file (hex); unset: the embedded default's seed under DATA_DIR. */
   seedFile: string | undefined;
   /** Where each forward's fee goes (lowercase); unset: the processor does not forward. */
   feeWallet: `0x${string}` | undefined;
