@@ -1,11 +1,12 @@
-import { encodeFunctionData, formatUnits, type Address, type Hex, type TransactionReceipt } from 'viem';
+import type { Hex } from 'viem';
 import type { Clock } from '../core/clock.ts';
-import { MULTICALL3, type NetworkConfig } from '../core/networks-config.ts';
+import type { NetworkConfig } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
 import type { ForwardShare } from '../db/schema.ts';
-import { authorizationNonce, signedTransfer, tokenDomain, UnknownDomain } from './authorizations.ts';
-import { multicallAbi, revertReason, tokenAbi, type ForwardChain } from './forward-chain.ts';
-import { feeCap, feesOf, signAndStore, storeReplacement, transactionsOf, type Fees, type ForwardTransactionRow, type TransactionToSign } from './forward-transactions.ts';
+import { attemptFor, CannotForward, explainRevert, isFinalReceipt, requireGas, sharesOf } from './forward-attempts.ts';
+import { revertReason, type ForwardChain } from './forward-chain.ts';
+import { lowGasThreshold } from './gas-wallet.ts';
+import { feeCap, feesOf, signAndStore, storeReplacement, transactionsOf, type Fees, type ForwardTransactionRow } from './forward-transactions.ts';
 import type { ProcessorKeys } from './keys.ts';
 import { planForwards, type ForwardRow } from './forward-plans.ts';
 import { enqueueNotice, sixDecimals } from './outbox.ts';
@@ -40,14 +41,11 @@ export interface ForwarderOptions {
 }
 
 export const DEFAULT_REPLACE_AFTER_MS = 3 * 60_000;
+/** A low gas wallet is said in the log at most this often. */
+const LOW_GAS_EVERY_MS = 10 * 60_000;
 const MAX_RETRY_MS = 60 * 60_000;
 /** Each replacement bids this much more (nodes want at least 10 % to replace). */
 const BUMP_PERCENT = 125n;
-/** Estimates are raised by this much for a batch, whose gas the token's state can change a little. */
-const GAS_MARGIN_PERCENT = 120n;
-
-/** A step that could not happen for a reason the operator must see; the forward fails and is retried later. */
-class CannotForward extends Error {}
 
 export class Forwarder {
   readonly network: NetworkConfig;
@@ -69,9 +67,12 @@ export class Forwarder {
     return this.network.name;
   }
 
+  #lowGasSaidAt = -Infinity;
+
   /** Plans what is new, then moves every open forward on. Answers the forwards still open. */
   async pass(): Promise<number> {
     const { db, clock } = this.#deps;
+    await this.#warnIfLowGas().catch(() => undefined);
     await planForwards({ ...this.#deps, log: this.#options.log }, (row) => this.#step('planned', row));
     const open = await db.selectFrom('processor.forwards').selectAll().where('network', '=', this.#name)
       .where((eb) => eb.or([eb('state', 'in', ['planned', 'sending']), eb.and([eb('state', '=', 'failed'), eb('retry_at', '<=', clock.now())])]))
@@ -90,6 +91,15 @@ export class Forwarder {
       if (state !== 'final' && state !== 'canceled') left += 1;
     }
     return left;
+  }
+
+  async #warnIfLowGas(): Promise<void> {
+    const now = this.#deps.clock.now().getTime();
+    if (now - this.#lowGasSaidAt < LOW_GAS_EVERY_MS) return;
+    const [balance, threshold] = await Promise.all([this.#deps.chain.balance(this.#deps.keys.gasWallet.address), lowGasThreshold(this.#deps.chain)]);
+    if (balance >= threshold) return;
+    this.#lowGasSaidAt = now;
+    this.#options.log(`[processor] ${this.#name}: the gas wallet ${this.#deps.keys.gasWallet.address.toLowerCase()} is low: ${balance} wei, below ${threshold} (enough for 20 forwards at the current gas price); fund it`);
   }
 
   async #step(step: ForwardStep, forward: ForwardRow): Promise<void> {
@@ -122,22 +132,14 @@ export class Forwarder {
     }
     const after = await transactionsOf(this.#deps.db, forward.id);
     const reverted = after.filter((tx) => tx.state === 'reverted' && !txs.some((before) => before.id === tx.id && before.state === 'reverted'));
-    if (reverted.length > 0) throw new CannotForward(await this.#explainRevert(forward, reverted[0]!));
+    if (reverted.length > 0) throw new CannotForward(await explainRevert(this.#deps, forward, reverted[0]!));
     if (after.every((tx) => tx.state !== 'signed' && tx.state !== 'broadcast' && tx.state !== 'mined')) await this.#completeIfDone(forward, after);
-  }
-
-  /** The shares this forward moves (a zero share is not sent). */
-  #sharesOf(forward: ForwardRow): Array<{ share: ForwardShare; to: Address; value: bigint }> {
-    const shares: Array<{ share: ForwardShare; to: Address; value: bigint }> = [];
-    if (BigInt(forward.net) > 0n) shares.push({ share: 'net', to: forward.payout_wallet as Address, value: BigInt(forward.net) });
-    if (BigInt(forward.fee) > 0n) shares.push({ share: 'fee', to: forward.fee_wallet as Address, value: BigInt(forward.fee) });
-    return shares;
   }
 
   /** Marks the forward final (and enqueues its settlement notice) once every share is in a final transaction. */
   async #completeIfDone(forward: ForwardRow, txs: ForwardTransactionRow[], moved: Partial<Record<ForwardShare, string>> = {}): Promise<boolean> {
     for (const tx of txs) if (tx.state === 'final') for (const share of tx.shares) moved[share] ??= tx.tx_hash;
-    const shares = this.#sharesOf(forward);
+    const shares = sharesOf(forward);
     if (!shares.every(({ share }) => moved[share] !== undefined)) return false;
     const txidOut = moved.net ?? moved.fee!;
     const now = this.#deps.clock.now();
@@ -183,10 +185,13 @@ export class Forwarder {
       return;
     }
     const done = new Set(txs.filter((tx) => tx.state === 'final').flatMap((tx) => tx.shares));
-    const left = this.#sharesOf(forward).filter(({ share }) => !done.has(share));
-    const planned = forward.method === 'authorization' ? await this.#authorizationBatch(forward, left, txs) : await this.#topUpAndShares(forward, left);
-    if (planned.length === 0) return;
-    const stored = await signAndStore(this.#deps, forward.id, planned);
+    const left = sharesOf(forward).filter(({ share }) => !done.has(share));
+    const attempt = await attemptFor(this.#deps, forward, left);
+    if (attempt.transactions.length === 0) {
+      await this.#completeIfDone(forward, txs, attempt.movedElsewhere);
+      return;
+    }
+    const stored = await signAndStore(this.#deps, forward.id, attempt.transactions);
     const sending = await db.updateTable('processor.forwards').set({ state: 'sending', failure: null, retry_at: null, updated_at: clock.now() })
       .where('id', '=', forward.id).returningAll().executeTakeFirstOrThrow();
     await this.#step('signed', sending);
@@ -194,114 +199,6 @@ export class Forwarder {
       if (tx.purpose === 'share' && stored.some((other) => other.purpose === 'top_up')) break;
       await this.#progress(sending, tx);
     }
-  }
-
-  /** EIP-3009: one gas wallet transaction through the batch contract carrying each share's authorization. */
-  async #authorizationBatch(forward: ForwardRow, left: Array<{ share: ForwardShare; to: Address; value: bigint }>, txs: ForwardTransactionRow[]): Promise<TransactionToSign[]> {
-    const { chain, keys } = this.#deps;
-    const token = forward.token as Address;
-    const deposit = keys.deposit(forward.deposit_index);
-    const calls: Array<{ share: ForwardShare; data: Hex }> = [];
-    const usedElsewhere: Partial<Record<ForwardShare, string>> = {};
-    let domain;
-    try {
-      domain = await tokenDomain(chain, token);
-    } catch (error) {
-      if (error instanceof UnknownDomain) throw new CannotForward(error.message);
-      throw error;
-    }
-    for (const share of left) {
-      const nonce = authorizationNonce(forward, share.share);
-      // Used already: by a transaction of ours the rows lost track of, or by anyone who submitted
-      // the signed authorization (it can only pay this share's wallet). Not signed again.
-      if (await chain.authorizationUsed(token, deposit.address, nonce)) {
-        const hash = await chain.authorizationUse(token, deposit.address, nonce, BigInt(await this.#transferBlock(forward)));
-        if (hash && await this.#isFinal(hash)) usedElsewhere[share.share] = hash.toLowerCase();
-        continue;
-      }
-      const data = await signedTransfer(deposit, domain, { ...share, nonce });
-      try {
-        await chain.simulate({ from: keys.gasWallet.address, to: token, data });
-      } catch (error) {
-        throw new CannotForward(`the token refuses the ${share.share} share to ${share.to}: ${revertReason(error)}`);
-      }
-      calls.push({ share: share.share, data });
-    }
-    if (calls.length === 0) {
-      await this.#completeIfDone(forward, txs, usedElsewhere);
-      return [];
-    }
-    const multicall = (this.network.multicall ?? MULTICALL3) as Address;
-    const data = encodeFunctionData({
-      abi: multicallAbi, functionName: 'aggregate3',
-      args: [calls.map((call) => ({ target: token, allowFailure: false, callData: call.data }))],
-    });
-    const gas = (await chain.estimateGas({ from: keys.gasWallet.address, to: multicall, data }).catch((error: unknown) => {
-      throw new CannotForward(`the batch contract ${multicall} refuses the forward: ${revertReason(error)}`);
-    })) * GAS_MARGIN_PERCENT / 100n;
-    const fees = await chain.fees();
-    await this.#requireGas(gas * fees.maxFeePerGas);
-    return [{ purpose: 'batch', shares: calls.map((call) => call.share), signer: keys.gasWallet, senderKind: 'gas_wallet', to: multicall, data, value: 0n, gas, fees: { type: 'eip1559', ...fees } }];
-  }
-
-  /**
-   * A token without EIP-3009: the deposit address sends each share itself, so the gas wallet first
-   * sends it exactly the gas those transfers cost at a legacy gas price (less what it holds).
-   */
-  async #topUpAndShares(forward: ForwardRow, left: Array<{ share: ForwardShare; to: Address; value: bigint }>): Promise<TransactionToSign[]> {
-    const { chain, keys } = this.#deps;
-    const token = forward.token as Address;
-    const deposit = keys.deposit(forward.deposit_index);
-    const gasPrice = (await chain.gasPrice()) * BUMP_PERCENT / 100n;
-    const shares: TransactionToSign[] = [];
-    for (const share of left) {
-      const data = encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [share.to, share.value] });
-      let gas: bigint;
-      try {
-        gas = await chain.estimateGas({ from: deposit.address, to: token, data });
-      } catch (error) {
-        throw new CannotForward(`the token refuses the ${share.share} share to ${share.to}: ${revertReason(error)}`);
-      }
-      shares.push({ purpose: 'share', shares: [share.share], signer: deposit, senderKind: 'deposit', to: token, data, value: 0n, gas, fees: { type: 'legacy', gasPrice } });
-    }
-    if (shares.length === 0) return [];
-    const needed = shares.reduce((sum, tx) => sum + tx.gas * gasPrice, 0n);
-    const held = await chain.balance(deposit.address);
-    if (needed <= held) return shares;
-    const fees = await chain.fees();
-    const topUp = needed - held;
-    await this.#requireGas(21_000n * fees.maxFeePerGas + topUp);
-    return [
-      { purpose: 'top_up', shares: [], signer: keys.gasWallet, senderKind: 'gas_wallet', to: deposit.address, data: '0x', value: topUp, gas: 21_000n, fees: { type: 'eip1559', ...fees } },
-      ...shares,
-    ];
-  }
-
-  async #requireGas(cost: bigint): Promise<void> {
-    const wallet = this.#deps.keys.gasWallet.address;
-    const balance = await this.#deps.chain.balance(wallet);
-    if (balance < cost) {
-      throw new CannotForward(`the gas wallet ${wallet.toLowerCase()} holds ${formatUnits(balance, 18)} of ${this.#name}'s native coin and this forward needs up to ${formatUnits(cost, 18)}: fund it`);
-    }
-  }
-
-  async #transferBlock(forward: ForwardRow): Promise<number> {
-    const row = await this.#deps.db.selectFrom('processor.transfers').select('block_number').where('network', '=', forward.network)
-      .where('tx_hash', '=', forward.transfer_tx_hash).where('log_index', '=', forward.transfer_log_index).executeTakeFirstOrThrow();
-    return row.block_number;
-  }
-
-  /** Whether a mined transaction's block is final by the network's rule and still on the chain. */
-  async #isFinal(hash: Hex): Promise<boolean> {
-    const receipt = await this.#deps.chain.receipt(hash);
-    return receipt !== undefined && await this.#finalReceipt(receipt);
-  }
-
-  async #finalReceipt(receipt: TransactionReceipt): Promise<boolean> {
-    const final = await this.#deps.chain.finalBlock();
-    if (receipt.blockNumber > final.number) return false;
-    const block = await this.#deps.chain.block(receipt.blockNumber);
-    return block.hash === receipt.blockHash.toLowerCase();
   }
 
   /** One transaction one step on: broadcast, mined, final, reverted, replaced. */
@@ -319,7 +216,7 @@ export class Forwarder {
           .where('id', '=', tx.id).execute();
         return;
       }
-      const final = await this.#finalReceipt(receipt);
+      const final = await isFinalReceipt(chain, receipt);
       await db.updateTable('processor.forward_transactions').set({
         state: final ? 'final' : 'mined', tx_hash: hash, block_number: receipt.blockNumber, block_hash: receipt.blockHash.toLowerCase(),
         // The hash mined is the transaction's; the others were its replacements or what it replaced.
@@ -366,30 +263,10 @@ export class Forwarder {
       maxFeePerGas: max(old.maxFeePerGas * BUMP_PERCENT / 100n + 1n, now.maxFeePerGas),
       maxPriorityFeePerGas: max(old.maxPriorityFeePerGas * BUMP_PERCENT / 100n + 1n, now.maxPriorityFeePerGas),
     };
-    await this.#requireGas(BigInt(tx.gas) * feeCap(fees) + BigInt(tx.value));
+    await requireGas(this.#deps, BigInt(tx.gas) * feeCap(fees) + BigInt(tx.value));
     const replaced = await storeReplacement(this.#deps, tx, this.#deps.keys.gasWallet, fees);
     this.#options.log(`[processor] ${this.#name}: ${tx.tx_hash} not mined in ${this.#options.replaceAfterMs / 1000} s; replaced by ${replaced.tx_hash} at ${fees.maxFeePerGas} wei per gas`);
     return replaced;
-  }
-
-  /** Why a mined transaction reverted, in the token's words when its calls still revert now. */
-  async #explainRevert(forward: ForwardRow, tx: ForwardTransactionRow): Promise<string> {
-    const { chain, keys } = this.#deps;
-    try {
-      if (tx.purpose === 'batch') {
-        const shares = this.#sharesOf(forward).filter(({ share }) => tx.shares.includes(share));
-        const domain = await tokenDomain(chain, forward.token as Address);
-        for (const share of shares) {
-          const data = await signedTransfer(keys.deposit(forward.deposit_index), domain, { ...share, nonce: authorizationNonce(forward, share.share) });
-          await chain.simulate({ from: keys.gasWallet.address, to: forward.token as Address, data });
-        }
-      } else {
-        await chain.simulate({ from: tx.sender as Address, to: tx.to_address as Address, data: tx.data as Hex, value: BigInt(tx.value) });
-      }
-    } catch (error) {
-      return `${tx.tx_hash} reverted: ${revertReason(error)}`;
-    }
-    return `${tx.tx_hash} reverted`;
   }
 }
 

@@ -1,4 +1,3 @@
-import { formatUnits, type Address } from 'viem';
 import type { Clock } from '../core/clock.ts';
 import { StartupError } from '../core/errors.ts';
 import type { NetworkConfig } from '../core/networks-config.ts';
@@ -8,15 +7,13 @@ import { ForwardChain } from './forward-chain.ts';
 import { Forwarder, StepInterrupted, type ForwarderOptions } from './forwarder.ts';
 import type { ProcessorKeys } from './keys.ts';
 
+export { gasWalletStatus, type GasWalletStatus } from './gas-wallet.ts';
+
 // Forwarding as the processor runs it: one Forwarder per configured network, each pass planning
 // the new final deposits and moving every open forward on, every `pollMs`. What the operator sees
 // of it (forwardsSummary, gasWalletStatus) reads the database and the chain, never a key.
 
 export const DEFAULT_FORWARD_POLL_MS = 2_000;
-/** The gas wallet is low when it pays for fewer than this many forwards at the current gas price. */
-export const LOW_GAS_FORWARDS = 20n;
-/** A forward's gas, for the low-gas threshold: a batch of two authorizations or a top-up and two transfers take less. */
-export const FORWARD_GAS = 150_000n;
 
 export interface Forwarding {
   forwarders: Forwarder[];
@@ -114,27 +111,6 @@ export async function forwardsSummary(db: Db, network: string): Promise<Forwards
     failed: failed.length,
     failures: failed.map((row) => ({ id: row.id, paymentId: row.payment_id, depositAddress: row.deposit_address, reason: row.failure ?? '', retryAt: row.retry_at })),
   };
-}
-
-export interface GasWalletStatus {
-  /** Undefined until the processor has started forwarding on the network once. */
-  address: string | undefined;
-  /** Wei, as a decimal string, and in the native coin. */
-  balance: string;
-  balanceCoin: string;
-  /** Below LOW_GAS_FORWARDS × FORWARD_GAS at the current gas price. */
-  low: boolean;
-  threshold: string;
-}
-
-/** The gas wallet's address (from the database) and balance (from the chain), and whether it runs low. */
-export async function gasWalletStatus(db: Db, network: NetworkConfig, rpc: ChainClientOptions = {}): Promise<GasWalletStatus> {
-  const row = await db.selectFrom('processor.sender_nonces').select('address').where('network', '=', network.name).where('kind', '=', 'gas_wallet').executeTakeFirst();
-  const chain = new ForwardChain(network, rpc);
-  const threshold = LOW_GAS_FORWARDS * FORWARD_GAS * await chain.gasPrice();
-  if (!row) return { address: undefined, balance: '0', balanceCoin: '0', low: true, threshold: threshold.toString() };
-  const balance = await chain.balance(row.address as Address);
-  return { address: row.address, balance: balance.toString(), balanceCoin: formatUnits(balance, 18), low: balance < threshold, threshold: threshold.toString() };
 }
 
 /** The operator's "try again now": failed forwards are retried at the next pass instead of after their back-off. */

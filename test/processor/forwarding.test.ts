@@ -339,6 +339,7 @@ describe('a forward that cannot happen', () => {
     expect(forward.state).toBe('failed');
     expect(forward.failure).toMatch(new RegExp(`the gas wallet ${gasWallet.toLowerCase()} holds 0 of polygon's native coin .*: fund it`));
     expect(await gasWalletStatus(t.db, polygon, rpc)).toMatchObject({ address: gasWallet.toLowerCase(), balance: '0', low: true });
+    expect(logs.some((line) => line.includes(`the gas wallet ${gasWallet.toLowerCase()} is low: 0 wei`))).toBe(true);
 
     await chain.fund(gasWallet, 10n ** 18n);
     expect((await gasWalletStatus(t.db, polygon, rpc)).low).toBe(false);
