@@ -11,6 +11,9 @@ import type { ProcessorKeys } from './keys.ts';
 // before anything about it is signed: what it moves (net = value − ⌊value × fee_bps ÷ 10,000⌋,
 // the rest the fee), from which deposit key, to which wallets. One per transfer, whoever plans it.
 
+/** Forwards planned in one pass at most; the rest in the next. */
+const PLAN_AT_ONCE = 500;
+
 export type ForwardRow = Selectable<ProcessorForwardsTable>;
 
 export function splitFee(value: bigint, feeBps: number): { net: bigint; fee: bigint } {
@@ -44,11 +47,12 @@ export async function planForwards(deps: PlanDeps, planned: (row: ForwardRow) =>
     .leftJoin('processor.forwards as f', (join) => join.onRef('f.network', '=', 't.network').onRef('f.transfer_tx_hash', '=', 't.tx_hash').onRef('f.transfer_log_index', '=', 't.log_index'))
     .select(['t.tx_hash', 't.log_index', 't.token', 't.to_address', 't.value', 'w.payment_id', 'w.deposit_index', 'w.payout_wallet', 'w.fee_bps'])
     .where('t.network', '=', network.name).where('t.status', '=', 'final').where('f.id', 'is', null)
-    .orderBy('t.block_number').orderBy('t.log_index').execute();
-  let count = 0;
-  for (const transfer of waiting) {
     // Without a payout wallet fixed at the start there is nowhere to forward to: it stays at the
     // deposit address for the operator (the stray-token command) and the service's checks.
+    .where('w.payout_wallet', 'is not', null)
+    .orderBy('t.block_number').orderBy('t.log_index').limit(PLAN_AT_ONCE).execute();
+  let count = 0;
+  for (const transfer of waiting) {
     if (transfer.payout_wallet === null) continue;
     if (transfer.fee_bps === null) {
       deps.log(`[processor] ${network.name}: the deposit ${transfer.tx_hash} to ${transfer.to_address} waits: its payment's fee is not known to the processor`);

@@ -56,6 +56,7 @@ export function feesOf(row: ForwardTransactionRow): Fees {
 /**
  * Takes each sender's next nonce, signs every transaction and stores them, all in one database
  * transaction: either all are written down, nonces with them, or none is and no nonce is spent.
+ * Answers none when the forward already has transactions in flight.
  * A sender's first nonce is what the chain has mined (more, when something else spent some).
  */
 export async function signAndStore(deps: { db: Db; clock: Clock; chain: ForwardChain }, forwardId: number, txs: TransactionToSign[]): Promise<ForwardTransactionRow[]> {
@@ -65,6 +66,11 @@ export async function signAndStore(deps: { db: Db; clock: Clock; chain: ForwardC
   const mined = new Map(await Promise.all(senders.map(async (sender) => [sender, await chain.minedNonce(sender)] as const)));
   const now = clock.now();
   return db.transaction().execute(async (trx) => {
+    // The forward locked, and nothing of it in flight: a second processor attempting it at once signs nothing.
+    await trx.selectFrom('processor.forwards').select('id').where('id', '=', forwardId).forUpdate().executeTakeFirstOrThrow();
+    const inFlight = await trx.selectFrom('processor.forward_transactions').select('id').where('forward_id', '=', forwardId)
+      .where('state', 'in', ['signed', 'broadcast', 'mined']).executeTakeFirst();
+    if (inFlight) return [];
     const rows: ForwardTransactionRow[] = [];
     for (const tx of txs) {
       const sender = tx.signer.address.toLowerCase();

@@ -192,6 +192,7 @@ export class Forwarder {
       return;
     }
     const stored = await signAndStore(this.#deps, forward.id, attempt.transactions);
+    if (stored.length === 0) return;
     const sending = await db.updateTable('processor.forwards').set({ state: 'sending', failure: null, retry_at: null, updated_at: clock.now() })
       .where('id', '=', forward.id).returningAll().executeTakeFirstOrThrow();
     await this.#step('signed', sending);

@@ -182,6 +182,17 @@ describe('a USDC deposit (EIP-3009)', () => {
   });
 });
 
+it('two processors passing at once (one started by mistake) sign one transaction for a forward', async () => {
+  const { address, payout } = await watched();
+  const receipt = await deposit('usdc', address, USDC(9));
+  const second = await forwarder();
+  await Promise.all([forwarding.forwardAll(), second.forwardAll(), forwarding.forwardAll()]);
+  await forwardToFinal();
+  const forward = await forwardOf(receipt.transactionHash);
+  expect((await transactionsOf(forward.id)).map((tx) => tx.state)).toEqual(['final']);
+  expect(await tokens.balanceOf('usdc', payout)).toBe(split(USDC(9)).net);
+});
+
 describe('a USDT deposit (no EIP-3009)', () => {
   it('the gas wallet sends the deposit address exactly the gas of its two transfers, which it then sends', async () => {
     const { address, payout } = await watched();
