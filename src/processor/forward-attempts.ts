@@ -3,7 +3,7 @@ import { MULTICALL3 } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
 import type { ForwardShare } from '../db/schema.ts';
 import { authorizationNonce, signedTransfer, tokenDomain, UnknownDomain } from './authorizations.ts';
-import { multicallAbi, revertReason, tokenAbi, type ForwardChain } from './forward-chain.ts';
+import { isRevert, multicallAbi, revertReason, tokenAbi, type ForwardChain } from './forward-chain.ts';
 import type { ForwardRow } from './forward-plans.ts';
 import type { ForwardTransactionRow, TransactionToSign } from './forward-transactions.ts';
 import type { ProcessorKeys } from './keys.ts';
@@ -14,6 +14,13 @@ import type { ProcessorKeys } from './keys.ts';
 
 /** A step that cannot happen for a reason the operator must see: the forward fails and is tried again later. */
 export class CannotForward extends Error {}
+
+/** A revert becomes the forward's failure, in words; a node that did not answer is only waited for. */
+function refused(words: string) {
+  return (error: unknown): never => {
+    throw isRevert(error) ? new CannotForward(`${words}: ${revertReason(error)}`) : error;
+  };
+}
 
 export interface AttemptDeps {
   db: Db;
@@ -86,9 +93,7 @@ async function authorizationBatch(deps: AttemptDeps, forward: ForwardRow, left: 
       continue;
     }
     const data = await signedTransfer(deposit, domain, { ...share, nonce });
-    await chain.simulate({ from: keys.gasWallet.address, to: token, data }).catch((error: unknown) => {
-      throw new CannotForward(`the token refuses the ${share.share} share to ${share.to}: ${revertReason(error)}`);
-    });
+    await chain.simulate({ from: keys.gasWallet.address, to: token, data }).catch(refused(`the token refuses the ${share.share} share to ${share.to}`));
     calls.push({ share: share.share, data });
   }
   if (calls.length === 0) return { transactions: [], movedElsewhere };
@@ -97,9 +102,8 @@ async function authorizationBatch(deps: AttemptDeps, forward: ForwardRow, left: 
     abi: multicallAbi, functionName: 'aggregate3',
     args: [calls.map((call) => ({ target: token, allowFailure: false, callData: call.data }))],
   });
-  const gas = (await chain.estimateGas({ from: keys.gasWallet.address, to: multicall, data }).catch((error: unknown) => {
-    throw new CannotForward(`the batch contract ${multicall} refuses the forward: ${revertReason(error)}`);
-  })) * GAS_MARGIN_PERCENT / 100n;
+  const gas = (await chain.estimateGas({ from: keys.gasWallet.address, to: multicall, data })
+    .catch(refused(`the batch contract ${multicall} refuses the forward`))) * GAS_MARGIN_PERCENT / 100n;
   const fees = await chain.fees();
   await requireGas(deps, gas * fees.maxFeePerGas);
   return {
@@ -121,9 +125,7 @@ async function topUpAndShares(deps: AttemptDeps, forward: ForwardRow, left: Shar
   const shares: TransactionToSign[] = [];
   for (const share of left) {
     const data = encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [share.to, share.value] });
-    const gas = await chain.estimateGas({ from: deposit.address, to: token, data }).catch((error: unknown) => {
-      throw new CannotForward(`the token refuses the ${share.share} share to ${share.to}: ${revertReason(error)}`);
-    });
+    const gas = await chain.estimateGas({ from: deposit.address, to: token, data }).catch(refused(`the token refuses the ${share.share} share to ${share.to}`));
     shares.push({ purpose: 'share', shares: [share.share], signer: deposit, senderKind: 'deposit', to: token, data, value: 0n, gas, fees: { type: 'legacy', gasPrice } });
   }
   const needed = shares.reduce((sum, tx) => sum + tx.gas * gasPrice, 0n);
@@ -155,7 +157,7 @@ export async function explainRevert(deps: AttemptDeps, forward: ForwardRow, tx: 
       await chain.simulate({ from: tx.sender as Address, to: tx.to_address as Address, data: tx.data as Hex, value: BigInt(tx.value) });
     }
   } catch (error) {
-    return `${tx.tx_hash} reverted: ${revertReason(error)}`;
+    if (isRevert(error)) return `${tx.tx_hash} reverted: ${revertReason(error)}`;
   }
   return `${tx.tx_hash} reverted`;
 }

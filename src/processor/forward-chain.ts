@@ -1,6 +1,7 @@
 import {
   BaseError,
   ContractFunctionRevertedError,
+  ExecutionRevertedError,
   createPublicClient,
   fallback,
   http,
@@ -39,6 +40,13 @@ export const multicallAbi = parseAbi([
 
 /** How a node answered a broadcast it did not take. */
 export type BroadcastRefusal = 'known' | 'nonce_used' | 'no_funds' | 'underpriced';
+
+/** Whether a call failed because the chain refused it (a revert), not because a node did not answer. */
+export function isRevert(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  return error.walk((cause) => cause instanceof ContractFunctionRevertedError || cause instanceof ExecutionRevertedError
+    || /revert/i.test(`${(cause as BaseError).details ?? ''} ${(cause as Error).message ?? ''}`)) !== null;
+}
 
 /** The words of a revert (the token's reason when it gave one), in one line. */
 export function revertReason(error: unknown): string {
