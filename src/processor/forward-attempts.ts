@@ -146,18 +146,24 @@ async function topUpAndShares(deps: AttemptDeps, forward: ForwardRow, left: Shar
 /** Why a mined transaction reverted, in the token's words when its calls still revert now. */
 export async function explainRevert(deps: AttemptDeps, forward: ForwardRow, tx: ForwardTransactionRow): Promise<string> {
   const { chain, keys } = deps;
+  let refusedShare: Share | undefined;
   try {
     if (tx.purpose === 'batch') {
       const domain = await tokenDomain(chain, forward.token as Address);
       for (const share of sharesOf(forward).filter(({ share }) => tx.shares.includes(share))) {
+        refusedShare = share;
         const data = await signedTransfer(keys.deposit(forward.deposit_index), domain, { ...share, nonce: authorizationNonce(forward, share.share) });
         await chain.simulate({ from: keys.gasWallet.address, to: forward.token as Address, data });
       }
     } else {
+      refusedShare = sharesOf(forward).find(({ share }) => tx.shares.includes(share));
       await chain.simulate({ from: tx.sender as Address, to: tx.to_address as Address, data: tx.data as Hex, value: BigInt(tx.value) });
     }
   } catch (error) {
-    if (isRevert(error)) return `${tx.tx_hash} reverted: ${revertReason(error)}`;
+    if (isRevert(error)) {
+      const whose = refusedShare ? `the token refuses the ${refusedShare.share} share to ${refusedShare.to}: ` : '';
+      return `${tx.tx_hash} reverted: ${whose}${revertReason(error)}`;
+    }
   }
   return `${tx.tx_hash} reverted`;
 }

@@ -4,7 +4,7 @@ import type { NetworkConfig } from '../../src/core/networks-config.ts';
 import { authorizationNonce } from '../../src/processor/authorizations.ts';
 import { startDetection, type Detection } from '../../src/processor/detection.ts';
 import { StepInterrupted, type ForwardStep } from '../../src/processor/forwarder.ts';
-import { forwardsSummary, gasWalletStatus, startForwarding, type Forwarding } from '../../src/processor/forwarding.ts';
+import { forwardsSummary, gasWalletStatus, retryFailedForwards, startForwarding, type Forwarding } from '../../src/processor/forwarding.ts';
 import { ProcessorKeys } from '../../src/processor/keys.ts';
 import { startProcessor } from '../../src/processor/processor.ts';
 import { startChain, type TestChain } from '../support/chain.ts';
@@ -339,6 +339,32 @@ describe('a forward that cannot happen', () => {
     await forwardToFinal();
     expect((await forwardOf(receipt.transactionHash)).state).toBe('final');
     expect(await tokens.balanceOf('usdc', refused)).toBe(split(USDC(14)).net);
+  });
+
+  it('whose stored transaction reverts on chain (the payout wallet refused after it was signed): failed with the token\'s reason, then forwarded by a new transaction', async () => {
+    const payout = (await chain.newAccount()).address;
+    const { address } = await watched({ payout });
+    const receipt = await deposit('usdc', address, USDC(16));
+    // Signed and stored, but the node never gets it; meanwhile the token starts refusing the payout wallet.
+    proxy.set({ hang: Infinity, only: ['eth_sendRawTransaction'] });
+    await forwarding.forwardAll();
+    proxy.set({});
+    await tokens.refuse('usdc', payout);
+    await forwardToFinal();
+    const forward = await forwardOf(receipt.transactionHash);
+    const [reverted] = await transactionsOf(forward.id);
+    expect(reverted!.state).toBe('reverted');
+    expect(forward).toMatchObject({ state: 'failed', failure: `${reverted!.tx_hash} reverted: the token refuses the net share to ${payout.toLowerCase()}: Blacklistable: account is blacklisted` });
+    for (const nonce of nonces(forward)) expect(await tokens.authorizationState(address, nonce)).toBe(false);
+
+    await chain.confirm(await chain.wallet(chain.accounts.deployer).writeContract({ address: tokens.address.usdc, abi: testTokenAbi, functionName: 'unBlacklist', args: [payout] }));
+    expect(await retryFailedForwards(t.db, t.clock, 'polygon')).toBeGreaterThanOrEqual(1);
+    await forwardToFinal();
+    const transactions = await transactionsOf(forward.id);
+    expect(transactions.map((tx) => tx.state)).toEqual(['reverted', 'final']);
+    expect(transactions[1]!.nonce).toBeGreaterThan(transactions[0]!.nonce);
+    expect(await forwardOf(receipt.transactionHash)).toMatchObject({ state: 'final', txid_out: transactions[1]!.tx_hash });
+    expect(await tokens.balanceOf('usdc', payout)).toBe(split(USDC(16)).net);
   });
 
   it('with the gas wallet empty: failed and shown as low gas; funded, it forwards', async () => {
