@@ -20,7 +20,8 @@ import { tokenAbi, type ForwardChain } from './forward-chain.ts';
 /** validBefore: never expires; it can only ever pay the share's wallet, whoever submits it. */
 const NEVER = 2n ** 256n - 1n;
 
-const TYPES = {
+/** The EIP-712 types of an EIP-3009 transfer, as Circle's FiatTokenV2 hashes them. */
+export const transferWithAuthorizationTypes = {
   TransferWithAuthorization: [
     { name: 'from', type: 'address' },
     { name: 'to', type: 'address' },
@@ -83,7 +84,7 @@ export interface ShareTransfer {
 /** transferWithAuthorization's calldata for one share, signed by the deposit key. */
 export async function signedTransfer(deposit: PrivateKeyAccount, domain: TypedDataDomain, transfer: ShareTransfer): Promise<Hex> {
   const message = { from: deposit.address, to: transfer.to, value: transfer.value, validAfter: 0n, validBefore: NEVER, nonce: transfer.nonce };
-  const signature = await deposit.signTypedData({ domain, types: TYPES, primaryType: 'TransferWithAuthorization', message });
+  const signature = await deposit.signTypedData({ domain, types: transferWithAuthorizationTypes, primaryType: 'TransferWithAuthorization', message });
   const { v, r, s } = parseSignature(signature);
   return encodeFunctionData({
     abi: tokenAbi,

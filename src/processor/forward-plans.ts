@@ -21,15 +21,17 @@ export function splitFee(value: bigint, feeBps: number): { net: bigint; fee: big
   return { net: value - fee, fee };
 }
 
-interface PlanDeps {
+/** What a network's forwarding works with. */
+export interface ForwarderDeps {
   db: Db;
   clock: Clock;
   network: NetworkConfig;
   chain: ForwardChain;
   keys: ProcessorKeys;
   feeWallet: `0x${string}`;
-  log: (line: string) => void;
 }
+
+type PlanDeps = ForwarderDeps & { log: (line: string) => void };
 
 /** Plans a forward for every final transfer that has none; answers how many it planned. */
 export async function planForwards(deps: PlanDeps, planned: (row: ForwardRow) => Promise<void>): Promise<number> {

@@ -8,10 +8,10 @@ import { revertReason, type ForwardChain } from './forward-chain.ts';
 import { lowGasThreshold } from './gas-wallet.ts';
 import { feeCap, feesOf, signAndStore, storeReplacement, transactionsOf, type Fees, type ForwardTransactionRow } from './forward-transactions.ts';
 import type { ProcessorKeys } from './keys.ts';
-import { planForwards, type ForwardRow } from './forward-plans.ts';
+import { planForwards, type ForwarderDeps, type ForwardRow } from './forward-plans.ts';
 import { enqueueNotice, sixDecimals } from './outbox.ts';
 
-export type { ForwardRow };
+export type { ForwarderDeps, ForwardRow };
 
 // One network's forwards (issue 22, must have 4). Each pass plans a forward for every new final
 // deposit, then moves every open forward one step on from what its rows say: planned → signed
@@ -20,15 +20,6 @@ export type { ForwardRow };
 // forward, and every other transaction has a nonce of its own, taken once, in the database.
 
 export type ForwardStep = 'planned' | 'signed' | 'broadcast' | 'mined' | 'final';
-
-export interface ForwarderDeps {
-  db: Db;
-  clock: Clock;
-  network: NetworkConfig;
-  chain: ForwardChain;
-  keys: ProcessorKeys;
-  feeWallet: `0x${string}`;
-}
 
 export interface ForwarderOptions {
   /** A gas wallet transaction not mined this long after its broadcast is replaced at a higher fee (default 3 minutes). */

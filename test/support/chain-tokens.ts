@@ -17,17 +17,8 @@ export type TestTokens = {
   authorizationState(authorizer: Address, nonce: Hex): Promise<boolean>;
 };
 
-/** The EIP-712 types of an EIP-3009 transfer, as Circle's FiatTokenV2 hashes them. */
-export const transferWithAuthorizationTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+/** The EIP-712 types of an EIP-3009 transfer: the processor's own (src/processor/authorizations.ts). */
+export { transferWithAuthorizationTypes } from '../../src/processor/authorizations.ts';
 
 /** The USDC-like token's EIP-712 domain: FiatTokenV2's name and version on this chain. */
 export function usdcDomain(chain: TestChain, tokens: TestTokens) {
