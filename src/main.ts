@@ -6,8 +6,8 @@ import { readinessOf } from './health.ts';
 import { operations } from './operations.ts';
 import { loadSecrets, openRuntime, startWorkers, type Runtime } from './runtime.ts';
 import { startProcessor, type Processor } from './processor/processor.ts';
-import { startForwarding, type Forwarding } from './processor/forwarding.ts';
-import { loadProcessorKeys } from './processor/keys.ts';
+import { requireFeeWallet, startForwarding, type Forwarding } from './processor/forwarding.ts';
+import { loadProcessorKeys, type ProcessorKeys } from './processor/keys.ts';
 import { PROCESSOR_NOTICES_PATH } from './http/processor.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
@@ -27,10 +27,16 @@ let config: Config;
 let runtime: Runtime;
 let processor: Processor | undefined;
 let forwarding: Forwarding | undefined;
+let keys: ProcessorKeys | undefined;
 try {
   config = loadConfig();
   if (role === 'processor' && config.networks.length === 0) {
     throw new StartupError('--role processor watches the networks whose RPC URL is set, and none is: set POLYGON_RPC_URL, BASE_RPC_URL or ETHEREUM_RPC_URL.');
+  }
+  if ((role === 'processor' || role === 'all') && config.networks.length > 0) {
+    // Only this role reads the deposit seed; it must be the wallet the service derives addresses from.
+    requireFeeWallet(config.processor.feeWallet);
+    keys = await loadProcessorKeys({ seedFile: config.processor.seedFile, dataDir: config.dataDir, serviceXpub: (await loadSecrets(config)).depositXpub });
   }
   runtime = await openRuntime(config);
 } catch (error) {
@@ -58,7 +64,7 @@ if (app) {
   }
 }
 
-if ((role === 'processor' || role === 'all') && config.networks.length > 0) {
+if (keys) {
   // The all-in-one posts its notices to its own listener; a processor of its own, to the service's address.
   const address = app?.server.address();
   const listening = address && typeof address === 'object' ? address : undefined;
@@ -66,8 +72,6 @@ if ((role === 'processor' || role === 'all') && config.networks.length > 0) {
     ? `http://${listening.family === 'IPv6' ? `[${listening.address}]` : listening.address}:${listening.port}${PROCESSOR_NOTICES_PATH}`
     : `${config.baseUrl}${PROCESSOR_NOTICES_PATH}`);
   try {
-    // Only this role reads the deposit seed; it must be the wallet the service derives addresses from.
-    const keys = await loadProcessorKeys({ seedFile: config.processor.seedFile, dataDir: config.dataDir, serviceXpub: (await loadSecrets(config)).depositXpub });
     forwarding = await startForwarding({ db: context.db, clock: context.clock, networks: config.networks, keys, feeWallet: config.processor.feeWallet }, { manual: true });
     processor = await startProcessor({
       db: context.db, databaseUrl: runtime.databaseUrl, clock: context.clock, networks: config.networks,

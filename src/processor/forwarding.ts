@@ -33,16 +33,22 @@ export interface ForwardingDeps {
   feeWallet: `0x${string}` | undefined;
 }
 
+/**
+ * Forwarding without the fee wallet would either give the fee to nobody or hand it to the
+ * merchant; neither is what the operator agreed to, so the processor refuses to start.
+ */
+export function requireFeeWallet(feeWallet: `0x${string}` | undefined): `0x${string}` {
+  if (!feeWallet) throw new StartupError('PROCESSOR_FEE_WALLET is not set: the processor forwards deposits only once it knows where the fee goes.');
+  return feeWallet;
+}
+
 export async function startForwarding(deps: ForwardingDeps, options: ForwarderOptions & {
   pollMs?: number;
   /** Pass only when forwardAll is called (tests). */
   manual?: boolean;
   rpc?: ChainClientOptions;
 } = {}): Promise<Forwarding> {
-  // Forwarding without the fee wallet would either give the fee to nobody or hand it to the
-  // merchant; neither is what the operator agreed to, so the processor refuses to start it.
-  const feeWallet = deps.feeWallet;
-  if (!feeWallet) throw new StartupError('PROCESSOR_FEE_WALLET is not set: the processor forwards deposits only once it knows where the fee goes.');
+  const feeWallet = requireFeeWallet(deps.feeWallet);
   const log = options.log ?? ((line: string) => console.error(line));
   const forwarders = deps.networks.map((network) => new Forwarder({
     db: deps.db, clock: deps.clock, network, chain: new ForwardChain(network, options.rpc), keys: deps.keys, feeWallet,

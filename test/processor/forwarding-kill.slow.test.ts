@@ -139,3 +139,15 @@ it('killed with SIGKILL at each step of a forward and started again, the deposit
   for (const share of ['net', 'fee'] as const) expect(await tokens.authorizationState(address, authorizationNonce(done, share))).toBe(true);
   expect(await chain.client.getBalance({ address })).toBe(0n);
 }, 120_000);
+
+it.each([
+  ['without PROCESSOR_FEE_WALLET', {}, 'PROCESSOR_FEE_WALLET is not set: the processor forwards deposits only once it knows where the fee goes.'],
+  ['with a seed of another wallet than DEPOSIT_XPUB', { PROCESSOR_FEE_WALLET: '0x1111111111111111111111111111111111111111', DEPOSIT_XPUB: new ProcessorKeys(Buffer.alloc(32, 9)).xpub },
+    'is not the one the service derives deposit addresses from'],
+])('refuses to start %s, in one sentence', async (_, env, message) => {
+  output.length = 0;
+  const processor = startProcessor(env);
+  const code = await new Promise((resolve) => processor.once('exit', resolve));
+  expect(code).toBe(1);
+  expect(output.join('')).toContain(message);
+}, 60_000);
