@@ -90,6 +90,10 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   'processor.blocks': 'recent block hashes of each network',
   'processor.watched_addresses': 'deposit addresses and their payments\' ids and watch windows',
   'processor.transfers': 'token transfers to deposit addresses: addresses, amounts, transactions',
+  // migrations/0029: the processor's operating state.
+  'processor.network_scans': 'each network\'s last scan: blocks, times, counts, the RPC error it met',
+  'processor.outgoing_transfers': 'token transfers out of deposit addresses: addresses, amounts, transactions',
+  'processor.balance_findings': 'deposit addresses\' balances the recorded transfers did not explain',
 };
 
 type Columns<T extends CustomerDataTable> = keyof (typeof CUSTOMER_DATA_COLUMNS)[T] & string;
