@@ -52,7 +52,8 @@ CREATE TABLE processor.balance_findings (
   expected numeric(78, 0) NOT NULL,
   recovered integer NOT NULL CHECK (recovered >= 0),
   outcome text NOT NULL CHECK (outcome IN ('recovered', 'unexplained')),
-  found_at timestamptz NOT NULL,
-  PRIMARY KEY (network, address, token, block_number)
+  found_at timestamptz NOT NULL
 );
+-- Several findings may share a block (a re-scan after its back-off, with no new block between).
+CREATE INDEX balance_findings_address ON processor.balance_findings (network, address, token);
 CREATE INDEX balance_findings_network ON processor.balance_findings (network, found_at);

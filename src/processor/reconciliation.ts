@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import { HOUR, type Clock } from '../core/clock.ts';
+import { DAY, HOUR, MINUTE, type Clock } from '../core/clock.ts';
 import type { Db } from '../db/database.ts';
 import { RangeRefused, RpcUnavailable, type BlockHeader, type ChainClient, type TransferLog } from './chain-client.ts';
 import { distinctLogs, recordTransfers } from './recorded-transfers.ts';
@@ -13,7 +13,8 @@ import { recordReconciled } from './scan-state.ts';
 // re-scanned with a topic filter (only its transfers) from that block back to its watch's
 // start, in ranges the node accepts, until the difference is explained; what was missing is
 // recorded as the scan records it, once. A difference the whole window does not explain is kept
-// as `unexplained` and not re-scanned until the balance or the records change.
+// as `unexplained`; the same difference is re-scanned again only after 10 minutes, doubling each
+// time up to a day (a node may hide a recent log for a while; a token may move money without a log).
 //
 // Cost: a pass reads at most `addressesPerPass` addresses (round-robin over those whose watch
 // has not ended), each token's balance an eth_call, BALANCE_BATCH calls to an HTTP request:
@@ -25,6 +26,8 @@ export const ADDRESSES_PER_PASS = 500;
 export const RECONCILE_EVERY_SCANS = 15;
 /** The re-scan goes this far before the watch's start (the chain's clock and ours differ a little). */
 const RESCAN_MARGIN_MS = HOUR;
+/** An unexplained difference is re-scanned again after this, doubling each time, up to a day. */
+const RESCAN_BACKOFF_MS = 10 * MINUTE;
 
 export interface ReconcileOptions {
   /** Scans between passes (default 15: 30 s at the default poll). */
@@ -41,13 +44,14 @@ export interface Finding {
   expected: bigint;
   /** Transfers the re-scan found and recorded. */
   recovered: number;
-  /** `known`: the same difference was re-scanned before and left unexplained; not re-scanned again. */
+  /** `known`: the same difference was re-scanned lately and left unexplained; not re-scanned yet. */
   outcome: 'recovered' | 'unexplained' | 'known';
 }
 
 export interface ReconcileResult {
   block: bigint;
-  addresses: number;
+  /** The addresses whose balances were read. */
+  addresses: string[];
   findings: Finding[];
 }
 
@@ -88,7 +92,7 @@ export class Reconciler {
       if (balance !== recorded) findings.push(await this.#explain(holder, token, balance, recorded, watchFrom.get(holder)!, at));
     }
     await recordReconciled(this.#db, this.#network, at.number, this.#clock.now());
-    return { block: at.number, addresses: addresses.length, findings };
+    return { block: at.number, addresses: addresses.map((row) => row.address), findings };
   }
 
   /** Up to perPass addresses whose watch has not ended at `time`, after the last pass's, wrapping round. */
@@ -128,11 +132,16 @@ export class Reconciler {
    */
   async #explain(address: string, token: `0x${string}`, balance: bigint, expected: bigint, watchFrom: Date, at: BlockHeader): Promise<Finding> {
     const finding = { address, token, balance, expected };
-    const known = await this.#db.selectFrom('processor.balance_findings').select('outcome')
+    const earlier = await this.#db.selectFrom('processor.balance_findings')
+      .select((eb) => [eb.fn.countAll<string>().as('tries'), eb.fn.max('found_at').as('last')])
       .where('network', '=', this.#network).where('address', '=', address).where('token', '=', token)
       .where('balance', '=', balance.toString()).where('expected', '=', expected.toString()).where('outcome', '=', 'unexplained')
-      .executeTakeFirst();
-    if (known) return { ...finding, recovered: 0, outcome: 'known' };
+      .executeTakeFirstOrThrow();
+    const tries = Number(earlier.tries);
+    const wait = Math.min(RESCAN_BACKOFF_MS * 2 ** (tries - 1), DAY);
+    if (tries > 0 && earlier.last !== null && this.#clock.now().getTime() - new Date(earlier.last).getTime() < wait) {
+      return { ...finding, recovered: 0, outcome: 'known' };
+    }
 
     const inbound = balance > expected;
     const party = inbound ? { to: address as Address } : { from: address as Address };
@@ -167,7 +176,7 @@ export class Reconciler {
     await this.#db.insertInto('processor.balance_findings').values({
       network: this.#network, address, token, block_number: at.number, balance: balance.toString(), expected: expected.toString(),
       recovered, outcome, found_at: this.#clock.now(),
-    }).onConflict((oc) => oc.columns(['network', 'address', 'token', 'block_number']).doNothing()).execute();
+    }).execute();
     return { ...finding, recovered, outcome };
   }
 }
