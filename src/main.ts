@@ -6,6 +6,8 @@ import { readinessOf } from './health.ts';
 import { operations } from './operations.ts';
 import { openRuntime, startWorkers, type Runtime } from './runtime.ts';
 import { startDetection, type Detection } from './processor/detection.ts';
+import { registerProcessorMetrics } from './processor/metrics.ts';
+import { scanChecks } from './processor/status.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
 // SIGINT/SIGTERM. --role api serves HTTP only, --role worker runs only the background jobs
@@ -50,7 +52,11 @@ if (role === 'worker' || role === 'all') {
   await startWorkers(runtime);
 }
 
-const readiness = readinessOf(context.db, role === 'worker' || role === 'all' ? runtime.jobs.boss : undefined);
+// The processor's series and its readiness (a scan of every network it watches within 2 minutes), on the METRICS_PORT listener.
+const watching = detection === undefined ? [] : config.networks.map((network) => network.name);
+if (watching.length > 0) registerProcessorMetrics(context.metrics.registry, context.db, context.clock, watching);
+const readiness = readinessOf(context.db, role === 'worker' || role === 'all' ? runtime.jobs.boss : undefined,
+  watching.length > 0 ? scanChecks(context.db, () => context.clock.now(), watching) : undefined);
 const metricsApp = config.metrics.port === undefined ? undefined : await buildMetricsApp(context, readiness);
 await metricsApp?.listen({ port: config.metrics.port, host: config.metrics.host });
 const app = role === 'worker' || role === 'processor' ? undefined : await buildApp(context, operations, { readiness });
