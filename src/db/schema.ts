@@ -582,20 +582,8 @@ export interface ProcessorNetworkScansTable {
   reconciled_at: Timestamp | null;
   reconciled_block: BlockNumber | null;
 }
-export interface ProcessorOutgoingTransfersTable {
-  network: string;
-  tx_hash: string;
-  log_index: number;
-  block_number: BlockNumber;
-  block_hash: string;
-  token: string;
-  from_address: string;
-  to_address: string;
-  value: ColumnType<string, string | bigint, string | bigint>;
-  status: 'final' | 'removed';
-  recorded_at: Timestamp;
-  updated_at: Timestamp;
-}
+/** As a deposit's row, for a transfer out of a watched address (never `seen`). */
+export type ProcessorOutgoingTransfersTable = Omit<ProcessorTransfersTable, 'status'> & { status: 'final' | 'removed' };
 export interface ProcessorBalanceFindingsTable {
   network: string;
   address: string;

@@ -16,26 +16,18 @@ export async function recordTransfers(trx: Transaction<Database>, network: strin
     token: log.token, from_address: log.from, to_address: log.to, value: log.value.toString(), status: 'final' as const,
     recorded_at: now, updated_at: now,
   }));
-  const written = (logs: TransferLog[], keys: Array<{ tx_hash: string; log_index: number }>) => {
+  /** Inserts the logs not recorded yet (or `removed`), answering those it wrote. */
+  const write = async (table: 'processor.transfers' | 'processor.outgoing_transfers', logs: TransferLog[]) => {
+    if (logs.length === 0) return [];
+    const keys = await trx.insertInto(table).values(rows(logs))
+      .onConflict((oc) => oc.columns(['network', 'tx_hash', 'log_index']).doUpdateSet((eb) => ({
+        block_number: eb.ref('excluded.block_number'), block_hash: eb.ref('excluded.block_hash'), status: 'final', updated_at: now,
+      })).where(sql.ref(`${table}.status`), '=', 'removed')).returning(['tx_hash', 'log_index']).execute();
     const taken = new Set(keys.map((key) => `${key.tx_hash}:${key.log_index}`));
     return logs.filter((log) => taken.has(`${log.txHash}:${log.logIndex}`));
   };
-  let inbound: TransferLog[] = [];
-  let outgoing: TransferLog[] = [];
-  if (found.inbound.length > 0) {
-    const keys = await trx.insertInto('processor.transfers').values(rows(found.inbound))
-      .onConflict((oc) => oc.columns(['network', 'tx_hash', 'log_index']).doUpdateSet((eb) => ({
-        block_number: eb.ref('excluded.block_number'), block_hash: eb.ref('excluded.block_hash'), status: 'final', updated_at: now,
-      })).where('processor.transfers.status', '=', 'removed')).returning(['tx_hash', 'log_index']).execute();
-    inbound = written(found.inbound, keys);
-  }
-  if (found.outgoing.length > 0) {
-    const keys = await trx.insertInto('processor.outgoing_transfers').values(rows(found.outgoing))
-      .onConflict((oc) => oc.columns(['network', 'tx_hash', 'log_index']).doUpdateSet((eb) => ({
-        block_number: eb.ref('excluded.block_number'), block_hash: eb.ref('excluded.block_hash'), status: 'final', updated_at: now,
-      })).where('processor.outgoing_transfers.status', '=', 'removed')).returning(['tx_hash', 'log_index']).execute();
-    outgoing = written(found.outgoing, keys);
-  }
+  const inbound = await write('processor.transfers', found.inbound);
+  const outgoing = await write('processor.outgoing_transfers', found.outgoing);
   if (inbound.length > 0) {
     await trx.updateTable('processor.network_scans').set({ transfers_recorded: sql`transfers_recorded + ${inbound.length}` })
       .where('network', '=', network).execute();

@@ -14,21 +14,22 @@ import { registerProcessorMetrics } from '../../src/processor/metrics.ts';
 import { describeError } from '../../src/processor/scan-state.ts';
 import { scanChecks } from '../../src/processor/status.ts';
 import { WatchedAddresses } from '../../src/processor/watched-addresses.ts';
-import { startChain, type TestChain } from '../support/chain.ts';
-import { deployTestTokens, type TestTokens } from '../support/chain-tokens.ts';
+import type { TestChain } from '../support/chain.ts';
+import type { TestTokens } from '../support/chain-tokens.ts';
 import { runCli } from '../support/cli.ts';
 import { freePort, startTestApp, type TestApp } from '../support/harness.ts';
-import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.ts';
+import { startPolygonChain, usdc as USDC, type PolygonTestChain } from '../support/processor-chain.ts';
+import type { RpcProxy } from '../support/rpc-proxy.ts';
 
 // Operating the processor (issue 22, must have 6): `processor status` from the database alone,
 // the processor's Prometheus series and /readyz on the METRICS_PORT listener, after real scans of
 // a real chain (EDR posing as Polygon) and a scan that fails.
 
-const USDC = (dollars: number) => BigInt(dollars) * 1_000_000n;
 const DEPTH = 2;
 const FAR = new Date('2100-01-01T00:00:00Z');
 
 let t: TestApp;
+let polygonChain: PolygonTestChain;
 let chain: TestChain;
 let tokens: TestTokens;
 let proxy: RpcProxy;
@@ -53,16 +54,8 @@ const status = async (...args: string[]) => runCli(t, ['processor', 'status', ..
 
 beforeAll(async () => {
   // Real time: the CLI, a process of its own, reads the system clock.
-  [t, chain, dataDir] = await Promise.all([startTestApp({ RATE_LIMITS: 'off' }, { clockStart: Date.now() }), startChain({ chainId: 137 }), mkdtemp(path.join(tmpdir(), 'processor-status-'))]);
-  [tokens, proxy] = await Promise.all([deployTestTokens(chain), startRpcProxy(chain.url, { hangLimitMs: 2_000 })]);
-  await tokens.mint('usdc', chain.accounts.buyer.address, USDC(1_000));
-  polygon = {
-    name: 'polygon', rpcUrls: [proxy.url], chainId: 137, confirmations: DEPTH,
-    tokens: [
-      { coin: 'polygon_usdc', address: tokens.address.usdc.toLowerCase() as `0x${string}` },
-      { coin: 'polygon_usdt', address: tokens.address.usdt.toLowerCase() as `0x${string}` },
-    ],
-  };
+  [t, polygonChain, dataDir] = await Promise.all([startTestApp({ RATE_LIMITS: 'off' }, { clockStart: Date.now() }), startPolygonChain({ depth: DEPTH }), mkdtemp(path.join(tmpdir(), 'processor-status-'))]);
+  ({ chain, tokens, proxy, polygon } = polygonChain);
   const watched = new WatchedAddresses();
   detector = new Detector({ db: t.db, network: polygon, client: new ChainClient(polygon, { timeoutMs: 300, retryDelayMs: 10, rounds: 2 }), watched, clock: t.clock },
     { startBlock: await chain.head() });
@@ -80,8 +73,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await side?.close();
-  await proxy?.stop();
-  await chain?.stop();
+  await polygonChain?.stop();
   await t?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });

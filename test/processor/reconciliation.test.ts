@@ -5,21 +5,22 @@ import type { NetworkConfig } from '../../src/core/networks-config.ts';
 import { BALANCE_BATCH, ChainClient } from '../../src/processor/chain-client.ts';
 import { Detector, transfersOf } from '../../src/processor/detector.ts';
 import { WatchedAddresses } from '../../src/processor/watched-addresses.ts';
-import { startChain, type TestChain } from '../support/chain.ts';
-import { deployTestTokens, type TestTokens } from '../support/chain-tokens.ts';
+import type { TestChain } from '../support/chain.ts';
+import type { TestTokens } from '../support/chain-tokens.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.ts';
+import { startPolygonChain, usdc as USDC, type PolygonTestChain } from '../support/processor-chain.ts';
+import type { RpcProxy } from '../support/rpc-proxy.ts';
 
 // The balance reconciliation against a real EDR node posing as Polygon, through the misbehaving
 // RPC proxy: a deposit whose log the node left out is found from the address's balance at the
 // final block and recorded once; money that left an address is accounted for; the work of a
 // pass is bounded however many addresses are watched.
 
-const USDC = (dollars: number) => BigInt(dollars) * 1_000_000n;
 const DEPTH = 2;
 const FAR = new Date('2100-01-01T00:00:00Z');
 
 let t: TestApp;
+let polygonChain: PolygonTestChain;
 let chain: TestChain;
 let tokens: TestTokens;
 let proxy: RpcProxy;
@@ -40,17 +41,8 @@ const findingsOf = (address: Address) => t.db.selectFrom('processor.balance_find
   .where('address', '=', address.toLowerCase()).orderBy('found_at').orderBy('block_number').execute();
 
 beforeAll(async () => {
-  [t, chain] = await Promise.all([startTestApp({ RATE_LIMITS: 'off' }), startChain({ chainId: 137 })]);
-  [tokens, proxy] = await Promise.all([deployTestTokens(chain), startRpcProxy(chain.url, { hangLimitMs: 2_000 })]);
-  await tokens.mint('usdc', chain.accounts.buyer.address, USDC(10_000));
-  await tokens.mint('usdt', chain.accounts.buyer.address, USDC(10_000));
-  polygon = {
-    name: 'polygon', rpcUrls: [proxy.url], chainId: 137, confirmations: DEPTH,
-    tokens: [
-      { coin: 'polygon_usdc', address: tokens.address.usdc.toLowerCase() as `0x${string}` },
-      { coin: 'polygon_usdt', address: tokens.address.usdt.toLowerCase() as `0x${string}` },
-    ],
-  };
+  [t, polygonChain] = await Promise.all([startTestApp({ RATE_LIMITS: 'off' }), startPolygonChain({ depth: DEPTH })]);
+  ({ chain, tokens, proxy, polygon } = polygonChain);
   watched = new WatchedAddresses();
   // Passes only when a test asks (and after the first scan), so each test reads what it caused.
   detector = new Detector({ db: t.db, network: polygon, client: new ChainClient(polygon, { timeoutMs: 500, retryDelayMs: 10, rounds: 2 }), watched, clock: t.clock },
@@ -58,8 +50,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await proxy?.stop();
-  await chain?.stop();
+  await polygonChain?.stop();
   await t?.close();
 });
 
