@@ -69,14 +69,15 @@ export const processorCommands: Record<string, Command> = {
       const statuses = await networkStatuses(db, now, names);
       const networks = await Promise.all(statuses.map(async (status) => {
         const configured = config.networks.find((network) => network.name === status.network);
-        const json: Record<string, unknown> = asJson(status, configured !== undefined, now);
-        const text: string[] = [];
+        const scan = asJson(status, configured !== undefined, now);
+        const json: Record<string, unknown> = { ...scan };
+        const lines: string[] = [];
         for (const section of statusSections) {
           const read = await section.read(db, status.network, configured?.tokens ?? []);
           json[section.name] = read.json;
-          text.push(...read.text);
+          lines.push(...read.text);
         }
-        return { json, text: asText(asJson(status, configured !== undefined, now), text, now) };
+        return { json, text: asText(scan, lines, now) };
       }));
       return {
         json: { networks: networks.map((network) => network.json) },

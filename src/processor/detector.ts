@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.ts';
 import type { NetworkConfig } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
 import { RangeRefused, RpcUnavailable, type BlockHeader, type ChainClient, type TransferLog } from './chain-client.ts';
-import { Reconciler, RECONCILE_EVERY_SCANS, type ReconcileOptions, type ReconcileResult } from './reconciliation.ts';
+import { Reconciler, type ReconcileOptions, type ReconcileResult } from './reconciliation.ts';
 import { distinctLogs, recordTransfers } from './recorded-transfers.ts';
 import { recordFailure, recordObserved, recordScanned } from './scan-state.ts';
 import type { WatchedAddresses } from './watched-addresses.ts';
@@ -63,8 +63,6 @@ export class Detector {
   #range = MAX_RANGE;
   #successes = 0;
   readonly #reconciler: Reconciler | undefined;
-  /** Successful scans since the last reconciliation pass; undefined before the first pass. */
-  #scansSinceReconciled: number | undefined;
 
   constructor(deps: { db: Db; network: NetworkConfig; client: ChainClient; watched: WatchedAddresses; clock: Clock }, options: DetectorOptions = {}) {
     this.network = deps.network;
@@ -128,13 +126,9 @@ export class Detector {
       throw error;
     }
     const { result, final, from } = scanned;
-    const every = (this.#options.reconcile || {}).everyScans ?? RECONCILE_EVERY_SCANS;
-    const catchUp = final.number - from + 1n > MAX_RANGE;
-    this.#scansSinceReconciled = this.#scansSinceReconciled === undefined ? undefined : this.#scansSinceReconciled + 1;
-    if (this.#reconciler && result.nextBlock > final.number && (this.#scansSinceReconciled === undefined || catchUp || this.#scansSinceReconciled >= every)) {
+    if (this.#reconciler) {
       try {
-        result.reconciliation = await this.#reconciler.pass(final);
-        this.#scansSinceReconciled = 0;
+        result.reconciliation = await this.#reconciler.afterScan(final, { catchUp: final.number - from + 1n > MAX_RANGE });
       } catch (error) {
         // The scan itself holds; the next due pass tries again.
         this.#options.log?.(`[processor] ${network}: balance reconciliation failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -144,7 +138,7 @@ export class Detector {
     return result;
   }
 
-  /** A reconciliation pass now, at the last scanned block (tests, and operators through the status). */
+  /** A reconciliation pass now, at the last scanned block, whatever the cadence (tests, the benchmark). */
   async reconcile(): Promise<ReconcileResult | undefined> {
     const row = await this.#db.selectFrom('processor.cursors').select('next_block').where('network', '=', this.network.name).executeTakeFirst();
     if (!this.#reconciler || !row || row.next_block === 0) return undefined;

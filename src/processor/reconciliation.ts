@@ -65,6 +65,9 @@ export class Reconciler {
   readonly #tokens: Array<`0x${string}`>;
   readonly #range: () => bigint;
   readonly #perPass: number;
+  readonly #everyScans: number;
+  /** Scans since the last pass; undefined before the first. */
+  #scansSince: number | undefined;
   /** Round-robin: the last address the previous pass read ('' from the start). */
   #after = '';
 
@@ -76,6 +79,16 @@ export class Reconciler {
     this.#tokens = deps.tokens;
     this.#range = deps.range;
     this.#perPass = options.addressesPerPass ?? ADDRESSES_PER_PASS;
+    this.#everyScans = options.everyScans ?? RECONCILE_EVERY_SCANS;
+  }
+
+  /** After a scan that reached `final`: a pass if none ran yet, after a catch-up, or every `everyScans` scans. */
+  async afterScan(final: BlockHeader, { catchUp }: { catchUp: boolean }): Promise<ReconcileResult | undefined> {
+    if (this.#scansSince !== undefined) this.#scansSince += 1;
+    if (this.#scansSince !== undefined && !catchUp && this.#scansSince < this.#everyScans) return undefined;
+    const result = await this.pass(final);
+    this.#scansSince = 0;
+    return result;
   }
 
   /** Reads the next addresses' balances at `at` (a scanned, final block) and explains each difference it can. */
