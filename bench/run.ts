@@ -24,6 +24,7 @@ import { createBusiness } from '../src/tenancy/businesses.ts';
 import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
 import { measureScaleJobs, scaleScenarios } from './scale.ts';
+import { processorLatencyTable, runProcessorLatencyBench, type ProcessorLatencyResult } from './processor.ts';
 import { PROCESSOR_SCAN_BENCH_NAME, processorScanTable, runProcessorScanBench, type ProcessorScanResult } from './processor-scan.ts';
 import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scenarios.ts';
 
@@ -37,6 +38,7 @@ import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scena
 
 const POOL_SIZE = 10;
 const DELIVERY_BENCH_NAME = 'webhook delivery';
+const PROCESSOR_LATENCY_NAME = 'processor latency';
 const DELIVERY_BUSINESSES = 5;
 /** Of the delivery backlog, the events that come from sessions started through the API. */
 const DELIVERY_BACKLOG_STARTS = 1_000;
@@ -229,8 +231,9 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const selected = [...scenarios, ...scaleScenarios].filter((s) => !only || s.name.includes(only));
   const deliveriesSelected = !only || DELIVERY_BENCH_NAME.includes(only);
+  const processorLatencySelected = !only || PROCESSOR_LATENCY_NAME.includes(only);
   const processorScanSelected = !only || PROCESSOR_SCAN_BENCH_NAME.includes(only);
-  if (selected.length === 0 && !deliveriesSelected && !processorScanSelected) throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
+  if (selected.length === 0 && !deliveriesSelected && !processorLatencySelected && !processorScanSelected) throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'payment-service-bench-'));
   cleanups.push({ what: 'temp dir', run: () => rm(dataDir, { recursive: true, force: true }) });
@@ -381,6 +384,15 @@ async function main(): Promise<void> {
     });
   }
 
+  // A real EVM on loopback, the processor at its default poll interval, and the service.
+  let processorLatency: ProcessorLatencyResult | undefined;
+  if (processorLatencySelected) {
+    processorLatency = await runProcessorLatencyBench({
+      serveDatabase, progress, deposits: Math.round(positiveNumber('BENCH_PROCESSOR_DEPOSITS', 40)),
+      cleanup: (what, run) => cleanups.push({ what, run }),
+    });
+  }
+
   // The processor's scan on a database of its own and a local chain.
   let processorScan: ProcessorScanResult | undefined;
   if (processorScanSelected) {
@@ -391,7 +403,7 @@ async function main(): Promise<void> {
 
   const warnings = results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`));
   const tables = [results.length > 0 ? table(results) : '', scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : '',
-    processorScan ? processorScanTable(processorScan) : ''].filter(Boolean);
+    processorLatency ? processorLatencyTable(processorLatency) : '', processorScan ? processorScanTable(processorScan) : ''].filter(Boolean);
   process.stdout.write(`\n${warnings.length > 0 ? `${warnings.join('\n')}\n\n` : ''}${tables.join('\n\n')}\n`);
 
   await writeFile(RESULTS_FILE, `${JSON.stringify({
@@ -403,6 +415,7 @@ async function main(): Promise<void> {
     scenarios: results,
     scaleJobs: scaleJobs?.runs,
     deliveries,
+    processorLatency,
     processorScan,
   }, null, 2)}\n`);
   progress(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);

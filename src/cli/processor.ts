@@ -1,4 +1,4 @@
-import { depositsAwaitingForward, networkStatuses, reportedNetworks, scanHealth, SCANNED_WITHIN_MS, type NetworkStatus, type StatusSection } from '../processor/status.ts';
+import { depositsAwaitingForward, networkStatuses, reportedNetworks, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/status.ts';
 import type { Command } from './command.ts';
 
 // `processor status`: each network as the processor last saw it, from the database alone (no
@@ -10,12 +10,12 @@ export const statusSections: StatusSection[] = [depositsAwaitingForward];
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 const ageSeconds = (date: Date | null, now: Date) => date === null ? null : Math.max(0, Math.round((now.getTime() - date.getTime()) / 1000));
 
-function asJson(status: NetworkStatus, configured: boolean, now: Date) {
+function asJson(status: NetworkStatus, configured: boolean, now: Date, withinMs: number) {
   return {
     network: status.network,
     configured,
     chain_id: status.chainId,
-    health: scanHealth(status, now),
+    health: scanHealth(status, now, withinMs),
     head_block: status.headBlock,
     final_block: status.finalBlock,
     cursor: status.cursor,
@@ -35,18 +35,18 @@ function asJson(status: NetworkStatus, configured: boolean, now: Date) {
   };
 }
 
-const HEALTH_WORDS = {
+const healthWords = (withinMs: number) => ({
   ok: 'healthy',
-  stale: `no scan reached the final block in the last ${SCANNED_WITHIN_MS / 60_000} minutes`,
+  stale: `no scan reached the final block in the last ${withinMs / 60_000} minutes`,
   never: 'never scanned',
-} as const;
+}) as const;
 
-function asText(json: ReturnType<typeof asJson>, sections: string[], now: Date): string {
+function asText(json: ReturnType<typeof asJson>, sections: string[], now: Date, withinMs: number): string {
   const block = (value: number | null) => value === null ? 'unknown' : String(value);
   const age = (seconds: number | null) => seconds === null ? '' : ` (${seconds} s ago)`;
   const error = json.last_error;
   const lines = [
-    `${json.network}${json.chain_id === null ? '' : ` (chain id ${json.chain_id})`}: ${HEALTH_WORDS[json.health]}${json.configured ? '' : ' (not configured here)'}`,
+    `${json.network}${json.chain_id === null ? '' : ` (chain id ${json.chain_id})`}: ${healthWords(withinMs)[json.health]}${json.configured ? '' : ' (not configured here)'}`,
     `  head ${block(json.head_block)}, final ${block(json.final_block)}, cursor ${block(json.cursor)}, lag ${json.lag_blocks === null ? 'unknown' : `${json.lag_blocks} block${json.lag_blocks === 1 ? '' : 's'}`}`,
     `  watched addresses: ${json.watched_addresses}`,
     `  last scan: ${json.last_scan_at ?? 'never'}${age(json.last_scan_age_seconds)}`,
@@ -65,11 +65,12 @@ export const processorCommands: Record<string, Command> = {
     async run(context) {
       const { db, config } = context;
       const now = context.clock.now();
+      const withinMs = scannedWithinMs(config.processorPollMs);
       const names = await reportedNetworks(db, config.networks);
       const statuses = await networkStatuses(db, now, names);
       const networks = await Promise.all(statuses.map(async (status) => {
         const configured = config.networks.find((network) => network.name === status.network);
-        const scan = asJson(status, configured !== undefined, now);
+        const scan = asJson(status, configured !== undefined, now, withinMs);
         const json: Record<string, unknown> = { ...scan };
         const lines: string[] = [];
         for (const section of statusSections) {
@@ -77,7 +78,7 @@ export const processorCommands: Record<string, Command> = {
           json[section.name] = read.json;
           lines.push(...read.text);
         }
-        return { json, text: asText(scan, lines, now) };
+        return { json, text: asText(scan, lines, now, withinMs) };
       }));
       return {
         json: { networks: networks.map((network) => network.json) },

@@ -10,6 +10,11 @@ import type { Db } from '../db/database.ts';
 /** A network is healthy while a scan reached its final block within this (60 polls of 2 s; a failing node is retried for up to about 45 s before a scan gives up). */
 export const SCANNED_WITHIN_MS = 2 * MINUTE;
 
+/** SCANNED_WITHIN_MS, or four polls when PROCESSOR_POLL_MS is so long that 2 minutes would be fewer. */
+export function scannedWithinMs(pollMs: number): number {
+  return Math.max(SCANNED_WITHIN_MS, 4 * pollMs);
+}
+
 export interface NetworkStatus {
   network: string;
   chainId: number | null;
@@ -77,19 +82,20 @@ export async function networkStatuses(db: Db, now: Date, networks: readonly stri
   });
 }
 
-/** `ok` when a scan reached the final block within SCANNED_WITHIN_MS of `now`; `stale` when longer ago; `never` scanned. */
-export function scanHealth(status: Pick<NetworkStatus, 'lastScanAt'>, now: Date): 'ok' | 'stale' | 'never' {
+/** `ok` when a scan reached the final block within `withinMs` of `now`; `stale` when longer ago; `never` scanned. */
+export function scanHealth(status: Pick<NetworkStatus, 'lastScanAt'>, now: Date, withinMs: number): 'ok' | 'stale' | 'never' {
   if (status.lastScanAt === null) return 'never';
-  return now.getTime() - status.lastScanAt.getTime() <= SCANNED_WITHIN_MS ? 'ok' : 'stale';
+  return now.getTime() - status.lastScanAt.getTime() <= withinMs ? 'ok' : 'stale';
 }
 
 /** /readyz's checks for a process running the processor: one per network it watches, `scan_<network>`. */
-export function scanChecks(db: Db, now: () => Date, networks: readonly string[]): () => Promise<Record<string, string>> {
+export function scanChecks(db: Db, now: () => Date, networks: readonly string[], pollMs: number): () => Promise<Record<string, string>> {
+  const withinMs = scannedWithinMs(pollMs);
   return async () => {
     const rows = networks.length === 0 ? [] : await db.selectFrom('processor.network_scans').select(['network', 'scanned_at'])
       .where('network', 'in', networks).execute();
     return Object.fromEntries(networks.map((network) =>
-      [`scan_${network}`, scanHealth({ lastScanAt: rows.find((row) => row.network === network)?.scanned_at ?? null }, now())]));
+      [`scan_${network}`, scanHealth({ lastScanAt: rows.find((row) => row.network === network)?.scanned_at ?? null }, now(), withinMs)]));
   };
 }
 

@@ -66,7 +66,7 @@ beforeAll(async () => {
   await chain.mine(DEPTH);
 
   registerProcessorMetrics(t.context.metrics.registry, t.db, t.clock, ['polygon']);
-  side = await buildMetricsApp(t.context, readinessOf(t.db, undefined, scanChecks(t.db, () => t.clock.now(), ['polygon'])));
+  side = await buildMetricsApp(t.context, readinessOf(t.db, undefined, scanChecks(t.db, () => t.clock.now(), ['polygon'], 2_000)));
   await side.listen({ port: 0, host: '127.0.0.1' });
   metricsUrl = `http://127.0.0.1:${(side.server.address() as AddressInfo).port}`;
 });
@@ -163,10 +163,10 @@ describe('when scans fail', () => {
 
   it('/readyz turns unavailable once no scan reached the final block for 2 minutes, and ready again after one does', async () => {
     t.clock.advance(2 * MINUTE + 1_000);
-    const checks = readinessOf(t.db, undefined, scanChecks(t.db, () => t.clock.now(), ['polygon', 'base']));
+    const checks = readinessOf(t.db, undefined, scanChecks(t.db, () => t.clock.now(), ['polygon', 'base'], 2_000));
     expect(await checks()).toEqual({ ready: false, checks: { database: 'ok', migrations: 'ok', scan_polygon: 'stale', scan_base: 'never' } });
     await detector.scan();
-    const polygonOnly = readinessOf(t.db, undefined, scanChecks(t.db, () => t.clock.now(), ['polygon']));
+    const polygonOnly = readinessOf(t.db, undefined, scanChecks(t.db, () => t.clock.now(), ['polygon'], 2_000));
     expect(await polygonOnly()).toEqual({ ready: true, checks: { database: 'ok', migrations: 'ok', scan_polygon: 'ok' } });
   });
 

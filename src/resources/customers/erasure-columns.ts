@@ -90,6 +90,7 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   'processor.blocks': 'recent block hashes of each network',
   'processor.watched_addresses': 'deposit addresses and their payments\' ids and watch windows',
   'processor.transfers': 'token transfers to deposit addresses: addresses, amounts, transactions',
+  'processor.notices_out': 'the signed notices the processor sends: deposit addresses, amounts, transactions',
   // migrations/0029: the processor's operating state.
   'processor.network_scans': 'each network\'s last scan: blocks, times, counts, the RPC error it met',
   'processor.outgoing_transfers': 'token transfers out of deposit addresses: addresses, amounts, transactions',
