@@ -140,11 +140,18 @@ export class ChainClient {
     return asTransferLogs(logs);
   }
 
-  /** `balanceOf` of each holder in its token at `block`, as JSON-RPC batches of BALANCE_BATCH calls; the caller bounds how many. */
+  /**
+   * `balanceOf` of each holder in its token at `block`: JSON-RPC batches of BALANCE_BATCH calls,
+   * one after another, each retried alone. The caller bounds how many.
+   */
   async balancesAt(holdings: Array<{ token: Address; holder: Address }>, block: bigint): Promise<bigint[]> {
-    if (holdings.length === 0) return [];
-    return this.#call('eth_call balanceOf', (client) => Promise.all(holdings.map(({ token, holder }) =>
-      client.readContract({ address: token, abi: BALANCE_OF, functionName: 'balanceOf', args: [holder], blockNumber: block }))), { batched: true });
+    const balances: bigint[] = [];
+    for (let first = 0; first < holdings.length; first += BALANCE_BATCH) {
+      const batch = holdings.slice(first, first + BALANCE_BATCH);
+      balances.push(...await this.#call('eth_call balanceOf', (client) => Promise.all(batch.map(({ token, holder }) =>
+        client.readContract({ address: token, abi: BALANCE_OF, functionName: 'balanceOf', args: [holder], blockNumber: block }))), { batched: true }));
+    }
+    return balances;
   }
 
   #batchingClients(): PublicClient[] {
