@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildMetricsApp } from '../../src/app.ts';
 import { MINUTE } from '../../src/core/clock.ts';
 import type { NetworkConfig } from '../../src/core/networks-config.ts';
@@ -17,7 +18,7 @@ import { WatchedAddresses } from '../../src/processor/watched-addresses.ts';
 import type { TestChain } from '../support/chain.ts';
 import type { TestTokens } from '../support/chain-tokens.ts';
 import { runCli } from '../support/cli.ts';
-import { freePort, startTestApp, type TestApp } from '../support/harness.ts';
+import { freePort, startTestApp, TEST_SECRETS, type TestApp } from '../support/harness.ts';
 import { startPolygonChain, usdc as USDC, type PolygonTestChain } from '../support/processor-chain.ts';
 import type { RpcProxy } from '../support/rpc-proxy.ts';
 
@@ -175,3 +176,35 @@ describe('when scans fail', () => {
       .toBe('request to https://polygon-mainnet.infura.io failed');
   });
 });
+
+it('a --role processor process serves its series on METRICS_PORT, and is ready once each network it watches was scanned', async () => {
+  // The tests above scanned on the test's clock; as far as this process knows, the last scan was long ago.
+  await t.db.updateTable('processor.network_scans').set({ scanned_at: new Date(Date.now() - 60 * MINUTE) }).execute();
+  await chain.mine(3);
+  const head = Number(await chain.head());
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  const child = spawn(process.execPath, ['src/main.ts', '--role', 'processor'], {
+    env: {
+      PATH: process.env.PATH ?? '', DATABASE_URL: t.config.databaseUrl ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'silent',
+      SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64'), PORT: String(port), METRICS_PORT: String(metricsPort),
+      POLYGON_RPC_URL: proxy.url, POLYGON_CHAIN_ID: '137', POLYGON_CONFIRMATIONS: String(DEPTH),
+      POLYGON_USDC: tokens.address.usdc, POLYGON_USDT: tokens.address.usdt, PROCESSOR_POLL_MS: '200',
+    },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  try {
+    const base = `http://127.0.0.1:${metricsPort}`;
+    await vi.waitFor(async () => expect(await (await fetch(`${base}/readyz`)).json())
+      .toEqual({ status: 'ok', checks: { database: 'ok', migrations: 'ok', scan_polygon: 'ok' } }), { timeout: 30_000, interval: 200 });
+    // Its own scan made it ready: it saw the head mined just now.
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(valueOf(text, 'processor_head_block{network="polygon"}')).toBe(head);
+    expect(valueOf(text, 'processor_cursor_lag_blocks{network="polygon"}')).toBe(0);
+    expect(text).toContain('# TYPE process_cpu_user_seconds_total counter');
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited).toBe(0);
+}, 60_000);
+
