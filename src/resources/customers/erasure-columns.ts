@@ -94,6 +94,10 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   'processor.sender_nonces': 'the next nonce of each account the processor sends from',
   'processor.forward_transactions': 'the forwards\' signed transactions: raw bytes, hashes, nonces, fees',
   'processor.notices_out': 'the signed notices the processor sends: deposit addresses, amounts, transactions',
+  // migrations/0029: the processor's operating state.
+  'processor.network_scans': 'each network\'s last scan: blocks, times, counts, the RPC error it met',
+  'processor.outgoing_transfers': 'token transfers out of deposit addresses: addresses, amounts, transactions',
+  'processor.balance_findings': 'deposit addresses\' balances the recorded transfers did not explain',
 };
 
 type Columns<T extends CustomerDataTable> = keyof (typeof CUSTOMER_DATA_COLUMNS)[T] & string;
