@@ -86,3 +86,13 @@ CREATE TABLE processor.forward_transactions (
   UNIQUE (network, sender, nonce)
 );
 CREATE INDEX forward_transactions_forward ON processor.forward_transactions (forward_id);
+
+-- Each network's gas wallet as the last forwarding pass saw it: its address (the status command
+-- holds no key), its balance and the low-gas threshold then (20 forwards' gas at the gas price).
+CREATE TABLE processor.gas_wallets (
+  network text PRIMARY KEY,
+  address text NOT NULL CHECK (address ~ '^0x[0-9a-f]{40}$'),
+  balance numeric(78, 0),
+  low_below numeric(78, 0),
+  checked_at timestamptz
+);

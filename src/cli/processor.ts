@@ -1,11 +1,12 @@
-import { depositsAwaitingForward, networkStatuses, reportedNetworks, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/status.ts';
+import { forwardingSections } from '../processor/forwarding-status.ts';
+import { networkStatuses, reportedNetworks, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/status.ts';
 import type { Command } from './command.ts';
 
 // `processor status`: each network as the processor last saw it, from the database alone (no
 // RPC), so it answers from any machine that reaches the database, and while the nodes are down.
 
 /** What each network shows beyond its scan; forwarding adds forwardsSummary and gasWalletStatus here. */
-export const statusSections: StatusSection[] = [depositsAwaitingForward];
+export const statusSections: StatusSection[] = forwardingSections;
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 const ageSeconds = (date: Date | null, now: Date) => date === null ? null : Math.max(0, Math.round((now.getTime() - date.getTime()) / 1000));

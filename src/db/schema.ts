@@ -620,6 +620,14 @@ export interface ProcessorSenderNoncesTable {
   next_nonce: BlockNumber;
   updated_at: Timestamp;
 }
+export interface ProcessorGasWalletsTable {
+  network: string;
+  address: string;
+  /** Wei; null until a pass read it. */
+  balance: BaseUnits | null;
+  low_below: BaseUnits | null;
+  checked_at: Timestamp | null;
+}
 export type ForwardTransactionState = 'signed' | 'broadcast' | 'mined' | 'final' | 'reverted' | 'dropped';
 export type ForwardShare = 'net' | 'fee';
 export interface ProcessorForwardTransactionsTable {
@@ -690,6 +698,7 @@ export interface Database {
   'processor.forwards': ProcessorForwardsTable;
   'processor.sender_nonces': ProcessorSenderNoncesTable;
   'processor.forward_transactions': ProcessorForwardTransactionsTable;
+  'processor.gas_wallets': ProcessorGasWalletsTable;
   'processor.notices_out': ProcessorNoticesOutTable;
   outbox: OutboxTable;
   payout_wallet_changes: PayoutWalletChangesTable;

@@ -5,7 +5,7 @@ import type { Db } from '../db/database.ts';
 import type { ForwardShare } from '../db/schema.ts';
 import { attemptFor, CannotForward, explainRevert, isFinalReceipt, requireGas, sharesOf } from './forward-attempts.ts';
 import { revertReason, type ForwardChain } from './forward-chain.ts';
-import { lowGasThreshold } from './gas-wallet.ts';
+import { checkGasWallet } from './gas-wallet.ts';
 import { feeCap, feesOf, signAndStore, storeReplacement, transactionsOf, type Fees, type ForwardTransactionRow } from './forward-transactions.ts';
 import type { ProcessorKeys } from './keys.ts';
 import { planForwards, type ForwarderDeps, type ForwardRow } from './forward-plans.ts';
@@ -63,7 +63,7 @@ export class Forwarder {
   /** Plans what is new, then moves every open forward on. Answers the forwards still open. */
   async pass(): Promise<number> {
     const { db, clock } = this.#deps;
-    await this.#warnIfLowGas().catch(() => undefined);
+    await this.#checkGas().catch(() => undefined);
     await planForwards({ ...this.#deps, log: this.#options.log }, (row) => this.#step('planned', row));
     const open = await db.selectFrom('processor.forwards').selectAll().where('network', '=', this.#name)
       .where((eb) => eb.or([eb('state', 'in', ['planned', 'sending']), eb.and([eb('state', '=', 'failed'), eb('retry_at', '<=', clock.now())])]))
@@ -84,13 +84,14 @@ export class Forwarder {
     return left;
   }
 
-  async #warnIfLowGas(): Promise<void> {
-    const now = this.#deps.clock.now().getTime();
-    if (now - this.#lowGasSaidAt < LOW_GAS_EVERY_MS) return;
-    const [balance, threshold] = await Promise.all([this.#deps.chain.balance(this.#deps.keys.gasWallet.address), lowGasThreshold(this.#deps.chain)]);
-    if (balance >= threshold) return;
+  /** The gas wallet's balance written down each pass (for the status); a low one said in the log now and then. */
+  async #checkGas(): Promise<void> {
+    const { db, clock, chain, keys } = this.#deps;
+    const gas = await checkGasWallet(db, clock, chain, keys.gasWallet.address);
+    const now = clock.now().getTime();
+    if (!gas.low || now - this.#lowGasSaidAt < LOW_GAS_EVERY_MS) return;
     this.#lowGasSaidAt = now;
-    this.#options.log(`[processor] ${this.#name}: the gas wallet ${this.#deps.keys.gasWallet.address.toLowerCase()} is low: ${balance} wei, below ${threshold} (enough for 20 forwards at the current gas price); fund it`);
+    this.#options.log(`[processor] ${this.#name}: the gas wallet ${gas.address} is low: ${gas.balance} wei, below ${gas.threshold} (enough for 20 forwards at the current gas price); fund it`);
   }
 
   async #step(step: ForwardStep, forward: ForwardRow): Promise<void> {

@@ -7,6 +7,8 @@ import { ForwardChain } from './forward-chain.ts';
 import { Forwarder, StepInterrupted, type ForwarderOptions } from './forwarder.ts';
 import type { ProcessorKeys } from './keys.ts';
 
+import { rememberGasWallet } from './gas-wallet.ts';
+
 export { gasWalletStatus, type GasWalletStatus } from './gas-wallet.ts';
 
 // Forwarding as the processor runs it: one Forwarder per configured network, each pass planning
@@ -53,13 +55,8 @@ export async function startForwarding(deps: ForwardingDeps, options: ForwarderOp
   const forwarders = deps.networks.map((network) => new Forwarder({
     db: deps.db, clock: deps.clock, network, chain: new ForwardChain(network, options.rpc), keys: deps.keys, feeWallet,
   }, { ...options, log }));
-  const now = deps.clock.now();
   // The gas wallet's address, kept for the status command (which holds no key).
-  for (const network of deps.networks) {
-    await deps.db.insertInto('processor.sender_nonces')
-      .values({ network: network.name, address: deps.keys.gasWallet.address.toLowerCase(), kind: 'gas_wallet', next_nonce: 0, updated_at: now })
-      .onConflict((oc) => oc.columns(['network', 'address']).doNothing()).execute();
-  }
+  for (const network of deps.networks) await rememberGasWallet(deps.db, network.name, deps.keys.gasWallet.address);
   for (const network of deps.networks) log(`[processor] ${network.name}: forwarding through the gas wallet ${deps.keys.gasWallet.address}`);
 
   const pass = async (forwarder: Forwarder) => {

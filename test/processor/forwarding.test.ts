@@ -5,6 +5,7 @@ import { authorizationNonce } from '../../src/processor/authorizations.ts';
 import { startDetection, type Detection } from '../../src/processor/detection.ts';
 import { StepInterrupted, type ForwardStep } from '../../src/processor/forwarder.ts';
 import { forwardsSummary, gasWalletStatus, retryFailedForwards, startForwarding, type Forwarding } from '../../src/processor/forwarding.ts';
+import { forwardingSections } from '../../src/processor/forwarding-status.ts';
 import { ProcessorKeys } from '../../src/processor/keys.ts';
 import { startProcessor } from '../../src/processor/processor.ts';
 import { startChain, type TestChain } from '../support/chain.ts';
@@ -376,11 +377,20 @@ describe('a forward that cannot happen', () => {
     const forward = await forwardOf(receipt.transactionHash);
     expect(forward.state).toBe('failed');
     expect(forward.failure).toMatch(new RegExp(`the gas wallet ${gasWallet.toLowerCase()} holds 0 of polygon's native coin .*: fund it`));
-    expect(await gasWalletStatus(t.db, polygon, rpc)).toMatchObject({ address: gasWallet.toLowerCase(), balance: '0', low: true });
+    // What the pass saw, written down for `processor status` (which holds no key and asks no node).
+    expect(await gasWalletStatus(t.db, 'polygon')).toMatchObject({ address: gasWallet.toLowerCase(), balance: '0', balanceCoin: '0', low: true });
     expect(logs.some((line) => line.includes(`the gas wallet ${gasWallet.toLowerCase()} is low: 0 wei`))).toBe(true);
+    // processor status (database only): the failed forward with its reason, the deposit still to forward, the low gas wallet.
+    const shown = await Promise.all(forwardingSections.map((section) => section.read(t.db, 'polygon', polygon.tokens)));
+    const text = shown.flatMap((section) => section.text).join('\n');
+    expect(text).toContain(`failed: ${forward.payment_id} (${address}): ${forward.failure}`);
+    expect(text).toMatch(/deposits awaiting forward: [1-9]/);
+    expect(text).toContain(`gas wallet: ${gasWallet.toLowerCase()}, 0 — LOW: fund it`);
+    expect(shown[1]!.json).toMatchObject({ failed: expect.any(Number), failures: expect.arrayContaining([expect.objectContaining({ id: forward.id, reason: forward.failure })]) });
 
     await chain.fund(gasWallet, 10n ** 18n);
-    expect((await gasWalletStatus(t.db, polygon, rpc)).low).toBe(false);
+    await forwarding.forwardAll();
+    expect(await gasWalletStatus(t.db, 'polygon')).toMatchObject({ balance: (10n ** 18n).toString(), low: false });
     t.clock.advance(RETRY_AFTER_MS);
     await forwardToFinal();
     expect((await forwardOf(receipt.transactionHash)).state).toBe('final');

@@ -113,6 +113,9 @@ describe('after a scan', () => {
       deposits_awaiting_forward: {
         count: 1, by_token: [{ token: tokens.address.usdc.toLowerCase(), coin: 'polygon_usdc', count: 1, amount: '30.000000' }],
       },
+      // No forwarding ran here (test/processor/forwarding.test.ts shows them with forwards and a gas wallet).
+      forwards: { pending: 0, failed: 0, failures: [] },
+      gas_wallet: { address: null, balance_wei: null, balance: null, low: false, low_below_wei: null, checked_at: null },
     }]);
     expect(networks[0].last_scan_age_seconds).toBeLessThan(60);
   });
@@ -189,6 +192,8 @@ it('a --role processor process serves its series on METRICS_PORT, and is ready o
       SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64'), PORT: String(port), METRICS_PORT: String(metricsPort),
       POLYGON_RPC_URL: proxy.url, POLYGON_CHAIN_ID: '137', POLYGON_CONFIRMATIONS: String(DEPTH),
       POLYGON_USDC: tokens.address.usdc, POLYGON_USDT: tokens.address.usdt, PROCESSOR_POLL_MS: '200',
+      // The processor forwards only once it knows where the fee goes.
+      PROCESSOR_FEE_WALLET: '0x1111111111111111111111111111111111111111',
     },
     stdio: 'ignore',
   });

@@ -1,0 +1,63 @@
+import type { StatusSection } from './status.ts';
+import { forwardsSummary } from './forwarding.ts';
+import { gasWalletStatus } from './gas-wallet.ts';
+
+// What `processor status` shows of forwarding, from the database alone: the deposits still to
+// forward (final transfers without a final forward), the forwards pending and failed with why, and
+// the gas wallet as the last pass saw it.
+
+const sixDecimals = (value: bigint) => `${value / 1_000_000n}.${String(value % 1_000_000n).padStart(6, '0')}`;
+
+/** Final deposits whose forward is not final yet (replaces status.ts's count of every final transfer). */
+export const depositsAwaitingForward: StatusSection = {
+  name: 'deposits_awaiting_forward',
+  async read(db, network, tokens) {
+    const rows = await db.selectFrom('processor.transfers as t')
+      .leftJoin('processor.forwards as f', (join) => join.onRef('f.network', '=', 't.network').onRef('f.transfer_tx_hash', '=', 't.tx_hash').onRef('f.transfer_log_index', '=', 't.log_index'))
+      .select((eb) => ['t.token', eb.fn.countAll<string>().as('count'), eb.fn.sum<string>('t.value').as('total')])
+      .where('t.network', '=', network).where('t.status', '=', 'final')
+      .where((eb) => eb.or([eb('f.id', 'is', null), eb('f.state', '!=', 'final')]))
+      .groupBy('t.token').orderBy('t.token').execute();
+    const byToken = rows.map((row) => ({
+      token: row.token, coin: tokens.find((token) => token.address === row.token)?.coin ?? null, count: Number(row.count), amount: sixDecimals(BigInt(row.total)),
+    }));
+    const count = byToken.reduce((sum, row) => sum + row.count, 0);
+    const amounts = byToken.map((row) => `${row.amount} ${row.coin ?? row.token}`).join(', ');
+    return { json: { count, by_token: byToken }, text: [`deposits awaiting forward: ${count}${count > 0 ? ` (${amounts})` : ''}`] };
+  },
+};
+
+export const forwardsSection: StatusSection = {
+  name: 'forwards',
+  async read(db, network) {
+    const summary = await forwardsSummary(db, network);
+    return {
+      json: {
+        pending: summary.pending, failed: summary.failed,
+        failures: summary.failures.map((failure) => ({
+          id: failure.id, payment_id: failure.paymentId, deposit_address: failure.depositAddress, reason: failure.reason, retry_at: failure.retryAt?.toISOString() ?? null,
+        })),
+      },
+      text: [
+        `forwards: ${summary.pending} pending, ${summary.failed} failed`,
+        ...summary.failures.map((failure) => `  failed: ${failure.paymentId} (${failure.depositAddress}): ${failure.reason}`),
+      ],
+    };
+  },
+};
+
+export const gasWalletSection: StatusSection = {
+  name: 'gas_wallet',
+  async read(db, network) {
+    const gas = await gasWalletStatus(db, network);
+    return {
+      json: { address: gas.address ?? null, balance_wei: gas.balance, balance: gas.balanceCoin, low: gas.low, low_below_wei: gas.threshold, checked_at: gas.checkedAt?.toISOString() ?? null },
+      text: [gas.address === undefined
+        ? 'gas wallet: not known yet (forwarding has not started on this network)'
+        : `gas wallet: ${gas.address}, ${gas.balanceCoin ?? 'balance not read yet'}${gas.low ? ' — LOW: fund it' : ''}`],
+    };
+  },
+};
+
+/** The sections forwarding adds to each network's status. */
+export const forwardingSections: StatusSection[] = [depositsAwaitingForward, forwardsSection, gasWalletSection];
