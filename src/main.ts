@@ -10,6 +10,7 @@ import { requireFeeWallet, startForwarding, type Forwarding } from './processor/
 import { loadProcessorKeys, type ProcessorKeys } from './processor/keys.ts';
 import { PROCESSOR_NOTICES_PATH } from './http/processor.ts';
 import { registerProcessorMetrics } from './processor/metrics.ts';
+import { registerForwardingMetrics } from './processor/forwarding-metrics.ts';
 import { scanChecks } from './processor/status.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
@@ -57,7 +58,10 @@ if (role === 'worker' || role === 'all') {
 // The processor's series wherever it runs; its readiness (each network scanned within 2 minutes or 4 polls)
 // only in --role processor, so a chain's RPC trouble never takes the all-in-one's API out of service.
 const watching = role === 'processor' || role === 'all' ? config.networks.map((network) => network.name) : [];
-if (watching.length > 0) registerProcessorMetrics(context.metrics.registry, context.db, context.clock, watching);
+if (watching.length > 0) {
+  registerProcessorMetrics(context.metrics.registry, context.db, context.clock, watching);
+  registerForwardingMetrics(context.metrics.registry, context.db, watching);
+}
 const readiness = readinessOf(context.db, role === 'worker' || role === 'all' ? runtime.jobs.boss : undefined,
   role === 'processor' ? scanChecks(context.db, () => context.clock.now(), watching, config.processorPollMs) : undefined);
 const metricsApp = config.metrics.port === undefined ? undefined : await buildMetricsApp(context, readiness);

@@ -1,3 +1,4 @@
+import { Registry } from 'prom-client';
 import type { Address, Hex } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NetworkConfig } from '../../src/core/networks-config.ts';
@@ -5,6 +6,7 @@ import { authorizationNonce } from '../../src/processor/authorizations.ts';
 import { startDetection, type Detection } from '../../src/processor/detection.ts';
 import { StepInterrupted, type ForwardStep } from '../../src/processor/forwarder.ts';
 import { forwardsSummary, gasWalletStatus, retryFailedForwards, startForwarding, type Forwarding } from '../../src/processor/forwarding.ts';
+import { registerForwardingMetrics } from '../../src/processor/forwarding-metrics.ts';
 import { forwardingSections } from '../../src/processor/forwarding-status.ts';
 import { ProcessorKeys } from '../../src/processor/keys.ts';
 import { startProcessor } from '../../src/processor/processor.ts';
@@ -386,6 +388,12 @@ describe('a forward that cannot happen', () => {
     expect(text).toContain(`failed: ${forward.payment_id} (${address}): ${forward.failure}`);
     expect(text).toMatch(/deposits awaiting forward: [1-9]/);
     expect(text).toContain(`gas wallet: ${gasWallet.toLowerCase()}, 0 — LOW: fund it`);
+    const registry = new Registry();
+    registerForwardingMetrics(registry, t.db, ['polygon']);
+    const scraped = await registry.metrics();
+    expect(scraped).toContain('processor_gas_wallet_low{network="polygon"} 1');
+    expect(scraped).toContain('processor_gas_wallet_balance{network="polygon"} 0');
+    expect(scraped).toMatch(/processor_forwards_failed\{network="polygon"\} [1-9]/);
     expect(shown[1]!.json).toMatchObject({ failed: expect.any(Number), failures: expect.arrayContaining([expect.objectContaining({ id: forward.id, reason: forward.failure })]) });
 
     await chain.fund(gasWallet, 10n ** 18n);
