@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { withTimeout } from '../core/timeout.ts';
 import type { Db } from '../db/database.ts';
-import { forwardsSummary } from './forwarding.ts';
+import { forwardsSummary } from './forwarding-status.ts';
 import { gasWalletStatus } from './gas-wallet.ts';
 
 // Forwarding's Prometheus series beside the processor's (metrics.ts), read from the database when

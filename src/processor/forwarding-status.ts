@@ -1,10 +1,30 @@
-import type { StatusSection } from './status.ts';
-import { forwardsSummary } from './forwarding.ts';
+import type { Db } from '../db/database.ts';
 import { gasWalletStatus } from './gas-wallet.ts';
+import type { StatusSection } from './status.ts';
 
 // What `processor status` shows of forwarding, from the database alone: the deposits still to
 // forward (final transfers without a final forward), the forwards pending and failed with why, and
-// the gas wallet as the last pass saw it.
+// the gas wallet as the last pass saw it. Nothing here loads viem: every CLI command imports it.
+
+export interface ForwardsSummary {
+  /** Forwards planned or on their way (signed, broadcast, mined, not yet final). */
+  pending: number;
+  failed: number;
+  /** The failed forwards, oldest first, with why and when they are tried again. */
+  failures: Array<{ id: number; paymentId: string; depositAddress: string; reason: string; retryAt: Date | null }>;
+}
+
+/** What `processor status` shows of a network's forwards. */
+export async function forwardsSummary(db: Db, network: string): Promise<ForwardsSummary> {
+  const rows = await db.selectFrom('processor.forwards').select(['id', 'payment_id', 'deposit_address', 'state', 'failure', 'retry_at'])
+    .where('network', '=', network).where('state', 'in', ['planned', 'sending', 'failed']).orderBy('id').execute();
+  const failed = rows.filter((row) => row.state === 'failed');
+  return {
+    pending: rows.length - failed.length,
+    failed: failed.length,
+    failures: failed.map((row) => ({ id: row.id, paymentId: row.payment_id, depositAddress: row.deposit_address, reason: row.failure ?? '', retryAt: row.retry_at })),
+  };
+}
 
 const sixDecimals = (value: bigint) => `${value / 1_000_000n}.${String(value % 1_000_000n).padStart(6, '0')}`;
 

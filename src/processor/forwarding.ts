@@ -10,6 +10,7 @@ import type { ProcessorKeys } from './keys.ts';
 import { rememberGasWallet } from './gas-wallet.ts';
 
 export { gasWalletStatus, type GasWalletStatus } from './gas-wallet.ts';
+export { forwardsSummary, type ForwardsSummary } from './forwarding-status.ts';
 
 // Forwarding as the processor runs it: one Forwarder per configured network, each pass planning
 // the new final deposits and moving every open forward on, every `pollMs`. What the operator sees
@@ -93,26 +94,6 @@ export async function startForwarding(deps: ForwardingDeps, options: ForwarderOp
       clearTimeout(timer);
       await running;
     },
-  };
-}
-
-export interface ForwardsSummary {
-  /** Forwards planned or on their way (signed, broadcast, mined, not yet final). */
-  pending: number;
-  failed: number;
-  /** The failed forwards, oldest first, with why and when they are tried again. */
-  failures: Array<{ id: number; paymentId: string; depositAddress: string; reason: string; retryAt: Date | null }>;
-}
-
-/** What `processor status` shows of a network's forwards. */
-export async function forwardsSummary(db: Db, network: string): Promise<ForwardsSummary> {
-  const rows = await db.selectFrom('processor.forwards').select(['id', 'payment_id', 'deposit_address', 'state', 'failure', 'retry_at'])
-    .where('network', '=', network).where('state', 'in', ['planned', 'sending', 'failed']).orderBy('id').execute();
-  const failed = rows.filter((row) => row.state === 'failed');
-  return {
-    pending: rows.length - failed.length,
-    failed: failed.length,
-    failures: failed.map((row) => ({ id: row.id, paymentId: row.payment_id, depositAddress: row.deposit_address, reason: row.failure ?? '', retryAt: row.retry_at })),
   };
 }
 

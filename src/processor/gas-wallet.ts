@@ -1,11 +1,11 @@
-import { formatUnits, type Address } from 'viem';
+import type { Address } from 'viem';
 import type { Clock } from '../core/clock.ts';
 import type { Db } from '../db/database.ts';
 import type { ForwardChain } from './forward-chain.ts';
 
 // The gas wallet as the operator sees it: each forwarding pass reads its balance and writes it
 // down with the low-gas threshold of the moment, so the status command and the metrics answer
-// from the database alone (and hold no key).
+// from the database alone (and hold no key). Only types of viem here: the CLI imports this file.
 
 /** The gas wallet is low when it pays for fewer than this many forwards at the current gas price. */
 export const LOW_GAS_FORWARDS = 20n;
@@ -52,9 +52,15 @@ function statusOf(row: { address: string; balance: string | null; low_below: str
   return {
     address: row.address,
     balance: balance?.toString() ?? null,
-    balanceCoin: balance === null ? null : formatUnits(balance, 18),
+    balanceCoin: balance === null ? null : nativeCoin(balance),
     low: balance !== null && row.low_below !== null && balance < BigInt(row.low_below),
     threshold: row.low_below,
     checkedAt: row.checked_at,
   };
+}
+
+/** Wei in the native coin (18 decimals), as viem's formatUnits writes it, without loading viem. */
+function nativeCoin(wei: bigint): string {
+  const fraction = (wei % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
+  return `${wei / 10n ** 18n}${fraction === '' ? '' : `.${fraction}`}`;
 }
