@@ -37,7 +37,8 @@ export async function fetchFeed(url: string, timeoutMs: number = FEED_TIMEOUT_MS
       throw new RefusedFeed('its body is not UTF-8 text');
     }
   } catch (error) {
-    body.destroy();
+    // Nothing more is read: the connection goes (undici reports the abort as an error, wanted here).
+    body.on('error', () => undefined).destroy();
     if (error instanceof RefusedFeed) throw error;
     throw new RefusedFeed(signal.aborted ? `the whole answer did not arrive within ${timeoutMs / 1000} seconds` : `reading it failed: ${describe(error)}`);
   }
