@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HOUR, MINUTE, SECOND } from '../../src/core/clock.ts';
 import { clearFxRate, setFxRate } from '../../src/resources/fx-rates/rates.ts';
 import { refreshFxRates } from '../../src/resources/fx-rates/refresh.ts';
+import { CSRF_FIELD } from '../../src/ui/index.ts';
 import { account, expectError } from '../support/api.ts';
+import { Browser } from '../support/browser.ts';
 import { runCli } from '../support/cli.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
@@ -207,6 +209,25 @@ describe('a rate older than the bound (96 hours)', () => {
     expect(await startedUsdValue(live, '10.00', 'USD')).toBe(1000);
     const test = (await account(t)).key;
     expect(await startedUsdValue(test, '10.00', 'GBP')).toBe(1219);
+  });
+
+  it('refuses a buyer on a Live checkout page in that currency with a page that says so, and makes no payment, order or customer', async () => {
+    const { biz, key } = await account(t, {}, 'live');
+    const created = await t.request('POST', '/v1/checkouts', { key, body: { name: 'House blend', amount: '18.50', currency: 'GBP' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const action = `/c/${created.body.slug}`;
+    for (const language of ['en', 'de']) {
+      const browser = new Browser(t);
+      const headers = { 'accept-language': language };
+      const page = await browser.request('GET', created.body.url, undefined, headers);
+      expect(page.status).toBe(200);
+      const bought = await browser.request('POST', action, { [CSRF_FIELD]: Browser.form(page.html, action)[CSRF_FIELD]!, email: 'page@buyer.example' }, headers);
+      expect(bought.status).toBe(409);
+      expect(bought.html).toContain(language === 'en' ? 'Live payments in GBP cannot start right now' : 'Der Wechselkurs für ihre Währung ist nicht aktuell');
+    }
+    for (const table of ['payments', 'orders', 'customers'] as const) {
+      expect(await t.db.selectFrom(table).select('id').where('business_id', '=', biz.id).execute()).toEqual([]);
+    }
   });
 
   it('holds to the second: 96 hours old is accepted, a second more is not', async () => {
