@@ -3,6 +3,7 @@ import { ApiError } from '../core/errors.ts';
 import { PRICED_CURRENCIES } from '../resources/fx-rates/derive.ts';
 import { clearFxRate, lastFetch, listFxRates, setFxRate } from '../resources/fx-rates/rates.ts';
 import { refreshFxRates } from '../resources/fx-rates/refresh.ts';
+import { shownAddress } from '../resources/fx-rates/fetch-feed.ts';
 import { acceptHeldPayment } from '../resources/payments/accept.ts';
 import { asOperatorOn, oneOf, positional, required, UsageError, type Command, type Flags } from './command.ts';
 
@@ -71,10 +72,11 @@ export const moneyCommands: Record<string, Command> = {
         rate.as_of === null ? 'of no known time' : `of ${rate.as_of.slice(0, 16).replace('T', ' ')} UTC (${rate.age_hours} h)`,
         rate.live_usable ? 'Live: ok' : `Live: REFUSED (older than ${maxAgeHours} h)`,
       ].join('  '));
-      lines.push('', `Feed: ${url ?? 'off (FX_RATES_URL=off): only the operator\'s rates are Live-usable'}`);
+      const feed = url === undefined ? null : shownAddress(url);
+      lines.push('', `Feed: ${feed ?? 'off (FX_RATES_URL=off): only the operator\'s rates are Live-usable'}`);
       lines.push(fetch ? `Last fetch: ${fetch.fetched_at.toISOString()} ${fetch.ok ? 'read' : 'FAILED'}: ${fetch.outcome}` : 'Last fetch: none yet');
       return {
-        json: { data, max_age_hours: maxAgeHours, feed_url: url ?? null, last_fetch: fetch && { ...fetch, fetched_at: fetch.fetched_at.toISOString() } },
+        json: { data, max_age_hours: maxAgeHours, feed_url: feed, last_fetch: fetch && { ...fetch, fetched_at: fetch.fetched_at.toISOString() } },
         text: lines.join('\n'),
       };
     },

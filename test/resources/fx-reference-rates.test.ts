@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { usdPerUnit } from '../../src/resources/fx-rates/derive.ts';
+import { shownAddress } from '../../src/resources/fx-rates/fetch-feed.ts';
 import { parseReferenceRates, RefusedFeed } from '../../src/resources/fx-rates/reference-rates.ts';
 
 // The ECB file's reader and the USD rates derived from it, on the published format and on what
@@ -93,5 +94,11 @@ describe('reading the reference rates', () => {
     expect(usdPerUnit(day(`${usd}<Cube currency="GBP" rate="105"/>`))[1]).toMatchObject({ refused: expect.stringContaining('is outside 0.2 to 5') });
     // Without the dollar nothing can be derived.
     expect(usdPerUnit(day('<Cube currency="GBP" rate="0.86"/>')).map((rate) => 'refused' in rate && rate.refused)).toEqual(Array(4).fill('USD is missing'));
+  });
+});
+
+describe('the feed\'s address in logs and rates list', () => {
+  it('is shown without a password or a query, which may hold a key', () => {
+    expect(shownAddress('https://user:secret@mirror.example/rates/eurofxref-daily.xml?key=k123#x')).toBe('https://mirror.example/rates/eurofxref-daily.xml');
   });
 });

@@ -44,6 +44,12 @@ export async function fetchFeed(url: string, timeoutMs: number = FEED_TIMEOUT_MS
   }
 }
 
+/** The feed's address as logs and `rates list` show it: without a password or a query, which may hold a key. */
+export function shownAddress(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
 function describe(error: unknown): string {
   const code = (error as { code?: unknown })?.code;
   return typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);

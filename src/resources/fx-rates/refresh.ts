@@ -1,7 +1,7 @@
 import { DAY, HOUR, type Clock } from '../../core/clock.ts';
 import type { Db } from '../../db/database.ts';
 import { relativeChange, usdPerUnit, type PricedCurrency } from './derive.ts';
-import { fetchFeed, FEED_TIMEOUT_MS } from './fetch-feed.ts';
+import { fetchFeed, FEED_TIMEOUT_MS, shownAddress } from './fetch-feed.ts';
 import { parseReferenceRates, RefusedFeed } from './reference-rates.ts';
 
 // The workers' refresh of the feed's rates (pg-boss, hourly, and once as the workers start).
@@ -42,9 +42,10 @@ export async function refreshFxRates(ctx: RefreshContext, options: { timeoutMs?:
     return { ok: false, outcome: `refused: ${error.message}`, stored: [], refused: [error.message] };
   });
   const now = ctx.clock.now();
-  await ctx.db.insertInto('fx_rate_last_fetch').values({ feed: FEED, url, fetched_at: now, ok: result.ok, outcome: result.outcome })
-    .onConflict((conflict) => conflict.column('feed').doUpdateSet({ url, fetched_at: now, ok: result.ok, outcome: result.outcome })).execute();
-  if (result.refused.length > 0) log(`[fx-rates] ${url}: ${result.outcome}`);
+  const shown = shownAddress(url);
+  await ctx.db.insertInto('fx_rate_last_fetch').values({ feed: FEED, url: shown, fetched_at: now, ok: result.ok, outcome: result.outcome })
+    .onConflict((conflict) => conflict.column('feed').doUpdateSet({ url: shown, fetched_at: now, ok: result.ok, outcome: result.outcome })).execute();
+  if (result.refused.length > 0) log(`[fx-rates] ${shown}: ${result.outcome}`);
   return result;
 }
 
