@@ -17,6 +17,10 @@ export const ECB_DAILY_RATES_URL = 'https://www.ecb.europa.eu/stats/eurofxref/eu
 // A sender: `addr@host` or `Name <addr@host>`, on one line.
 const MAIL_FROM = /^(?:[^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
 
+function isHttpUrl(text: string): boolean {
+  return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol) && new URL(text).hostname !== '';
+}
+
 function isSmtpUrl(text: string): boolean {
   return URL.canParse(text) && /^smtps?:$/.test(new URL(text).protocol) && new URL(text).hostname !== '';
 }
@@ -66,7 +70,7 @@ const Env = z.object({
   // The message names the rule, never the value: the URL may carry the SMTP password.
   SMTP_URL: z.string().refine(isSmtpUrl, 'an smtp:// or smtps:// URL (smtp://user:password@host:587)').optional(),
   SMTP_FROM: z.string().regex(MAIL_FROM, 'an address, or a name and an address: Payments <no-reply@example.com>').optional(),
-  FX_RATES_URL: z.union([z.literal('off'), z.url({ protocol: /^https?$/ })], 'an http(s):// URL of reference rates in the ECB\'s format, or off').default(ECB_DAILY_RATES_URL),
+  FX_RATES_URL: z.string().refine((text) => text === 'off' || isHttpUrl(text), 'an http(s):// URL of reference rates in the ECB\'s format, or off').default(ECB_DAILY_RATES_URL),
   FX_RATES_MAX_AGE_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(96),
 });
 
