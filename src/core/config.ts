@@ -12,8 +12,14 @@ const Key = z.string().min(1);
 const DNS_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
 // Wert's hosted page carries the partner id in its path.
 const PATH_SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
+/** The ECB's euro foreign exchange reference rates of the latest working day. */
+export const ECB_DAILY_RATES_URL = 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml';
 // A sender: `addr@host` or `Name <addr@host>`, on one line.
 const MAIL_FROM = /^(?:[^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
+
+function isHttpUrl(text: string): boolean {
+  return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol) && new URL(text).hostname !== '';
+}
 
 function isSmtpUrl(text: string): boolean {
   return URL.canParse(text) && /^smtps?:$/.test(new URL(text).protocol) && new URL(text).hostname !== '';
@@ -66,6 +72,8 @@ const Env = z.object({
   // The message names the rule, never the value: the URL may carry the SMTP password.
   SMTP_URL: z.string().refine(isSmtpUrl, 'an smtp:// or smtps:// URL (smtp://user:password@host:587)').optional(),
   SMTP_FROM: z.string().regex(MAIL_FROM, 'an address, or a name and an address: Payments <no-reply@example.com>').optional(),
+  FX_RATES_URL: z.string().refine((text) => text === 'off' || isHttpUrl(text), 'an http(s):// URL of reference rates in the ECB\'s format, or off').default(ECB_DAILY_RATES_URL),
+  FX_RATES_MAX_AGE_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(96),
 });
 
 export interface RateLimitConfig {
@@ -121,6 +129,14 @@ export interface Config {
   mail: MailConfig;
   /** The chains the processor watches: those whose RPC URL is set (core/networks-config.ts). */
   networks: NetworkConfig[];
+  fxRates: FxRatesConfig;
+}
+
+export interface FxRatesConfig {
+  /** Where the workers fetch reference rates (the ECB's XML format); undefined: no feed (FX_RATES_URL=off). */
+  url: string | undefined;
+  /** A Live start refuses a non-USD price whose rate is older than this (hours). */
+  maxAgeHours: number;
 }
 
 export interface MetricsConfig {
@@ -263,6 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oidc: oidcConfig(e),
     providers: providersConfig(e),
     networks: networksConfig(env),
+    fxRates: { url: e.FX_RATES_URL === 'off' ? undefined : e.FX_RATES_URL, maxAgeHours: e.FX_RATES_MAX_AGE_HOURS },
     mail: { smtpUrl: e.SMTP_URL === undefined ? undefined : new Secret(e.SMTP_URL), from: e.SMTP_FROM ?? `Payment Service <no-reply@${new URL(baseUrl).hostname}>` },
   };
 }

@@ -68,6 +68,7 @@ export const ERROR_STATUS = {
   hold_not_acceptable: 409,
   last_owner: 409,
   checkout_inactive: 409,
+  exchange_rate_unavailable: 409,
   test_mode_only: 400,
   duplicate_url: 409,
   too_many: 409,

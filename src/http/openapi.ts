@@ -21,6 +21,7 @@ const CONFLICTS: Readonly<Record<ConflictCode, string>> = {
   hold_not_acceptable: 'the held payment cannot be accepted as paid',
   last_owner: 'a business keeps at least one owner',
   checkout_inactive: 'the checkout was deleted and takes no new buyers',
+  exchange_rate_unavailable: 'Live mode, a price in EUR, GBP, CAD or AUD, and the service has no exchange rate for it within its age limit (USD prices are never refused); try again later',
   duplicate_url: 'the address is already an endpoint in this mode',
   too_many: 'the mode already has 10 endpoints',
 };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/core/clock.ts';
 import { CSRF_FIELD } from '../../src/ui/index.ts';
 import { Browser } from '../support/browser.ts';
+import { freshRates } from '../support/fx-rates.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
 
 // Payment starts strangers cannot use up (issue 21): what buyers start on the payer pages has
@@ -15,7 +16,11 @@ let addresses = 0;
 /** A client address no other visitor uses. */
 const address = () => `198.51.100.${(addresses += 1)}`;
 
-beforeAll(async () => { t = await startTestApp({ TRUST_PROXY: 'true' }); });
+beforeAll(async () => {
+  t = await startTestApp({ TRUST_PROXY: 'true' });
+  // Its checkouts are priced in EUR: Live starts need a recent rate.
+  await freshRates(t);
+});
 afterAll(async () => t?.close());
 beforeEach(() => t.jump(MINUTE));
 

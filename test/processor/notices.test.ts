@@ -8,6 +8,7 @@ import { DAY, MINUTE } from '../../src/core/clock.ts';
 import { acceptHeldPayment } from '../../src/resources/payments/accept.ts';
 import { asOperatorOn } from '../support/operator.ts';
 import { eventsOf, typesOf } from '../flows/support.ts';
+import { freshRates } from '../support/fx-rates.ts';
 import { LIVE_WALLET, startTestApp, TEST_DEPOSIT_WALLET, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
 import { expectError } from '../support/api.ts';
 
@@ -22,6 +23,7 @@ let test: string;
 
 beforeAll(async () => {
   t = await startTestApp({ RATE_LIMITS: 'off' });
+  await freshRates(t);
   const biz = await t.business();
   live = (await biz.key({ mode: 'live' })).secret;
   test = (await biz.key({ mode: 'test' })).secret;

@@ -32,6 +32,8 @@ function refused({ code, message, field }: RefusedInput): string {
       return 'Dieses Angebot nimmt keine neuen Käufe mehr an.';
     case 'invalid_plan':
       return 'Wählen Sie einen Tarif.';
+    case 'exchange_rate_unavailable':
+      return 'Diese Zahlung kann gerade nicht beginnen: Der Wechselkurs für ihre Währung ist nicht aktuell. Versuchen Sie es später noch einmal.';
   }
   return message;
 }

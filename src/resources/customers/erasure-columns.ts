@@ -71,6 +71,8 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   webhook_replay_deliveries: 'delivery ids and outcomes of a replay',
   processor_notices: 'the processor\'s signed notices: deposit address, coin, amounts, transactions',
   fx_rates: 'exchange rates',
+  fx_rate_overrides: 'the operator\'s exchange rates',
+  fx_rate_last_fetch: 'the rate feed\'s address and its last fetch\'s outcome, in the service\'s words',
   order_numbers: 'the last order number per mode',
   outbox: 'mail to the merchant\'s people: endpoint-added and payout-wallet notices, sign-in links',
   payout_wallet_changes: 'an owner\'s payout wallet change waiting for their confirmation',

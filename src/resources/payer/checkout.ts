@@ -13,6 +13,7 @@ import { CreateCheckoutSessionInput, StartCheckoutSessionInput } from '../checko
 import { startCheckoutSession } from '../checkout-sessions/start.ts';
 import { requireCollected } from './start.ts';
 import { choosePlan } from '../checkouts/plans.ts';
+import { requireUsableRate } from '../fx-rates/rates.ts';
 
 /** What a pricing table's buyer picked: the plan's id and, with a switch, the option ("0" or "1"). */
 export interface PlanChoice {
@@ -90,6 +91,8 @@ export async function buyCheckout(app: AppContext, view: CheckoutView, details: 
   if (!details.email) throw new ApiError('invalid_email', 'Enter your email address.', 'email');
   requireCollected(view.checkout.collect, details);
   parseOrThrow(StartCheckoutSessionInput, { ...details, id: 'pay_new' });
+  // A Live price without a recent rate would be refused by the start: refused before the purchase is written.
+  await requireUsableRate(app, view.checkout.currency, view.checkout.livemode);
   admit();
   const ctx = { ...app, principal: buyerOfCheckout(view) };
   const created = await createCheckoutSession(ctx, parseOrThrow(CreateCheckoutSessionInput, { checkout_id: view.checkout.id }), plan);
