@@ -30,6 +30,7 @@ const Env = z.object({
   SECRET_ENCRYPTION_KEY: z.base64().optional(),
   DEPOSIT_XPUB: z.string().regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,}$/, 'an extended public key (xpub…)').optional(),
   PROCESSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  PROCESSOR_STATUS_FRESH_SECONDS: z.coerce.number().int().min(15).max(86_400).default(120),
   METRICS_PORT: Port.optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{32,}$/, 'at least 32 visible ASCII characters (no spaces)').optional(),
@@ -101,6 +102,8 @@ export interface Config {
   depositXpub: string | undefined;
   /** Shared secret the payment processor signs its notices with; generated under dataDir when unset. */
   processorSecret: string | undefined;
+  /** How recent a network's processor.status report must be for Live starts to offer its coins. */
+  processorStatusFreshSeconds: number;
   logLevel: string;
   metrics: MetricsConfig;
   trustProxy: boolean;
@@ -235,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretEncryptionKey: key,
     depositXpub: e.DEPOSIT_XPUB,
     processorSecret: e.PROCESSOR_SECRET,
+    processorStatusFreshSeconds: e.PROCESSOR_STATUS_FRESH_SECONDS,
     logLevel: e.LOG_LEVEL,
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN === undefined ? undefined : new Secret(e.METRICS_TOKEN) },
     trustProxy: e.TRUST_PROXY === 'true',

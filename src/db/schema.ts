@@ -373,6 +373,21 @@ export interface ProcessorNoticesTable {
   received_at: Timestamp;
 }
 
+/** The processor's latest report on one network (migration 0025, processor.status notices). */
+export interface ProcessorNetworksTable {
+  network: 'polygon' | 'base' | 'ethereum';
+  chain_id: number;
+  coins: string[];
+  healthy: boolean;
+  head_block: number;
+  final_block: number;
+  cursor_block: number;
+  problem: string | null;
+  reported_at: Timestamp;
+  received_at: Timestamp;
+  notice_id: string;
+}
+
 export interface FxRatesTable {
   currency: string;
   /** numeric: read as a decimal string. */
@@ -589,6 +604,7 @@ export interface Database {
   webhook_replays: WebhookReplaysTable;
   webhook_replay_deliveries: WebhookReplayDeliveriesTable;
   processor_notices: ProcessorNoticesTable;
+  processor_networks: ProcessorNetworksTable;
   fx_rates: FxRatesTable;
   businesses: BusinessesTable;
   people: PeopleTable;
