@@ -31,7 +31,7 @@ export async function coinsForStart(ctx: Pick<AppContext, 'db' | 'clock' | 'conf
     throw new ApiError('provider_unavailable', `This payment is fixed to the card provider ${provider.name}, which this service has no keys for in Live, and its fallback is off. Nothing was started; change the routing to smart or turn fallback on.`);
   }
   if (coin !== undefined && !served.includes(coin)) {
-    throw new ApiError('coin_unavailable', `${named([coin])} cannot be paid right now: no healthy payment processor watches it. Coins that can: ${named(served)}. Nothing was started.`, 'coin');
+    throw new ApiError('coin_unavailable', `coin ${named([coin])} cannot be paid right now: no healthy payment processor watches it. Coins that can: ${named(served)}. Nothing was started.`, 'coin');
   }
   return served;
 }
