@@ -176,7 +176,7 @@ export const BUSINESS_STATES: readonly PageState[] = [
     (v, s) => settingsPage({
       session: s, ...frame(v), mode: 'live', account: account(v), activity: { entries: [], next: null },
       checklist: {
-        payoutWallet: v('0x52908400098527886E0F7030069857D2E4169EE7'), freshSeconds: 120, providers: [], liveEndpoints: 0,
+        payoutWallet: account(v).payout_wallet, freshSeconds: 120, providers: [], liveEndpoints: 0,
         networks: [
           { network: 'Polygon', tokens: ['USDC'], healthy: true, served: true, reportedAt: new Date('2026-03-04T10:15:00Z'), problem: null },
           { network: 'Base', tokens: ['USDC'], healthy: false, served: false, reportedAt: new Date('2026-03-04T10:14:45Z'), problem: v('Every RPC URL of base answers 429.') },
