@@ -8,9 +8,10 @@ CREATE TABLE processor_networks (
   -- The coins the processor watches on it (service names: polygon_usdc, ...), a subset of the network's.
   coins text[] NOT NULL,
   healthy boolean NOT NULL,
-  head_block bigint NOT NULL CHECK (head_block >= 0),
-  final_block bigint NOT NULL CHECK (final_block >= 0),
-  cursor_block bigint NOT NULL CHECK (cursor_block >= 0),
+  -- Null while the processor has not scanned the network yet.
+  head_block bigint CHECK (head_block >= 0),
+  final_block bigint CHECK (final_block >= 0),
+  cursor_block bigint CHECK (cursor_block >= 0),
   -- A short sentence of the processor's when it is not healthy; null otherwise.
   problem text,
   -- When the processor made the report (its sent_at), and when the service received it.

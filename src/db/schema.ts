@@ -379,9 +379,10 @@ export interface ProcessorNetworksTable {
   chain_id: number;
   coins: string[];
   healthy: boolean;
-  head_block: number;
-  final_block: number;
-  cursor_block: number;
+  /** Null while the processor has not scanned the network yet. */
+  head_block: number | null;
+  final_block: number | null;
+  cursor_block: number | null;
   problem: string | null;
   reported_at: Timestamp;
   received_at: Timestamp;

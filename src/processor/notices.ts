@@ -40,9 +40,9 @@ const MoneyNotice = z.object({
 
 // processor.status (issue 22, must-have 7): what the processor watches and how it is doing, per
 // network, every ~15 s. Block numbers are decimal strings (a chain's height outgrows no number
-// below 2^53, which is what they are read into).
-const block = z.string(invalid('block numbers must be decimal strings.')).regex(/^(0|[1-9]\d{0,15})$/, invalid('block numbers must be decimal strings.'))
-  .transform(Number).refine(Number.isSafeInteger, invalid('block numbers must be below 2^53.'));
+// below 2^53, which is what they are read into), null before the network's first scan.
+const block = z.string(invalid('block numbers must be decimal strings or null.')).regex(/^(0|[1-9]\d{0,15})$/, invalid('block numbers must be decimal strings or null.'))
+  .transform(Number).refine(Number.isSafeInteger, invalid('block numbers must be below 2^53.')).nullable();
 
 const NetworkStatus = z.object({
   network: z.enum(NETWORK_NAMES, invalid(`network must be one of ${NETWORK_NAMES.join(', ')}.`)),

@@ -52,6 +52,12 @@ describe('a signed status', () => {
     expect(await served()).toEqual(['polygon_usdc']);
   });
 
+  it('takes null block numbers from a processor that has not scanned the network yet', async () => {
+    const notice = statusNotice([{ network: 'ethereum', healthy: false, head_block: null, final_block: null, cursor_block: null, problem: 'No successful scan recently.' }], now());
+    expect((await postSignedNotice(t, notice)).status).toBe(200);
+    expect(await stored()).toEqual([expect.objectContaining({ network: 'ethereum', healthy: false, head_block: null, final_block: null, cursor_block: null })]);
+  });
+
   it('replaces an older report of the network, and never a newer one with a late retry', async () => {
     await reportProcessorStatus(t, { networks: ['polygon'] });
     const late = statusNotice([{ network: 'polygon', healthy: false, problem: 'late' }], now() - 30);

@@ -14,9 +14,9 @@ export interface NetworkStatusFields {
   chain_id?: number;
   coins?: string[];
   healthy?: boolean;
-  head_block?: string;
-  final_block?: string;
-  cursor_block?: string;
+  head_block?: string | null;
+  final_block?: string | null;
+  cursor_block?: string | null;
   problem?: string | null;
 }
 

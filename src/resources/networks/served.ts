@@ -18,9 +18,10 @@ export interface NetworkStatus {
   chainId: number;
   coins: readonly string[];
   healthy: boolean;
-  headBlock: number;
-  finalBlock: number;
-  cursorBlock: number;
+  /** Null while the processor has not scanned the network yet. */
+  headBlock: number | null;
+  finalBlock: number | null;
+  cursorBlock: number | null;
   problem: string | null;
 }
 
