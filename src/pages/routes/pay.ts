@@ -47,9 +47,11 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     const choosing = step === 'choose' || step === 'declined';
     // What can be offered now (Live: the networks a healthy processor watches); nothing for a closed payment.
     const offer = payment.status === 'open' || payment.status === 'pending' ? await offerFor(context, payment) : null;
+    // The coin asked for, when it is one offered (anything else shows the first): never free text in the kept page's key.
+    const asked = offer?.coins.find((served) => served === coin) ?? null;
     // A page is a function of the payment, the step and coin asked for and the offer: kept, unless it shows what was typed.
     const kept = retry === undefined && status === 200
-      ? { payment, step: choosing || step === 'details' ? step : null, coin: typeof coin === 'string' ? coin : null, coins: offer?.coins ?? null, refused: offer?.refused?.code ?? null }
+      ? { payment, step: choosing || step === 'details' ? step : null, coin: asked, coins: offer?.coins ?? null, refused: offer?.refused?.code ?? null }
       : null;
     const send = (make: () => VNode) => kept ? pages.sendKept(request, reply, kept, make, token) : pages.send(request, reply, status, make(), token);
     switch (payment.status) {
@@ -68,7 +70,7 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
         const coinPath = (chosen: string) => `${at.page}?coin=${encodeURIComponent(chosen)}`;
         return send(() => payChoosePage({
           t, view: payment, paths: { provider: at.provider, details: at.details, test: at.test, coin: coinPath },
-          providers: ways.providers, wallet: walletOf(t, payment, ways.wallet, coin), declined: step === 'declined',
+          providers: ways.providers, wallet: walletOf(t, payment, ways.wallet, asked), declined: step === 'declined',
         }));
       }
       case 'paid':
