@@ -24,6 +24,7 @@ import { createBusiness } from '../src/tenancy/businesses.ts';
 import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
 import { measureScaleJobs, scaleScenarios } from './scale.ts';
+import { processorLatencyTable, runProcessorLatencyBench, type ProcessorLatencyResult } from './processor.ts';
 import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scenarios.ts';
 
 // npm run bench: the service against a minimal Fastify + pg baseline, scenario by scenario, on
@@ -35,6 +36,7 @@ import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scena
 
 const POOL_SIZE = 10;
 const DELIVERY_BENCH_NAME = 'webhook delivery';
+const PROCESSOR_LATENCY_NAME = 'processor latency';
 const DELIVERY_BUSINESSES = 5;
 /** Of the delivery backlog, the events that come from sessions started through the API. */
 const DELIVERY_BACKLOG_STARTS = 1_000;
@@ -227,7 +229,8 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const selected = [...scenarios, ...scaleScenarios].filter((s) => !only || s.name.includes(only));
   const deliveriesSelected = !only || DELIVERY_BENCH_NAME.includes(only);
-  if (selected.length === 0 && !deliveriesSelected) throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
+  const processorLatencySelected = !only || PROCESSOR_LATENCY_NAME.includes(only);
+  if (selected.length === 0 && !deliveriesSelected && !processorLatencySelected) throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'payment-service-bench-'));
   cleanups.push({ what: 'temp dir', run: () => rm(dataDir, { recursive: true, force: true }) });
@@ -373,8 +376,18 @@ async function main(): Promise<void> {
     });
   }
 
+  // A real EVM on loopback, the processor at its default poll interval, and the service.
+  let processorLatency: ProcessorLatencyResult | undefined;
+  if (processorLatencySelected) {
+    processorLatency = await runProcessorLatencyBench({
+      serveDatabase, progress, deposits: Math.round(positiveNumber('BENCH_PROCESSOR_DEPOSITS', 40)),
+      cleanup: (what, run) => cleanups.push({ what, run }),
+    });
+  }
+
   const warnings = results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`));
-  const tables = [results.length > 0 ? table(results) : '', scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : ''].filter(Boolean);
+  const tables = [results.length > 0 ? table(results) : '', scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : '',
+    processorLatency ? processorLatencyTable(processorLatency) : ''].filter(Boolean);
   process.stdout.write(`\n${warnings.length > 0 ? `${warnings.join('\n')}\n\n` : ''}${tables.join('\n\n')}\n`);
 
   await writeFile(RESULTS_FILE, `${JSON.stringify({
@@ -386,6 +399,7 @@ async function main(): Promise<void> {
     scenarios: results,
     scaleJobs: scaleJobs?.runs,
     deliveries,
+    processorLatency,
   }, null, 2)}\n`);
   progress(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
 }

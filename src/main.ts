@@ -5,13 +5,15 @@ import { buildApp, buildMetricsApp } from './app.ts';
 import { readinessOf } from './health.ts';
 import { operations } from './operations.ts';
 import { openRuntime, startWorkers, type Runtime } from './runtime.ts';
-import { startDetection, type Detection } from './processor/detection.ts';
+import { startProcessor, type Processor } from './processor/processor.ts';
+import { PROCESSOR_NOTICES_PATH } from './http/processor.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
 // SIGINT/SIGTERM. --role api serves HTTP only, --role worker runs only the background jobs
-// (pg-boss workers and schedules), --role all (the default) does both. --role processor watches
-// the configured chains for Live deposits (issue 22, in progress: detection only, and not yet part
-// of all). METRICS_PORT adds a listener for /metrics, /healthz and /readyz in every role.
+// (pg-boss workers and schedules), --role processor watches the configured chains for Live
+// deposits, forwards them and signs its notices to the service (issue 22); --role all (the
+// default) does all three, the processor only when a network's RPC URL is set. METRICS_PORT adds a
+// listener for /metrics, /healthz and /readyz in every role.
 const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' } } });
 const role = values.role ?? 'all';
 if (!['api', 'worker', 'processor', 'all'].includes(role)) {
@@ -21,22 +23,13 @@ if (!['api', 'worker', 'processor', 'all'].includes(role)) {
 
 let config: Config;
 let runtime: Runtime;
-let detection: Detection | undefined;
+let processor: Processor | undefined;
 try {
   config = loadConfig();
   if (role === 'processor' && config.networks.length === 0) {
     throw new StartupError('--role processor watches the networks whose RPC URL is set, and none is: set POLYGON_RPC_URL, BASE_RPC_URL or ETHEREUM_RPC_URL.');
   }
   runtime = await openRuntime(config);
-  if (role === 'processor') {
-    const { context } = runtime;
-    detection = await startDetection({ db: context.db, databaseUrl: runtime.databaseUrl, clock: context.clock, networks: config.networks })
-      .catch(async (error: unknown) => {
-        await runtime.close();
-        throw error;
-      });
-    console.log(`Watching ${config.networks.map((network) => network.name).join(', ')} for Live deposits (${detection.watched.size} addresses).`);
-  }
 } catch (error) {
   // What the person starting it can change is said in one sentence; anything else is a bug.
   if (!(error instanceof StartupError)) throw error;
@@ -62,13 +55,36 @@ if (app) {
   }
 }
 
+if ((role === 'processor' || role === 'all') && config.networks.length > 0) {
+  // The all-in-one posts its notices to its own listener; a processor of its own, to the service's address.
+  const address = app?.server.address();
+  const listening = address && typeof address === 'object' ? address : undefined;
+  const url = config.processorNoticesUrl ?? (listening
+    ? `http://${listening.family === 'IPv6' ? `[${listening.address}]` : listening.address}:${listening.port}${PROCESSOR_NOTICES_PATH}`
+    : `${config.baseUrl}${PROCESSOR_NOTICES_PATH}`);
+  try {
+    processor = await startProcessor({
+      db: context.db, databaseUrl: runtime.databaseUrl, clock: context.clock, networks: config.networks,
+      sender: { url, secret: context.processorSecret }, deposits: context.deposits,
+    }, { pollMs: config.processorPollMs });
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    console.error(error.message);
+    await app?.close();
+    await metricsApp?.close();
+    await runtime.close();
+    process.exit(1);
+  }
+  console.log(`Watching ${config.networks.map((network) => network.name).join(', ')} for Live deposits (${processor.detection.watched.size} addresses); notices go to ${url}.`);
+}
+
 let stopping = false;
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   console.error(`${signal}: shutting down`);
   await app?.close();
-  await detection?.stop();
+  await processor?.stop();
   await metricsApp?.close();
   await runtime.close();
   process.exit(0);

@@ -31,6 +31,8 @@ const Env = z.object({
   DEPOSIT_XPUB: z.string().regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,}$/, 'an extended public key (xpub…)').optional(),
   PROCESSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
   PROCESSOR_STATUS_FRESH_SECONDS: z.coerce.number().int().min(15).max(86_400).default(120),
+  PROCESSOR_NOTICES_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PROCESSOR_POLL_MS: z.coerce.number().int().min(200).max(60_000).default(2_000),
   METRICS_PORT: Port.optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{32,}$/, 'at least 32 visible ASCII characters (no spaces)').optional(),
@@ -104,6 +106,10 @@ export interface Config {
   processorSecret: string | undefined;
   /** How recent a network's processor.status report must be for Live starts to offer its coins. */
   processorStatusFreshSeconds: number;
+  /** Where the processor posts its notices; default: the all-in-one's own listener, else BASE_URL. */
+  processorNoticesUrl: string | undefined;
+  /** How often the processor scans, confirms, forwards and delivers its notices. */
+  processorPollMs: number;
   logLevel: string;
   metrics: MetricsConfig;
   trustProxy: boolean;
@@ -239,6 +245,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     depositXpub: e.DEPOSIT_XPUB,
     processorSecret: e.PROCESSOR_SECRET,
     processorStatusFreshSeconds: e.PROCESSOR_STATUS_FRESH_SECONDS,
+    processorNoticesUrl: e.PROCESSOR_NOTICES_URL,
+    processorPollMs: e.PROCESSOR_POLL_MS,
     logLevel: e.LOG_LEVEL,
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN === undefined ? undefined : new Secret(e.METRICS_TOKEN) },
     trustProxy: e.TRUST_PROXY === 'true',

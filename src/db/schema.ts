@@ -196,6 +196,8 @@ export interface PaymentsTable {
   method: Generated<'card' | 'crypto'>;
   network: string | null;
   deposit_address: string | null;
+  /** The deposit address's BIP-32 child index (migration 0027); null in Test and for older payments. */
+  deposit_index: number | null;
   payout_wallet: string | null;
   fee_bps: number | null;
   usd_value_minor: number | null;
@@ -562,6 +564,23 @@ export interface ProcessorWatchedAddressesTable {
   payment_id: string;
   watch_from: Timestamp;
   watch_until: Timestamp;
+  /** The deposit address's BIP-32 child index; null for payments started before migration 0027 until found. */
+  deposit_index: BlockNumber | null;
+  /** Lowercase; the payout wallet fixed at the payment's start, null when it had none. */
+  payout_wallet: string | null;
+  fee_bps: number | null;
+}
+export type OutgoingNoticeKind = 'deposit.confirmed' | 'settlement.completed';
+export interface ProcessorNoticesOutTable {
+  id: string;
+  kind: OutgoingNoticeKind;
+  body: Json<Record<string, unknown>>;
+  state: Generated<'pending' | 'delivered' | 'refused'>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  last_answer: string | null;
+  created_at: Timestamp;
+  delivered_at: Timestamp | null;
 }
 export type TransferStatus = 'seen' | 'final' | 'removed';
 export interface ProcessorTransfersTable {
@@ -578,6 +597,8 @@ export interface ProcessorTransfersTable {
   status: TransferStatus;
   recorded_at: Timestamp;
   updated_at: Timestamp;
+  /** The deposit.confirmed notice enqueued for this transfer once final (migration 0027). */
+  confirmed_notice_id: Generated<string | null>;
 }
 
 export interface Database {
@@ -585,6 +606,7 @@ export interface Database {
   'processor.blocks': ProcessorBlocksTable;
   'processor.watched_addresses': ProcessorWatchedAddressesTable;
   'processor.transfers': ProcessorTransfersTable;
+  'processor.notices_out': ProcessorNoticesOutTable;
   outbox: OutboxTable;
   payout_wallet_changes: PayoutWalletChangesTable;
   oauth_signing_keys: OAuthSigningKeysTable;

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { DAY, type Clock } from '../core/clock.ts';
 import type { Db } from '../db/database.ts';
+import type { DepositAddresses } from '../core/deposit-addresses.ts';
 
 // The Live deposit addresses the processor watches, held in memory so a scan matches each
 // transfer's recipient locally: 100,000 addresses cost the RPC calls 10 do. Each is watched from
@@ -18,6 +19,10 @@ const Announced = z.object({
   payment_id: z.string().min(1),
   started_at: z.coerce.date(),
   expires_at: z.coerce.date(),
+  // Additive since migration 0027: what the start fixed, so forwarding never reads payments.
+  deposit_index: z.number().int().min(0).nullish(),
+  payout_wallet: z.string().regex(/^0x[0-9a-f]{40}$/).nullish(),
+  fee_bps: z.number().int().min(0).max(10_000).nullish(),
 });
 
 export class WatchedAddresses {
@@ -54,7 +59,17 @@ export class WatchedAddresses {
   }
 }
 
-async function remember(db: Db, rows: Array<{ address: string; payment_id: string; watch_from: Date; watch_until: Date }>): Promise<void> {
+interface WatchedRow {
+  address: string;
+  payment_id: string;
+  watch_from: Date;
+  watch_until: Date;
+  deposit_index: number | null;
+  payout_wallet: string | null;
+  fee_bps: number | null;
+}
+
+async function remember(db: Db, rows: WatchedRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db.insertInto('processor.watched_addresses').values(rows)
     .onConflict((oc) => oc.column('address').doNothing()).execute();
@@ -67,8 +82,9 @@ async function remember(db: Db, rows: Array<{ address: string; payment_id: strin
 export async function catchUpWatchedAddresses(db: Db, clock: Clock, watched: WatchedAddresses): Promise<void> {
   const now = clock.now();
   const after = sql.lit(`${WATCH_AFTER_EXPIRY_MS} milliseconds`);
-  await sql`INSERT INTO processor.watched_addresses (address, payment_id, watch_from, watch_until)
-    SELECT lower(deposit_address), id, coalesce(started_at, created_at), expires_at + ${after}::interval
+  await sql`INSERT INTO processor.watched_addresses (address, payment_id, watch_from, watch_until, deposit_index, payout_wallet, fee_bps)
+    SELECT lower(deposit_address), id, coalesce(started_at, created_at), expires_at + ${after}::interval,
+      deposit_index, lower(payout_wallet), fee_bps
     FROM payments
     WHERE livemode AND deposit_address IS NOT NULL AND expires_at + ${after}::interval > ${now}
     ON CONFLICT (address) DO NOTHING`.execute(db);
@@ -101,10 +117,13 @@ export function listenForDepositAddresses(databaseUrl: string, db: Db, clock: Cl
   const announced = (payload: string | undefined) => {
     const parsed = Announced.safeParse(JSON.parse(payload ?? 'null'));
     if (!parsed.success) return log(`[processor] ignored a deposit address announcement: ${payload}`);
-    const { address, payment_id, started_at, expires_at } = parsed.data;
+    const { address, payment_id, started_at, expires_at, deposit_index, payout_wallet, fee_bps } = parsed.data;
     const until = new Date(expires_at.getTime() + WATCH_AFTER_EXPIRY_MS);
     watched.add(address, until);
-    remember(db, [{ address, payment_id, watch_from: started_at, watch_until: until }])
+    remember(db, [{
+      address, payment_id, watch_from: started_at, watch_until: until,
+      deposit_index: deposit_index ?? null, payout_wallet: payout_wallet ?? null, fee_bps: fee_bps ?? null,
+    }])
       .catch((error: unknown) => log(`[processor] could not record watched address ${address}: ${String(error)}`));
   };
 
@@ -149,4 +168,26 @@ export function listenForDepositAddresses(databaseUrl: string, db: Db, clock: Cl
       await current?.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Payments started before migration 0027 did not keep their deposit address's child index, which
+ * forwarding needs to derive the key. Derives the addresses of every index drawn so far (the
+ * sequence's last value) once, and fills in those it finds. Answers how many were found; an
+ * address not found is not of this xpub, and stays without one (the status shows it).
+ */
+export async function findMissingDepositIndexes(db: Db, deposits: DepositAddresses): Promise<number> {
+  const missing = await db.selectFrom('processor.watched_addresses').select('address').where('deposit_index', 'is', null).execute();
+  if (missing.length === 0) return 0;
+  const wanted = new Set(missing.map((row) => row.address));
+  const drawn = await sql<{ last: string | null }>`SELECT CASE WHEN is_called THEN last_value END AS last FROM deposit_address_index`.execute(db);
+  const last = drawn.rows[0]?.last === null || drawn.rows[0] === undefined ? -1 : Number(drawn.rows[0].last);
+  let found = 0;
+  for (let index = 0; index <= last && wanted.size > 0; index++) {
+    const address = deposits.address(index).toLowerCase();
+    if (!wanted.delete(address)) continue;
+    await db.updateTable('processor.watched_addresses').set({ deposit_index: index }).where('address', '=', address).execute();
+    found += 1;
+  }
+  return found;
 }

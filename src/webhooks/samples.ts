@@ -45,7 +45,7 @@ function sampleRows(type: PaymentEventType, livemode: boolean, now: Date): { pay
     created_at: created, expires_at: new Date(created.getTime() + 24 * HOUR), started_at: created, provider_reached_at: null,
     paid_at: after.paid ? now : null, canceled_at: after.canceled ? now : null, routing: null,
     provider: null, provider_name: null, method: 'crypto', network: 'ethereum',
-    deposit_address: '0x0000000000000000000000000000000000005a4d', payout_wallet: '0x0000000000000000000000000000000000000001', fee_bps: 100,
+    deposit_address: '0x0000000000000000000000000000000000005a4d', deposit_index: null, payout_wallet: '0x0000000000000000000000000000000000000001', fee_bps: 100,
     usd_value_minor: 5000, value_coin: after.paid || after.hold ? (after.hold ? '40.000000' : '50.000000') : null, coin: after.paid || after.hold ? 'USDC' : null,
     merchant_received: after.settled ? '49.500000' : null, received_minor: after.paid ? 5000 : after.hold ? 4000 : null,
     hold_reason: after.hold ? 'underpaid' : null, hold_acceptable: !!after.hold,

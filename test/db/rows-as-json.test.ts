@@ -62,7 +62,7 @@ const payment: Required<Insertable<PaymentsTable>> = {
   customer_email: 'ann@buyer.example', customer_name: 'Ann', memo: 'memo', success_url: 'https://shop.example/done',
   collect: JSON.stringify({ name: true }), created_at: at(7), expires_at: at(8), started_at: at(9), provider_reached_at: at(10),
   paid_at: at(11), canceled_at: at(12), routing: JSON.stringify({ choice: 'fixed', provider: 'coinbase', fallback: false }),
-  provider: 'coinbase', provider_name: 'Coinbase', method: 'crypto', network: 'base', deposit_address: '0x2222222222222222222222222222222222222222',
+  provider: 'coinbase', provider_name: 'Coinbase', method: 'crypto', network: 'base', deposit_address: '0x2222222222222222222222222222222222222222', deposit_index: 7,
   payout_wallet: '0x1111111111111111111111111111111111111111', fee_bps: 100, usd_value_minor: 4000,
   value_coin: '123456789012345678.123456', coin: 'USDC', merchant_received: '987654321098765432.654321', received_minor: 3960,
   hold_reason: 'amount_mismatch', hold_acceptable: true, txid_in: '0xin', txid_out: '0xout', plan_label: 'Monthly', updated_at: at(13),

@@ -84,7 +84,7 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   const events = { baseUrl: ctx.config.baseUrl, jobs: ctx.jobs, now };
   // A Live deposit address this request drew, at most once however often the start is planned;
   // used only while the payment has none (a concurrent first start may have given it one).
-  let drawn: string | undefined;
+  let drawn: { address: string; index: number } | undefined;
   // The checkout a payment buys decides its routing and crypto; read once, before the start
   // writes anything, as is whether anything serves the way to pay it (Live only).
   let bought: Promise<{ crypto: boolean; routing: Routing } | undefined> | undefined;
@@ -103,9 +103,11 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     const checkout = await checkoutOf(payment);
     await (coins ??= coinsForStart(ctx, principal.livemode, checkout?.routing ?? payment.routing ?? { ...DEFAULT_ROUTING }, input.coin));
     // Fee, payout wallet, USD value and deposit address are locked once, at the first start.
-    const deposit = payment.deposit_address ?? (principal.livemode
-      ? (drawn ??= ctx.deposits.address(Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(ctx.db)).rows[0]?.index)))
-      : null);
+    if (payment.deposit_address === null && principal.livemode && drawn === undefined) {
+      const index = Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(ctx.db)).rows[0]?.index);
+      drawn = { address: ctx.deposits.address(index), index };
+    }
+    const deposit = payment.deposit_address ?? drawn?.address ?? null;
     const firstStart = payment.started_at === null;
     const locked = {
       customer_email: email,
@@ -114,6 +116,7 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
       payout_wallet: firstStart ? business.payout_wallet : payment.payout_wallet,
       usd_value_minor: firstStart ? convertMinor(payment.amount_minor, read.usdPerUnit) : payment.usd_value_minor,
       deposit_address: deposit,
+      deposit_index: payment.deposit_address === null ? drawn?.index ?? null : payment.deposit_index,
     } satisfies Partial<PaymentRow>;
     const started = movedRow(payment, 'start', locked, now);
     const sameBuyer = customer !== null && customer.email === email;

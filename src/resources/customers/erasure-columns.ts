@@ -91,6 +91,7 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   'processor.blocks': 'recent block hashes of each network',
   'processor.watched_addresses': 'deposit addresses and their payments\' ids and watch windows',
   'processor.transfers': 'token transfers to deposit addresses: addresses, amounts, transactions',
+  'processor.notices_out': 'the signed notices the processor sends: deposit addresses, amounts, transactions',
 };
 
 type Columns<T extends CustomerDataTable> = keyof (typeof CUSTOMER_DATA_COLUMNS)[T] & string;

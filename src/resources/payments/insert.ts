@@ -28,6 +28,7 @@ export function newPayment(principal: Principal, fields: PaymentFields, now: Dat
     provider_reached_at: null,
     paid_at: null,
     canceled_at: null,
+    deposit_index: null,
     routing: null,
     provider: null,
     provider_name: null,

@@ -1,0 +1,151 @@
+import { sql } from 'kysely';
+import { MINUTE, SECOND, unixSeconds, type Clock } from '../core/clock.ts';
+import type { NetworkConfig } from '../core/networks-config.ts';
+import type { Db } from '../db/database.ts';
+import type { OutgoingNoticeKind } from '../db/schema.ts';
+import { signatureHeader } from '../webhooks/signature.ts';
+
+// The processor's notices to the service (issue 22, must have 5), delivered at least once. A
+// notice is a row of processor.notices_out, written in the same transaction as what it reports
+// (a final transfer, a final forward), under an id derived from that fact, so a crash or a second
+// processor never makes two notices of one fact, and the service's own dedup by id makes a
+// redelivery harmless. The sender posts it signed with PROCESSOR_SECRET, exactly as the service
+// checks (spec 6.4's scheme, the Processor-Signature header), and retries with a growing wait.
+
+/** A notice body as src/processor/notices.ts parses it. */
+export interface OutgoingNotice {
+  id: string;
+  type: OutgoingNoticeKind;
+  deposit_address: string;
+  payment_id?: string | null;
+  coin?: string;
+  network?: string;
+  amount?: string;
+  txid?: string;
+  forwarded_to?: string | null;
+  txid_out?: string | null;
+  merchant_received?: string | null;
+}
+
+/** A claimed notice is not offered to another sender for this long (a sender that died mid-post). */
+const LEASE_MS = MINUTE;
+/** The longest wait between two attempts. */
+const MAX_BACKOFF_MS = 10 * MINUTE;
+const TIMEOUT_MS = 10 * SECOND;
+
+/** Waits before attempt n + 1: 1 s, 2 s, 4 s, … up to 10 minutes. */
+export function backoffMs(attempts: number): number {
+  return Math.min(MAX_BACKOFF_MS, SECOND * 2 ** Math.min(attempts, 20));
+}
+
+/** Enqueues a notice once: a second enqueue of the same id changes nothing. Call it in the transaction that records the fact. */
+export async function enqueueNotice(db: Db, notice: OutgoingNotice, now: Date): Promise<void> {
+  await db.insertInto('processor.notices_out')
+    .values({ id: notice.id, kind: notice.type, body: JSON.stringify(notice), next_attempt_at: now, created_at: now })
+    .onConflict((oc) => oc.column('id').doNothing()).execute();
+}
+
+/** Base units of a six-decimal dollar coin as the notice writes them: "30.000000". */
+export function sixDecimals(value: bigint): string {
+  const whole = value / 1_000_000n;
+  const fraction = (value % 1_000_000n).toString().padStart(6, '0');
+  return `${whole}.${fraction}`;
+}
+
+/**
+ * Enqueues `deposit.confirmed` for each final transfer that has none yet, naming the wallet it is
+ * forwarded to (the payout wallet fixed at the payment's start). Every configured token is
+ * reported under its own coin, also one the payment did not ask for: the service's checks hold it.
+ * Answers how many were enqueued.
+ */
+export async function confirmFinalTransfers(db: Db, clock: Clock, network: NetworkConfig, limit = 500): Promise<number> {
+  const coins = new Map(network.tokens.map((token) => [token.address, token.coin]));
+  return db.transaction().execute(async (trx) => {
+    const transfers = await trx.selectFrom('processor.transfers as t')
+      .innerJoin('processor.watched_addresses as w', 'w.address', 't.to_address')
+      .select(['t.tx_hash', 't.log_index', 't.token', 't.to_address', 't.value', 'w.payment_id', 'w.payout_wallet'])
+      .where('t.network', '=', network.name).where('t.status', '=', 'final').where('t.confirmed_notice_id', 'is', null)
+      .orderBy('t.block_number').orderBy('t.log_index').limit(limit)
+      .forUpdate('t').skipLocked().execute();
+    const now = clock.now();
+    let enqueued = 0;
+    for (const transfer of transfers) {
+      const coin = coins.get(transfer.token as `0x${string}`);
+      // A token no longer configured, or a payment from before payout wallets were carried: said, and left for the operator.
+      if (coin === undefined || transfer.payout_wallet === null) continue;
+      const id = `deposit:${network.name}:${transfer.tx_hash}:${transfer.log_index}`;
+      await enqueueNotice(trx, {
+        id, type: 'deposit.confirmed', deposit_address: transfer.to_address, payment_id: transfer.payment_id,
+        coin, network: network.name, amount: sixDecimals(BigInt(transfer.value)), txid: transfer.tx_hash,
+        forwarded_to: transfer.payout_wallet,
+      }, now);
+      await trx.updateTable('processor.transfers').set({ confirmed_notice_id: id })
+        .where('network', '=', network.name).where('tx_hash', '=', transfer.tx_hash).where('log_index', '=', transfer.log_index).execute();
+      enqueued += 1;
+    }
+    return enqueued;
+  });
+}
+
+export interface NoticeSender {
+  /** Where notices go: the service's POST /processor/notices. */
+  url: string;
+  secret: string;
+}
+
+type Delivery = { state: 'delivered' | 'refused' | 'pending'; answer: string };
+
+async function post(sender: NoticeSender, body: string, now: Date): Promise<Delivery> {
+  const signature = signatureHeader([sender.secret], unixSeconds(now), body);
+  try {
+    const response = await fetch(sender.url, {
+      method: 'POST', body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS),
+      headers: { 'content-type': 'application/json', 'processor-signature': signature },
+    });
+    const answer = `${response.status} ${(await response.text()).slice(0, 500)}`;
+    if (response.ok) return { state: 'delivered', answer };
+    // The service refused this body for good (it will refuse it again); 408, 429 and 5xx are worth another try.
+    const final = response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429;
+    return { state: final ? 'refused' : 'pending', answer };
+  } catch (error) {
+    return { state: 'pending', answer: error instanceof Error ? error.message.slice(0, 500) : 'failed' };
+  }
+}
+
+/**
+ * Delivers the notices that are due, each claimed first (a lease, so two senders never post one
+ * at the same time and a sender that dies leaves it due again). Answers how many were delivered.
+ */
+export async function deliverDueNotices(db: Db, clock: Clock, sender: NoticeSender, options: { limit?: number; log?: (line: string) => void } = {}): Promise<number> {
+  const now = clock.now();
+  const leaseUntil = new Date(now.getTime() + LEASE_MS);
+  const claimed = await sql<{ id: string; body: unknown; attempts: number }>`
+    UPDATE processor.notices_out SET next_attempt_at = ${leaseUntil}, attempts = attempts + 1
+    WHERE id IN (SELECT id FROM processor.notices_out WHERE state = 'pending' AND next_attempt_at <= ${now}
+                 ORDER BY next_attempt_at LIMIT ${options.limit ?? 50} FOR UPDATE SKIP LOCKED)
+    RETURNING id, body, attempts`.execute(db);
+  const outcomes = await Promise.all(claimed.rows.map(async (row) => {
+    const delivery = await post(sender, JSON.stringify(row.body), clock.now());
+    const at = clock.now();
+    if (delivery.state === 'pending') options.log?.(`[processor] notice ${row.id}: attempt ${row.attempts} failed (${delivery.answer}); retrying`);
+    if (delivery.state === 'refused') options.log?.(`[processor] notice ${row.id}: the service refused it: ${delivery.answer}`);
+    await db.updateTable('processor.notices_out').set({
+      state: delivery.state, last_answer: delivery.answer,
+      next_attempt_at: new Date(at.getTime() + backoffMs(row.attempts - 1)),
+      delivered_at: delivery.state === 'delivered' ? at : null,
+    }).where('id', '=', row.id).execute();
+    return delivery.state;
+  }));
+  return outcomes.filter((state) => state === 'delivered').length;
+}
+
+/** Notices not delivered yet, and refused ones, for the status. */
+export async function noticesSummary(db: Db): Promise<{ pending: number; refused: number; oldestPendingAt: Date | null }> {
+  const row = await db.selectFrom('processor.notices_out')
+    .select((eb) => [
+      eb.fn.countAll<string>().filterWhere('state', '=', 'pending').as('pending'),
+      eb.fn.countAll<string>().filterWhere('state', '=', 'refused').as('refused'),
+      eb.fn.min('created_at').filterWhere('state', '=', 'pending').as('oldest'),
+    ]).executeTakeFirstOrThrow();
+  return { pending: Number(row.pending), refused: Number(row.refused), oldestPendingAt: row.oldest === null ? null : new Date(row.oldest as unknown as string) };
+}

@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import { SECOND, unixSeconds, type Clock } from '../core/clock.ts';
+import type { NetworkConfig, NetworkName } from '../core/networks-config.ts';
+import type { Db } from '../db/database.ts';
+import type { DepositAddresses } from '../core/deposit-addresses.ts';
+import { signatureHeader } from '../webhooks/signature.ts';
+import type { ChainClientOptions } from './chain-client.ts';
+import { DEFAULT_POLL_MS, startDetection, type Detection } from './detection.ts';
+import type { DetectorOptions } from './detector.ts';
+import { NetworkLocks } from './network-locks.ts';
+import { confirmFinalTransfers, deliverDueNotices, type NoticeSender } from './outbox.ts';
+import { findMissingDepositIndexes } from './watched-addresses.ts';
+
+// The processor (issue 22) as its role runs it. Each poll, for every network whose lock this
+// processor holds: scan to the final block, enqueue deposit.confirmed for what became final,
+// forward; then deliver the notices that are due. Every STATUS_EVERY_MS it tells the service which
+// networks it watches and whether they are healthy (a signed processor.status notice): the
+// service offers buyers only networks a healthy processor watched recently.
+
+export const STATUS_EVERY_MS = 15 * SECOND;
+/** A network is healthy when its last successful scan is this recent, in polls (and at least 30 s). */
+const HEALTHY_WITHIN_POLLS = 3;
+
+export interface NetworkHealth {
+  network: NetworkName;
+  /** This processor holds the network's lock and works it. */
+  active: boolean;
+  lastScanAt: Date | null;
+  /** The cursor after the last successful scan: every block before it is scanned. */
+  cursorBlock: bigint | null;
+  lastError: string | null;
+}
+
+export interface Processor {
+  detection: Detection;
+  /** One poll now (tests; the loop calls it too). */
+  poll(): Promise<void>;
+  /** Sends the status notice now (tests; the loop sends it every STATUS_EVERY_MS). */
+  reportStatus(): Promise<void>;
+  health(): NetworkHealth[];
+  stop(): Promise<void>;
+}
+
+/** A step run for each network this processor holds, after the scan (forwarding). */
+export type NetworkStep = (network: NetworkConfig) => Promise<void>;
+
+export async function startProcessor(deps: {
+  db: Db;
+  databaseUrl: string;
+  clock: Clock;
+  networks: NetworkConfig[];
+  sender: NoticeSender;
+  /** The account xpub's addresses, to find the child index of deposit addresses started before it was kept. */
+  deposits: DepositAddresses;
+  /** Run for each held network after its scan and its notices (forwarding). */
+  steps?: NetworkStep[];
+}, options: {
+  pollMs?: number;
+  statusEveryMs?: number;
+  /** Poll and report only when called (tests). */
+  manual?: boolean;
+  rpc?: ChainClientOptions;
+  detector?: DetectorOptions;
+  log?: (line: string) => void;
+} = {}): Promise<Processor> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+  const detection = await startDetection(
+    { db: deps.db, databaseUrl: deps.databaseUrl, clock: deps.clock, networks: deps.networks },
+    { manual: true, rpc: options.rpc, detector: options.detector, log },
+  );
+  const locks = new NetworkLocks(deps.databaseUrl, log);
+  const found = await findMissingDepositIndexes(deps.db, deps.deposits);
+  if (found > 0) log(`[processor] found the child index of ${found} deposit address(es) started before indexes were kept`);
+  const health = new Map<NetworkName, NetworkHealth>(deps.networks.map((network) => [network.name, {
+    network: network.name, active: false, lastScanAt: null, cursorBlock: null, lastError: null,
+  }]));
+  const problem = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
+
+  const deliver = () => deliverDueNotices(deps.db, deps.clock, deps.sender, { log })
+    .catch((error: unknown) => log(`[processor] delivering notices failed: ${problem(error)}`));
+
+  const poll = async () => {
+    const held = await locks.take(deps.networks.map((network) => network.name));
+    await Promise.all(detection.detectors.map(async (detector) => {
+      const network = detector.network;
+      const state = health.get(network.name)!;
+      state.active = held.has(network.name);
+      if (!state.active) return;
+      try {
+        const scanned = await detector.scan();
+        state.lastScanAt = deps.clock.now();
+        state.cursorBlock = scanned.nextBlock;
+        state.lastError = null;
+      } catch (error) {
+        // The next poll scans again from the same cursor; the status says why meanwhile.
+        state.lastError = problem(error);
+        log(`[processor] ${network.name}: scan failed: ${state.lastError}`);
+      }
+      await confirmFinalTransfers(deps.db, deps.clock, network).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
+    }));
+    // The deposits found are told before anything is forwarded: a buyer's page turns paid without waiting for gas.
+    await deliver();
+    if ((deps.steps ?? []).length === 0) return;
+    await Promise.all(deps.networks.filter((network) => held.has(network.name)).map(async (network) => {
+      for (const step of deps.steps ?? []) {
+        await step(network).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
+      }
+    }));
+    await deliver();
+  };
+
+  const healthy = (state: NetworkHealth) => state.active && state.lastError === null && state.lastScanAt !== null
+    && deps.clock.now().getTime() - state.lastScanAt.getTime() <= Math.max(HEALTHY_WITHIN_POLLS * pollMs, 30 * SECOND);
+
+  const reportStatus = async () => {
+    const networks = deps.networks.filter((network) => health.get(network.name)!.active).map((network) => {
+      const state = health.get(network.name)!;
+      const scanned = state.cursorBlock === null ? null : (state.cursorBlock - 1n).toString();
+      return {
+        network: network.name, chain_id: network.chainId, coins: network.tokens.map((token) => token.coin),
+        healthy: healthy(state), head_block: scanned, final_block: scanned,
+        cursor_block: state.cursorBlock === null ? null : state.cursorBlock.toString(),
+        problem: healthy(state) ? null : state.lastError ?? 'No successful scan recently.',
+      };
+    });
+    // A processor standing by (every lock held by another) says nothing: the active one speaks.
+    if (networks.length === 0) return;
+    const now = deps.clock.now();
+    const body = JSON.stringify({ id: `status:${randomUUID()}`, type: 'processor.status', sent_at: unixSeconds(now), networks });
+    try {
+      const response = await fetch(deps.sender.url, {
+        method: 'POST', body, redirect: 'manual', signal: AbortSignal.timeout(10 * SECOND),
+        headers: { 'content-type': 'application/json', 'processor-signature': signatureHeader([deps.sender.secret], unixSeconds(now), body) },
+      });
+      if (!response.ok) log(`[processor] the service refused the status: ${response.status} ${(await response.text()).slice(0, 300)}`);
+    } catch (error) {
+      // Not retried: the next status, STATUS_EVERY_MS later, says the same or newer.
+      log(`[processor] could not send the status: ${problem(error)}`);
+    }
+  };
+
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  let lastStatusAt = 0;
+  const loop = () => {
+    if (stopped) return;
+    running = poll().then(async () => {
+      if (Date.now() - lastStatusAt >= (options.statusEveryMs ?? STATUS_EVERY_MS)) {
+        lastStatusAt = Date.now();
+        await reportStatus();
+      }
+    }).catch((error: unknown) => log(`[processor] poll failed: ${problem(error)}`)).finally(() => {
+      if (!stopped) timer = setTimeout(loop, pollMs);
+    });
+  };
+  if (!options.manual) loop();
+
+  return {
+    detection,
+    poll,
+    reportStatus,
+    health: () => [...health.values()].map((state) => ({ ...state })),
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      await locks.close();
+      await detection.stop();
+    },
+  };
+}
