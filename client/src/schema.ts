@@ -2245,7 +2245,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_PVLFeOx6y22CZA4owK6eLtkR
+                 * @example pay_E4IpiuV1oiV4wYaTB6uUVWNB
                  */
                 id: string;
             };
@@ -2284,7 +2284,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_bCBJsg9NluIk7GTLLclzIMox
+                 * @example pay_vHqJzJSrX9bPVEGU7AfjUchE
                  */
                 id: string;
             };
@@ -2397,7 +2397,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (chk_…).
-                 * @example chk_REblAISFQmNK7fnDCHH3g8eK
+                 * @example chk_B4ndDRLveOsPfKe0bZNCzXvY
                  */
                 id: string;
             };
@@ -2428,7 +2428,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (cus_…).
-                 * @example cus_csjfpOOkBI0s6IqYY1R4q2tT
+                 * @example cus_MhffZ5Ita2PCPPteUYvvAdp2
                  */
                 id: string;
             };
@@ -2564,7 +2564,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_BFHotMSlLwpBF6caqPIVdW9w
+                 * @example we_oGz00aTp22Yj8o8Y5lOxEMJQ
                  */
                 id: string;
             };
@@ -2595,7 +2595,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_2zqEds7z49EEwSqg3XFlmJu2
+                 * @example we_OaTvWd4OgT0Tvgfh0ouSvpyQ
                  */
                 id: string;
             };
@@ -2680,7 +2680,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_FK4VJmhyWqz3OPnRn2TXjcvr
+                 * @example pay_ZLIteOQTC1d79nqsZnyG5sLo
                  */
                 id: string;
             };
@@ -2711,7 +2711,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_Z1RJ73HBFw8R4AYBGdCQUQ4C
+                 * @example pay_0PtiKFzqMr5W3gmwO6iGzpke
                  */
                 id: string;
             };
@@ -2757,7 +2757,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_FK4VJmhyWqz3OPnRn2TXjcvr
+                 * @example pay_ZLIteOQTC1d79nqsZnyG5sLo
                  */
                 id: string;
             };
@@ -2857,7 +2857,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_Z1RJ73HBFw8R4AYBGdCQUQ4C
+                 * @example pay_0PtiKFzqMr5W3gmwO6iGzpke
                  */
                 id: string;
             };
@@ -2903,7 +2903,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_glNimaa3ZTsRgs1i6BeGiS3m
+                 * @example ord_boGTQKj3XCxzwCSJRbbzN3WQ
                  */
                 id: string;
             };
@@ -2934,7 +2934,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_glNimaa3ZTsRgs1i6BeGiS3m
+                 * @example ord_boGTQKj3XCxzwCSJRbbzN3WQ
                  */
                 id: string;
             };
@@ -3013,7 +3013,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_glNimaa3ZTsRgs1i6BeGiS3m
+                 * @example ord_boGTQKj3XCxzwCSJRbbzN3WQ
                  */
                 id: string;
             };
