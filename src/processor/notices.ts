@@ -52,7 +52,8 @@ const NetworkStatus = z.object({
   head_block: block,
   final_block: block,
   cursor_block: block,
-  problem: z.string(invalid('problem must be a sentence or null.')).max(300).nullable(),
+  // An RPC node's error can be long: kept to its first 300 characters rather than refusing the report.
+  problem: z.string(invalid('problem must be a sentence or null.')).max(5000).transform((text) => text.slice(0, 300)).nullable(),
 }).superRefine((status, context) => {
   const allowed: readonly string[] = NETWORK_COINS[status.network];
   const stray = status.coins.find((coin) => !allowed.includes(coin));
