@@ -25,13 +25,15 @@ import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
 import { measureScaleJobs, scaleScenarios } from './scale.ts';
 import { processorLatencyTable, runProcessorLatencyBench, type ProcessorLatencyResult } from './processor.ts';
+import { PROCESSOR_SCAN_BENCH_NAME, processorScanTable, runProcessorScanBench, type ProcessorScanResult } from './processor-scan.ts';
 import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scenarios.ts';
 
 // npm run bench: the service against a minimal Fastify + pg baseline, scenario by scenario, on
 // one embedded PostgreSQL in a temp dir. Prints a markdown table, writes bench/results.json.
 // Env: BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (20),
 // BENCH_ONLY (run only scenarios whose name contains this text; "webhook delivery" for the
-// delivery benchmark alone, "scale" for the million-payment rows and their background jobs),
+// delivery benchmark alone, "scale" for the million-payment rows and their background jobs,
+// "processor scan" for the processor's scan watching 100,000 addresses against 10),
 // BENCH_SCALE_ROWS and BENCH_SCALE_DUE (bench/scale.ts).
 
 const POOL_SIZE = 10;
@@ -230,7 +232,8 @@ async function main(): Promise<void> {
   const selected = [...scenarios, ...scaleScenarios].filter((s) => !only || s.name.includes(only));
   const deliveriesSelected = !only || DELIVERY_BENCH_NAME.includes(only);
   const processorLatencySelected = !only || PROCESSOR_LATENCY_NAME.includes(only);
-  if (selected.length === 0 && !deliveriesSelected && !processorLatencySelected) throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
+  const processorScanSelected = !only || PROCESSOR_SCAN_BENCH_NAME.includes(only);
+  if (selected.length === 0 && !deliveriesSelected && !processorLatencySelected && !processorScanSelected) throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'payment-service-bench-'));
   cleanups.push({ what: 'temp dir', run: () => rm(dataDir, { recursive: true, force: true }) });
@@ -276,14 +279,19 @@ async function main(): Promise<void> {
   cleanups.push({ what: 'baseline', run: () => baseline.close() });
   progress(`service ${serviceUrl}, baseline ${baseline.url}`);
 
-  /** The service again on a database of its own (made and migrated here), closed at the end. */
-  async function serveDatabase(name: string) {
+  /** A database of its own in the cluster, made and migrated here. */
+  async function migratedDatabase(name: string): Promise<string> {
     await sql.raw(`CREATE DATABASE ${name}`).execute(handle.db);
     const url = new URL(cluster.url);
     url.pathname = `/${name}`;
-    const databaseUrl = url.toString();
-    const ownMigrator = openDatabase(databaseUrl, 1);
+    const ownMigrator = openDatabase(url.toString(), 1);
     await migrate(ownMigrator.db).finally(() => ownMigrator.close());
+    return url.toString();
+  }
+
+  /** The service again on a database of its own (made and migrated here), closed at the end. */
+  async function serveDatabase(name: string) {
+    const databaseUrl = await migratedDatabase(name);
     const own = await openAppContext(databaseUrl, { ...config, databaseUrl }, { secrets });
     cleanups.push({ what: `${name} pool`, run: () => own.close() });
     const ownApp = await buildApp(own.context, operations);
@@ -385,9 +393,17 @@ async function main(): Promise<void> {
     });
   }
 
+  // The processor's scan on a database of its own and a local chain.
+  let processorScan: ProcessorScanResult | undefined;
+  if (processorScanSelected) {
+    const own = openDatabase(await migratedDatabase('bench_processor'), 2);
+    cleanups.push({ what: 'processor database', run: () => own.close() });
+    processorScan = await runProcessorScanBench(own.db, progress, (what, run) => cleanups.push({ what, run }));
+  }
+
   const warnings = results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`));
   const tables = [results.length > 0 ? table(results) : '', scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : '',
-    processorLatency ? processorLatencyTable(processorLatency) : ''].filter(Boolean);
+    processorLatency ? processorLatencyTable(processorLatency) : '', processorScan ? processorScanTable(processorScan) : ''].filter(Boolean);
   process.stdout.write(`\n${warnings.length > 0 ? `${warnings.join('\n')}\n\n` : ''}${tables.join('\n\n')}\n`);
 
   await writeFile(RESULTS_FILE, `${JSON.stringify({
@@ -400,6 +416,7 @@ async function main(): Promise<void> {
     scaleJobs: scaleJobs?.runs,
     deliveries,
     processorLatency,
+    processorScan,
   }, null, 2)}\n`);
   progress(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
 }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { keyCommands } from './cli/keys.ts';
 import { moneyCommands } from './cli/money.ts';
 import { outboxCommands } from './cli/outbox.ts';
+import { processorCommands } from './cli/processor.ts';
 import { replayCommands } from './cli/replays.ts';
 import { tenancyCommands } from './cli/tenancy.ts';
 import { webhookCommands } from './cli/webhooks.ts';
@@ -22,6 +23,7 @@ const commands: Record<string, Command> = {
   ...webhookCommands,
   ...replayCommands,
   ...outboxCommands,
+  ...processorCommands,
   migrate: {
     usage: 'migrate [--json]',
     options: {},

@@ -7,7 +7,8 @@ import type { Db } from './db/database.ts';
 
 // Readiness of this process for its role (main.ts --role): the database answers, every migration
 // this code brings is applied, and, where the role runs them, the background workers run. An
-// api-only process has no workers to check.
+// api-only process has no workers to check. A process running the processor adds a check per
+// network it watches (processor/status.ts scanChecks: a scan reached the final block lately).
 
 /** A check that takes longer than this counts as failed: a probe must answer while the database does not. */
 const CHECK_TIMEOUT_MS = 2_000;
@@ -28,8 +29,11 @@ function workersCheck(boss: PgBoss): string {
   return boss.getWipData().length > 0 ? 'ok' : 'not_running';
 }
 
-/** workers: the pg-boss of a process whose role runs the background workers (worker, all); none for api. */
-export function readinessOf(db: Db, workers?: PgBoss): Readiness {
+/**
+ * workers: the pg-boss of a process whose role runs the background workers (worker, all); none for api.
+ * more: checks of the role's own (the processor's scans), each word `ok` or what is wrong.
+ */
+export function readinessOf(db: Db, workers?: PgBoss, more?: () => Promise<Record<string, string>>): Readiness {
   let expected: Promise<string[]> | undefined;
   let current: Promise<ReadinessReport> | undefined;
   let settledAt: number | undefined;
@@ -37,6 +41,7 @@ export function readinessOf(db: Db, workers?: PgBoss): Readiness {
     expected ??= migrationNames();
     const checks = await databaseChecks(db, await expected);
     if (workers) checks.workers = workersCheck(workers);
+    if (more) Object.assign(checks, await withTimeout(more(), CHECK_TIMEOUT_MS).catch(() => ({ processor: 'unknown' })));
     return { ready: Object.values(checks).every((word) => word === 'ok'), checks };
   }
   return () => {

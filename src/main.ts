@@ -7,6 +7,8 @@ import { operations } from './operations.ts';
 import { openRuntime, startWorkers, type Runtime } from './runtime.ts';
 import { startProcessor, type Processor } from './processor/processor.ts';
 import { PROCESSOR_NOTICES_PATH } from './http/processor.ts';
+import { registerProcessorMetrics } from './processor/metrics.ts';
+import { scanChecks } from './processor/status.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
 // SIGINT/SIGTERM. --role api serves HTTP only, --role worker runs only the background jobs
@@ -43,7 +45,12 @@ if (role === 'worker' || role === 'all') {
   await startWorkers(runtime);
 }
 
-const readiness = readinessOf(context.db, role === 'worker' || role === 'all' ? runtime.jobs.boss : undefined);
+// The processor's series wherever it runs; its readiness (each network scanned within 2 minutes or 4 polls)
+// only in --role processor, so a chain's RPC trouble never takes the all-in-one's API out of service.
+const watching = role === 'processor' || role === 'all' ? config.networks.map((network) => network.name) : [];
+if (watching.length > 0) registerProcessorMetrics(context.metrics.registry, context.db, context.clock, watching);
+const readiness = readinessOf(context.db, role === 'worker' || role === 'all' ? runtime.jobs.boss : undefined,
+  role === 'processor' ? scanChecks(context.db, () => context.clock.now(), watching, config.processorPollMs) : undefined);
 const metricsApp = config.metrics.port === undefined ? undefined : await buildMetricsApp(context, readiness);
 await metricsApp?.listen({ port: config.metrics.port, host: config.metrics.host });
 const app = role === 'worker' || role === 'processor' ? undefined : await buildApp(context, operations, { readiness });

@@ -601,8 +601,43 @@ export interface ProcessorTransfersTable {
   confirmed_notice_id: Generated<string | null>;
 }
 
+// migrations/0029: what each network's scans saw, transfers out of watched addresses, reconciliation findings.
+/** int8 counts, read as strings by node-postgres. */
+type Count = ColumnType<string, bigint | number | undefined, bigint | number>;
+export interface ProcessorNetworkScansTable {
+  network: string;
+  head_block: BlockNumber | null;
+  final_block: BlockNumber | null;
+  /** When head_block and final_block were read. */
+  observed_at: Timestamp | null;
+  /** When a scan last reached the final block it read. */
+  scanned_at: Timestamp | null;
+  last_error: string | null;
+  last_error_at: Timestamp | null;
+  scan_errors: Count;
+  transfers_recorded: Count;
+  reconciled_at: Timestamp | null;
+  reconciled_block: BlockNumber | null;
+}
+/** As a deposit's row, for a transfer out of a watched address (never `seen`). */
+export type ProcessorOutgoingTransfersTable = Omit<ProcessorTransfersTable, 'status'> & { status: 'final' | 'removed' };
+export interface ProcessorBalanceFindingsTable {
+  network: string;
+  address: string;
+  token: string;
+  block_number: BlockNumber;
+  balance: ColumnType<string, string | bigint, string | bigint>;
+  expected: ColumnType<string, string | bigint, string | bigint>;
+  recovered: number;
+  outcome: 'recovered' | 'unexplained';
+  found_at: Timestamp;
+}
+
 export interface Database {
   'processor.cursors': ProcessorCursorsTable;
+  'processor.network_scans': ProcessorNetworkScansTable;
+  'processor.outgoing_transfers': ProcessorOutgoingTransfersTable;
+  'processor.balance_findings': ProcessorBalanceFindingsTable;
   'processor.blocks': ProcessorBlocksTable;
   'processor.watched_addresses': ProcessorWatchedAddressesTable;
   'processor.transfers': ProcessorTransfersTable;

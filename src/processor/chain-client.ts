@@ -6,6 +6,9 @@ import type { NetworkConfig } from '../core/networks-config.ts';
 // scan must hear that refusal at once to shrink its range instead of waiting out backoffs.
 
 export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+const BALANCE_OF = [parseAbiItem('function balanceOf(address account) view returns (uint256)')] as const;
+/** eth_calls sent in one JSON-RPC batch (one HTTP request); providers accept 100 and more. */
+export const BALANCE_BATCH = 100;
 
 export interface BlockHeader {
   number: bigint;
@@ -60,13 +63,17 @@ export class ChainClient {
   readonly #clients: PublicClient[];
   readonly #rounds: number;
   readonly #retryDelayMs: number;
+  readonly #timeoutMs: number;
+  /** The same URLs, sending calls made together as JSON-RPC batches (balance reads); made when first needed. */
+  #batching: PublicClient[] | undefined;
   /** The URL that answered last: tried first next time. */
   #preferred = 0;
 
   constructor(network: NetworkConfig, options: ChainClientOptions = {}) {
     this.#network = network;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#clients = network.rpcUrls.map((url) => createPublicClient({
-      transport: http(url, { retryCount: 0, timeout: options.timeoutMs ?? 10_000 }),
+      transport: http(url, { retryCount: 0, timeout: this.#timeoutMs }),
     }));
     this.#rounds = options.rounds ?? 4;
     this.#retryDelayMs = options.retryDelayMs ?? 500;
@@ -76,14 +83,15 @@ export class ChainClient {
    * Runs `request` on the preferred URL, then each other in turn; after a round of failures,
    * waits and goes round again. A log range refusal is thrown at once, as RangeRefused.
    */
-  async #call<T>(what: string, request: (client: PublicClient) => Promise<T>, { ranged = false } = {}): Promise<T> {
+  async #call<T>(what: string, request: (client: PublicClient) => Promise<T>, { ranged = false, batched = false } = {}): Promise<T> {
+    const clients = batched ? this.#batchingClients() : this.#clients;
     let last: unknown;
     for (let round = 0; round < this.#rounds; round += 1) {
       if (round > 0) await new Promise((resolve) => setTimeout(resolve, this.#retryDelayMs * 2 ** (round - 1)));
-      for (let turn = 0; turn < this.#clients.length; turn += 1) {
-        const index = (this.#preferred + turn) % this.#clients.length;
+      for (let turn = 0; turn < clients.length; turn += 1) {
+        const index = (this.#preferred + turn) % clients.length;
         try {
-          const answer = await request(this.#clients[index]!);
+          const answer = await request(clients[index]!);
           this.#preferred = index;
           return answer;
         } catch (error) {
@@ -115,21 +123,62 @@ export class ChainClient {
   /** Transfer logs of `tokens` in blocks from..to, both included. */
   async transferLogs(tokens: Address[], from: bigint, to: bigint): Promise<TransferLog[]> {
     const logs = await this.#call('eth_getLogs', (client) => client.getLogs({ address: tokens, event: TRANSFER_EVENT, fromBlock: from, toBlock: to, strict: true }), { ranged: true });
-    return logs.flatMap((log) => {
-      // A pending log has no block yet; it cannot occur in a range of final blocks.
-      if (log.blockNumber === null || log.blockHash === null || log.transactionHash === null || log.logIndex === null) return [];
-      return [{
-        token: log.address.toLowerCase() as `0x${string}`,
-        from: log.args.from.toLowerCase() as `0x${string}`,
-        to: log.args.to.toLowerCase() as `0x${string}`,
-        value: log.args.value,
-        txHash: log.transactionHash.toLowerCase() as `0x${string}`,
-        logIndex: log.logIndex,
-        blockNumber: log.blockNumber,
-        blockHash: log.blockHash.toLowerCase() as `0x${string}`,
-      }];
-    });
+    return asTransferLogs(logs);
   }
+
+  /** The head and the newest final block (the status shows both); one call more than finalBlock on a `finalized` chain. */
+  async heads(): Promise<{ head: bigint; final: BlockHeader }> {
+    const head = await this.#call('eth_blockNumber', (client) => client.getBlockNumber({ cacheTime: 0 }));
+    const depth = this.#network.confirmations;
+    if (depth === undefined) return { head, final: await this.finalBlock() };
+    return { head, final: await this.block(head > BigInt(depth) ? head - BigInt(depth) : 0n) };
+  }
+
+  /** Transfer logs of `tokens` to (or from) one address in blocks from..to: a topic filter, so the node returns only that address's. */
+  async transferLogsOf(tokens: Address[], party: { to: Address } | { from: Address }, from: bigint, to: bigint): Promise<TransferLog[]> {
+    const logs = await this.#call('eth_getLogs', (client) => client.getLogs({ address: tokens, event: TRANSFER_EVENT, args: party, fromBlock: from, toBlock: to, strict: true }), { ranged: true });
+    return asTransferLogs(logs);
+  }
+
+  /**
+   * `balanceOf` of each holder in its token at `block`: JSON-RPC batches of BALANCE_BATCH calls,
+   * one after another, each retried alone. The caller bounds how many.
+   */
+  async balancesAt(holdings: Array<{ token: Address; holder: Address }>, block: bigint): Promise<bigint[]> {
+    const balances: bigint[] = [];
+    for (let first = 0; first < holdings.length; first += BALANCE_BATCH) {
+      const batch = holdings.slice(first, first + BALANCE_BATCH);
+      balances.push(...await this.#call('eth_call balanceOf', (client) => Promise.all(batch.map(({ token, holder }) =>
+        client.readContract({ address: token, abi: BALANCE_OF, functionName: 'balanceOf', args: [holder], blockNumber: block }))), { batched: true }));
+    }
+    return balances;
+  }
+
+  #batchingClients(): PublicClient[] {
+    this.#batching ??= this.#network.rpcUrls.map((url) => createPublicClient({
+      transport: http(url, { retryCount: 0, timeout: this.#timeoutMs, batch: { batchSize: BALANCE_BATCH } }),
+    }));
+    return this.#batching;
+  }
+}
+
+type StrictTransferLog = { address: Address; args: { from: Address; to: Address; value: bigint }; blockNumber: bigint | null; blockHash: `0x${string}` | null; transactionHash: `0x${string}` | null; logIndex: number | null };
+
+function asTransferLogs(logs: StrictTransferLog[]): TransferLog[] {
+  return logs.flatMap((log) => {
+    // A pending log has no block yet; it cannot occur in a range of final blocks.
+    if (log.blockNumber === null || log.blockHash === null || log.transactionHash === null || log.logIndex === null) return [];
+    return [{
+      token: log.address.toLowerCase() as `0x${string}`,
+      from: log.args.from.toLowerCase() as `0x${string}`,
+      to: log.args.to.toLowerCase() as `0x${string}`,
+      value: log.args.value,
+      txHash: log.transactionHash.toLowerCase() as `0x${string}`,
+      logIndex: log.logIndex,
+      blockNumber: log.blockNumber,
+      blockHash: log.blockHash.toLowerCase() as `0x${string}`,
+    }];
+  });
 }
 
 function header(block: { number: bigint | null; hash: `0x${string}` | null; parentHash: `0x${string}`; timestamp: bigint }): BlockHeader {

@@ -2,6 +2,9 @@ import type { Clock } from '../core/clock.ts';
 import type { NetworkConfig } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
 import { RangeRefused, RpcUnavailable, type BlockHeader, type ChainClient, type TransferLog } from './chain-client.ts';
+import { Reconciler, type ReconcileOptions, type ReconcileResult } from './reconciliation.ts';
+import { distinctLogs, recordTransfers } from './recorded-transfers.ts';
+import { recordFailure, recordObserved, recordScanned } from './scan-state.ts';
 import type { WatchedAddresses } from './watched-addresses.ts';
 
 // Detection (issue 22, must have 3): per network, a cursor scans the Transfer logs of the
@@ -10,6 +13,9 @@ import type { WatchedAddresses } from './watched-addresses.ts';
 // Only final blocks are scanned, so a recorded transfer is final. The last scanned block's hash
 // is kept: when the next block's parent is another, a reorganisation deeper than the finality
 // rule happened, and the cursor goes back to where the chains agree, marking what it removed.
+// Transfers out of watched addresses are recorded too (processor.outgoing_transfers), so the
+// balance reconciliation (reconciliation.ts), run after some scans, compares in − out. Each scan
+// writes what it saw and how it went to processor.network_scans (scan-state.ts) for the status.
 
 /** The widest range asked for, and where a scan starts. */
 export const MAX_RANGE = 2_000n;
@@ -29,6 +35,8 @@ export interface ScanResult {
   recorded: number;
   /** Reorganisations found, each rolled back. */
   reorganisations: number;
+  /** The balance reconciliation, when this scan ran a pass (and it did not fail). */
+  reconciliation?: ReconcileResult;
 }
 
 export class CursorMoved extends Error {}
@@ -40,6 +48,8 @@ export interface DetectorOptions {
   /** Where a network's first scan begins; default: the final block at that time (nothing older is scanned). */
   startBlock?: bigint;
   log?: (line: string) => void;
+  /** The balance reconciliation's cadence and size; false: none (benchmarks of the scan alone). */
+  reconcile?: ReconcileOptions | false;
 }
 
 export class Detector {
@@ -52,6 +62,7 @@ export class Detector {
   readonly #tokens: Array<`0x${string}`>;
   #range = MAX_RANGE;
   #successes = 0;
+  readonly #reconciler: Reconciler | undefined;
 
   constructor(deps: { db: Db; network: NetworkConfig; client: ChainClient; watched: WatchedAddresses; clock: Clock }, options: DetectorOptions = {}) {
     this.network = deps.network;
@@ -61,6 +72,9 @@ export class Detector {
     this.#clock = deps.clock;
     this.#options = options;
     this.#tokens = deps.network.tokens.map((token) => token.address);
+    this.#reconciler = options.reconcile === false ? undefined : new Reconciler({
+      db: deps.db, network: deps.network.name, client: deps.client, clock: deps.clock, tokens: this.#tokens, range: () => this.#range,
+    }, options.reconcile);
   }
 
   /** The block range the next log query asks for. */
@@ -96,11 +110,47 @@ export class Detector {
     return BigInt(stored.next_block);
   }
 
-  /** Scans from the cursor up to the current final block, range by range. */
+  /**
+   * Scans from the cursor up to the current final block, range by range; then, after the first
+   * scan, a catch-up (more than one full range) or every `everyScans` scans, a reconciliation pass.
+   * A failure is written down (the status's last error) and thrown; the next scan starts over.
+   */
   async scan(): Promise<ScanResult> {
+    const network = this.network.name;
+    let scanned: { result: ScanResult; final: BlockHeader; from: bigint };
+    try {
+      scanned = await this.#scanToFinal();
+      await recordScanned(this.#db, network, this.#clock.now());
+    } catch (error) {
+      await recordFailure(this.#db, network, error, this.#clock.now()).catch(() => undefined);
+      throw error;
+    }
+    const { result, final, from } = scanned;
+    if (this.#reconciler) {
+      try {
+        result.reconciliation = await this.#reconciler.afterScan(final, { catchUp: final.number - from + 1n > MAX_RANGE });
+      } catch (error) {
+        // The scan itself holds; the next due pass tries again.
+        this.#options.log?.(`[processor] ${network}: balance reconciliation failed: ${error instanceof Error ? error.message : String(error)}`);
+        await recordFailure(this.#db, network, error, this.#clock.now(), 'reconciliation').catch(() => undefined);
+      }
+    }
+    return result;
+  }
+
+  /** A reconciliation pass now, at the last scanned block, whatever the cadence (tests, the benchmark). */
+  async reconcile(): Promise<ReconcileResult | undefined> {
+    const row = await this.#db.selectFrom('processor.cursors').select('next_block').where('network', '=', this.network.name).executeTakeFirst();
+    if (!this.#reconciler || !row || row.next_block === 0) return undefined;
+    return this.#reconciler.pass(await this.#client.block(BigInt(row.next_block) - 1n));
+  }
+
+  async #scanToFinal(): Promise<{ result: ScanResult; final: BlockHeader; from: bigint }> {
     const result: ScanResult = { nextBlock: 0n, recorded: 0, reorganisations: 0 };
-    const final = await this.#client.finalBlock();
+    const { head, final } = await this.#client.heads();
     let cursor = await this.#cursor(final);
+    const from = cursor;
+    await recordObserved(this.#db, this.network.name, head, final.number, this.#clock.now());
     let unsteady = 0;
     while (cursor <= final.number) {
       const to = cursor + this.#range - 1n < final.number ? cursor + this.#range - 1n : final.number;
@@ -133,10 +183,10 @@ export class Detector {
         continue;
       }
       unsteady = 0;
-      // Once per transaction and log index, should a node repeat a log.
-      const matched = [...new Map(logs.filter((log) => log.value > 0n && this.#watched.has(log.to))
-        .map((log) => [`${log.txHash}:${log.logIndex}`, log])).values()];
-      result.recorded += await this.#record(cursor, last, matched);
+      const paid = logs.filter((log) => log.value > 0n);
+      const inbound = distinctLogs(paid.filter((log) => this.#watched.has(log.to)));
+      const outgoing = distinctLogs(paid.filter((log) => this.#watched.has(log.from)));
+      result.recorded += await this.#record(cursor, last, { inbound, outgoing });
       cursor = to + 1n;
       this.#successes += 1;
       if (this.#successes >= GROW_AFTER && this.#range < MAX_RANGE) {
@@ -145,26 +195,15 @@ export class Detector {
       }
     }
     result.nextBlock = cursor;
-    return result;
+    return { result, final, from };
   }
 
   /** Records the range's matching transfers and its last block, and moves the cursor past it, at once. */
-  async #record(cursor: bigint, last: BlockHeader, transfers: TransferLog[]): Promise<number> {
+  async #record(cursor: bigint, last: BlockHeader, transfers: { inbound: TransferLog[]; outgoing: TransferLog[] }): Promise<number> {
     const network = this.network.name;
     const now = this.#clock.now();
     return this.#db.transaction().execute(async (trx) => {
-      let recorded = 0;
-      if (transfers.length > 0) {
-        // A transfer a reorganisation removed and then put back (same transaction and log index) is final again.
-        const rows = await trx.insertInto('processor.transfers').values(transfers.map((log) => ({
-          network, tx_hash: log.txHash, log_index: log.logIndex, block_number: log.blockNumber, block_hash: log.blockHash,
-          token: log.token, from_address: log.from, to_address: log.to, value: log.value.toString(), status: 'final' as const,
-          recorded_at: now, updated_at: now,
-        }))).onConflict((oc) => oc.columns(['network', 'tx_hash', 'log_index']).doUpdateSet((eb) => ({
-          block_number: eb.ref('excluded.block_number'), block_hash: eb.ref('excluded.block_hash'), status: 'final', updated_at: now,
-        })).where('processor.transfers.status', '=', 'removed')).returning('tx_hash').execute();
-        recorded = rows.length;
-      }
+      const recorded = (await recordTransfers(trx, network, now, transfers)).inbound.length;
       await trx.insertInto('processor.blocks').values({ network, number: last.number, hash: last.hash, parent_hash: last.parentHash })
         .onConflict((oc) => oc.columns(['network', 'number']).doUpdateSet({ hash: last.hash, parent_hash: last.parentHash })).execute();
       await trx.deleteFrom('processor.blocks').where('network', '=', network).where('number', '<', (eb) => eb.selectFrom('processor.blocks')
@@ -209,6 +248,9 @@ export class Detector {
         await trx.updateTable('processor.transfers').set({ status: 'removed', updated_at: now })
           .where('network', '=', network).where('block_hash', 'in', gone).execute();
       }
+      // Transfers out of blocks no longer on the chain: every one above the common block (few, and a rescan records them again).
+      await trx.updateTable('processor.outgoing_transfers').set({ status: 'removed', updated_at: now })
+        .where('network', '=', network).where('block_number', '>', Number(back)).where('status', '=', 'final').execute();
       await trx.deleteFrom('processor.blocks').where('network', '=', network).where('number', '>', Number(back)).execute();
       const moved = await trx.updateTable('processor.cursors').set({ next_block: back + 1n, updated_at: now })
         .where('network', '=', network).where('next_block', '=', Number(cursor)).executeTakeFirst();

@@ -114,12 +114,17 @@ export async function startProcessor(deps: {
     && deps.clock.now().getTime() - state.lastScanAt.getTime() <= Math.max(HEALTHY_WITHIN_POLLS * pollMs, 30 * SECOND);
 
   const reportStatus = async () => {
-    const networks = deps.networks.filter((network) => health.get(network.name)!.active).map((network) => {
+    const active = deps.networks.filter((network) => health.get(network.name)!.active);
+    // The head and final block the last scans saw (processor.network_scans), as the status command shows them.
+    const observed = active.length === 0 ? [] : await deps.db.selectFrom('processor.network_scans')
+      .select(['network', 'head_block', 'final_block']).where('network', 'in', active.map((network) => network.name)).execute();
+    const networks = active.map((network) => {
       const state = health.get(network.name)!;
-      const scanned = state.cursorBlock === null ? null : (state.cursorBlock - 1n).toString();
+      const seen = observed.find((row) => row.network === network.name);
+      const block = (value: number | null | undefined) => (value === null || value === undefined ? null : String(value));
       return {
         network: network.name, chain_id: network.chainId, coins: network.tokens.map((token) => token.coin),
-        healthy: healthy(state), head_block: scanned, final_block: scanned,
+        healthy: healthy(state), head_block: block(seen?.head_block), final_block: block(seen?.final_block),
         cursor_block: state.cursorBlock === null ? null : state.cursorBlock.toString(),
         problem: healthy(state) ? null : state.lastError ?? 'No successful scan recently.',
       };

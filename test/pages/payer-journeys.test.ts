@@ -151,8 +151,11 @@ async function buyer(options: { javaScript?: boolean } = {}): Promise<Buyer> {
   context.on('response', (response) => {
     if (new URL(response.url()).origin !== t.url) return;
     const body = response.status() >= 300 && response.status() < 400 ? Promise.resolve(Buffer.alloc(0)) : response.body();
+    const headers = response.allHeaders();
+    // Read only by the checks that await them; a response still arriving when the context closes is not a failure here.
     body.catch(() => undefined);
-    seen.responses.push({ response, headers: response.allHeaders(), body });
+    headers.catch(() => undefined);
+    seen.responses.push({ response, headers, body });
   });
   page.on('pageerror', (error) => seen.problems.push(error.message));
   page.on('console', (message) => {

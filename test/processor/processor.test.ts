@@ -242,6 +242,6 @@ describe('one active processor per network', () => {
     expect(sent).toEqual([expect.objectContaining({ type: 'deposit.confirmed', payment_id: id, deposit_address: address, amount: '5.000000' })]);
     await second.reportStatus();
     const status = JSON.parse(received.at(-1)!) as { type: string; networks: Array<Record<string, unknown>> };
-    expect(status).toMatchObject({ type: 'processor.status', networks: [expect.objectContaining({ network: 'polygon', chain_id: 137, healthy: true, coins: ['polygon_usdc', 'polygon_usdt'] })] });
+    expect(status).toMatchObject({ type: 'processor.status', networks: [expect.objectContaining({ network: 'polygon', chain_id: 137, healthy: true, coins: ['polygon_usdc', 'polygon_usdt'], head_block: String(await chain.head()), final_block: String(await chain.head() - BigInt(DEPTH)) })] });
   });
 });

@@ -8,6 +8,11 @@ import type { AddressInfo } from 'node:net';
 export type RpcFaults = {
   /** eth_getLogs answers leave out logs of the newest `n` blocks (the head and the n − 1 before it). */
   dropLogsNearHead?: number;
+  /**
+   * eth_getLogs answers leave out the logs of these transactions unless the query filters on an
+   * indexed argument (a `from` or `to` topic): a node whose range index lost them.
+   */
+  dropLogsOf?: string[];
   /** eth_getLogs over more than this many blocks is answered with `rangeError`. */
   maxLogRange?: number;
   rangeError?: { code: number; message: string };
@@ -25,6 +30,8 @@ export type RpcProxy = {
   set(faults: RpcFaults): void;
   /** JSON-RPC calls received (including refused ones), of one method or all. */
   calls(method?: string): number;
+  /** HTTP requests received: a JSON-RPC batch is one. */
+  requests(): number;
   stop(): Promise<void>;
 };
 
@@ -33,7 +40,7 @@ export const TOO_MANY_RESULTS = { code: -32005, message: 'query returned more th
 
 type Call = { jsonrpc: '2.0'; id: number | string | null; method: string; params?: unknown[] };
 type Answer = { jsonrpc: '2.0'; id: Call['id']; result?: unknown; error?: { code: number; message: string } };
-type LogFilter = { fromBlock?: string; toBlock?: string; blockHash?: string };
+type LogFilter = { fromBlock?: string; toBlock?: string; blockHash?: string; topics?: Array<string | string[] | null> };
 
 const MAX_BODY_BYTES = 1 << 20;
 
@@ -43,6 +50,7 @@ export async function startRpcProxy(upstream: string, { hangLimitMs = 30_000 } =
   }
   let faults: RpcFaults = {};
   const counts = new Map<string, number>();
+  let requests = 0;
   const held = new Set<ServerResponse>();
 
   const forward = async (call: Call): Promise<Answer> => {
@@ -58,7 +66,7 @@ export async function startRpcProxy(upstream: string, { hangLimitMs = 30_000 } =
     tag === undefined || !tag.startsWith('0x') ? (tag === 'earliest' ? 0n : latest) : BigInt(tag);
 
   const answer = async (call: Call): Promise<Answer> => {
-    if (call.method !== 'eth_getLogs' || (!faults.maxLogRange && !faults.dropLogsNearHead)) return forward(call);
+    if (call.method !== 'eth_getLogs' || (!faults.maxLogRange && !faults.dropLogsNearHead && !faults.dropLogsOf?.length)) return forward(call);
     const filter = (call.params?.[0] ?? {}) as LogFilter;
     const latest = await head();
     if (faults.maxLogRange && filter.blockHash === undefined) {
@@ -68,10 +76,13 @@ export async function startRpcProxy(upstream: string, { hangLimitMs = 30_000 } =
       }
     }
     const answered = await forward(call);
+    if (!Array.isArray(answered.result)) return answered;
     const drop = faults.dropLogsNearHead;
-    if (!drop || !Array.isArray(answered.result)) return answered;
-    const logs = answered.result as { blockNumber: string }[];
-    return { ...answered, result: logs.filter((log) => BigInt(log.blockNumber) <= latest - BigInt(drop)) };
+    const byArgument = (filter.topics ?? []).slice(1).some((topic) => topic !== null);
+    const hidden = new Set(byArgument ? [] : (faults.dropLogsOf ?? []).map((hash) => hash.toLowerCase()));
+    const logs = answered.result as { blockNumber: string; transactionHash: string }[];
+    return { ...answered, result: logs.filter((log) =>
+      (!drop || BigInt(log.blockNumber) <= latest - BigInt(drop)) && !hidden.has(log.transactionHash.toLowerCase())) };
   };
 
   // Counted down as spent; Infinity stays Infinity.
@@ -92,6 +103,7 @@ export async function startRpcProxy(upstream: string, { hangLimitMs = 30_000 } =
     }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Call | Call[];
     const calls = Array.isArray(body) ? body : [body];
+    requests += 1;
     const methods = calls.map((call) => call.method);
     for (const method of methods) counts.set(method, (counts.get(method) ?? 0) + 1);
     if (spend('hang', methods)) {
@@ -128,6 +140,7 @@ export async function startRpcProxy(upstream: string, { hangLimitMs = 30_000 } =
     },
     calls: (method) =>
       method === undefined ? [...counts.values()].reduce((sum, count) => sum + count, 0) : (counts.get(method) ?? 0),
+    requests: () => requests,
     stop: async () => {
       for (const response of held) response.destroy();
       server.closeAllConnections();

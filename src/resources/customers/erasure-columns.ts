@@ -92,6 +92,10 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   'processor.watched_addresses': 'deposit addresses and their payments\' ids and watch windows',
   'processor.transfers': 'token transfers to deposit addresses: addresses, amounts, transactions',
   'processor.notices_out': 'the signed notices the processor sends: deposit addresses, amounts, transactions',
+  // migrations/0029: the processor's operating state.
+  'processor.network_scans': 'each network\'s last scan: blocks, times, counts, the RPC error it met',
+  'processor.outgoing_transfers': 'token transfers out of deposit addresses: addresses, amounts, transactions',
+  'processor.balance_findings': 'deposit addresses\' balances the recorded transfers did not explain',
 };
 
 type Columns<T extends CustomerDataTable> = keyof (typeof CUSTOMER_DATA_COLUMNS)[T] & string;

@@ -1,0 +1,210 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildMetricsApp } from '../../src/app.ts';
+import { MINUTE } from '../../src/core/clock.ts';
+import type { NetworkConfig } from '../../src/core/networks-config.ts';
+import { readinessOf } from '../../src/health.ts';
+import { ChainClient } from '../../src/processor/chain-client.ts';
+import { Detector } from '../../src/processor/detector.ts';
+import { registerProcessorMetrics } from '../../src/processor/metrics.ts';
+import { describeError } from '../../src/processor/scan-state.ts';
+import { scanChecks } from '../../src/processor/status.ts';
+import { WatchedAddresses } from '../../src/processor/watched-addresses.ts';
+import type { TestChain } from '../support/chain.ts';
+import type { TestTokens } from '../support/chain-tokens.ts';
+import { runCli } from '../support/cli.ts';
+import { freePort, startTestApp, TEST_SECRETS, type TestApp } from '../support/harness.ts';
+import { startPolygonChain, usdc as USDC, type PolygonTestChain } from '../support/processor-chain.ts';
+import type { RpcProxy } from '../support/rpc-proxy.ts';
+
+// Operating the processor (issue 22, must have 6): `processor status` from the database alone,
+// the processor's Prometheus series and /readyz on the METRICS_PORT listener, after real scans of
+// a real chain (EDR posing as Polygon) and a scan that fails.
+
+const DEPTH = 2;
+const FAR = new Date('2100-01-01T00:00:00Z');
+
+let t: TestApp;
+let polygonChain: PolygonTestChain;
+let chain: TestChain;
+let tokens: TestTokens;
+let proxy: RpcProxy;
+let polygon: NetworkConfig;
+let detector: Detector;
+let side: FastifyInstance;
+let metricsUrl: string;
+let dataDir: string;
+
+/** The value of one series as exposed (name with its labels); undefined when absent. */
+function valueOf(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+const scrape = async () => (await fetch(`${metricsUrl}/metrics`)).text();
+
+/** The CLI as an operator runs it, configured for Polygon with an RPC URL nobody answers: it must not need one. */
+const status = async (...args: string[]) => runCli(t, ['processor', 'status', ...args], {
+  DATA_DIR: dataDir, POLYGON_RPC_URL: `http://127.0.0.1:${await freePort()}`, POLYGON_CHAIN_ID: '137', POLYGON_CONFIRMATIONS: String(DEPTH),
+  POLYGON_USDC: tokens.address.usdc, POLYGON_USDT: tokens.address.usdt, BASE_RPC_URL: undefined, ETHEREUM_RPC_URL: undefined,
+});
+
+beforeAll(async () => {
+  // Real time: the CLI, a process of its own, reads the system clock.
+  [t, polygonChain, dataDir] = await Promise.all([startTestApp({ RATE_LIMITS: 'off' }, { clockStart: Date.now() }), startPolygonChain({ depth: DEPTH }), mkdtemp(path.join(tmpdir(), 'processor-status-'))]);
+  ({ chain, tokens, proxy, polygon } = polygonChain);
+  const watched = new WatchedAddresses();
+  detector = new Detector({ db: t.db, network: polygon, client: new ChainClient(polygon, { timeoutMs: 300, retryDelayMs: 10, rounds: 2 }), watched, clock: t.clock },
+    { startBlock: await chain.head() });
+  const deposit = (await chain.newAccount()).address;
+  watched.add(deposit, FAR);
+  await t.db.insertInto('processor.watched_addresses').values({ address: deposit.toLowerCase(), payment_id: 'pay_status', watch_from: t.clock.now(), watch_until: FAR }).execute();
+  await tokens.transfer('usdc', chain.accounts.buyer, deposit, USDC(30));
+  await chain.mine(DEPTH);
+
+  registerProcessorMetrics(t.context.metrics.registry, t.db, t.clock, ['polygon']);
+  side = await buildMetricsApp(t.context, readinessOf(t.db, undefined, scanChecks(t.db, () => t.clock.now(), ['polygon'], 2_000)));
+  await side.listen({ port: 0, host: '127.0.0.1' });
+  metricsUrl = `http://127.0.0.1:${(side.server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await side?.close();
+  await polygonChain?.stop();
+  await t?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+afterEach(() => proxy.set({}));
+
+describe('before the first scan', () => {
+  it('/readyz is not ready: the network was never scanned', async () => {
+    const ready = await fetch(`${metricsUrl}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'unavailable', checks: { database: 'ok', migrations: 'ok', scan_polygon: 'never' } });
+  });
+});
+
+describe('after a scan', () => {
+  let head: bigint;
+  beforeAll(async () => {
+    const result = await detector.scan();
+    expect(result.recorded).toBe(1);
+    head = await chain.head();
+  });
+
+  it('processor status --json: head, final, cursor and lag, the watch list, deposits awaiting forward, the last scan', async () => {
+    const { code, stdout } = await status('--json');
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const { networks } = JSON.parse(lines[0]!);
+    expect(networks).toEqual([{
+      network: 'polygon', configured: true, chain_id: 137, health: 'ok',
+      head_block: Number(head), final_block: Number(head) - DEPTH, cursor: Number(head) - DEPTH + 1, lag_blocks: 0,
+      watched_addresses: 1,
+      last_scan_at: expect.any(String), last_scan_age_seconds: expect.any(Number),
+      last_error: null, scan_errors: 0, transfers_recorded: 1,
+      reconciliation: { last_at: expect.any(String), last_block: Number(head) - DEPTH, recovered: 0, unexplained: 0 },
+      deposits_awaiting_forward: {
+        count: 1, by_token: [{ token: tokens.address.usdc.toLowerCase(), coin: 'polygon_usdc', count: 1, amount: '30.000000' }],
+      },
+    }]);
+    expect(networks[0].last_scan_age_seconds).toBeLessThan(60);
+  });
+
+  it('processor status: the same, for a person', async () => {
+    const { code, stdout } = await status();
+    expect(code).toBe(0);
+    const final = Number(head) - DEPTH;
+    expect(stdout).toContain('polygon (chain id 137): healthy\n');
+    expect(stdout).toContain(`  head ${head}, final ${final}, cursor ${final + 1}, lag 0 blocks\n`);
+    expect(stdout).toContain('  watched addresses: 1\n');
+    expect(stdout).toContain('  last error: none\n');
+    expect(stdout).toContain(`  reconciliation: last at block ${final}, `);
+    expect(stdout).toContain('  deposits awaiting forward: 1 (30.000000 polygon_usdc)');
+  });
+
+  it('/metrics: head, final, lag, watched addresses, transfers recorded, last scan age; /readyz ready', async () => {
+    const text = await scrape();
+    expect(valueOf(text, 'processor_head_block{network="polygon"}')).toBe(Number(head));
+    expect(valueOf(text, 'processor_final_block{network="polygon"}')).toBe(Number(head) - DEPTH);
+    expect(valueOf(text, 'processor_cursor_lag_blocks{network="polygon"}')).toBe(0);
+    expect(valueOf(text, 'processor_watched_addresses')).toBe(1);
+    expect(valueOf(text, 'processor_transfers_recorded_total{network="polygon"}')).toBe(1);
+    expect(valueOf(text, 'processor_scan_errors_total{network="polygon"}')).toBe(0);
+    expect(valueOf(text, 'processor_reconciliation_findings_total{network="polygon",outcome="recovered"}')).toBe(0);
+    expect(valueOf(text, 'processor_last_successful_scan_age_seconds{network="polygon"}')).toBeLessThan(60);
+    expect(text).toContain('# TYPE processor_transfers_recorded_total counter');
+    const ready = await fetch(`${metricsUrl}/readyz`);
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { database: 'ok', migrations: 'ok', scan_polygon: 'ok' } });
+  });
+});
+
+describe('when scans fail', () => {
+  it('the status shows the last error and the lag grows; the metrics count the error', async () => {
+    await chain.mine(5);
+    // The head is read, then every log query is refused: the cursor stays while the final block moves on.
+    proxy.set({ tooManyRequests: Infinity, only: ['eth_getLogs'] });
+    await expect(detector.scan()).rejects.toThrow('eth_getLogs failed on every RPC URL');
+    const { stdout } = await status('--json');
+    const [polygonStatus] = JSON.parse(stdout).networks;
+    expect(polygonStatus.lag_blocks).toBe(5);
+    expect(polygonStatus.scan_errors).toBe(1);
+    expect(polygonStatus.last_error).toEqual({ message: expect.stringMatching(/^scan: polygon: eth_getLogs failed on every RPC URL: /), at: expect.any(String) });
+    expect((await status()).stdout).toMatch(/ {2}last error: \S+ \(\d+ s ago\): scan: polygon: eth_getLogs failed/);
+    const text = await scrape();
+    expect(valueOf(text, 'processor_scan_errors_total{network="polygon"}')).toBe(1);
+    expect(valueOf(text, 'processor_cursor_lag_blocks{network="polygon"}')).toBe(5);
+  });
+
+  it('/readyz turns unavailable once no scan reached the final block for 2 minutes, and ready again after one does', async () => {
+    t.clock.advance(2 * MINUTE + 1_000);
+    const checks = readinessOf(t.db, undefined, scanChecks(t.db, () => t.clock.now(), ['polygon', 'base'], 2_000));
+    expect(await checks()).toEqual({ ready: false, checks: { database: 'ok', migrations: 'ok', scan_polygon: 'stale', scan_base: 'never' } });
+    await detector.scan();
+    const polygonOnly = readinessOf(t.db, undefined, scanChecks(t.db, () => t.clock.now(), ['polygon'], 2_000));
+    expect(await polygonOnly()).toEqual({ ready: true, checks: { database: 'ok', migrations: 'ok', scan_polygon: 'ok' } });
+  });
+
+  it('keeps an RPC URL\'s path (where providers put the API key) out of the error it stores', () => {
+    expect(describeError(new Error('request to https://polygon-mainnet.infura.io/v3/0123456789abcdef failed\nmore')))
+      .toBe('request to https://polygon-mainnet.infura.io failed');
+  });
+});
+
+it('a --role processor process serves its series on METRICS_PORT, and is ready once each network it watches was scanned', async () => {
+  // The tests above scanned on the test's clock; as far as this process knows, the last scan was long ago.
+  await t.db.updateTable('processor.network_scans').set({ scanned_at: new Date(Date.now() - 60 * MINUTE) }).execute();
+  await chain.mine(3);
+  const head = Number(await chain.head());
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  const child = spawn(process.execPath, ['src/main.ts', '--role', 'processor'], {
+    env: {
+      PATH: process.env.PATH ?? '', DATABASE_URL: t.config.databaseUrl ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'silent',
+      SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64'), PORT: String(port), METRICS_PORT: String(metricsPort),
+      POLYGON_RPC_URL: proxy.url, POLYGON_CHAIN_ID: '137', POLYGON_CONFIRMATIONS: String(DEPTH),
+      POLYGON_USDC: tokens.address.usdc, POLYGON_USDT: tokens.address.usdt, PROCESSOR_POLL_MS: '200',
+    },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  try {
+    const base = `http://127.0.0.1:${metricsPort}`;
+    await vi.waitFor(async () => expect(await (await fetch(`${base}/readyz`)).json())
+      .toEqual({ status: 'ok', checks: { database: 'ok', migrations: 'ok', scan_polygon: 'ok' } }), { timeout: 30_000, interval: 200 });
+    // Its own scan made it ready: it saw the head mined just now.
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(valueOf(text, 'processor_head_block{network="polygon"}')).toBe(head);
+    expect(valueOf(text, 'processor_cursor_lag_blocks{network="polygon"}')).toBe(0);
+    expect(text).toContain('# TYPE process_cpu_user_seconds_total counter');
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited).toBe(0);
+}, 60_000);
+
