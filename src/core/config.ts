@@ -36,6 +36,7 @@ const Env = z.object({
   SECRET_ENCRYPTION_KEY: z.base64().optional(),
   DEPOSIT_XPUB: z.string().regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,}$/, 'an extended public key (xpub…)').optional(),
   PROCESSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  PROCESSOR_STATUS_FRESH_SECONDS: z.coerce.number().int().min(15).max(86_400).default(120),
   PROCESSOR_NOTICES_URL: z.url({ protocol: /^https?$/ }).optional(),
   PROCESSOR_POLL_MS: z.coerce.number().int().min(200).max(60_000).default(2_000),
   METRICS_PORT: Port.optional(),
@@ -111,6 +112,8 @@ export interface Config {
   depositXpub: string | undefined;
   /** Shared secret the payment processor signs its notices with; generated under dataDir when unset. */
   processorSecret: string | undefined;
+  /** How recent a network's processor.status report must be for Live starts to offer its coins. */
+  processorStatusFreshSeconds: number;
   /** Where the processor posts its notices; default: the all-in-one's own listener, else BASE_URL. */
   processorNoticesUrl: string | undefined;
   /** How often the processor scans, confirms, forwards and delivers its notices. */
@@ -257,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretEncryptionKey: key,
     depositXpub: e.DEPOSIT_XPUB,
     processorSecret: e.PROCESSOR_SECRET,
+    processorStatusFreshSeconds: e.PROCESSOR_STATUS_FRESH_SECONDS,
     processorNoticesUrl: e.PROCESSOR_NOTICES_URL,
     processorPollMs: e.PROCESSOR_POLL_MS,
     logLevel: e.LOG_LEVEL,

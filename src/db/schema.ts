@@ -375,6 +375,22 @@ export interface ProcessorNoticesTable {
   received_at: Timestamp;
 }
 
+/** The processor's latest report on one network (migration 0025, processor.status notices). */
+export interface ProcessorNetworksTable {
+  network: 'polygon' | 'base' | 'ethereum';
+  chain_id: number;
+  coins: string[];
+  healthy: boolean;
+  /** Null while the processor has not scanned the network yet. */
+  head_block: number | null;
+  final_block: number | null;
+  cursor_block: number | null;
+  problem: string | null;
+  reported_at: Timestamp;
+  received_at: Timestamp;
+  notice_id: string;
+}
+
 /** The feed's rate of each currency (migration 0026; the 0003 placeholders have no reference time). */
 export interface FxRatesTable {
   currency: string;
@@ -666,6 +682,7 @@ export interface Database {
   webhook_replays: WebhookReplaysTable;
   webhook_replay_deliveries: WebhookReplayDeliveriesTable;
   processor_notices: ProcessorNoticesTable;
+  processor_networks: ProcessorNetworksTable;
   fx_rates: FxRatesTable;
   fx_rate_overrides: FxRateOverridesTable;
   fx_rate_last_fetch: FxRateLastFetchTable;

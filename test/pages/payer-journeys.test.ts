@@ -8,6 +8,7 @@ import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { Browser as HttpBrowser } from '../support/browser.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { startReceiver, verifiesWith, type Receiver } from '../support/receiver.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 
 // A buyer's whole journey through the payer pages of payment links and checkout sessions, in
 // real headless Chromium, in Test mode, with no secret key on the buyer's side: what the buyer
@@ -733,6 +734,7 @@ describe('page weight', () => {
     const biz = await t.business({ name: 'Weighty Live' });
     const live = await t.request('POST', '/v1/payment_links', { key: (await biz.key({ mode: 'live' })).secret, body: { amount: '230.00', currency: 'USD', description: 'A big order', memo: 'x'.repeat(500) } });
     expect(live.status).toBe(201);
+    await reportProcessorStatus(t, { networks: ['polygon'] });
     await startPaying(await buyer(), live.body.url);
     const wallet = await weigh(pathOf(live.body.url));
     expect(wallet.html).toContain('<svg');

@@ -4,6 +4,7 @@ import { CSRF_FIELD } from '../../src/ui/index.ts';
 import { Browser } from '../support/browser.ts';
 import { freshRates } from '../support/fx-rates.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 
 // Payment starts strangers cannot use up (issue 21): what buyers start on the payer pages has
 // budgets of its own, per business and mode (12 a minute) and per visitor (3 a minute, by
@@ -49,6 +50,8 @@ async function checkoutOf(key: string) {
 async function merchantStart(key: string) {
   const session = await t.request('POST', '/v1/checkout_sessions', { key, body: { amount: '10.00', currency: 'USD' } });
   expect(session.status, JSON.stringify(session.body)).toBe(201);
+  // Live starts need a network a healthy processor watches, recently reported.
+  await reportProcessorStatus(t);
   return t.request('POST', `/v1/checkout_sessions/${session.body.id}/start`, { key, body: { email: 'server@example.com' } });
 }
 

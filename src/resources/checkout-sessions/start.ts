@@ -5,7 +5,8 @@ import type { Db } from '../../db/database.ts';
 import { scoped } from '../../db/owned.ts';
 import { rowAsJson, rowFromJson, type RowJson } from '../../db/rows-as-json.ts';
 import { template } from '../../db/template.ts';
-import type { PaymentRow } from '../../db/schema.ts';
+import type { PaymentRow, Routing } from '../../db/schema.ts';
+import type { AcceptedCoinId } from '../../core/payment-request.ts';
 import { recordPaymentEvent } from '../../events/record.ts';
 import { linkStoreAccount, upsertCustomer } from '../customers/record.ts';
 import { deriveOrder } from '../orders/derive.ts';
@@ -14,6 +15,8 @@ import { readStatus } from '../shared/payment-status.ts';
 import { convertMinor } from '../payments/usd-value.ts';
 import { rateFromJson, ratesInEffect, usableRate, type RateInEffectJson } from '../fx-rates/rates.ts';
 import { offerProviders } from '../providers/routing.ts';
+import { liveProviders } from '../providers/live.ts';
+import { coinsForStart } from './live-ways.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';
 import { DEFAULT_ROUTING, toCheckoutSessionOut, type StartCheckoutSessionInput, type StartedCheckoutSessionOut } from './schemas.ts';
 
@@ -84,6 +87,13 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   // A Live deposit address this request drew, at most once however often the start is planned;
   // used only while the payment has none (a concurrent first start may have given it one).
   let drawn: { address: string; index: number } | undefined;
+  // The checkout a payment buys decides its routing and crypto; read once, before the start
+  // writes anything, as is whether anything serves the way to pay it (Live only).
+  let bought: Promise<{ crypto: boolean; routing: Routing } | undefined> | undefined;
+  const checkoutOf = (payment: PaymentRow) => bought ??= payment.checkout_id
+    ? ctx.db.selectFrom('checkouts').select(['crypto', 'routing']).where('id', '=', payment.checkout_id).where('business_id', '=', principal.businessId).executeTakeFirst()
+    : Promise.resolve(undefined);
+  let coins: Promise<AcceptedCoinId[]> | undefined;
 
   // What the start makes of what was read: the buyer, and the payment and order it leaves.
   const plan = async (read: Read) => {
@@ -91,6 +101,9 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     if (readStatus(payment, now) !== 'open') throw cannotMove(payment, now, 'be started');
     const email = (input.email ?? payment.customer_email)?.toLowerCase();
     if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
+    // Refused here, before a deposit address is drawn or anything is written.
+    const checkout = await checkoutOf(payment);
+    await (coins ??= coinsForStart(ctx, principal.livemode, checkout?.routing ?? payment.routing ?? { ...DEFAULT_ROUTING }, input.coin));
     const firstStart = payment.started_at === null;
     // Fee, payout wallet, USD value and deposit address are locked once, at the first start; a
     // Live one without a recent rate for its currency is refused here, before anything is drawn.
@@ -192,13 +205,16 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     return { row: startedRow, customerId: customer.id, country };
   });
 
-  const checkout = row.checkout_id
-    ? await ctx.db.selectFrom('checkouts').select(['crypto', 'routing']).where('id', '=', row.checkout_id).executeTakeFirst()
-    : undefined;
+  const checkout = await checkoutOf(row);
   const routing = checkout?.routing ?? row.routing ?? { ...DEFAULT_ROUTING };
+  const buyer = { currency: row.currency, usdValueMinor: row.usd_value_minor ?? 0, country };
+  const served = await coins!;
+  const crypto = business.crypto_enabled && (checkout?.crypto ?? true) && served.length > 0;
   return {
     ...toCheckoutSessionOut({ ...row, customer_id: customerId }, ctx.config.baseUrl, now),
-    card_providers: offerProviders(routing, { currency: row.currency, usdValueMinor: row.usd_value_minor ?? 0, country }),
-    crypto: business.crypto_enabled && (checkout?.crypto ?? true),
+    // Live: only providers with keys here, while the network they deliver to is served.
+    card_providers: principal.livemode ? liveProviders(routing, buyer, ctx.config.providers, served) : offerProviders(routing, buyer),
+    crypto,
+    coins: crypto ? served : [],
   };
 }

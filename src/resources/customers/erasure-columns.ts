@@ -70,6 +70,7 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   webhook_replays: 'a replay request: endpoint, time, counts',
   webhook_replay_deliveries: 'delivery ids and outcomes of a replay',
   processor_notices: 'the processor\'s signed notices: deposit address, coin, amounts, transactions',
+  processor_networks: 'the processor\'s latest report per network: coins, blocks, health',
   fx_rates: 'exchange rates',
   fx_rate_overrides: 'the operator\'s exchange rates',
   fx_rate_last_fetch: 'the rate feed\'s address and its last fetch\'s outcome, in the service\'s words',
