@@ -14,6 +14,7 @@ import { account, expectError } from '../support/api.ts';
 import { Browser } from '../support/browser.ts';
 import { runCli } from '../support/cli.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 
 // Exchange rates (issue 22, must-have 7): the ECB's reference rates served from a loopback HTTP
 // server, fetched by the workers' job, checked as hostile input; a Live start in EUR, GBP, CAD or
@@ -66,7 +67,11 @@ async function session(key: string, amount: string, currency: string): Promise<s
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.id;
 }
-const start = (key: string, id: string, email = 'ann@buyer.example') => t.request('POST', `/v1/checkout_sessions/${id}/start`, { key, body: { email } });
+/** A start as a buyer's would be, with a healthy processor's recent report (the clock moves in these tests). */
+const start = async (key: string, id: string, email = 'ann@buyer.example') => {
+  await reportProcessorStatus(t);
+  return t.request('POST', `/v1/checkout_sessions/${id}/start`, { key, body: { email } });
+};
 
 /** Starts a new session of `amount` `currency` and answers its locked USD value, in cents. */
 async function startedUsdValue(key: string, amount: string, currency: string): Promise<number | null> {
@@ -216,6 +221,7 @@ describe('a rate older than the bound (96 hours)', () => {
     const created = await t.request('POST', '/v1/checkouts', { key, body: { name: 'House blend', amount: '18.50', currency: 'GBP' } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const action = `/c/${created.body.slug}`;
+    await reportProcessorStatus(t);
     for (const language of ['en', 'de']) {
       const browser = new Browser(t);
       const headers = { 'accept-language': language };
