@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // One embedded PostgreSQL per run (global setup), a fresh database per test file. Two projects:
@@ -6,6 +8,11 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // The root config's global setup runs once per run for both, which inherit its provided values.
 const SLOW = 'test/**/*.slow.test.ts';
 
+// Every test file runs in a fresh Node process, and many start more (the CLI, the MCP stdio
+// server, npm): Node's compile cache keeps V8's compiled code (and the TypeScript it stripped)
+// between them, keyed by each file's content, so a changed file is compiled afresh.
+process.env.NODE_COMPILE_CACHE ??= path.join(tmpdir(), 'payment-service-node-compile-cache');
+
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
@@ -13,8 +20,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { test: { name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, SLOW] } },
-      { test: { name: 'slow', include: [SLOW] } },
+      // Two files at a time: each has its own database and servers on their own ports, and most of
+      // a file's time is spent waiting on PostgreSQL, Chromium or a child process, not on its own CPU.
+      // (Vitest's default is one fewer than the CPUs: on a 2-core machine, one file at a time.)
+      { test: { name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, SLOW], maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      // The real-time tests afterwards, one at a time, with nothing of this run beside them.
+      { test: { name: 'slow', include: [SLOW], maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
 });

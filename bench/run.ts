@@ -253,7 +253,7 @@ async function main(): Promise<void> {
   const migrator = openDatabase(cluster.url, 1);
   await migrate(migrator.db).finally(() => migrator.close());
 
-  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMITS: 'off', DATABASE_URL: cluster.url, DB_POOL_SIZE: String(POOL_SIZE) });
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMITS: 'off', FX_RATES_URL: 'off', DATABASE_URL: cluster.url, DB_POOL_SIZE: String(POOL_SIZE) });
   const secrets = await loadSecrets({ ...config, dataDir });
   const service = await openAppContext(cluster.url, config, { secrets });
   cleanups.push({ what: 'service pool', run: () => service.close() });

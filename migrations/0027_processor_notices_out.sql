@@ -4,7 +4,9 @@
 -- start draws it: the processor derives the key that moves the money from it. Payments started
 -- before this column have none; the processor finds theirs by deriving addresses up to the
 -- sequence's last value once.
-ALTER TABLE payments ADD COLUMN deposit_index bigint CHECK (deposit_index >= 0);
+-- A domain, not a CHECK on payments: the write path's tables keep none (migration 0012).
+CREATE DOMAIN deposit_index AS bigint CHECK (VALUE >= 0);
+ALTER TABLE payments ADD COLUMN deposit_index deposit_index;
 
 -- What was fixed at the payment's start, carried with each watched address so the processor never
 -- reads the payments table again to forward: the child index, the payout wallet (lowercase; null

@@ -25,6 +25,8 @@ import { deliveryBacklog } from './webhooks/backlog.ts';
 import { Metrics } from './core/metrics.ts';
 import { runReplayJob } from './webhooks/replays/run.ts';
 import { forgetOldMail } from './mail/outbox.ts';
+import { refreshFxRates } from './resources/fx-rates/refresh.ts';
+import { ratesInEffect } from './resources/fx-rates/rates.ts';
 import { forgetStaleWalletChanges } from './resources/businesses/wallet-change.ts';
 import { sendOutboxMail } from './mail/send.ts';
 import { SmtpMailer } from './mail/smtp.ts';
@@ -115,6 +117,9 @@ export async function openAppContext(databaseUrl: string, config: Config, option
   const metrics = new Metrics({
     deliveryBacklog: () => deliveryBacklog(handle.db, clock.now()),
     oldestUnexpiredDueAt: () => oldestUnexpiredDueAt(handle.db, clock.now()),
+    fxRates: async () => (await ratesInEffect(handle.db).where('f.currency', '<>', 'USD').execute())
+      .map((rate) => ({ currency: rate.currency, source: rate.source, asOf: rate.as_of })),
+    fxRateMaxAgeSeconds: config.fxRates.maxAgeHours * 3600,
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: config.dbPoolSize }),
     now: () => clock.now(),
   });
@@ -195,6 +200,7 @@ export async function startWorkers(app: AppHandle, options: { deliveryIdlePollMs
     deliver: (job) => runDeliveryJob(context, job),
     replayDeliveries: (job) => runReplayJob(context, job),
     sendMail: (job) => sendOutboxMail({ ...context, mailer }, job),
+    refreshFxRates: async () => void (await refreshFxRates(context)),
   }, {
     deliveryConcurrency: context.config.webhooks.concurrency,
     endpointConcurrency: context.config.webhooks.endpointConcurrency,

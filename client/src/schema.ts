@@ -278,7 +278,7 @@ export interface paths {
         put?: never;
         /**
          * Start checkout session
-         * @description Start paying a session (or payment link) with the buyer's email and details: finds or creates the customer, locks the fee and the order's USD value, assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, the card providers that can take this buyer (best first), and whether crypto is possible. Counts toward 12 starts per minute per account in each mode (Test and Live apart).
+         * @description Start paying a session (or payment link) with the buyer's email and details: finds or creates the customer, locks the fee and the order's USD value (in Live, a price in EUR, GBP, CAD or AUD needs a recent exchange rate: exchange_rate_unavailable otherwise), assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, the card providers that can take this buyer (best first), whether crypto is possible and the coins the buyer may send. In Live mode a start nothing could pay is refused before anything is written: no network watched by a healthy payment processor (payments_unavailable), a routing fixed to a card provider without keys here (provider_unavailable), or a coin asked for that is not watched (coin_unavailable). Counts toward 12 starts per minute per account in each mode (Test and Live apart).
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -1060,6 +1060,8 @@ export interface components {
             card_providers: components["schemas"]["CardProvider"][];
             /** @description Whether the buyer may pay by sending stablecoins. */
             crypto: boolean;
+            /** @description The coins the buyer may send to deposit_address (such as `polygon_usdc`): in Live mode those a healthy payment processor watches now, in Test mode every accepted coin; empty when crypto is not possible. */
+            coins: string[];
         };
         /** @description A card provider that can take this buyer. */
         CardProvider: {
@@ -1805,7 +1807,7 @@ export interface components {
          * @description The error codes this version answers today (spec 7). New codes may be added within v1: treat an unknown code by its HTTP status.
          * @enum {string}
          */
-        ErrorCode: "agent_disconnected" | "browser_requests_refused" | "checkout_inactive" | "commerce_paused" | "duplicate_url" | "hold_not_acceptable" | "idempotency_conflict" | "insufficient_role" | "insufficient_scope" | "integration_disabled" | "internal_error" | "invalid_access" | "invalid_address" | "invalid_amount" | "invalid_api_key" | "invalid_button_label" | "invalid_checkout" | "invalid_collect" | "invalid_currency" | "invalid_cursor" | "invalid_customer" | "invalid_customer_name" | "invalid_customer_phone" | "invalid_description" | "invalid_email" | "invalid_event_type" | "invalid_events" | "invalid_expiry" | "invalid_fee" | "invalid_filter" | "invalid_fulfillment" | "invalid_idempotency_key" | "invalid_integration" | "invalid_json" | "invalid_kind" | "invalid_limit" | "invalid_memo" | "invalid_metadata" | "invalid_mode" | "invalid_options" | "invalid_order" | "invalid_outcome" | "invalid_payout_wallet" | "invalid_plan" | "invalid_plans" | "invalid_reference" | "invalid_request" | "invalid_role" | "invalid_routing" | "invalid_signature" | "invalid_state" | "invalid_status" | "invalid_theme" | "invalid_token" | "invalid_url" | "invalid_value" | "last_owner" | "merchant_read_only" | "method_not_allowed" | "missing_description" | "missing_name" | "no_payout_wallet" | "not_cancelable" | "not_found" | "payload_too_large" | "rate_limited" | "sign_in_failed" | "suspended" | "test_mode_only" | "too_long" | "too_many" | "unsupported_media_type";
+        ErrorCode: "agent_disconnected" | "browser_requests_refused" | "checkout_inactive" | "coin_unavailable" | "commerce_paused" | "duplicate_url" | "exchange_rate_unavailable" | "hold_not_acceptable" | "idempotency_conflict" | "insufficient_role" | "insufficient_scope" | "integration_disabled" | "internal_error" | "invalid_access" | "invalid_address" | "invalid_amount" | "invalid_api_key" | "invalid_button_label" | "invalid_checkout" | "invalid_collect" | "invalid_currency" | "invalid_cursor" | "invalid_customer" | "invalid_customer_name" | "invalid_customer_phone" | "invalid_description" | "invalid_email" | "invalid_event_type" | "invalid_events" | "invalid_expiry" | "invalid_fee" | "invalid_filter" | "invalid_fulfillment" | "invalid_idempotency_key" | "invalid_integration" | "invalid_json" | "invalid_kind" | "invalid_limit" | "invalid_memo" | "invalid_metadata" | "invalid_mode" | "invalid_options" | "invalid_order" | "invalid_outcome" | "invalid_payout_wallet" | "invalid_plan" | "invalid_plans" | "invalid_reference" | "invalid_request" | "invalid_role" | "invalid_routing" | "invalid_signature" | "invalid_state" | "invalid_status" | "invalid_theme" | "invalid_token" | "invalid_url" | "invalid_value" | "last_owner" | "merchant_read_only" | "method_not_allowed" | "missing_description" | "missing_name" | "no_payout_wallet" | "not_cancelable" | "not_found" | "payload_too_large" | "payments_unavailable" | "provider_unavailable" | "rate_limited" | "sign_in_failed" | "suspended" | "test_mode_only" | "too_long" | "too_many" | "unsupported_media_type";
         /** @description Every error answer: branch on the HTTP status and `code`, never on `message`. */
         Error: {
             /** @description What went wrong. */
@@ -1947,6 +1949,11 @@ export interface components {
             billing_address?: components["schemas"]["AddressInput"] | null;
             /** @description Where the buyer is, for which card providers can take them. Default: the billing, then shipping address country. */
             country?: string;
+            /**
+             * @description The coin the buyer means to send, checked before anything starts: in Live mode a coin no healthy payment processor watches now answers 409 coin_unavailable. Optional; the answer's `coins` lists every coin the buyer may send.
+             * @enum {string}
+             */
+            coin?: "polygon_usdc" | "ethereum_usdc" | "base_usdc";
         };
         /** @description The body of simulate payment outcome (test). */
         SimulatePaymentRequest: {
@@ -2238,7 +2245,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_PVLFeOx6y22CZA4owK6eLtkR
+                 * @example pay_E4IpiuV1oiV4wYaTB6uUVWNB
                  */
                 id: string;
             };
@@ -2277,7 +2284,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_bCBJsg9NluIk7GTLLclzIMox
+                 * @example pay_vHqJzJSrX9bPVEGU7AfjUchE
                  */
                 id: string;
             };
@@ -2390,7 +2397,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (chk_…).
-                 * @example chk_REblAISFQmNK7fnDCHH3g8eK
+                 * @example chk_B4ndDRLveOsPfKe0bZNCzXvY
                  */
                 id: string;
             };
@@ -2421,7 +2428,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (cus_…).
-                 * @example cus_csjfpOOkBI0s6IqYY1R4q2tT
+                 * @example cus_MhffZ5Ita2PCPPteUYvvAdp2
                  */
                 id: string;
             };
@@ -2557,7 +2564,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_BFHotMSlLwpBF6caqPIVdW9w
+                 * @example we_oGz00aTp22Yj8o8Y5lOxEMJQ
                  */
                 id: string;
             };
@@ -2588,7 +2595,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_2zqEds7z49EEwSqg3XFlmJu2
+                 * @example we_OaTvWd4OgT0Tvgfh0ouSvpyQ
                  */
                 id: string;
             };
@@ -2673,7 +2680,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_FK4VJmhyWqz3OPnRn2TXjcvr
+                 * @example pay_ZLIteOQTC1d79nqsZnyG5sLo
                  */
                 id: string;
             };
@@ -2704,7 +2711,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_Z1RJ73HBFw8R4AYBGdCQUQ4C
+                 * @example pay_0PtiKFzqMr5W3gmwO6iGzpke
                  */
                 id: string;
             };
@@ -2729,7 +2736,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Conflict. `invalid_state`: the payment is not in a state that allows it (for example, already paid, or not started yet); `no_payout_wallet`: Live mode and the account has no payout wallet; `commerce_paused`: the account paused taking payments. */
+            /** @description Conflict. `invalid_state`: the payment is not in a state that allows it (for example, already paid, or not started yet); `no_payout_wallet`: Live mode and the account has no payout wallet; `commerce_paused`: the account paused taking payments; `exchange_rate_unavailable`: Live mode, a price in EUR, GBP, CAD or AUD, and the service has no exchange rate for it within its age limit (USD prices are never refused); try again later; `payments_unavailable`: Live mode and no network is watched by a healthy payment processor now: nothing could take the buyer's money, so nothing is started (try again later); `provider_unavailable`: Live mode and the payment is fixed to a card provider this service has no keys for, without fallback; nothing is started; `coin_unavailable`: Live mode and the `coin` asked for is not watched by a healthy payment processor now (the message names the coins that are); nothing is started. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2750,7 +2757,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_FK4VJmhyWqz3OPnRn2TXjcvr
+                 * @example pay_ZLIteOQTC1d79nqsZnyG5sLo
                  */
                 id: string;
             };
@@ -2850,7 +2857,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_Z1RJ73HBFw8R4AYBGdCQUQ4C
+                 * @example pay_0PtiKFzqMr5W3gmwO6iGzpke
                  */
                 id: string;
             };
@@ -2896,7 +2903,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_glNimaa3ZTsRgs1i6BeGiS3m
+                 * @example ord_boGTQKj3XCxzwCSJRbbzN3WQ
                  */
                 id: string;
             };
@@ -2927,7 +2934,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_glNimaa3ZTsRgs1i6BeGiS3m
+                 * @example ord_boGTQKj3XCxzwCSJRbbzN3WQ
                  */
                 id: string;
             };
@@ -3006,7 +3013,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_glNimaa3ZTsRgs1i6BeGiS3m
+                 * @example ord_boGTQKj3XCxzwCSJRbbzN3WQ
                  */
                 id: string;
             };

@@ -1,8 +1,14 @@
-import { CURRENCIES } from '../core/money.ts';
 import { eraseCustomer } from '../resources/customers/erase.ts';
-import { listFxRates, setFxRate } from '../resources/fx-rates/rates.ts';
+import { ApiError } from '../core/errors.ts';
+import { PRICED_CURRENCIES } from '../resources/fx-rates/derive.ts';
+import { clearFxRate, lastFetch, listFxRates, setFxRate } from '../resources/fx-rates/rates.ts';
+import { refreshFxRates } from '../resources/fx-rates/refresh.ts';
+import { shownAddress } from '../resources/fx-rates/fetch-feed.ts';
 import { acceptHeldPayment } from '../resources/payments/accept.ts';
-import { asOperatorOn, oneOf, positional, required, UsageError, type Command } from './command.ts';
+import { asOperatorOn, oneOf, positional, required, UsageError, type Command, type Flags } from './command.ts';
+
+/** The currency a rate command is about: one priced through a rate (USD is always 1). */
+const pricedCurrency = (flags: Flags) => oneOf(required(flags, 'currency').toUpperCase(), PRICED_CURRENCIES, 'currency') ?? 'EUR';
 
 // Operator actions on money and customers (the dashboard offers them to people too).
 export const moneyCommands: Record<string, Command> = {
@@ -31,22 +37,57 @@ export const moneyCommands: Record<string, Command> = {
     },
   },
   'rates set': {
-    usage: 'rates set --currency EUR --usd 1.08 [--json]   (USD per unit, used to lock a payment\'s USD value at start)',
+    usage: 'rates set --currency EUR --usd 1.08 [--json]   (the operator\'s USD per unit: wins over the feed\'s until `rates clear`; ages from now)',
     options: { currency: { type: 'string' }, usd: { type: 'string' } },
     async run(context, flags) {
-      const currency = oneOf(required(flags, 'currency').toUpperCase(), CURRENCIES, 'currency') ?? 'USD';
+      const currency = pricedCurrency(flags);
       const usd = required(flags, 'usd');
       if (!/^\d{1,6}(\.\d{1,8})?$/.test(usd) || Number(usd) <= 0) throw new UsageError('--usd must be a positive decimal with at most 8 decimals.');
       const rate = await setFxRate(context, currency, usd);
-      return { json: { currency: rate.currency, usd_per_unit: rate.usd_per_unit }, text: `1 ${currency} = ${usd} USD from now on.` };
+      return {
+        json: rate,
+        text: `1 ${currency} = ${usd} USD from now on, over the feed's rate until \`rates clear --currency ${currency}\`. `
+          + `Live starts refuse it once it is older than ${context.config.fxRates.maxAgeHours} hours: set it again before then.`,
+      };
+    },
+  },
+  'rates clear': {
+    usage: 'rates clear --currency EUR [--json]   (removes the operator\'s rate: the feed\'s applies again)',
+    options: { currency: { type: 'string' } },
+    async run(context, flags) {
+      const currency = pricedCurrency(flags);
+      const cleared = await clearFxRate(context.db, currency);
+      return { json: { currency, cleared }, text: cleared ? `${currency} takes the feed's rate again.` : `${currency} had no operator's rate; it takes the feed's.` };
     },
   },
   'rates list': {
-    usage: 'rates list [--json]',
+    usage: 'rates list [--json]   (each currency\'s rate in effect, its source and age, and the feed\'s last fetch)',
     options: {},
     async run(context) {
-      const data = await listFxRates(context.db);
-      return { json: { data }, text: data.map((rate) => `${rate.currency}  ${rate.usd_per_unit}`).join('\n') };
+      const data = await listFxRates(context);
+      const fetch = await lastFetch(context.db);
+      const { url, maxAgeHours } = context.config.fxRates;
+      const lines = data.map((rate) => [
+        rate.currency, rate.usd_per_unit, rate.source,
+        rate.as_of === null ? 'of no known time' : `of ${rate.as_of.slice(0, 16).replace('T', ' ')} UTC (${rate.age_hours} h)`,
+        rate.live_usable ? 'Live: ok' : `Live: REFUSED (older than ${maxAgeHours} h)`,
+      ].join('  '));
+      const feed = url === undefined ? null : shownAddress(url);
+      lines.push('', `Feed: ${feed ?? 'off (FX_RATES_URL=off): only the operator\'s rates are Live-usable'}`);
+      lines.push(fetch ? `Last fetch: ${fetch.fetched_at.toISOString()} ${fetch.ok ? 'read' : 'FAILED'}: ${fetch.outcome}` : 'Last fetch: none yet');
+      return {
+        json: { data, max_age_hours: maxAgeHours, feed_url: feed, last_fetch: fetch && { ...fetch, fetched_at: fetch.fetched_at.toISOString() } },
+        text: lines.join('\n'),
+      };
+    },
+  },
+  'rates refresh': {
+    usage: 'rates refresh [--json]   (fetches the feed now, as the workers do every hour)',
+    options: {},
+    async run(context) {
+      const result = await refreshFxRates(context, { log: () => undefined });
+      if (!result.ok) throw new ApiError('exchange_rate_unavailable', `The feed was not read: ${result.outcome}`);
+      return { json: result, text: result.outcome };
     },
   },
 };

@@ -13,8 +13,14 @@ const Key = z.string().min(1);
 const DNS_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
 // Wert's hosted page carries the partner id in its path.
 const PATH_SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
+/** The ECB's euro foreign exchange reference rates of the latest working day. */
+export const ECB_DAILY_RATES_URL = 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml';
 // A sender: `addr@host` or `Name <addr@host>`, on one line.
 const MAIL_FROM = /^(?:[^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
+
+function isHttpUrl(text: string): boolean {
+  return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol) && new URL(text).hostname !== '';
+}
 
 function isSmtpUrl(text: string): boolean {
   return URL.canParse(text) && /^smtps?:$/.test(new URL(text).protocol) && new URL(text).hostname !== '';
@@ -34,6 +40,7 @@ const Env = z.object({
   PROCESSOR_SEED_FILE: z.string().min(1).optional(),
   PROCESSOR_FEE_WALLET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x address of 40 hex digits')
     .refine(checksumHolds, 'its letter case fails the EIP-55 checksum (a mistyped address?)').optional(),
+  PROCESSOR_STATUS_FRESH_SECONDS: z.coerce.number().int().min(15).max(86_400).default(120),
   PROCESSOR_NOTICES_URL: z.url({ protocol: /^https?$/ }).optional(),
   PROCESSOR_POLL_MS: z.coerce.number().int().min(200).max(60_000).default(2_000),
   METRICS_PORT: Port.optional(),
@@ -70,6 +77,8 @@ const Env = z.object({
   // The message names the rule, never the value: the URL may carry the SMTP password.
   SMTP_URL: z.string().refine(isSmtpUrl, 'an smtp:// or smtps:// URL (smtp://user:password@host:587)').optional(),
   SMTP_FROM: z.string().regex(MAIL_FROM, 'an address, or a name and an address: Payments <no-reply@example.com>').optional(),
+  FX_RATES_URL: z.string().refine((text) => text === 'off' || isHttpUrl(text), 'an http(s):// URL of reference rates in the ECB\'s format, or off').default(ECB_DAILY_RATES_URL),
+  FX_RATES_MAX_AGE_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(96),
 });
 
 export interface RateLimitConfig {
@@ -107,6 +116,8 @@ export interface Config {
   depositXpub: string | undefined;
   /** Shared secret the payment processor signs its notices with; generated under dataDir when unset. */
   processorSecret: string | undefined;
+  /** How recent a network's processor.status report must be for Live starts to offer its coins. */
+  processorStatusFreshSeconds: number;
   /** Where the processor posts its notices; default: the all-in-one's own listener, else BASE_URL. */
   processorNoticesUrl: string | undefined;
   /** How often the processor scans, confirms, forwards and delivers its notices. */
@@ -127,6 +138,7 @@ export interface Config {
   networks: NetworkConfig[];
   /** What only the processor role reads (src/processor/keys.ts, forwarding.ts). */
   processor: ProcessorConfig;
+  fxRates: FxRatesConfig;
 }
 
 export interface ProcessorConfig {
@@ -134,6 +146,13 @@ export interface ProcessorConfig {
   seedFile: string | undefined;
   /** Where each forward's fee goes (lowercase); unset: the processor does not forward. */
   feeWallet: `0x${string}` | undefined;
+}
+
+export interface FxRatesConfig {
+  /** Where the workers fetch reference rates (the ECB's XML format); undefined: no feed (FX_RATES_URL=off). */
+  url: string | undefined;
+  /** A Live start refuses a non-USD price whose rate is older than this (hours). */
+  maxAgeHours: number;
 }
 
 export interface MetricsConfig {
@@ -254,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretEncryptionKey: key,
     depositXpub: e.DEPOSIT_XPUB,
     processorSecret: e.PROCESSOR_SECRET,
+    processorStatusFreshSeconds: e.PROCESSOR_STATUS_FRESH_SECONDS,
     processorNoticesUrl: e.PROCESSOR_NOTICES_URL,
     processorPollMs: e.PROCESSOR_POLL_MS,
     logLevel: e.LOG_LEVEL,
@@ -280,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       seedFile: e.PROCESSOR_SEED_FILE === undefined ? undefined : path.resolve(e.PROCESSOR_SEED_FILE),
       feeWallet: e.PROCESSOR_FEE_WALLET?.toLowerCase() as `0x${string}` | undefined,
     },
+    fxRates: { url: e.FX_RATES_URL === 'off' ? undefined : e.FX_RATES_URL, maxAgeHours: e.FX_RATES_MAX_AGE_HOURS },
     mail: { smtpUrl: e.SMTP_URL === undefined ? undefined : new Secret(e.SMTP_URL), from: e.SMTP_FROM ?? `Payment Service <no-reply@${new URL(baseUrl).hostname}>` },
   };
 }

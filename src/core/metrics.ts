@@ -13,6 +13,10 @@ export interface ScrapeSources {
   deliveryBacklog(): Promise<{ due: number; oldestDueAt: Date | null }>;
   /** The earliest expiry time among payments that are due to expire and not expired yet. */
   oldestUnexpiredDueAt(): Promise<Date | null>;
+  /** The exchange rate in effect of each non-USD price currency: where it is from and the time it is of (null: none known). */
+  fxRates(): Promise<Array<{ currency: string; source: string; asOf: Date | null }>>;
+  /** The age a Live start accepts of a rate (FX_RATES_MAX_AGE_HOURS), in seconds. */
+  fxRateMaxAgeSeconds: number;
   /** The connection pool as node-postgres counts it. */
   pool(): { total: number; idle: number; waiting: number; max: number };
   now(): Date;
@@ -60,6 +64,13 @@ export class Metrics implements RefusalRecorder {
   readonly #due = new Gauge({ name: 'webhook_deliveries_due', help: 'Pending webhook deliveries whose attempt is due now (the delivery queue).', registers: [this.registry] });
   readonly #oldestDue = new Gauge({ name: 'webhook_oldest_due_delivery_seconds', help: 'How long the longest-waiting due delivery has been due; 0 when none is.', registers: [this.registry] });
   readonly #expiryLag = new Gauge({ name: 'payment_expiry_lag_seconds', help: 'How far past its expiry time the oldest unexpired due payment is; 0 when none is.', registers: [this.registry] });
+  readonly #fxRateAge = new Gauge({
+    name: 'fx_rate_age_seconds',
+    help: 'Age of the exchange rate in effect per currency (from its reference day, or when the operator set it), by source; +Inf when of no known time.',
+    labelNames: ['currency', 'source'] as const,
+    registers: [this.registry],
+  });
+  readonly #fxRateMaxAge = new Gauge({ name: 'fx_rate_max_age_seconds', help: 'The age past which a Live start refuses a rate (FX_RATES_MAX_AGE_HOURS).', registers: [this.registry] });
   readonly #pool = new Gauge({ name: 'db_pool_connections', help: 'Database connections of this process\'s pool, by state (total, idle).', labelNames: ['state'] as const, registers: [this.registry] });
   readonly #poolWaiting = new Gauge({ name: 'db_pool_waiting', help: 'Queries waiting for a free database connection.', registers: [this.registry] });
   readonly #poolMax = new Gauge({ name: 'db_pool_max_connections', help: 'The pool\'s size (DB_POOL_SIZE).', registers: [this.registry] });
@@ -112,13 +123,20 @@ export class Metrics implements RefusalRecorder {
     this.#poolWaiting.set(pool.waiting);
     this.#poolMax.set(pool.max);
     // A database that does not answer makes these unknown (NaN), not stale.
-    const [backlog, unexpired] = await Promise.allSettled([
+    const [backlog, unexpired, rates] = await Promise.allSettled([
       withTimeout(sources.deliveryBacklog(), SCRAPE_QUERY_TIMEOUT_MS),
       withTimeout(sources.oldestUnexpiredDueAt(), SCRAPE_QUERY_TIMEOUT_MS),
+      withTimeout(sources.fxRates(), SCRAPE_QUERY_TIMEOUT_MS),
     ]);
     const now = sources.now();
     this.#due.set(backlog.status === 'fulfilled' ? backlog.value.due : NaN);
     this.#oldestDue.set(backlog.status === 'fulfilled' ? secondsBetween(backlog.value.oldestDueAt, now) : NaN);
     this.#expiryLag.set(unexpired.status === 'fulfilled' ? secondsBetween(unexpired.value, now) : NaN);
+    // A rate's source changes (an override set or cleared): only the current series are shown.
+    this.#fxRateAge.reset();
+    if (rates.status === 'fulfilled') {
+      for (const rate of rates.value) this.#fxRateAge.labels(rate.currency, rate.source).set(rate.asOf === null ? Infinity : secondsBetween(rate.asOf, now));
+    }
+    this.#fxRateMaxAge.set(sources.fxRateMaxAgeSeconds);
   }
 }

@@ -43,6 +43,15 @@ const NATIVE: Record<NetworkName, { chainId: number; tokens: Array<{ coin: Coin;
   ethereum: { chainId: 1, tokens: [{ coin: 'ethereum_usdc', env: 'ETHEREUM_USDC', address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' }] },
 };
 
+/** The coins each network's processor may watch, as the service names them (processor.status checks its list against this). */
+export const NETWORK_COINS: Readonly<Record<NetworkName, readonly Coin[]>> = {
+  polygon: NATIVE.polygon.tokens.map((token) => token.coin),
+  base: NATIVE.base.tokens.map((token) => token.coin),
+  ethereum: NATIVE.ethereum.tokens.map((token) => token.coin),
+};
+
+export const NETWORK_NAMES = Object.keys(NATIVE) as NetworkName[];
+
 const RpcUrls = z.string().transform((text) => text.split(',').map((url) => url.trim()).filter((url) => url !== ''))
   .pipe(z.array(z.url({ protocol: /^https?$/, error: 'each URL must be http:// or https://' })).min(1, 'at least one http(s) URL'));
 const ChainId = z.coerce.number().int().min(1).max(2 ** 53 - 1);

@@ -375,11 +375,47 @@ export interface ProcessorNoticesTable {
   received_at: Timestamp;
 }
 
+/** The processor's latest report on one network (migration 0025, processor.status notices). */
+export interface ProcessorNetworksTable {
+  network: 'polygon' | 'base' | 'ethereum';
+  chain_id: number;
+  coins: string[];
+  healthy: boolean;
+  /** Null while the processor has not scanned the network yet. */
+  head_block: number | null;
+  final_block: number | null;
+  cursor_block: number | null;
+  problem: string | null;
+  reported_at: Timestamp;
+  received_at: Timestamp;
+  notice_id: string;
+}
+
+/** The feed's rate of each currency (migration 0026; the 0003 placeholders have no reference time). */
 export interface FxRatesTable {
   currency: string;
   /** numeric: read as a decimal string. */
   usd_per_unit: string;
+  /** When it was stored. */
   updated_at: Timestamp;
+  /** The time the rate is of (the feed's reference day); null for a placeholder. */
+  reference_at: Timestamp | null;
+}
+
+/** The operator's rate of a currency, winning over the feed's while set (migration 0026). */
+export interface FxRateOverridesTable {
+  currency: string;
+  usd_per_unit: string;
+  set_at: Timestamp;
+}
+
+/** The rate feed's last fetch and what came of it (migration 0026). */
+export interface FxRateLastFetchTable {
+  feed: string;
+  url: string;
+  fetched_at: Timestamp;
+  ok: boolean;
+  outcome: string;
 }
 
 /** A payout wallet change an owner asked for in the dashboard, waiting for their confirmation (migration 0023). */
@@ -720,7 +756,10 @@ export interface Database {
   webhook_replays: WebhookReplaysTable;
   webhook_replay_deliveries: WebhookReplayDeliveriesTable;
   processor_notices: ProcessorNoticesTable;
+  processor_networks: ProcessorNetworksTable;
   fx_rates: FxRatesTable;
+  fx_rate_overrides: FxRateOverridesTable;
+  fx_rate_last_fetch: FxRateLastFetchTable;
   businesses: BusinessesTable;
   people: PeopleTable;
   memberships: MembershipsTable;

@@ -21,6 +21,10 @@ const CONFLICTS: Readonly<Record<ConflictCode, string>> = {
   hold_not_acceptable: 'the held payment cannot be accepted as paid',
   last_owner: 'a business keeps at least one owner',
   checkout_inactive: 'the checkout was deleted and takes no new buyers',
+  exchange_rate_unavailable: 'Live mode, a price in EUR, GBP, CAD or AUD, and the service has no exchange rate for it within its age limit (USD prices are never refused); try again later',
+  payments_unavailable: 'Live mode and no network is watched by a healthy payment processor now: nothing could take the buyer\'s money, so nothing is started (try again later)',
+  coin_unavailable: 'Live mode and the `coin` asked for is not watched by a healthy payment processor now (the message names the coins that are); nothing is started',
+  provider_unavailable: 'Live mode and the payment is fixed to a card provider this service has no keys for, without fallback; nothing is started',
   duplicate_url: 'the address is already an endpoint in this mode',
   too_many: 'the mode already has 10 endpoints',
 };

@@ -24,6 +24,8 @@ export interface JobWorkers {
   replayDeliveries(job: { id: string; data: Partial<ReplayJobData> }): Promise<void>;
   /** Sends one outbox mail; throws when it should be tried again (pg-boss retries with backoff). */
   sendMail(job: { id: string; data: Partial<MailJobData>; retryCount: number }): Promise<void>;
+  /** Fetches the exchange rate feed and stores what passes its checks. */
+  refreshFxRates(): Promise<void>;
 }
 
 export interface WorkOptions {
@@ -76,6 +78,8 @@ async function createQueues(boss: PgBoss): Promise<void> {
   const mail = { ...MAIL_RETRIES, expireInSeconds: 180, notify: false };
   if (existing.has(QUEUES.mail)) await boss.updateQueue(QUEUES.mail, mail);
   else await boss.createQueue(QUEUES.mail, mail);
+  // One rate fetch queued or running at a time (exclusive), however many workers start at once.
+  if (!existing.has(QUEUES.fxRates)) await boss.createQueue(QUEUES.fxRates, { policy: 'exclusive', retryLimit: 2, retryDelay: 60, expireInSeconds: 60 });
 }
 
 export async function startJobs(connectionString: string, options: { clock?: BossClock; log?: (error: Error) => void } = {}): Promise<Jobs> {
@@ -109,6 +113,13 @@ export async function startJobs(connectionString: string, options: { clock?: Bos
       await boss.work(QUEUES.retention, async () => {
         await workers.forgetExpired();
       });
+      // The ECB publishes its rates once a working day, around 16:00 CET: an hourly fetch has
+      // them within the hour; one fetch at start gives a fresh install its rates at once.
+      await boss.schedule(QUEUES.fxRates, '5 * * * *');
+      await boss.work(QUEUES.fxRates, async () => {
+        await workers.refreshFxRates();
+      });
+      await boss.send(QUEUES.fxRates, {});
       await boss.schedule(QUEUES.sweep, '*/5 * * * *');
       await boss.work(QUEUES.sweep, async () => {
         await workers.requeueOverdue();

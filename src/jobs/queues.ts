@@ -19,6 +19,8 @@ export const QUEUES = {
   replay: 'webhook-replay',
   /** One job per outbox mail: sent over SMTP, retried by pg-boss with backoff. */
   mail: 'mail',
+  /** Every hour, and as the workers start: fetch the exchange rate feed (FX_RATES_URL). */
+  fxRates: 'fx-rates',
 } as const;
 
 /**

@@ -107,6 +107,10 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
       const page = error.by === 'visitor' ? { title: t.tooManyTitle, text: t.visitorStartsText } : { title: t.busyTitle, text: t.busyText };
       return pages.send(request, reply, 429, payerMessagePage({ t, ...page }));
     }
+    // Live and nothing could receive the money (no network watched, a provider without keys): no form leads anywhere.
+    if (error instanceof ApiError && (error.code === 'payments_unavailable' || error.code === 'provider_unavailable')) {
+      return pages.send(request, reply, 409, payerMessagePage({ t, title: t.unavailableTitle, text: t.unavailableText }));
+    }
     if (error instanceof ApiError && error.code === 'not_found') return pages.send(request, reply, 404, payerMessagePage({ t, title: t.notFoundTitle, text: t.notFoundText }));
     if (error instanceof ApiError && error.status < 500) return pages.send(request, reply, error.status, payerMessagePage({ t, title: t.problemTitle, text: t.fieldError(error) }));
     const status = (error as { statusCode?: number }).statusCode;

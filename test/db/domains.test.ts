@@ -15,6 +15,7 @@ const RULES: Array<[table: string, column: string, allowed: string, refused: str
   ['payments', 'method', 'crypto', 'cash'],
   ['payments', 'txid_in', '0xab', '0xAB'],
   ['payments', 'txid_out', '0xab', '0xAB'],
+  ['payments', 'deposit_index', '0', '-1'],
   ['orders', 'source', 'checkout', 'invoice'],
   ['orders', 'fulfillment', 'unfulfilled', 'shipped'],
   ['customers', 'email', 'ann@buyer.example', 'Ann@Buyer.example'],

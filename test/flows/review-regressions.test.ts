@@ -7,6 +7,7 @@ import { asOperatorOn } from '../support/operator.ts';
 import { account, expectError } from '../support/api.ts';
 import { LIVE_WALLET, startTestApp, TEST_PROCESSOR_SECRET, type ApiResponse, type TestApp } from '../support/harness.ts';
 import { call, eventsOf, firstAttemptJobsFor, typesOf, type StoredEvent } from './support.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 
 /** Erases as the operator does (`customers erase`): in the customer's own business and mode. */
 const erase = async (id: string) => eraseCustomer.run(await asOperatorOn(t.context, 'customer', id), { id });
@@ -341,6 +342,7 @@ describe('first starts of one Live session at once', () => {
   it('every answer shows the deposit address the payment keeps (a drawn address never replaces one already given)', async () => {
     for (let round = 0; round < 8; round++) {
       const { id } = await session({}, live);
+      await reportProcessorStatus(t);
       const answers = await Promise.all([0, 1, 2, 3].map((i) =>
         t.request('POST', `/v1/checkout_sessions/${id}/start`, { key: live, body: { email: `live-${i}-${unique()}@race.example` } })));
       const stored = (await paymentRow(id)).deposit_address;
@@ -452,6 +454,7 @@ describe('Live notices', () => {
 
   async function started(): Promise<{ id: string; address: string }> {
     const made = await session({}, live);
+    await reportProcessorStatus(t);
     const begun = await start(made.id, { email: 'ann@buyer.example' }, live);
     expect(begun.deposit_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
     return { id: made.id, address: begun.deposit_address };

@@ -28,7 +28,7 @@ async function startProcess(role: 'api' | 'worker'): Promise<{ child: ChildProce
   const [port, metricsPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, ['src/main.ts', '--role', role], {
     env: {
-      PATH: process.env.PATH ?? '', DATABASE_URL: t.config.databaseUrl ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'silent',
+      PATH: process.env.PATH ?? '', DATABASE_URL: t.config.databaseUrl ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'silent', FX_RATES_URL: 'off',
       SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64'), PORT: String(port), METRICS_PORT: String(metricsPort), METRICS_TOKEN: TOKEN,
     },
     stdio: 'ignore',

@@ -3,6 +3,7 @@ import { MINUTE } from '../../src/core/clock.ts';
 import { accountInBothModes, LINK_BODY as LINK } from '../support/api.ts';
 import { startTestApp, type ApiResponse, type TestApp } from '../support/harness.ts';
 import { connectAgent } from '../support/agents.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 
 // Rate limits (spec 7.1, 8): per business across all keys and modes, and per address for
 // missing or invalid credentials; 429 rate_limited with Retry-After: 60.
@@ -190,6 +191,7 @@ describe('connected agents', () => {
     expect((await start(await testAgent())).status).toBe(200);
     expect((await start(await testAgent())).status).toBe(200);
     expect((await start(await testAgent())).status).toBe(200);
+    await reportProcessorStatus(t);
     expect((await start(await liveAgent())).status).toBe(200);
     expect((await start(liveKey)).status).toBe(200);
     expectRateLimited(await start(await liveAgent()), STARTS('Live'));
@@ -208,6 +210,7 @@ describe('connected agents', () => {
     const sessions = [await create('test'), await create('test'), await create('test'), await create('live')];
     // A new minute of the account's 5 requests: the four starts alone.
     await t.jump(MINUTE);
+    await reportProcessorStatus(t);
     expect((await start(sessions[0]!)).status).toBe(200);
     expect((await start(sessions[1]!)).status).toBe(200);
     expectRateLimited(await start(sessions[2]!), STARTS('Test'));

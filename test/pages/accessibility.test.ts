@@ -1,7 +1,7 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderPage } from '../../src/ui/index.ts';
-import { axeFindings } from '../support/accessibility.ts';
+import { axeFindings, preloadAxe } from '../support/accessibility.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { servePages, type ServedPages } from '../support/serve-pages.ts';
 import { PAGE_STATES, realistic } from './states.ts';
@@ -20,7 +20,7 @@ const VIEWS = [
 
 let browser: Browser;
 let server: ServedPages;
-/** One browser page per view, reused from state to state, and what each requested. */
+/** One browser page per view, reused from state to state (axe-core preloaded), and what each requested. */
 const tabs = new Map<string, { page: Page; requested: string[] }>();
 beforeAll(async () => {
   const executablePath = ensureChromium();
@@ -32,6 +32,7 @@ beforeAll(async () => {
   for (const view of VIEWS) {
     const page = await browser.newPage({ viewport: { width: view.width, height: 800 } });
     await page.emulateMedia({ colorScheme: view.colorScheme });
+    await preloadAxe(page);
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
     tabs.set(`${view.colorScheme} ${view.width}`, { page, requested });

@@ -172,6 +172,22 @@ export const BUSINESS_STATES: readonly PageState[] = [
     (v, s) => customerErasePage({ session: s, ...frame(v), customer: customer(v), error: v('Type lena@example.de exactly, or cancel.') })),
   signedIn({ fn: settingsPage, name: 'settings-owner', main: true, shows: 'the account\'s settings as an owner changes them, and its activity naming who did what' },
     (v, s) => settingsPage({ session: s, ...frame(v), account: account(v), activity: { entries: activity(v), next: 6 }, notice: true })),
+  signedIn({ fn: settingsPage, name: 'settings-live-checklist', main: true, shows: 'Live settings: the go-live checklist with Polygon watched, Base unhealthy, no card provider and no Live endpoint' },
+    (v, s) => settingsPage({
+      session: s, ...frame(v), mode: 'live', account: account(v), activity: { entries: [], next: null },
+      checklist: {
+        payoutWallet: account(v).payout_wallet, freshSeconds: 120, providers: [], liveEndpoints: 0,
+        networks: [
+          { network: 'Polygon', tokens: ['USDC'], healthy: true, served: true, reportedAt: new Date('2026-03-04T10:15:00Z'), problem: null },
+          { network: 'Base', tokens: ['USDC'], healthy: false, served: false, reportedAt: new Date('2026-03-04T10:14:45Z'), problem: v('Every RPC URL of base answers 429.') },
+        ],
+      },
+    })),
+  signedIn({ fn: settingsPage, name: 'settings-live-nothing-served', shows: 'Live settings with no processor report yet: the account says Live buyers cannot pay' },
+    (v, s) => settingsPage({
+      session: s, ...frame(v), mode: 'live', account: { ...account(v), payout_wallet: null }, activity: { entries: [], next: null },
+      checklist: { payoutWallet: null, freshSeconds: 120, providers: [v('MoonPay'), v('Ramp Network')], liveEndpoints: 1, networks: [] },
+    })),
   signedIn({ fn: settingsPage, name: 'settings-viewer', shows: 'the settings as a viewer reads them' },
     (v, s) => settingsPage({ session: s, ...frame(v, 'viewer'), account: { ...account(v), commerce: 'paused', crypto_enabled: false, payout_wallet: null }, activity: { entries: [], next: null } }), VIEWER),
   signedIn({ fn: settingsPage, name: 'settings-suspended', shows: 'a suspended account\'s settings: read, not changed, and the notice saying so on every page' },

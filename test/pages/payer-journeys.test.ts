@@ -8,6 +8,7 @@ import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { Browser as HttpBrowser } from '../support/browser.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { startReceiver, verifiesWith, type Receiver } from '../support/receiver.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 
 // A buyer's whole journey through the payer pages of payment links and checkout sessions, in
 // real headless Chromium, in Test mode, with no secret key on the buyer's side: what the buyer
@@ -150,8 +151,11 @@ async function buyer(options: { javaScript?: boolean } = {}): Promise<Buyer> {
   context.on('response', (response) => {
     if (new URL(response.url()).origin !== t.url) return;
     const body = response.status() >= 300 && response.status() < 400 ? Promise.resolve(Buffer.alloc(0)) : response.body();
+    const headers = response.allHeaders();
+    // Read only by the checks that await them; a response still arriving when the context closes is not a failure here.
     body.catch(() => undefined);
-    seen.responses.push({ response, headers: response.allHeaders(), body });
+    headers.catch(() => undefined);
+    seen.responses.push({ response, headers, body });
   });
   page.on('pageerror', (error) => seen.problems.push(error.message));
   page.on('console', (message) => {
@@ -730,6 +734,7 @@ describe('page weight', () => {
     const biz = await t.business({ name: 'Weighty Live' });
     const live = await t.request('POST', '/v1/payment_links', { key: (await biz.key({ mode: 'live' })).secret, body: { amount: '230.00', currency: 'USD', description: 'A big order', memo: 'x'.repeat(500) } });
     expect(live.status).toBe(201);
+    await reportProcessorStatus(t, { networks: ['polygon'] });
     await startPaying(await buyer(), live.body.url);
     const wallet = await weigh(pathOf(live.body.url));
     expect(wallet.html).toContain('<svg');

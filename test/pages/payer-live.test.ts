@@ -7,6 +7,7 @@ import { toChecksumAddress } from '../../src/core/deposit-addresses.ts';
 import { axeFindings } from '../support/accessibility.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 
 // A Live buyer in Chromium: after giving an email, the buyer is offered only the card providers
 // this deployment has keys for, and their own wallet: the payment's deposit address, the amount
@@ -26,6 +27,8 @@ const elsewhere: { url: string; referer: string | undefined }[] = [];
 beforeAll(async () => {
   t = await startTestApp({ ...MOONPAY, RAMP_HOST_API_KEY: 'ramp_live_0123456789' }, { realOrigin: true });
   liveKey = (await (await t.business({ name: 'Kestrel Coffee Roasters' })).key({ mode: 'live' })).secret;
+  // Polygon watched by a healthy processor: the network the wallet and the card providers use.
+  await reportProcessorStatus(t, { networks: ['polygon'] });
   browser = await chromium.launch({ executablePath: ensureChromium(), args: CHROMIUM_ARGS });
   context = await browser.newContext({ viewport: { width: 375, height: 812 } });
   // The network is closed: a provider's page is answered here, and the request kept.

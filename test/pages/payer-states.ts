@@ -7,7 +7,7 @@ import { checkoutClosedPage, checkoutPage } from '../../src/pages/views/checkout
 import { pricingTablePage } from '../../src/pages/views/pricing-table.ts';
 import { payerMessagePage } from '../../src/pages/views/message.ts';
 import { payChoosePage } from '../../src/pages/views/pay-choose.ts';
-import { payClosedPage, payFailedPage, payHeldPage, payPaidPage } from '../../src/pages/views/pay-outcome.ts';
+import { payClosedPage, payFailedPage, payHeldPage, payPaidPage, payUnavailablePage } from '../../src/pages/views/pay-outcome.ts';
 import { payPendingPage } from '../../src/pages/views/pay-pending.ts';
 import { payStartPage } from '../../src/pages/views/pay-start.ts';
 import { testProviderPage } from '../../src/pages/views/test-provider.ts';
@@ -111,7 +111,10 @@ function pricingView(v: Fill, more: Partial<CheckoutRow> = {}): CheckoutView {
 
 const at = (id: string) => {
   const page = `/pay/${encodeURIComponent(id)}`;
-  return { page, start: `${page}/start`, provider: `${page}/provider`, test: `${page}/test`, details: `${page}?step=details`, choose: `${page}?step=choose` };
+  return {
+    page, start: `${page}/start`, provider: `${page}/provider`, test: `${page}/test`, details: `${page}?step=details`, choose: `${page}?step=choose`,
+    coin: (coin: string) => `${page}?coin=${coin}`,
+  };
 };
 
 const PROVIDERS = [
@@ -148,19 +151,27 @@ export const PAYER_STATES: readonly PageState[] = [
   }, de),
   payer({ main: true, fn: payChoosePage, name: 'pay-choose-test', shows: 'Test mode, started: card providers best first, and the Test wallet panel' }, (v, t) => {
     const view = payment(v, started());
-    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS, wallet: walletOf(t, view, { kind: 'test' }) });
+    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS, wallet: walletOf(t, view, { kind: 'test' }, undefined) });
   }),
   payer({ main: true, fn: payChoosePage, name: 'pay-choose-declined', shows: 'back from the Test provider after a declined card: nothing taken, choose again' }, (v, t) => {
     const view = payment(v, started({ status: 'pending', provider: 'moonpay', providerName: 'MoonPay' }));
-    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS, wallet: walletOf(t, view, { kind: 'test' }), declined: true });
+    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS, wallet: walletOf(t, view, { kind: 'test' }, undefined), declined: true });
   }),
   payer({ main: true, fn: payChoosePage, name: 'pay-choose-live', shows: 'Live, started: card providers and the buyer\'s own wallet (QR code, address, amount, network)' }, (v, t) => {
     const view = payment(v, started({ livemode: true, depositAddress: DEPOSIT }));
-    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS.slice(0, 2), wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450 }) });
+    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS.slice(0, 2), wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450, coins: ['polygon_usdc'] }, undefined) });
   }),
   payer({ main: true, fn: payChoosePage, name: 'pay-choose-wallet-only', shows: 'Live with no card provider for this buyer: the wallet only' }, (v, t) => {
     const view = payment(v, started({ livemode: true, depositAddress: DEPOSIT }));
-    return payChoosePage({ t, view, paths: at(view.id), providers: [], wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450 }) });
+    return payChoosePage({ t, view, paths: at(view.id), providers: [], wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450, coins: ['polygon_usdc'] }, undefined) });
+  }),
+  payer({ main: true, fn: payChoosePage, name: 'pay-choose-live-coins', shows: 'Live with Polygon and Base watched: the buyer picks the coin by a link; Base shown' }, (v, t) => {
+    const view = payment(v, started({ livemode: true, depositAddress: DEPOSIT }));
+    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS.slice(0, 1), wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450, coins: ['polygon_usdc', 'base_usdc'] }, 'base_usdc') });
+  }),
+  payer({ main: true, fn: payUnavailablePage, name: 'pay-unavailable', shows: 'Live and no network watched by a healthy processor: words, no form and no address' }, (v, t) => {
+    const view = payment(v, started({ livemode: true, depositAddress: DEPOSIT }));
+    return payUnavailablePage({ t, view });
   }),
   payer({ main: true, fn: payPendingPage, name: 'pay-pending', shows: 'the buyer went to a card provider: the page waits for the money' }, (v, t) => {
     const view = payment(v, started({ status: 'pending', provider: 'moonpay', providerName: 'MoonPay' }));

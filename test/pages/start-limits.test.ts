@@ -2,7 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/core/clock.ts';
 import { CSRF_FIELD } from '../../src/ui/index.ts';
 import { Browser } from '../support/browser.ts';
+import { freshRates } from '../support/fx-rates.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 
 // Payment starts strangers cannot use up (issue 21): what buyers start on the payer pages has
 // budgets of its own, per business and mode (12 a minute) and per visitor (3 a minute, by
@@ -15,7 +17,11 @@ let addresses = 0;
 /** A client address no other visitor uses. */
 const address = () => `198.51.100.${(addresses += 1)}`;
 
-beforeAll(async () => { t = await startTestApp({ TRUST_PROXY: 'true' }); });
+beforeAll(async () => {
+  t = await startTestApp({ TRUST_PROXY: 'true' });
+  // Its checkouts are priced in EUR: Live starts need a recent rate.
+  await freshRates(t);
+});
 afterAll(async () => t?.close());
 beforeEach(() => t.jump(MINUTE));
 
@@ -44,6 +50,8 @@ async function checkoutOf(key: string) {
 async function merchantStart(key: string) {
   const session = await t.request('POST', '/v1/checkout_sessions', { key, body: { amount: '10.00', currency: 'USD' } });
   expect(session.status, JSON.stringify(session.body)).toBe(201);
+  // Live starts need a network a healthy processor watches, recently reported.
+  await reportProcessorStatus(t);
   return t.request('POST', `/v1/checkout_sessions/${session.body.id}/start`, { key, body: { email: 'server@example.com' } });
 }
 

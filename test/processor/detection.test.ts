@@ -11,6 +11,7 @@ import { testTokenAbi } from '../support/chain-contracts.ts';
 import { deployTestTokens, type TestTokens } from '../support/chain-tokens.ts';
 import { freePort, startTestApp, type TestApp } from '../support/harness.ts';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 
 // Detection against a real EDR node posing as Polygon, through the misbehaving RPC proxy: each
 // deposit to a watched address recorded once, once final, whatever the node does; reorganisations
@@ -246,6 +247,7 @@ describe('the watch list', () => {
     const business = await t.business();
     const live = (await business.key({ mode: 'live' })).secret;
     const session = await t.request('POST', '/v1/checkout_sessions', { key: live, body: { amount: '30.00', currency: 'USD' } });
+    await reportProcessorStatus(t);
     const start = await t.request('POST', `/v1/checkout_sessions/${session.body.id}/start`, { key: live, body: { email: 'ann@buyer.example' } });
     const address: string = start.body.deposit_address;
     expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);

@@ -8,8 +8,10 @@ import { DAY, MINUTE } from '../../src/core/clock.ts';
 import { acceptHeldPayment } from '../../src/resources/payments/accept.ts';
 import { asOperatorOn } from '../support/operator.ts';
 import { eventsOf, typesOf } from '../flows/support.ts';
+import { freshRates } from '../support/fx-rates.ts';
 import { LIVE_WALLET, startTestApp, TEST_DEPOSIT_WALLET, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
 import { expectError } from '../support/api.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 
 // The payment processor's signed notices about Live money (POST /processor/notices): the arrival
 // checks of spec 3 (dollar coin, 90 % of the USD value locked at start, payout wallet, a
@@ -22,6 +24,7 @@ let test: string;
 
 beforeAll(async () => {
   t = await startTestApp({ RATE_LIMITS: 'off' });
+  await freshRates(t);
   const biz = await t.business();
   live = (await biz.key({ mode: 'live' })).secret;
   test = (await biz.key({ mode: 'test' })).secret;
@@ -88,6 +91,8 @@ async function api(method: string, path: string, body?: unknown, key = live): Pr
 /** A started Live session: its id and deposit address. */
 async function started(amount = '40.00', currency = 'USD'): Promise<{ id: string; address: string }> {
   const session = await api('POST', '/v1/checkout_sessions', { amount, currency });
+  // A Live start needs a network a healthy processor watches, reported within the freshness bound.
+  await reportProcessorStatus(t);
   const start = await api('POST', `/v1/checkout_sessions/${session.id}/start`, { email: 'ann@buyer.example' });
   expect(start.deposit_address, 'a started Live session has a deposit address').toMatch(/^0x[0-9a-fA-F]{40}$/);
   return { id: session.id, address: start.deposit_address };
@@ -405,6 +410,7 @@ describe('late money', () => {
 
   it('after a payment link cancel: the link is paid', async () => {
     const link = await api('POST', '/v1/payment_links', { amount: '12.00', currency: 'USD', description: 'Tea', customer_email: 'ann@buyer.example' });
+    await reportProcessorStatus(t);
     const start = await api('POST', `/v1/checkout_sessions/${link.id}/start`, { email: 'ann@buyer.example' });
     expect(start.deposit_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(await api('POST', `/v1/payment_links/${link.id}/cancel`)).toMatchObject({ status: 'expired' });

@@ -226,6 +226,8 @@ describe('one active processor per network', () => {
     await second.reportStatus();
     expect(received, 'a processor standing by says nothing').toEqual([]);
 
+    // The active one's status (the service offers Polygon only while a recent one says healthy).
+    await first.reportStatus();
     const { id, address } = await started('5.00');
     await until(() => Promise.resolve(second.detection.watched.has(address)), Boolean);
     await first.stop();

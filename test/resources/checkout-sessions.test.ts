@@ -7,6 +7,7 @@ import type { BusinessChanges } from '../support/harness.ts';
 import { eventsOf } from '../flows/support.ts';
 import { account, collection, expectCreated, expectError, nowSeconds, type Account } from '../support/api.ts';
 import { LIVE_WALLET, startTestApp, TEST_DEPOSIT_WALLET, type ApiResponse, type TestApp } from '../support/harness.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 
 // Checkout sessions through real HTTP (spec 2.3 customer rules, 3 "open -> open", 4.5, 8):
 // create, retrieve and start, with what they leave in the database.
@@ -49,7 +50,9 @@ async function createSession(key: string, body: Record<string, unknown> = {}): P
   return expectCreated(await create(key, { ...VALID, ...body }));
 }
 
-function start(key: string, id: string, body: Record<string, unknown> = {}): Promise<ApiResponse> {
+async function start(key: string, id: string, body: Record<string, unknown> = {}): Promise<ApiResponse> {
+  // A Live start needs a network a healthy processor reported recently (this file moves the clock).
+  await reportProcessorStatus(t);
   return t.request('POST', `${SESSIONS}/${id}/start`, { key, body });
 }
 

@@ -134,7 +134,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const databaseUrl = await createDatabase();
   const port = options.realOrigin ? await freePort() : 0;
   const baseUrl = options.realOrigin ? `http://127.0.0.1:${port}` : 'https://pay.example.test';
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, BASE_URL: baseUrl, DB_POOL_SIZE: '5', ...env });
+  // No test reaches the ECB: a test of the rate feed serves it on loopback and sets FX_RATES_URL.
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, BASE_URL: baseUrl, DB_POOL_SIZE: '5', FX_RATES_URL: 'off', ...env });
   const clock = new ManualClock(options.clockStart);
   // pg-boss runs on a TestClock kept level with the app's clock: tick() moves both, firing
   // pg-boss's timers (schedules, polls) and moving its time in PostgreSQL too.

@@ -57,7 +57,7 @@ it('a worker process killed mid-delivery loses nothing: the job comes back after
     receiver.respond(() => undefined); // never answers: the worker is mid-delivery when killed
     child = spawn(process.execPath, ['src/main.ts', '--role', 'worker'], {
       env: {
-        PATH: process.env.PATH ?? '', DATABASE_URL: t.config.databaseUrl ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'silent',
+        PATH: process.env.PATH ?? '', DATABASE_URL: t.config.databaseUrl ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'silent', FX_RATES_URL: 'off',
         SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64'),
       },
       stdio: 'ignore',

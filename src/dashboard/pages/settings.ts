@@ -5,6 +5,8 @@ import { INTEGRATIONS } from '../../tenancy/businesses.ts';
 import { Button, CheckboxGroup, Form, html, Notice, Table, TextField } from '../../ui/index.ts';
 import { businessPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
+import type { GoLiveChecklist } from '../../resources/businesses/go-live.ts';
+import { GoLiveChecklistSection, liveTakesPayments } from './go-live.ts';
 
 // The account: where money goes, whether it takes payments, crypto, the enabled integrations
 // (owners change them; the API enforces them), and the account's activity naming who did what.
@@ -17,8 +19,20 @@ function what(entry: ActivityEntry): string {
   return details ? `${entry.action} (${details})` : entry.action;
 }
 
-export function settingsPage({ session, business, mode, role, account, activity, notice, walletChanged, error }: BusinessFrame & {
+/** Whether the account takes payments, truly: paused; or in Live, what keeps buyers from paying. */
+function takingPayments(account: BusinessState, checklist: GoLiveChecklist | undefined): string {
+  if (account.commerce !== 'active') return 'Paused: buyers cannot start payments, and nothing new can be sold.';
+  if (checklist && checklist.payoutWallet === null) return 'Live buyers cannot pay yet: the account has no payout wallet (see the go-live checklist).';
+  if (checklist && !liveTakesPayments(checklist)) {
+    return 'Live buyers cannot pay now: no network is watched by a healthy payment processor, so they are told you can\'t take payments (see the go-live checklist).';
+  }
+  return 'The account takes payments.';
+}
+
+export function settingsPage({ session, business, mode, role, account, activity, checklist, notice, walletChanged, error }: BusinessFrame & {
   account: BusinessState;
+  /** Live only: what Live needs before buyers can pay. */
+  checklist?: GoLiveChecklist;
   activity: { entries: ActivityEntry[]; next: number | null };
   notice?: boolean;
   /** The payout wallet was just changed (after its confirmation). */
@@ -40,9 +54,10 @@ export function settingsPage({ session, business, mode, role, account, activity,
       ${walletChanged && Notice({ tone: 'success', children: 'The payout wallet was changed. Every owner was emailed about it.' })}
       ${error && Notice({ tone: 'error', children: error.message })}
       ${!owner && html`<p class="muted">Only the account's owners change its settings.</p>`}
+      ${checklist && GoLiveChecklistSection({ checklist, businessId: business.id })}
       <section aria-labelledby="payments-heading">
         <h2 id="payments-heading">Taking payments</h2>
-        <p>${account.commerce === 'active' ? 'The account takes payments.' : 'Paused: buyers cannot start payments, and nothing new can be sold.'}</p>
+        <p>${takingPayments(account, checklist)}</p>
         ${owner && Form({ action: path, label: 'Taking payments', children: Button({ name: 'commerce', value: account.commerce === 'active' ? 'paused' : 'active', children: account.commerce === 'active' ? 'Pause taking payments' : 'Resume taking payments' }) })}
       </section>
       <section aria-labelledby="wallet-heading">

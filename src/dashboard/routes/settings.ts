@@ -3,6 +3,7 @@ import { signedInRecently } from '../../auth/sessions.ts';
 import { ApiError } from '../../core/errors.ts';
 import { formField, type Form } from '../../core/form.ts';
 import { listAccountActivity } from '../../resources/businesses/activity.ts';
+import { readGoLiveChecklist } from '../../resources/businesses/go-live.ts';
 import { confirmPayoutWalletChange } from '../../resources/businesses/confirm-wallet-change.ts';
 import { readPayoutWalletChange } from '../../resources/businesses/read-wallet-change.ts';
 import { requestPayoutWalletChange } from '../../resources/businesses/request-wallet-change.ts';
@@ -39,7 +40,8 @@ const walletOf = (value: string) => (value.trim() === '' ? null : value.trim());
 export function registerSettings(scope: FastifyInstance, requests: DashboardRequests): void {
   const render = async (ctx: PersonContext, before: unknown, status = 200, extra: { notice?: boolean; walletChanged?: boolean; error?: { field: string | undefined; message: string } } = {}) => {
     const activity = await listAccountActivity.run(ctx, before === undefined || before === '' ? {} : { before });
-    return { status, page: settingsPage({ ...frameOf(ctx), account: ctx.principal.business, activity, ...extra }) };
+    const checklist = ctx.mode === 'live' ? await readGoLiveChecklist.run(ctx, {}) : undefined;
+    return { status, page: settingsPage({ ...frameOf(ctx), account: ctx.principal.business, activity, ...(checklist ? { checklist } : {}), ...extra }) };
   };
   const settingsOf = (ctx: PersonContext) => businessPath(ctx.principal.businessId, 'settings', ctx.mode);
   const confirmation = async (ctx: PersonContext, error?: string) => payoutWalletConfirmPage({

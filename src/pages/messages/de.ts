@@ -30,8 +30,15 @@ function refused({ code, message, field }: RefusedInput): string {
       return 'Diese Zahlung hat sich inzwischen geändert. Laden Sie die Seite neu.';
     case 'checkout_inactive':
       return 'Dieses Angebot nimmt keine neuen Käufe mehr an.';
+    case 'payments_unavailable':
+    case 'provider_unavailable':
+      return 'Dieses Unternehmen kann gerade keine Zahlungen annehmen. Es wurde nichts berechnet; versuchen Sie es später erneut.';
+    case 'coin_unavailable':
+      return 'Diese Münze kann gerade nicht angenommen werden. Wählen Sie eine andere.';
     case 'invalid_plan':
       return 'Wählen Sie einen Tarif.';
+    case 'exchange_rate_unavailable':
+      return 'Diese Zahlung kann gerade nicht beginnen: Der Wechselkurs für ihre Währung ist nicht aktuell. Versuchen Sie es später noch einmal.';
   }
   return message;
 }
@@ -78,6 +85,7 @@ export const de: Messages = {
   recommended: 'empfohlen',
   payWith: (provider) => `Mit ${provider} bezahlen`,
   noProviders: 'Kein Kartenanbieter kann diese Zahlung annehmen. Sie können weiterhin aus Ihrer eigenen Wallet zahlen.',
+  noProvidersNoWallet: 'Kein Kartenanbieter kann diese Zahlung annehmen.',
   byWallet: 'Aus Ihrer eigenen Wallet',
   byWalletHint: (token, network) => `Senden Sie genau diesen Betrag in ${token} im ${network}-Netzwerk an diese Adresse. Scannen Sie den Code mit Ihrer Wallet oder kopieren Sie Adresse und Betrag.`,
   sendAmount: 'Zu sendender Betrag',
@@ -86,6 +94,10 @@ export const de: Messages = {
   priceIs: (price) => `Das sind ${price}.`,
   copy: 'Kopieren',
   copied: 'Kopiert',
+  chooseCoin: 'Was Sie senden',
+  coinOption: (token, network) => `${token} im ${network}-Netzwerk`,
+  unavailableTitle: 'Dieses Unternehmen kann gerade keine Zahlungen annehmen',
+  unavailableText: 'Es wurde nichts berechnet. Bitte senden Sie für diese Zahlung jetzt kein Geld; versuchen Sie es später erneut oder wenden Sie sich an das Unternehmen.',
   qrLabel: (token, network) => `QR-Code: eine Zahlungsanforderung über ${token} im ${network}-Netzwerk an die Adresse dieser Zahlung, mit dem Betrag`,
   walletTestHint: 'Im Testmodus gibt es keine Adresse zum Senden. Spielen Sie stattdessen durch, was mit dem Geld geschehen könnte:',
   testPaid: 'Der volle Betrag kommt an',

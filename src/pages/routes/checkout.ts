@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.ts';
-import { buyCheckout, readCheckoutView, takesBuyers, type CheckoutView } from '../../resources/payer/checkout.ts';
+import { buyCheckout, checkoutRefusal, readCheckoutView, takesBuyers, type CheckoutView } from '../../resources/payer/checkout.ts';
+import { payerMessagePage } from '../views/message.ts';
 import { formValues, type PayerPages } from '../requests.ts';
 import { checkoutClosedPage, checkoutPage } from '../views/checkout.ts';
 import { detailsFrom, type FieldErrors, type FormValues } from '../views/details.ts';
@@ -22,10 +23,12 @@ export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages
     return found;
   };
   const scopeOf = (checkout: CheckoutView) => `checkout:${checkout.checkout.id}`;
-  const render = (request: FastifyRequest, reply: FastifyReply, checkout: CheckoutView, status = 200, retry?: { values: FormValues; errors: FieldErrors }) => {
+  const render = async (request: FastifyRequest, reply: FastifyReply, checkout: CheckoutView, status = 200, retry?: { values: FormValues; errors: FieldErrors }) => {
     const { t } = pages.of(request);
     // Deleted (gone for good), or its account cannot take payments now: said before anyone types.
     if (!takesBuyers(checkout)) return pages.send(request, reply, checkout.checkout.active ? 403 : 410, checkoutClosedPage({ t, view: checkout }));
+    // Live and nothing could receive the money now (no network watched, a provider without keys): no form that leads nowhere.
+    if (await checkoutRefusal(context, checkout)) return pages.send(request, reply, 200, payerMessagePage({ t, title: t.unavailableTitle, text: t.unavailableText }));
     const token = pages.forms.tokenFor(request, reply, scopeOf(checkout));
     const action = `/c/${encodeURIComponent(checkout.checkout.slug)}`;
     const values = retry?.values ?? {};

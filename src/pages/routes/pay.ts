@@ -6,12 +6,12 @@ import { BUYER_OUTCOMES, simulateAsBuyer, type BuyerOutcome } from '../../resour
 import { startAsBuyer } from '../../resources/payer/start.ts';
 import { successUrlFor } from '../../resources/payer/success-url.ts';
 import { buyerOf, readPayerView, type PayerView } from '../../resources/payer/view.ts';
-import { waysToPay } from '../../resources/payer/ways.ts';
+import { offerFor, waysToPay } from '../../resources/payer/ways.ts';
 import { findProvider } from '../../resources/providers/catalogue.ts';
 import { formValues, type PayerPages } from '../requests.ts';
 import { detailsFrom, detailsOf, type FieldErrors, type FormValues } from '../views/details.ts';
 import { payChoosePage } from '../views/pay-choose.ts';
-import { payClosedPage, payFailedPage, payHeldPage, payPaidPage } from '../views/pay-outcome.ts';
+import { payClosedPage, payFailedPage, payHeldPage, payPaidPage, payUnavailablePage } from '../views/pay-outcome.ts';
 import { payPendingPage } from '../views/pay-pending.ts';
 import { payStartPage } from '../views/pay-start.ts';
 import { testProviderPage } from '../views/test-provider.ts';
@@ -38,19 +38,27 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
   };
 
   /** The page of the payment's step; the start form again with what was typed and what was wrong. */
-  const render = (request: FastifyRequest, reply: Parameters<PayerPages['send']>[1], payment: PayerView, status = 200, retry?: { values: FormValues; errors: FieldErrors }) => {
+  const render = async (request: FastifyRequest, reply: Parameters<PayerPages['send']>[1], payment: PayerView, status = 200, retry?: { values: FormValues; errors: FieldErrors }) => {
     const { t } = pages.of(request);
     const token = pages.forms.tokenFor(request, reply, payment.id);
     const at = paths(payment.id);
-    const step = (request.query as { step?: unknown }).step;
+    const { step, coin } = request.query as { step?: unknown; coin?: unknown };
     // After a declined card the buyer chooses again, told why they are back.
     const choosing = step === 'choose' || step === 'declined';
-    // A page is a function of the payment and the step asked for: kept, unless it shows what was typed.
-    const kept = retry === undefined && status === 200 ? { payment, step: choosing || step === 'details' ? step : null } : null;
+    // What can be offered now (Live: the networks a healthy processor watches); nothing for a closed payment.
+    const offer = payment.status === 'open' || payment.status === 'pending' ? await offerFor(context, payment) : null;
+    // The coin asked for, when it is one offered (anything else shows the first): never free text in the kept page's key.
+    const asked = offer?.coins.find((served) => served === coin) ?? null;
+    // A page is a function of the payment, the step and coin asked for and the offer: kept, unless it shows what was typed.
+    const kept = retry === undefined && status === 200
+      ? { payment, step: choosing || step === 'details' ? step : null, coin: asked, coins: offer?.coins ?? null, refused: offer?.refused?.code ?? null }
+      : null;
     const send = (make: () => VNode) => kept ? pages.sendKept(request, reply, kept, make, token) : pages.send(request, reply, status, make(), token);
     switch (payment.status) {
       case 'open':
       case 'pending': {
+        // Live and nothing could receive the money: said in words, never a form or an address.
+        if (payment.status === 'open' && offer?.refused) return send(() => payUnavailablePage({ t, view: payment }));
         if (payment.status === 'open' && (payment.startedAt === null || step === 'details' || retry)) {
           return send(() => payStartPage({ t, view: payment, action: at.start, values: retry?.values ?? detailsOf(payment), errors: retry?.errors ?? {} }));
         }
@@ -58,8 +66,12 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
           const testProvider = payment.livemode || !payment.provider ? null : at.testProvider(payment.provider);
           return send(() => payPendingPage({ t, view: payment, paths: { self: at.page, choose: at.choose, testProvider } }));
         }
-        const ways = waysToPay(payment, context.config.providers);
-        return send(() => payChoosePage({ t, view: payment, paths: { provider: at.provider, details: at.details, test: at.test }, providers: ways.providers, wallet: walletOf(t, payment, ways.wallet), declined: step === 'declined' }));
+        const ways = waysToPay(payment, context.config.providers, offer?.coins ?? []);
+        const coinPath = (chosen: string) => `${at.page}?coin=${encodeURIComponent(chosen)}`;
+        return send(() => payChoosePage({
+          t, view: payment, paths: { provider: at.provider, details: at.details, test: at.test, coin: coinPath },
+          providers: ways.providers, wallet: walletOf(t, payment, ways.wallet, asked), declined: step === 'declined',
+        }));
       }
       case 'paid':
         return send(() => payPaidPage({ t, view: payment, next: successUrlFor(payment) }));

@@ -20,7 +20,7 @@ export interface OfferedProvider {
 export function payChoosePage({ t, view, paths, providers, wallet, declined = false }: {
   t: Messages;
   view: PayerView;
-  paths: { provider: string; details: string; test: string };
+  paths: { provider: string; details: string; test: string; coin: (coin: string) => string };
   providers: OfferedProvider[];
   wallet: Wallet | null;
   /** Back here because the card provider declined the card. */
@@ -36,14 +36,14 @@ export function payChoosePage({ t, view, paths, providers, wallet, declined = fa
       <section aria-labelledby="card-heading" class="way-to-pay">
         <h3 id="card-heading">${t.byCard}</h3>
         ${providers.length === 0
-          ? html`<p>${t.noProviders}</p>`
+          ? html`<p>${wallet ? t.noProviders : t.noProvidersNoWallet}</p>`
           : html`<div><p class="muted">${t.byCardHint}</p>
               ${Form({ action: paths.provider, label: t.byCard, children: providers.map((provider) => Button({
                 variant: provider.recommended ? 'primary' : 'secondary', name: 'provider', value: provider.id,
                 children: provider.recommended ? `${t.payWith(provider.name)} (${t.recommended})` : t.payWith(provider.name),
               })) })}</div>`}
       </section>
-      ${wallet && WalletPanel({ t, wallet, testAction: paths.test })}
+      ${wallet && WalletPanel({ t, wallet, testAction: paths.test, coinHref: paths.coin })}
       <p><a href=${paths.details}>${t.changeDetails}</a></p>
     </div>`,
   });

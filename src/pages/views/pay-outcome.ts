@@ -3,6 +3,7 @@ import type { PayerView } from '../../resources/payer/view.ts';
 import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { moment, PayerPage, price } from './frame.ts';
+import { PaymentSummary } from './summary.ts';
 
 // Where a payment ends up: paid (a receipt, then on to the merchant), held (what happens next, in
 // plain words), failed, or closed (expired, or canceled by the merchant).
@@ -29,6 +30,18 @@ export function payPaidPage({ t, view, next }: { t: Messages; view: PayerView; n
         </dl>
       </section>
       ${next && html`<p><a class="button primary" href=${next}>${t.continueToMerchant(view.business.name)}</a> <span class="muted going-on" hidden>${t.goingOn}</span></p>`}
+    </div>`,
+  });
+}
+
+/** Live, and nothing could receive the buyer's money now (no network watched, no provider with keys): words instead of a form or an address. */
+export function payUnavailablePage({ t, view }: { t: Messages; view: PayerView }): VNode {
+  return PayerPage({
+    ...frame(t, view),
+    title: t.unavailableTitle,
+    children: html`<div data-status=${view.status}>
+      ${PaymentSummary({ t, view })}
+      ${Notice({ tone: 'error', children: html`<div><h2>${t.unavailableTitle}</h2><p>${t.unavailableText}</p></div>` })}
     </div>`,
   });
 }

@@ -4,7 +4,11 @@ import type { Messages } from '../messages/en.ts';
 
 /** Paying from the buyer's own wallet: in Live the address and amount; in Test no address exists. */
 export type Wallet =
-  | { kind: 'live'; address: string; amountCoin: string; token: string; network: string; price: string; qr: VNode }
+  | {
+    kind: 'live'; address: string; amountCoin: string; token: string; network: string; price: string; qr: VNode;
+    /** The coin shown, and every coin served (the buyer picks another by a link; no script needed). */
+    coin: string; choices: Array<{ coin: string; token: string; network: string }>;
+  }
   | { kind: 'test' };
 
 /** A value to type or paste into a wallet; its Copy button appears only where the script runs. */
@@ -15,7 +19,18 @@ function CopyField({ t, id, label, value, unit }: { t: Messages; id: string; lab
   </div>`;
 }
 
-export function WalletPanel({ t, wallet, testAction }: { t: Messages; wallet: Wallet; testAction: string }): VNode {
+/** Links to the same page showing another served coin; the one shown is marked current. */
+function CoinChoice({ t, wallet, coinHref }: { t: Messages; wallet: Extract<Wallet, { kind: 'live' }>; coinHref: (coin: string) => string }): VNode | null {
+  if (wallet.choices.length < 2) return null;
+  return html`<nav aria-label=${t.chooseCoin} class="coin-choice">
+    <p>${t.chooseCoin}</p>
+    <ul>${wallet.choices.map((choice) => html`<li>${choice.coin === wallet.coin
+      ? html`<a href=${coinHref(choice.coin)} aria-current="true"><strong>${t.coinOption(choice.token, choice.network)}</strong></a>`
+      : html`<a href=${coinHref(choice.coin)}>${t.coinOption(choice.token, choice.network)}</a>`}</li>`)}</ul>
+  </nav>`;
+}
+
+export function WalletPanel({ t, wallet, testAction, coinHref }: { t: Messages; wallet: Wallet; testAction: string; coinHref: (coin: string) => string }): VNode {
   if (wallet.kind === 'test') {
     return html`<section aria-labelledby="wallet-heading" class="way-to-pay">
       <h3 id="wallet-heading">${t.byWallet}</h3>
@@ -30,6 +45,7 @@ export function WalletPanel({ t, wallet, testAction }: { t: Messages; wallet: Wa
   }
   return html`<section aria-labelledby="wallet-heading" class="way-to-pay">
     <h3 id="wallet-heading">${t.byWallet}</h3>
+    ${CoinChoice({ t, wallet, coinHref })}
     <p>${t.byWalletHint(wallet.token, wallet.network)}</p>
     <div class="wallet">
       <div class="qr">${wallet.qr}</div>

@@ -19,6 +19,7 @@ import { getPayment } from '../payments/queries.ts';
 import type { PaymentWithCustomer } from '../payments/schemas.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';
 import { requireHttpsInLive } from '../shared/fields.ts';
+import { assertRoutingServable } from '../providers/live.ts';
 import { claimIdempotencyKey, requestHash } from './idempotency.ts';
 import { DEFAULT_ROUTING, toCheckoutSessionOut, type CheckoutSessionOut, type CreateCheckoutSessionInput } from './schemas.ts';
 
@@ -194,6 +195,7 @@ async function settlePrice(ctx: OperationContext, input: SessionInput, plan: Cho
 export async function createCheckoutSession(ctx: OperationContext, input: CreateCheckoutSessionInput, plan?: ChosenPlan): Promise<CheckoutSessionOut | Answer<CheckoutSessionOut>> {
   const { principal } = ctx;
   requireHttpsInLive(principal.livemode, input.success_url, 'success_url');
+  assertRoutingServable(principal.livemode, input.routing ?? undefined, ctx.config.providers);
   assertCanTakePayments(principal, input.checkout_id === undefined ? undefined : 'checkouts');
   const now = ctx.clock.now();
   const { idempotency_key: key, ...rest } = input;

@@ -39,14 +39,17 @@ export const checkoutSessionOperations = [
     name: 'start_checkout_session',
     title: 'Start checkout session',
     description: 'Start paying a session (or payment link) with the buyer\'s email and details: finds or creates the customer, locks the fee and the ' +
-      'order\'s USD value, assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, ' +
-      'the card providers that can take this buyer (best first), and whether crypto is possible. Counts toward 12 starts per minute per account in each mode (Test and Live apart).',
+      'order\'s USD value (in Live, a price in EUR, GBP, CAD or AUD needs a recent exchange rate: exchange_rate_unavailable otherwise), assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, ' +
+      'the card providers that can take this buyer (best first), whether crypto is possible and the coins the buyer may send. In Live mode a start nothing could ' +
+      'pay is refused before anything is written: no network watched by a healthy payment processor (payments_unavailable), a routing fixed to a card ' +
+      'provider without keys here (provider_unavailable), or a coin asked for that is not watched (coin_unavailable). ' +
+      'Counts toward 12 starts per minute per account in each mode (Test and Live apart).',
     tag: 'Checkout sessions',
     scope: 'checkouts:write',
     input: StartCheckoutSessionInput,
     output: StartedCheckoutSessionOut,
     http: { method: 'POST', path: '/checkout_sessions/:id/start', status: 200 },
-    conflicts: ['invalid_state', 'no_payout_wallet', 'commerce_paused'],
+    conflicts: ['invalid_state', 'no_payout_wallet', 'commerce_paused', 'exchange_rate_unavailable', 'payments_unavailable', 'provider_unavailable', 'coin_unavailable'],
     // As derived: not idempotent, since a start again with buyer details writes them and sends
     // payment.started again; not destructive, since a later start can change the buyer back.
     sessionStart: true,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
 import { formatAmount, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR } from '../../core/money.ts';
+import { ACCEPTED_COINS, type AcceptedCoinId } from '../../core/payment-request.ts';
 import { coded } from '../../core/validation.ts';
 import { RoutingOut, routingField } from '../checkouts/schemas.ts';
 import { OrderInput, orderTotal } from '../orders/input.ts';
@@ -91,6 +92,9 @@ export const StartCheckoutSessionInput = CheckoutSessionIdInput.extend({
     .transform((code) => code.toUpperCase())
     .optional()
     .describe('Where the buyer is, for which card providers can take them. Default: the billing, then shipping address country.'),
+  coin: z.enum(Object.keys(ACCEPTED_COINS) as [AcceptedCoinId, ...AcceptedCoinId[]], coded('invalid_value', `coin must be one of ${Object.keys(ACCEPTED_COINS).join(', ')}.`))
+    .optional()
+    .describe('The coin the buyer means to send, checked before anything starts: in Live mode a coin no healthy payment processor watches now answers 409 coin_unavailable. Optional; the answer\'s `coins` lists every coin the buyer may send.'),
 });
 export type StartCheckoutSessionInput = z.output<typeof StartCheckoutSessionInput>;
 
@@ -120,6 +124,7 @@ export const CardProviderOut = z.object({
 export const StartedCheckoutSessionOut = CheckoutSessionOut.extend({
   card_providers: z.array(CardProviderOut).describe('Card providers that can take this buyer, best first; empty when none can (crypto may still be possible).'),
   crypto: z.boolean().describe('Whether the buyer may pay by sending stablecoins.'),
+  coins: z.array(z.string()).describe('The coins the buyer may send to deposit_address (such as `polygon_usdc`): in Live mode those a healthy payment processor watches now, in Test mode every accepted coin; empty when crypto is not possible.'),
 }).describe('A started checkout session, with the ways the buyer can pay.');
 export type StartedCheckoutSessionOut = z.infer<typeof StartedCheckoutSessionOut>;
 

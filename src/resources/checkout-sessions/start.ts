@@ -5,21 +5,25 @@ import type { Db } from '../../db/database.ts';
 import { scoped } from '../../db/owned.ts';
 import { rowAsJson, rowFromJson, type RowJson } from '../../db/rows-as-json.ts';
 import { template } from '../../db/template.ts';
-import type { PaymentRow } from '../../db/schema.ts';
+import type { PaymentRow, Routing } from '../../db/schema.ts';
+import type { AcceptedCoinId } from '../../core/payment-request.ts';
 import { recordPaymentEvent } from '../../events/record.ts';
 import { linkStoreAccount, upsertCustomer } from '../customers/record.ts';
 import { deriveOrder } from '../orders/derive.ts';
 import { cannotMove, MOVES, movedRow, moveUpdate, moveWithEvent } from '../payments/machine.ts';
 import { readStatus } from '../shared/payment-status.ts';
 import { convertMinor } from '../payments/usd-value.ts';
+import { rateFromJson, ratesInEffect, usableRate, type RateInEffectJson } from '../fx-rates/rates.ts';
 import { offerProviders } from '../providers/routing.ts';
+import { liveProviders } from '../providers/live.ts';
+import { coinsForStart } from './live-ways.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';
 import { DEFAULT_ROUTING, toCheckoutSessionOut, type StartCheckoutSessionInput, type StartedCheckoutSessionOut } from './schemas.ts';
 
 /** How often a start read without locks is tried before it takes the locks instead. */
 const OPTIMISTIC_TRIES = 3;
 
-/** The payment with its order, the order's customer, its other payments and the exchange rate, as one row. */
+/** The payment with its order, the order's customer, its other payments and the exchange rate in effect, as one row. */
 const readRow = template((db: Db, args: { id: string; businessId: string; livemode: boolean }, lock: boolean) => scoped(db
   .selectFrom('payments as p')
   .innerJoin('orders as o', 'o.id', 'p.order_id')
@@ -29,7 +33,8 @@ const readRow = template((db: Db, args: { id: string; businessId: string; livemo
     sql<string>`p.xmin::text`.as('version'),
     rowAsJson('orders', 'o').as('order_json'),
     sql<RowJson<'customers'> | null>`(SELECT ${rowAsJson('customers', 'c')} FROM customers c WHERE c.id = o.customer_id)`.as('customer_json'),
-    sql<string>`(SELECT usd_per_unit::text FROM fx_rates WHERE fx_rates.currency = p.currency)`.as('usd_per_unit'),
+    sql<RateInEffectJson | null>`(SELECT json_build_object('usd_per_unit', r.usd_per_unit, 'as_of', r.as_of, 'source', r.source)
+      FROM ${ratesInEffect(db).as('r')} WHERE r.currency = p.currency)`.as('rate_json'),
     sql<RowJson<'payments'>[]>`(SELECT coalesce(json_agg(${rowAsJson('payments', 's')}), '[]'::json)
       FROM payments s WHERE s.order_id = p.order_id AND s.id <> p.id)`.as('siblings_json'),
     sql<boolean>`${lock ? sql`(SELECT s.updated_at FROM payments s WHERE s.id = p.id) = p.updated_at
@@ -50,11 +55,11 @@ async function readPayment(db: Db, ctx: OperationContext, id: string, lock: bool
     const [row] = await readRow(db, { id, businessId: principal.businessId, livemode: principal.livemode }, lock);
     if (!row) throw notFound('checkout session', id);
     if (!row.current) continue;
-    const { payment_json, order_json, customer_json, siblings_json, usd_per_unit, version } = row;
+    const { payment_json, order_json, customer_json, siblings_json, rate_json, version } = row;
     return {
       payment: rowFromJson('payments', payment_json),
       version,
-      usdPerUnit: usd_per_unit,
+      rate: rateFromJson(rate_json),
       order: rowFromJson('orders', order_json),
       customer: customer_json === null ? null : rowFromJson('customers', customer_json),
       siblings: siblings_json.map((json) => rowFromJson('payments', json)),
@@ -82,6 +87,13 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   // A Live deposit address this request drew, at most once however often the start is planned;
   // used only while the payment has none (a concurrent first start may have given it one).
   let drawn: { address: string; index: number } | undefined;
+  // The checkout a payment buys decides its routing and crypto; read once, before the start
+  // writes anything, as is whether anything serves the way to pay it (Live only).
+  let bought: Promise<{ crypto: boolean; routing: Routing } | undefined> | undefined;
+  const checkoutOf = (payment: PaymentRow) => bought ??= payment.checkout_id
+    ? ctx.db.selectFrom('checkouts').select(['crypto', 'routing']).where('id', '=', payment.checkout_id).where('business_id', '=', principal.businessId).executeTakeFirst()
+    : Promise.resolve(undefined);
+  let coins: Promise<AcceptedCoinId[]> | undefined;
 
   // What the start makes of what was read: the buyer, and the payment and order it leaves.
   const plan = async (read: Read) => {
@@ -89,19 +101,26 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     if (readStatus(payment, now) !== 'open') throw cannotMove(payment, now, 'be started');
     const email = (input.email ?? payment.customer_email)?.toLowerCase();
     if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
-    // Fee, payout wallet, USD value and deposit address are locked once, at the first start.
+    // Refused here, before a deposit address is drawn or anything is written.
+    const checkout = await checkoutOf(payment);
+    await (coins ??= coinsForStart(ctx, principal.livemode, checkout?.routing ?? payment.routing ?? { ...DEFAULT_ROUTING }, input.coin));
+    const firstStart = payment.started_at === null;
+    // Fee, payout wallet, USD value and deposit address are locked once, at the first start; a
+    // Live one without a recent rate for its currency is refused here, before anything is drawn.
+    const usdPerUnit = firstStart
+      ? usableRate(payment.currency, read.rate, { livemode: principal.livemode, now, maxAgeHours: ctx.config.fxRates.maxAgeHours })
+      : undefined;
     if (payment.deposit_address === null && principal.livemode && drawn === undefined) {
       const index = Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(ctx.db)).rows[0]?.index);
       drawn = { address: ctx.deposits.address(index), index };
     }
     const deposit = payment.deposit_address ?? drawn?.address ?? null;
-    const firstStart = payment.started_at === null;
     const locked = {
       customer_email: email,
       started_at: payment.started_at ?? now,
       fee_bps: firstStart ? business.fee_bps : payment.fee_bps,
       payout_wallet: firstStart ? business.payout_wallet : payment.payout_wallet,
-      usd_value_minor: firstStart ? convertMinor(payment.amount_minor, read.usdPerUnit) : payment.usd_value_minor,
+      usd_value_minor: usdPerUnit === undefined ? payment.usd_value_minor : convertMinor(payment.amount_minor, usdPerUnit),
       deposit_address: deposit,
       deposit_index: payment.deposit_address === null ? drawn?.index ?? null : payment.deposit_index,
     } satisfies Partial<PaymentRow>;
@@ -186,13 +205,16 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     return { row: startedRow, customerId: customer.id, country };
   });
 
-  const checkout = row.checkout_id
-    ? await ctx.db.selectFrom('checkouts').select(['crypto', 'routing']).where('id', '=', row.checkout_id).executeTakeFirst()
-    : undefined;
+  const checkout = await checkoutOf(row);
   const routing = checkout?.routing ?? row.routing ?? { ...DEFAULT_ROUTING };
+  const buyer = { currency: row.currency, usdValueMinor: row.usd_value_minor ?? 0, country };
+  const served = await coins!;
+  const crypto = business.crypto_enabled && (checkout?.crypto ?? true) && served.length > 0;
   return {
     ...toCheckoutSessionOut({ ...row, customer_id: customerId }, ctx.config.baseUrl, now),
-    card_providers: offerProviders(routing, { currency: row.currency, usdValueMinor: row.usd_value_minor ?? 0, country }),
-    crypto: business.crypto_enabled && (checkout?.crypto ?? true),
+    // Live: only providers with keys here, while the network they deliver to is served.
+    card_providers: principal.livemode ? liveProviders(routing, buyer, ctx.config.providers, served) : offerProviders(routing, buyer),
+    crypto,
+    coins: crypto ? served : [],
   };
 }

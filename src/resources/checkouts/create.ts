@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../db/database.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';
 import type { CheckoutRow } from '../../db/schema.ts';
 import { requireHttpsInLive } from '../shared/fields.ts';
+import { assertRoutingServable } from '../providers/live.ts';
 import type { StoredPlan } from './plans.ts';
 import { toCheckoutOut, type CheckoutOut, type CreateCheckoutInput } from './schemas.ts';
 
@@ -26,6 +27,7 @@ export async function insertCheckout(ctx: OperationContext, input: NewCheckout):
   const { principal } = ctx;
   requireHttpsInLive(principal.livemode, input.success_url, 'success_url');
   assertCanTakePayments(principal, 'checkouts');
+  assertRoutingServable(principal.livemode, input.routing, ctx.config.providers);
   const now = ctx.clock.now();
   for (let attempt = 0; ; attempt++) {
     try {

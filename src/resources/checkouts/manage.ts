@@ -3,6 +3,7 @@ import { recordActivity } from '../../audit/activity.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { CheckoutRow } from '../../db/schema.ts';
 import { defineAction } from '../../verbs/action.ts';
+import { assertRoutingServable } from '../providers/live.ts';
 import { requireHttpsInLive } from '../shared/fields.ts';
 import { createPricingTable, createWidget } from './create-in-dashboard.ts';
 import { OptionsInput, PlansInput, pricingOf } from './plans.ts';
@@ -58,6 +59,7 @@ export const updateCheckout = defineAction({
   async run(ctx, input): Promise<CheckoutOut> {
     const { principal } = ctx;
     if (input.success_url !== undefined) requireHttpsInLive(principal.livemode, input.success_url, 'success_url');
+    assertRoutingServable(principal.livemode, input.routing ?? undefined, ctx.config.providers);
     const now = ctx.clock.now();
     return ctx.db.transaction().execute(async (trx) => {
       const checkout = await getCheckout(trx, principal, input.id);

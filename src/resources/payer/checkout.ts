@@ -11,8 +11,10 @@ import { assertCanTakePayments } from '../shared/business-rules.ts';
 import { createCheckoutSession } from '../checkout-sessions/create.ts';
 import { CreateCheckoutSessionInput, StartCheckoutSessionInput } from '../checkout-sessions/schemas.ts';
 import { startCheckoutSession } from '../checkout-sessions/start.ts';
+import { coinsForStart } from '../checkout-sessions/live-ways.ts';
 import { requireCollected } from './start.ts';
 import { choosePlan } from '../checkouts/plans.ts';
+import { requireUsableRate } from '../fx-rates/rates.ts';
 
 /** What a pricing table's buyer picked: the plan's id and, with a switch, the option ("0" or "1"). */
 export interface PlanChoice {
@@ -68,6 +70,17 @@ export function takesBuyers(view: CheckoutView): boolean {
   }
 }
 
+/** Why a buyer could not pay the checkout now (Live: nothing served, or a provider without keys), or null. */
+export async function checkoutRefusal(app: Pick<AppContext, 'db' | 'clock' | 'config'>, view: CheckoutView): Promise<ApiError | null> {
+  try {
+    await coinsForStart(app, view.checkout.livemode, view.checkout.routing);
+    return null;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 409) return error;
+    throw error;
+  }
+}
+
 /** Whether its buyers may pay in stablecoin: the account allows crypto, and so does the checkout (as cryptoAllowed for its payments). */
 export function checkoutTakesCrypto(view: CheckoutView): boolean {
   return view.business.crypto_enabled && view.checkout.crypto;
@@ -90,6 +103,10 @@ export async function buyCheckout(app: AppContext, view: CheckoutView, details: 
   if (!details.email) throw new ApiError('invalid_email', 'Enter your email address.', 'email');
   requireCollected(view.checkout.collect, details);
   parseOrThrow(StartCheckoutSessionInput, { ...details, id: 'pay_new' });
+  // A Live price without a recent rate would be refused by the start: refused before the purchase is written.
+  await requireUsableRate(app, view.checkout.currency, view.checkout.livemode);
+  // A Live purchase nothing could pay is refused before its payment is written (the start would refuse it after).
+  await coinsForStart(app, view.checkout.livemode, view.checkout.routing);
   admit();
   const ctx = { ...app, principal: buyerOfCheckout(view) };
   const created = await createCheckoutSession(ctx, parseOrThrow(CreateCheckoutSessionInput, { checkout_id: view.checkout.id }), plan);

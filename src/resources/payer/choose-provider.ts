@@ -5,7 +5,7 @@ import { applyMove } from '../payments/machine.ts';
 import { adapterFor } from '../providers/adapters.ts';
 import { findProvider } from '../providers/catalogue.ts';
 import { buyerOf, type PayerView } from './view.ts';
-import { waysToPay } from './ways.ts';
+import { offerFor, waysToPay } from './ways.ts';
 
 /**
  * The buyer chooses a card provider (spec 3, open -> pending): recorded, so a payment link can
@@ -16,7 +16,8 @@ import { waysToPay } from './ways.ts';
 export async function chooseProvider(app: AppContext, view: PayerView, providerId: string, paths: { testProvider: string; returnUrl: string; buyerIp: string }): Promise<string> {
   if (view.status !== 'open' && view.status !== 'pending') throw new ApiError('invalid_state', 'This payment no longer takes a card payment.');
   if (view.startedAt === null) throw new ApiError('invalid_state', 'Give your details first.');
-  const offered = waysToPay(view, app.config.providers).providers.find((provider) => provider.id === providerId);
+  const { coins } = await offerFor(app, view);
+  const offered = waysToPay(view, app.config.providers, coins).providers.find((provider) => provider.id === providerId);
   const provider = offered ? findProvider(offered.id) : undefined;
   if (!provider) throw new ApiError('invalid_value', 'This card provider cannot take this payment.', 'provider');
   const ctx = { ...app, principal: buyerOf(view) };

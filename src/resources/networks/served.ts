@@ -1,0 +1,70 @@
+import { SECOND } from '../../core/clock.ts';
+import { ACCEPTED_COINS, isAcceptedCoin, type AcceptedCoinId } from '../../core/payment-request.ts';
+import { NETWORK_NAMES, type NetworkName } from '../../core/networks-config.ts';
+import type { Db } from '../../db/database.ts';
+import type { Selectable } from 'kysely';
+import type { ProcessorNetworksTable } from '../../db/schema.ts';
+
+// Which Live coins something serves now (issue 22, must-have 7): a network is served while the
+// processor's latest processor.status report of it says healthy and is recent (within
+// PROCESSOR_STATUS_FRESH_SECONDS). Live starts, payer pages and the go-live checklist ask here;
+// Test mode never does (its networks are simulated).
+
+export type NetworkReport = Selectable<ProcessorNetworksTable>;
+
+/** A network's latest report, as the processor sent it (one per network). */
+export interface NetworkStatus {
+  network: NetworkName;
+  chainId: number;
+  coins: readonly string[];
+  healthy: boolean;
+  /** Null while the processor has not scanned the network yet. */
+  headBlock: number | null;
+  finalBlock: number | null;
+  cursorBlock: number | null;
+  problem: string | null;
+}
+
+/** Whether a report makes its network served at `now`. */
+export function isServed(report: Pick<NetworkReport, 'healthy' | 'reported_at'>, now: Date, freshSeconds: number): boolean {
+  return report.healthy && now.getTime() - report.reported_at.getTime() <= freshSeconds * SECOND;
+}
+
+/** Every network's latest report, in the networks' fixed order; a network never reported is absent. */
+export async function networkReports(db: Db): Promise<NetworkReport[]> {
+  const rows = await db.selectFrom('processor_networks').selectAll().execute();
+  return NETWORK_NAMES.flatMap((name) => rows.filter((row) => row.network === name));
+}
+
+/**
+ * The coins a Live buyer may be offered at `now`: those the service accepts (ACCEPTED_COINS, in
+ * its order) that a served network's processor watches. Empty when nothing is served.
+ */
+export async function servedCoins(db: Db, now: Date, freshSeconds: number): Promise<AcceptedCoinId[]> {
+  const watched = new Set<string>();
+  for (const report of await networkReports(db)) {
+    if (isServed(report, now, freshSeconds)) for (const coin of report.coins) watched.add(coin);
+  }
+  return (Object.keys(ACCEPTED_COINS) as AcceptedCoinId[]).filter((coin) => watched.has(coin) && isAcceptedCoin(coin));
+}
+
+/**
+ * Stores each network's report unless a newer one is already stored (reports may arrive out of
+ * order on retries). Returns how many networks it changed.
+ */
+export async function recordNetworkStatus(db: Db, report: { id: string; sentAt: Date; receivedAt: Date; networks: NetworkStatus[] }): Promise<number> {
+  const rows = report.networks.map((status) => ({
+    network: status.network, chain_id: status.chainId, coins: [...status.coins],
+    healthy: status.healthy, head_block: status.headBlock, final_block: status.finalBlock, cursor_block: status.cursorBlock,
+    problem: status.problem, reported_at: report.sentAt, received_at: report.receivedAt, notice_id: report.id,
+  }));
+  const written = await db.insertInto('processor_networks').values(rows)
+    .onConflict((oc) => oc.column('network').doUpdateSet((eb) => ({
+      chain_id: eb.ref('excluded.chain_id'), coins: eb.ref('excluded.coins'), healthy: eb.ref('excluded.healthy'),
+      head_block: eb.ref('excluded.head_block'), final_block: eb.ref('excluded.final_block'), cursor_block: eb.ref('excluded.cursor_block'),
+      problem: eb.ref('excluded.problem'), reported_at: eb.ref('excluded.reported_at'), received_at: eb.ref('excluded.received_at'),
+      notice_id: eb.ref('excluded.notice_id'),
+    })).where('processor_networks.reported_at', '<=', (eb) => eb.ref('excluded.reported_at')))
+    .executeTakeFirst();
+  return Number(written.numInsertedOrUpdatedRows ?? 0);
+}
