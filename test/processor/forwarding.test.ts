@@ -416,6 +416,9 @@ it('the whole Live path in the processor: a start, a deposit, paid, forwarded, a
     steps: [forwarding.forwardNetwork],
   }, { manual: true, rpc, log: (line) => logs.push(line) });
   try {
+    // A Live start offers a network only once a healthy processor reported it.
+    await processor.poll();
+    await processor.reportStatus();
     const session = (await t.request('POST', '/v1/checkout_sessions', { key, body: { amount: '40.00', currency: 'USD' } })).body;
     const address = (await t.request('POST', `/v1/checkout_sessions/${session.id}/start`, { key, body: { email: 'ann@buyer.example' } })).body.deposit_address.toLowerCase();
     await expect.poll(() => processor.detection.watched.has(address), { timeout: 2_000, interval: 20 }).toBe(true);
