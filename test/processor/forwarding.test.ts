@@ -10,18 +10,19 @@ import { registerForwardingMetrics } from '../../src/processor/forwarding-metric
 import { forwardingSections } from '../../src/processor/forwarding-status.ts';
 import { ProcessorKeys } from '../../src/processor/keys.ts';
 import { startProcessor } from '../../src/processor/processor.ts';
-import { startChain, type TestChain } from '../support/chain.ts';
+import type { TestChain } from '../support/chain.ts';
 import { testTokenAbi } from '../support/chain-contracts.ts';
 import { deployMulticall } from '../support/chain-multicall.ts';
-import { deployTestTokens, type TestTokens, type TokenSymbol } from '../support/chain-tokens.ts';
+import type { TestTokens, TokenSymbol } from '../support/chain-tokens.ts';
+import { startPolygonChain, usdc, type PolygonTestChain } from '../support/processor-chain.ts';
 import { startTestApp, TEST_DEPOSIT_WALLET, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
-import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.ts';
+import type { RpcProxy } from '../support/rpc-proxy.ts';
 
 // Forwarding against a real EDR node posing as Polygon, with the real test tokens and our batch
 // contract: each final deposit reaches the payout wallet (net) and the fee wallet (fee) once,
 // whatever dies on the way, whatever the chain does, and what cannot happen is shown and retried.
 
-const USDC = (dollars: number) => BigInt(dollars) * 1_000_000n;
+const USDC = usdc;
 const DEPTH = 2;
 const FAR = new Date('2100-01-01T00:00:00Z');
 const REPLACE_AFTER_MS = 60_000;
@@ -33,6 +34,7 @@ let t: TestApp;
 let chain: TestChain;
 let tokens: TestTokens;
 let proxy: RpcProxy;
+let stopChain: (() => Promise<void>) | undefined;
 let polygon: NetworkConfig;
 let detection: Detection;
 let forwarding: Forwarding;
@@ -93,21 +95,15 @@ const nonces = (forward: { network: string; transfer_tx_hash: string; transfer_l
 
 beforeAll(async () => {
   // Block times are real time: the app's clock starts there too.
-  [t, chain] = await Promise.all([startTestApp({ RATE_LIMITS: 'off' }, { clockStart: Date.now() }), startChain({ chainId: 137 })]);
-  [tokens, proxy] = await Promise.all([deployTestTokens(chain), startRpcProxy(chain.url, { hangLimitMs: 4_000 })]);
+  let polygonChain: PolygonTestChain;
+  [t, polygonChain] = await Promise.all([startTestApp({ RATE_LIMITS: 'off' }, { clockStart: Date.now() }), startPolygonChain({ depth: DEPTH })]);
+  ({ chain, tokens, proxy } = polygonChain);
+  stopChain = polygonChain.stop;
   const multicall = await deployMulticall(chain);
-  await tokens.mint('usdc', chain.accounts.buyer.address, USDC(10_000));
-  await tokens.mint('usdt', chain.accounts.buyer.address, USDC(10_000));
   keys = new ProcessorKeys(Buffer.alloc(32, 7));
   feeWallet = (await chain.newAccount()).address.toLowerCase() as `0x${string}`;
   await chain.fund(keys.gasWallet.address, 10n ** 18n);
-  polygon = {
-    name: 'polygon', rpcUrls: [proxy.url], chainId: 137, confirmations: DEPTH, multicall: multicall.toLowerCase() as `0x${string}`,
-    tokens: [
-      { coin: 'polygon_usdc', address: tokens.address.usdc.toLowerCase() as `0x${string}` },
-      { coin: 'polygon_usdt', address: tokens.address.usdt.toLowerCase() as `0x${string}` },
-    ],
-  };
+  polygon = { ...polygonChain.polygon, multicall: multicall.toLowerCase() as `0x${string}` };
   detection = await startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon] }, { manual: true, rpc, log: () => undefined });
   // The first scan starts the cursor at the final block: every deposit after it is found.
   await detection.scanAll();
@@ -117,8 +113,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const made of started) await made.stop();
   await detection?.stop();
-  await proxy?.stop();
-  await chain?.stop();
+  await stopChain?.();
   await t?.close();
 });
 
