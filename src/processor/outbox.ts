@@ -121,7 +121,10 @@ export async function deliverDueNotices(db: Db, clock: Clock, sender: NoticeSend
   const leaseUntil = new Date(now.getTime() + LEASE_MS);
   const claimed = await sql<{ id: string; body: unknown; attempts: number }>`
     UPDATE processor.notices_out SET next_attempt_at = ${leaseUntil}, attempts = attempts + 1
-    WHERE id IN (SELECT id FROM processor.notices_out WHERE state = 'pending' AND next_attempt_at <= ${now}
+    WHERE id IN (SELECT id FROM processor.notices_out n WHERE state = 'pending' AND next_attempt_at <= ${now}
+                   -- A settlement waits for its deposit's notice: the service settles only a payment it saw paid.
+                   AND NOT (kind = 'settlement.completed' AND EXISTS (SELECT 1 FROM processor.notices_out d
+                     WHERE d.kind = 'deposit.confirmed' AND d.state = 'pending' AND d.body ->> 'deposit_address' = n.body ->> 'deposit_address'))
                  ORDER BY next_attempt_at LIMIT ${options.limit ?? 50} FOR UPDATE SKIP LOCKED)
     RETURNING id, body, attempts`.execute(db);
   const outcomes = await Promise.all(claimed.rows.map(async (row) => {

@@ -179,6 +179,23 @@ describe('notices are delivered at least once', () => {
     await new Promise<void>((resolve) => down.close(() => resolve()));
   });
 
+  it('a settlement waits while its deposit\'s notice is not delivered, and follows it', async () => {
+    const { id, address } = await started('9.00');
+    const tx = `0x${'9a'.repeat(32)}`;
+    const deposit = { id: `deposit:polygon:${tx}:0`, type: 'deposit.confirmed' as const, deposit_address: address, payment_id: id,
+      coin: 'polygon_usdc', network: 'polygon', amount: '9.000000', txid: tx, forwarded_to: LIVE_WALLET };
+    const settlement = { id: `settlement:polygon:${tx}:0`, type: 'settlement.completed' as const, deposit_address: address, payment_id: id,
+      txid_out: `0x${'9b'.repeat(32)}`, merchant_received: '8.910000' };
+    // The settlement enqueued first and due first: still not sent before the deposit is.
+    await enqueueNotice(t.db, settlement, t.clock.now());
+    await enqueueNotice(t.db, deposit, new Date(t.clock.now().getTime() + SECOND));
+    expect(await deliverDueNotices(t.db, t.clock, { url: noticesUrl(), secret: TEST_PROCESSOR_SECRET })).toBe(0);
+    t.clock.advance(SECOND);
+    expect(await deliverDueNotices(t.db, t.clock, { url: noticesUrl(), secret: TEST_PROCESSOR_SECRET })).toBe(1);
+    expect(await deliverDueNotices(t.db, t.clock, { url: noticesUrl(), secret: TEST_PROCESSOR_SECRET })).toBe(1);
+    expect(await api('GET', `/v1/payments/${id}`)).toMatchObject({ status: 'paid', txid_out: settlement.txid_out, merchant_received: '8.910000' });
+  });
+
   it('a notice the service refuses for good (a 4xx other than 408 and 429) is kept refused with its answer, not retried', async () => {
     const body = { id: 'deposit:polygon:refused', type: 'deposit.confirmed' as const, deposit_address: `0x${'cd'.repeat(20)}`, amount: 'not money' };
     await enqueueNotice(t.db, body, t.clock.now());
