@@ -67,11 +67,14 @@ export interface PaymentRequest {
   /** The deposit address the buyer pays to. */
   to: string;
   amountMicros: bigint;
+  /** The token contract the processor watches for this coin, when configured otherwise than the native one (a local chain). */
+  contract?: string;
 }
 
 /** The ERC-681 URI of a transfer of `amountMicros` of `coin` to `to`. */
-export function paymentRequestUri({ coin, to, amountMicros }: PaymentRequest): string {
-  const { contract, chainId, decimals } = acceptedCoin(coin);
+export function paymentRequestUri({ coin, to, amountMicros, contract: configured }: PaymentRequest): string {
+  const { chainId, decimals } = acceptedCoin(coin);
+  const contract = configured === undefined ? acceptedCoin(coin).contract : recipient(configured);
   if (typeof amountMicros !== 'bigint') throw new TypeError('A payment request takes the amount as bigint micro-units, never a float.');
   if (amountMicros <= 0n) throw new RangeError(`A payment request asks for more than nothing, not ${amountMicros} micro-units.`);
   const units = amountMicros * 10n ** BigInt(decimals - MICRO_DECIMALS);

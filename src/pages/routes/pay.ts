@@ -31,6 +31,8 @@ const paths = (id: string) => {
 
 export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): void {
   const { context } = pages;
+  // Each coin's token as the processor watches it (the native contracts unless configured otherwise).
+  const tokenContracts = new Map(context.config.networks.flatMap((network) => network.tokens.map((token) => [token.coin, token.address] as const)));
   const view = async (request: FastifyRequest): Promise<PayerView> => {
     const found = await readPayerView(context.db, { id: (request.params as { id: string }).id }, context.clock.now());
     if (!found) throw new ApiError('not_found', 'There is no payment at this address.');
@@ -70,7 +72,7 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
         const coinPath = (chosen: string) => `${at.page}?coin=${encodeURIComponent(chosen)}`;
         return send(() => payChoosePage({
           t, view: payment, paths: { provider: at.provider, details: at.details, test: at.test, coin: coinPath },
-          providers: ways.providers, wallet: walletOf(t, payment, ways.wallet, asked), declined: step === 'declined',
+          providers: ways.providers, wallet: walletOf(t, payment, ways.wallet, asked, tokenContracts), declined: step === 'declined',
         }));
       }
       case 'paid':

@@ -11,7 +11,11 @@ import type { Wallet } from './wallet.ts';
 // for, else the first), one coin per dollar of the payment's USD value locked at start, in the
 // coin's six decimals and as a scannable request. The deposit address is the same on every network.
 
-export function walletOf(t: Messages, payment: PayerView, wallet: WaysToPay['wallet'], asked: unknown): Wallet | null {
+/**
+ * `contracts`: the token contract of each coin as the processor is configured (POLYGON_USDC and
+ * the like), so the scanned request names the token that is watched.
+ */
+export function walletOf(t: Messages, payment: PayerView, wallet: WaysToPay['wallet'], asked: unknown, contracts: ReadonlyMap<string, string> = new Map()): Wallet | null {
   if (wallet === null) return null;
   if (wallet.kind === 'test') return wallet;
   const coin = wallet.coins.find((served) => served === asked) ?? wallet.coins[0];
@@ -25,7 +29,7 @@ export function walletOf(t: Messages, payment: PayerView, wallet: WaysToPay['wal
     token,
     network,
     price: price(t, payment.amountMinor, payment.currency),
-    qr: QrCode({ text: paymentRequestUri({ coin, to: wallet.address, amountMicros }), label: t.qrLabel(token, network) }),
+    qr: QrCode({ text: paymentRequestUri({ coin, to: wallet.address, amountMicros, contract: contracts.get(coin) }), label: t.qrLabel(token, network) }),
     coin,
     choices: wallet.coins.map((served: AcceptedCoinId) => ({ coin: served, ...coinLabel(served) })),
   };
