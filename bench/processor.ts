@@ -72,7 +72,8 @@ export async function runProcessorLatencyBench(options: {
     sender: { url: `${service.url}${PROCESSOR_NOTICES_PATH}`, secret: context.processorSecret }, deposits: context.deposits,
   }, { log: (line) => progress(line) });
   options.cleanup('processor', () => processor.stop());
-  // Its first status reaches the service before the first Live start.
+  // Its first status, once it scanned, reaches the service before the first Live start.
+  while (processor.health()[0]?.lastScanAt === null) await new Promise((resolve) => setTimeout(resolve, 20));
   await processor.reportStatus();
 
   const latencies: number[] = [];
