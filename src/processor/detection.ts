@@ -8,22 +8,19 @@ import { listenForDepositAddresses, WatchedAddresses } from './watched-addresses
 
 // Detection as the processor runs it: one watch list for every network, learnt through NOTIFY;
 // one detector per configured network, each checked against its chain id before anything is
-// scanned, then scanning every `pollMs`. Forwarding and notices build on the transfers it records.
+// scanned; the processor scans each network whose lock it holds, every poll (processor.ts).
 
 export const DEFAULT_POLL_MS = 2_000;
 
 export interface Detection {
   watched: WatchedAddresses;
   detectors: Detector[];
-  /** Scans every network once now (tests; the loop calls it too). */
+  /** Scans every network once now. */
   scanAll(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export async function startDetection(deps: { db: Db; databaseUrl: string; clock: Clock; networks: NetworkConfig[] }, options: {
-  pollMs?: number;
-  /** Scan only when scanAll is called (tests). */
-  manual?: boolean;
   rpc?: ChainClientOptions;
   detector?: DetectorOptions;
   log?: (line: string) => void;
@@ -53,24 +50,11 @@ export async function startDetection(deps: { db: Db; databaseUrl: string; clock:
       }
     }));
   };
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  const loop = () => {
-    if (stopped) return;
-    running = scanAll().finally(() => {
-      if (!stopped) timer = setTimeout(loop, options.pollMs ?? DEFAULT_POLL_MS);
-    });
-  };
-  if (!options.manual) loop();
   return {
     watched,
     detectors,
     scanAll,
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
       await listener.close();
     },
   };

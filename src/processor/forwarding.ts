@@ -13,16 +13,15 @@ export { gasWalletStatus, type GasWalletStatus } from './gas-wallet.ts';
 export { forwardsSummary, type ForwardsSummary } from './forwarding-status.ts';
 
 // Forwarding as the processor runs it: one Forwarder per configured network, each pass planning
-// the new final deposits and moving every open forward on, every `pollMs`. What the operator sees
+// the new final deposits and moving every open forward on; the processor runs a pass on each
+// network whose lock it holds, every poll (processor.ts). What the operator sees
 // of it (forwardsSummary, gasWalletStatus) reads the database and the chain, never a key.
-
-export const DEFAULT_FORWARD_POLL_MS = 2_000;
 
 export interface Forwarding {
   forwarders: Forwarder[];
-  /** One pass on every network now (tests; the loop calls it too). */
+  /** One pass on every network now. */
   forwardAll(): Promise<void>;
-  /** One pass on one network: the processor's step for each network whose lock it holds (start it `manual`). */
+  /** One pass on one network: the processor's step for each network whose lock it holds. */
   forwardNetwork(network: NetworkConfig): Promise<void>;
   stop(): Promise<void>;
 }
@@ -46,9 +45,6 @@ export function requireFeeWallet(feeWallet: `0x${string}` | undefined): `0x${str
 }
 
 export async function startForwarding(deps: ForwardingDeps, options: ForwarderOptions & {
-  pollMs?: number;
-  /** Pass only when forwardAll is called (tests). */
-  manual?: boolean;
   rpc?: ChainClientOptions;
 } = {}): Promise<Forwarding> {
   const feeWallet = requireFeeWallet(deps.feeWallet);
@@ -75,24 +71,12 @@ export async function startForwarding(deps: ForwardingDeps, options: ForwarderOp
     const forwarder = forwarders.find((candidate) => candidate.network.name === network.name);
     if (forwarder) await pass(forwarder);
   };
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  const loop = () => {
-    if (stopped) return;
-    running = forwardAll().catch(() => undefined).finally(() => {
-      if (!stopped) timer = setTimeout(loop, options.pollMs ?? DEFAULT_FORWARD_POLL_MS);
-    });
-  };
-  if (!options.manual) loop();
   return {
     forwarders,
     forwardAll,
     forwardNetwork,
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      // Nothing runs between passes: the processor awaits each one it starts.
     },
   };
 }

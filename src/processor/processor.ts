@@ -67,7 +67,7 @@ export async function startProcessor(deps: {
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const detection = await startDetection(
     { db: deps.db, databaseUrl: deps.databaseUrl, clock: deps.clock, networks: deps.networks },
-    { manual: true, rpc: options.rpc, detector: options.detector, log },
+    { rpc: options.rpc, detector: options.detector, log },
   );
   const locks = new NetworkLocks(deps.databaseUrl, log);
   const found = await findMissingDepositIndexes(deps.db, deps.deposits);

@@ -49,7 +49,7 @@ beforeAll(async () => {
     ],
   };
   detection = await startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon] }, {
-    manual: true, rpc: { timeoutMs: 300, retryDelayMs: 10, rounds: 3 }, log: () => undefined,
+    rpc: { timeoutMs: 300, retryDelayMs: 10, rounds: 3 }, log: () => undefined,
   });
 });
 
@@ -257,7 +257,7 @@ describe('the watch list', () => {
 
     // A restarted processor catches up once from the payments table, the row above aside.
     await t.db.deleteFrom('processor.watched_addresses').execute();
-    const restarted = await startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [] }, { manual: true });
+    const restarted = await startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [] }, {});
     try {
       expect(restarted.watched.has(address)).toBe(true);
     } finally {
@@ -267,7 +267,7 @@ describe('the watch list', () => {
 });
 
 it('refuses to start against a node of another chain', async () => {
-  const started = startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [{ ...polygon, name: 'base', chainId: 8453 }] }, { manual: true });
+  const started = startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [{ ...polygon, name: 'base', chainId: 8453 }] }, {});
   await expect(started).rejects.toBeInstanceOf(StartupError);
   await expect(started).rejects.toThrow('base: the RPC node answers chain id 137, but BASE_CHAIN_ID is 8453. Check BASE_RPC_URL.');
 });
@@ -275,7 +275,7 @@ it('refuses to start against a node of another chain', async () => {
 it('refuses to continue a scan kept for another chain id', async () => {
   await t.db.updateTable('processor.cursors').set({ chain_id: 1 }).where('network', '=', 'polygon').execute();
   try {
-    await expect(startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon] }, { manual: true }))
+    await expect(startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon] }, {}))
       .rejects.toThrow('polygon: the scan so far was of chain id 1, not 137; its cursor cannot continue on another chain.');
   } finally {
     await t.db.updateTable('processor.cursors').set({ chain_id: 137 }).where('network', '=', 'polygon').execute();

@@ -46,7 +46,7 @@ let nextIndex = 1_000;
 
 const forwarder = async (options: { onStep?: (step: ForwardStep) => void } = {}) => {
   const made = await startForwarding({ db: t.db, clock: t.clock, networks: [polygon], keys, feeWallet }, {
-    manual: true, rpc, replaceAfterMs: REPLACE_AFTER_MS, retryAfterMs: RETRY_AFTER_MS, log: (line) => logs.push(line), ...options,
+    rpc, replaceAfterMs: REPLACE_AFTER_MS, retryAfterMs: RETRY_AFTER_MS, log: (line) => logs.push(line), ...options,
   });
   started.push(made);
   return made;
@@ -104,7 +104,7 @@ beforeAll(async () => {
   feeWallet = (await chain.newAccount()).address.toLowerCase() as `0x${string}`;
   await chain.fund(keys.gasWallet.address, 10n ** 18n);
   polygon = { ...polygonChain.polygon, multicall: multicall.toLowerCase() as `0x${string}` };
-  detection = await startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon] }, { manual: true, rpc, log: () => undefined });
+  detection = await startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon] }, { rpc, log: () => undefined });
   // The first scan starts the cursor at the final block: every deposit after it is found.
   await detection.scanAll();
   forwarding = await forwarder();

@@ -95,7 +95,7 @@ beforeAll(async () => {
   await chain.fund(keys.gasWallet.address, 10n ** 18n);
   feeWallet = (await chain.newAccount()).address.toLowerCase() as Address;
   payout = (await chain.newAccount()).address.toLowerCase() as Address;
-  forwarding = await startForwarding({ db: t.db, clock: t.clock, networks: [polygon], keys, feeWallet }, { manual: true, rpc, log: (line) => logs.push(line) });
+  forwarding = await startForwarding({ db: t.db, clock: t.clock, networks: [polygon], keys, feeWallet }, { rpc, log: (line) => logs.push(line) });
   processor = await startProcessor({
     db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon],
     sender: { url: `${t.url}/processor/notices`, secret: TEST_PROCESSOR_SECRET }, deposits: t.context.deposits,
