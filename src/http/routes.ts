@@ -7,6 +7,7 @@ import { Answer, pathParams, restPath, type Operation } from '../verbs/operation
 import { parseOrThrow } from '../core/validation.ts';
 import { isJsonObject } from '../core/json-body.ts';
 import { audienceOf, type Audience } from '../core/wording.ts';
+import { callerGone } from '../core/caller-gone.ts';
 
 
 // PostgreSQL text cannot hold NUL; such a path or query names nothing and filters nothing.
@@ -97,7 +98,8 @@ export function registerOperationRoutes(app: FastifyInstance, operations: readon
       handler: async (request, reply) => {
         const principal = await gate.admit(request.headers.authorization, request.ip, operation);
         const input = parseInput(operation, rawInput(operation, shape, request), audienceOf(request.headers.prefer));
-        const output = await operation.run({ ...appContext, principal }, input);
+        const context = operation.waits ? { ...appContext, principal, signal: callerGone(request.raw, reply.raw) } : { ...appContext, principal };
+        const output = await operation.run(context, input);
         if (output instanceof Answer) return reply.code(output.status).send(output.body);
         return reply.code(operation.http.status).send(output);
       },

@@ -11,6 +11,7 @@ import type { Operation } from '../verbs/operation.ts';
 import { asApiError, errorResponse, replyWith } from '../core/errors.ts';
 import { bearerCredential } from '../auth/authenticate.ts';
 import { isLoopbackHost } from '../net/address-policy.ts';
+import { callerGone } from '../core/caller-gone.ts';
 import { callOperation, errorResult, INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type ToolDefinition } from './tools.ts';
 
 // The MCP server on the service's own Fastify app, at /mcp (Streamable HTTP): the 2026-07-28
@@ -36,14 +37,16 @@ function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefiniti
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   if (only === undefined) registerReference(server);
   const tools = all.filter((tool) => visibleTo(tool.operation, principal) && (only === undefined || tool.operation.name === only));
-  registerTools(server, tools, async (operation, args) => {
+  registerTools(server, tools, async (operation, args, signal) => {
     try {
       gate.admitCall(principal, operation);
     } catch (error) {
       if (error instanceof ApiError) return errorResult(error);
       throw error;
     }
-    return callOperation(operation, (input) => operation.run({ ...context, principal }, input as never), args);
+    // A waiting tool (wait_for_payment) ends when the call is cancelled: the client closed the request.
+    const ctx = operation.waits ? { ...context, principal, signal } : { ...context, principal };
+    return callOperation(operation, (input) => operation.run(ctx, input as never), args);
   });
   return server;
 }
@@ -51,14 +54,15 @@ function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefiniti
 /** The headers the MCP transport reads (the credential, Host and Origin are checked before it). */
 const TRANSPORT_HEADERS = new Set(['accept', 'content-type', 'last-event-id']);
 
-function webRequest(request: FastifyRequest, baseUrl: string): Request {
+function webRequest(request: FastifyRequest, baseUrl: string, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || !(TRANSPORT_HEADERS.has(name) || name.startsWith('mcp-'))) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
   // The body goes to the handler already parsed (parsedBody), not again as text.
-  return new Request(`${baseUrl}${request.url}`, { method: request.method, headers });
+  // The signal tells the SDK when the client went away (a 2026-era cancellation closes the request).
+  return new Request(`${baseUrl}${request.url}`, { method: request.method, headers, signal });
 }
 
 async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
@@ -121,7 +125,7 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
         const credentialSent = bearerCredential(request.headers.authorization) !== null;
         return replyWith(reply, errorResponse(asApiError(error), { credentialSent, metadataUrl }));
       }
-      const response = await handler.fetch(webRequest(request, baseUrl), {
+      const response = await handler.fetch(webRequest(request, baseUrl, callerGone(request.raw, reply.raw)), {
         authInfo: {
           token: '',
           clientId: principal.actor.kind === 'secret_key' ? principal.actor.keyId : principal.actor.kind === 'agent' ? principal.actor.connectionId : '',
