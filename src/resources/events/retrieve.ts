@@ -1,0 +1,7 @@
+import type { OperationContext } from '../../verbs/context.ts';
+import { getEvent } from './queries.ts';
+import type { EventOut } from './schemas.ts';
+
+export async function retrieveEvent(ctx: OperationContext, input: { id: string }): Promise<EventOut> {
+  return JSON.parse((await getEvent(ctx.db, ctx.principal, input.id, ctx.clock.now())).body) as EventOut;
+}
