@@ -98,8 +98,14 @@ export function registerOperationRoutes(app: FastifyInstance, operations: readon
       handler: async (request, reply) => {
         const principal = await gate.admit(request.headers.authorization, request.ip, operation);
         const input = parseInput(operation, rawInput(operation, shape, request), audienceOf(request.headers.prefer));
-        const context = operation.waits ? { ...appContext, principal, signal: callerGone(request.raw, reply.raw) } : { ...appContext, principal };
-        const output = await operation.run(context, input);
+        const signal = operation.waits ? callerGone(request.raw, reply.raw) : undefined;
+        const output = await operation.run(signal ? { ...appContext, principal, signal } : { ...appContext, principal }, input);
+        // A long poll whose caller went away: nobody to answer (a reply on the closed socket would keep the request open).
+        if (signal?.aborted) {
+          reply.hijack();
+          reply.raw.destroy();
+          return reply;
+        }
         if (output instanceof Answer) return reply.code(output.status).send(output.body);
         return reply.code(operation.http.status).send(output);
       },

@@ -12,6 +12,7 @@ import { asApiError, errorResponse, replyWith } from '../core/errors.ts';
 import { bearerCredential } from '../auth/authenticate.ts';
 import { isLoopbackHost } from '../net/address-policy.ts';
 import { callerGone } from '../core/caller-gone.ts';
+import { callIdOf, cancelledIdOf, WaitingCalls } from './cancellations.ts';
 import { callOperation, errorResult, INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type ToolDefinition } from './tools.ts';
 
 // The MCP server on the service's own Fastify app, at /mcp (Streamable HTTP): the 2026-07-28
@@ -101,6 +102,8 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
   const metadataUrl = `${baseUrl}/.well-known/oauth-protected-resource/mcp`;
   // Tokens are valid here only when issued for the MCP endpoint (RFC 8707); keys work as on REST.
   const tools = toolDefinitions(operations);
+  const waitingTools = new Set(operations.filter((operation) => operation.waits).map((operation) => operation.name));
+  const waitingCalls = new WaitingCalls();
   const handler = withoutJsonModeNotice(() => createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal, ctx.authInfo?.extra?.tool as string | undefined), {
     onerror: () => undefined,
     // Tools answer with one result and no progress in between: a JSON body, not an event stream.
@@ -125,17 +128,38 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
         const credentialSent = bearerCredential(request.headers.authorization) !== null;
         return replyWith(reply, errorResponse(asApiError(error), { credentialSent, metadataUrl }));
       }
-      const response = await handler.fetch(webRequest(request, baseUrl, callerGone(request.raw, reply.raw)), {
-        authInfo: {
-          token: '',
-          clientId: principal.actor.kind === 'secret_key' ? principal.actor.keyId : principal.actor.kind === 'agent' ? principal.actor.connectionId : '',
-          scopes: [...principal.scopes],
-          resource: new URL(resource),
-          extra: { principal, tool: calledTool(request.body) },
-        },
-        parsedBody: request.body,
-      });
-      return sendResponse(reply, response);
+      const clientId = principal.actor.kind === 'secret_key' ? principal.actor.keyId : principal.actor.kind === 'agent' ? principal.actor.connectionId : '';
+      const caller = `${principal.businessId}|${principal.livemode}|${clientId}`;
+      const cancelled = cancelledIdOf(request.body);
+      if (cancelled !== undefined) waitingCalls.cancel(caller, cancelled);
+      const tool = calledTool(request.body);
+      const callId = tool !== undefined && waitingTools.has(tool) ? callIdOf(request.body) : undefined;
+      const closed = callerGone(request.raw, reply.raw);
+      const tracked = callId === undefined ? undefined : waitingCalls.track(caller, callId, closed);
+      try {
+        const answered = handler.fetch(webRequest(request, baseUrl, tracked?.signal ?? closed), {
+          authInfo: {
+            token: '',
+            clientId,
+            scopes: [...principal.scopes],
+            resource: new URL(resource),
+            extra: { principal, tool },
+          },
+          parsedBody: request.body,
+        });
+        const response = await (tracked ? Promise.race([answered, tracked.cancelled]) : answered);
+        // A call its client cancelled gets no answer (JSON-RPC); its request ends as the SDK ends a closed one.
+        if (response === 'cancelled') return reply.code(499).send(null);
+        // The client went away (a 2026-era cancellation): nobody to answer.
+        if (closed.aborted) {
+          reply.hijack();
+          reply.raw.destroy();
+          return reply;
+        }
+        return await sendResponse(reply, response);
+      } finally {
+        tracked?.done();
+      }
     },
   });
 }

@@ -70,10 +70,21 @@ function elementOf(schema: z.ZodType): z.ZodType | undefined {
   return undefined;
 }
 
+/** Whether a schema declares null a value of its own (`.nullable()`, `.nullish()`), through optional, default and transforms. */
+function declaresNull(schema: z.ZodType): boolean {
+  let inner: any = schema;
+  for (let depth = 0; inner !== undefined && depth < 8; depth += 1) {
+    if (inner.def?.type === 'nullable') return true;
+    inner = inner.def?.innerType ?? inner.def?.in;
+  }
+  return false;
+}
+
 /**
- * The arguments with every null given for an optional field that does not take null left out:
- * models often send null for "none", and that is what absent means. A field that takes null
- * (a description to clear) keeps it. Applied through nested objects and arrays of objects.
+ * The arguments with every null given for an optional field that does not declare null left
+ * out: models often send null for "none", and that is what absent means (a number read from a
+ * query string would otherwise read null as 0). A field that declares null (a description to
+ * clear) keeps it. Applied through nested objects and arrays of objects.
  */
 export function nullsAsAbsent(schema: z.ZodType, value: unknown): unknown {
   const element = Array.isArray(value) ? elementOf(schema) : undefined;
@@ -88,7 +99,7 @@ export function nullsAsAbsent(schema: z.ZodType, value: unknown): unknown {
     if (field === undefined) {
       kept[name] = item;
     } else if (item === null) {
-      if (field.safeParse(null).success || !field.safeParse(undefined).success) kept[name] = null;
+      if (declaresNull(field) || !field.safeParse(undefined).success) kept[name] = null;
     } else {
       kept[name] = nullsAsAbsent(field, item);
     }
