@@ -8,6 +8,7 @@ import { parseOrThrow } from '../core/validation.ts';
 import { isJsonObject } from '../core/json-body.ts';
 import { audienceOf, type Audience } from '../core/wording.ts';
 import { callerGone } from '../core/caller-gone.ts';
+import { holdsJsonText, stringifyWithText } from '../core/json-text.ts';
 
 
 // PostgreSQL text cannot hold NUL; such a path or query names nothing and filters nothing.
@@ -106,8 +107,10 @@ export function registerOperationRoutes(app: FastifyInstance, operations: readon
           reply.raw.destroy();
           return reply;
         }
-        if (output instanceof Answer) return reply.code(output.status).send(output.body);
-        return reply.code(operation.http.status).send(output);
+        const [status, body] = output instanceof Answer ? [output.status, output.body] : [operation.http.status, output];
+        // Stored JSON (events as delivered) is written as its bytes, not parsed and written again.
+        if (holdsJsonText(body)) return reply.code(status).type('application/json; charset=utf-8').send(stringifyWithText(body));
+        return reply.code(status).send(body);
       },
     });
   }

@@ -6,6 +6,7 @@ import { ApiError, ERROR_STATUS, errorBody } from '../core/errors.ts';
 import { PAYMENT_EVENT_TYPES, PING } from '../events/types.ts';
 import { Answer, type Operation } from '../verbs/operation.ts';
 import { parseOrThrow } from '../core/validation.ts';
+import { holdsJsonText, stringifyWithText } from '../core/json-text.ts';
 
 // The MCP tools: one per registry operation, nothing written by hand beside the registry. A
 // tool's arguments are advertised with the operation's JSON Schema and checked with its zod
@@ -112,7 +113,9 @@ export async function callOperation(operation: Operation, run: (input: unknown) 
   try {
     const input = parseOrThrow(operation.input, args ?? {});
     const result = await run(input);
-    const body = (result instanceof Answer ? result.body : result) as JsonObject;
+    const answer = result instanceof Answer ? result.body : result;
+    // structuredContent is objects: stored JSON (events as delivered) is parsed here.
+    const body = (holdsJsonText(answer) ? JSON.parse(stringifyWithText(answer)) : answer) as JsonObject;
     return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   } catch (error) {
     if (error instanceof ApiError) return errorResult(error);
