@@ -2,9 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { SECOND } from '../../core/clock.ts';
 import { coded } from '../../core/validation.ts';
+import { notFound } from '../../core/errors.ts';
+import { perTurnByKey } from '../../core/per-turn.ts';
+import type { Principal } from '../../auth/principal.ts';
+import type { Db } from '../../db/database.ts';
 import type { OperationContext } from '../../verbs/context.ts';
 import { PAYMENT_STATUSES, readStatus } from '../shared/payment-status.ts';
-import { getPayment } from './queries.ts';
+import { findPayment } from './queries.ts';
 import { PaymentIdInput, toPaymentOut, type PaymentOut, type PaymentWithCustomer } from './schemas.ts';
 
 // Waiting for a payment (issue 24): answers as soon as the payment's status differs from the one
@@ -27,6 +31,24 @@ export const WaitForPaymentInput = PaymentIdInput.extend({
     .describe(`How long to wait at most, in seconds, 0 to ${MAX_WAIT_SECONDS} (default ${MAX_WAIT_SECONDS}); then the payment is answered as it is.`),
 });
 export type WaitForPaymentInput = z.output<typeof WaitForPaymentInput>;
+
+/**
+ * The payment as it is now, read once per turn for all who ask in it: a change wakes every waiter
+ * of the payment in one turn, and a thousand waiters then cost one query, not a thousand. (Two
+ * callers of one business and mode see the same row.)
+ */
+const readPayment = perTurnByKey(async (db: Db, asks: ReadonlyArray<{ principal: Principal; id: string }>) => {
+  const reads = new Map<string, Promise<PaymentWithCustomer | undefined>>();
+  const keyOf = (ask: { principal: Principal; id: string }) => `${ask.principal.businessId}|${ask.principal.livemode}|${ask.id}`;
+  for (const ask of asks) if (!reads.has(keyOf(ask))) reads.set(keyOf(ask), findPayment(db, ask.principal, ask.id));
+  return Promise.all(asks.map((ask) => reads.get(keyOf(ask))!));
+});
+
+async function getPayment(db: Db, principal: Principal, id: string): Promise<PaymentWithCustomer> {
+  const row = await readPayment(db, { principal, id });
+  if (!row) throw notFound('payment', id);
+  return row;
+}
 
 /** How long until an unpaid payment reads as expired (spec 3 rule 1), in ms; Infinity when it never will by time alone. */
 function untilExpiry(row: PaymentWithCustomer, now: Date): number {
