@@ -27,18 +27,21 @@ import { measureScaleJobs, scaleScenarios } from './scale.ts';
 import { processorLatencyTable, runProcessorLatencyBench, type ProcessorLatencyResult } from './processor.ts';
 import { PROCESSOR_SCAN_BENCH_NAME, processorScanTable, runProcessorScanBench, type ProcessorScanResult } from './processor-scan.ts';
 import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scenarios.ts';
+import { runWaitsBench, waitsTable, type WaitsResult } from './waits.ts';
 
 // npm run bench: the service against a minimal Fastify + pg baseline, scenario by scenario, on
 // one embedded PostgreSQL in a temp dir. Prints a markdown table, writes bench/results.json.
 // Env: BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (20),
 // BENCH_ONLY (run only scenarios whose name contains this text; "webhook delivery" for the
 // delivery benchmark alone, "scale" for the million-payment rows and their background jobs,
-// "processor scan" for the processor's scan watching 100,000 addresses against 10),
+// "processor scan" for the processor's scan watching 100,000 addresses against 10,
+// "payment waits" for the 1,000 waits held open at once),
 // BENCH_SCALE_ROWS and BENCH_SCALE_DUE (bench/scale.ts).
 
 const POOL_SIZE = 10;
 const DELIVERY_BENCH_NAME = 'webhook delivery';
 const PROCESSOR_LATENCY_NAME = 'processor latency';
+const WAITS_NAME = 'payment waits';
 const DELIVERY_BUSINESSES = 5;
 /** Of the delivery backlog, the events that come from sessions started through the API. */
 const DELIVERY_BACKLOG_STARTS = 1_000;
@@ -233,7 +236,8 @@ async function main(): Promise<void> {
   const deliveriesSelected = !only || DELIVERY_BENCH_NAME.includes(only);
   const processorLatencySelected = !only || PROCESSOR_LATENCY_NAME.includes(only);
   const processorScanSelected = !only || PROCESSOR_SCAN_BENCH_NAME.includes(only);
-  if (selected.length === 0 && !deliveriesSelected && !processorLatencySelected && !processorScanSelected) throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
+  const waitsSelected = !only || WAITS_NAME.includes(only);
+  if (selected.length === 0 && !deliveriesSelected && !processorLatencySelected && !processorScanSelected && !waitsSelected) throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'payment-service-bench-'));
   cleanups.push({ what: 'temp dir', run: () => rm(dataDir, { recursive: true, force: true }) });
@@ -334,6 +338,10 @@ async function main(): Promise<void> {
     results.push(await runScenario(scenario, env));
   }
 
+  // 1,000 waits held open at once, then one change (before the workers start: nothing else runs).
+  let waits: WaitsResult | undefined;
+  if (waitsSelected) waits = await runWaitsBench({ serviceUrl, context, auth, progress });
+
   // The scale rows' background jobs, on their database, once its rows were measured.
   const scaleJobs = await measureScaleJobs();
 
@@ -403,7 +411,7 @@ async function main(): Promise<void> {
 
   const warnings = results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`));
   const tables = [results.length > 0 ? table(results) : '', scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : '',
-    processorLatency ? processorLatencyTable(processorLatency) : '', processorScan ? processorScanTable(processorScan) : ''].filter(Boolean);
+    processorLatency ? processorLatencyTable(processorLatency) : '', processorScan ? processorScanTable(processorScan) : '', waits ? waitsTable(waits) : ''].filter(Boolean);
   process.stdout.write(`\n${warnings.length > 0 ? `${warnings.join('\n')}\n\n` : ''}${tables.join('\n\n')}\n`);
 
   await writeFile(RESULTS_FILE, `${JSON.stringify({
@@ -417,6 +425,7 @@ async function main(): Promise<void> {
     deliveries,
     processorLatency,
     processorScan,
+    waits,
   }, null, 2)}\n`);
   progress(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
 }

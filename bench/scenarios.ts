@@ -142,6 +142,35 @@ function businessWithManyPayments(env: BenchEnv): Promise<ManyPayments> {
   return manyPayments;
 }
 
+const LIST_EVENTS = 20_000;
+let manyEvents: Promise<ManyPayments> | undefined;
+
+/**
+ * The business of the many payments, with 20,000 events of the last hours: one payment paid
+ * through the API (its payment.started and payment.paid, with their order and customer), its
+ * events copied by SQL with their own ids and earlier times (the list reads stored bodies,
+ * whatever wrote them). Made once.
+ */
+function businessWithManyEvents(env: BenchEnv): Promise<ManyPayments> {
+  manyEvents ??= (async () => {
+    const many = await businessWithManyPayments(env);
+    const call = async (path: string, body: unknown) => {
+      const response = await fetch(`${env.serviceUrl}${path}`, { method: 'POST', headers: { ...many.auth, ...JSON_HEADERS }, body: JSON.stringify(body) });
+      if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+      return response.json() as Promise<{ id: string }>;
+    };
+    const { id } = await call('/v1/checkout_sessions', { ...SESSION, customer_email: 'events@bench.example', order: { ...SESSION.order, id: 'bench-events' } });
+    await call(`/v1/checkout_sessions/${id}/start`, {});
+    await call(`/v1/payments/${id}/simulate`, { outcome: 'paid' });
+    await sql.raw(`INSERT INTO events (id, business_id, livemode, type, payment_id, order_id, customer_id, body, created_at)
+      SELECT 'evt_' || substr(md5(g::text || random()::text), 1, 24), business_id, livemode, type, payment_id, order_id, customer_id, body, created_at - make_interval(secs => g)
+      FROM events, generate_series(1, ${LIST_EVENTS / 2}) AS g WHERE payment_id = '${id}'`).execute(env.context.db);
+    await sql`ANALYZE events`.execute(env.context.db);
+    return many;
+  })();
+  return manyEvents;
+}
+
 const BASELINE_INSERT: RequestSpec = { method: 'POST', path: '/baseline/payment_links', headers: JSON_HEADERS, body: JSON.stringify(SMALL_LINK) };
 
 export const scenarios: readonly Scenario<unknown>[] = [
@@ -244,6 +273,15 @@ export const scenarios: readonly Scenario<unknown>[] = [
     baselineLabel: 'REST list',
     setup: businessWithManyPayments,
     service: ({ path, cookie }) => ({ method: 'GET', path, headers: { cookie, accept: 'text/html' } }),
+    baseline: ({ auth }) => ({ method: 'GET', path: '/v1/payments?limit=20', headers: auth }),
+  }),
+  defineScenario({
+    name: 'events: GET /v1/events, a page of 20 of a business with 20,000 events (baseline: GET /v1/payments?limit=20 of the same business)',
+    target: 0.8,
+    baselineOnService: true,
+    baselineLabel: 'REST payments list',
+    setup: businessWithManyEvents,
+    service: ({ auth }) => ({ method: 'GET', path: '/v1/events?limit=20', headers: auth }),
     baseline: ({ auth }) => ({ method: 'GET', path: '/v1/payments?limit=20', headers: auth }),
   }),
   defineScenario({

@@ -177,6 +177,11 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   // One gate for REST and MCP: the same credential cache and the same rate-limit budgets.
   const agents = { tokens: context.accessTokens, audience: `${baseUrl}${API_PREFIX}` };
   const gate = new Gate(new Authenticator(context.db, context.clock, () => context.authChanges.listening, agents), context.config.rateLimits, context.clock, metrics);
+  // A closing server answers its waits (wait_for_payment) now, instead of holding its close for their bound.
+  app.addHook('preClose', (done) => {
+    context.paymentWaits.close();
+    done();
+  });
 
   await app.register(restApi, { context, operations, gate });
   await app.register(mcpServer, { context, operations, gate });

@@ -31,7 +31,7 @@ const credential = setting('PAYMENT_SERVICE_KEY') ?? '';
 type Json = Record<string, unknown>;
 
 /** One REST request for a tool call: path parameters into the path, header fields into headers, the rest as query or body. */
-async function callRest(operation: Operation, args: unknown): Promise<ToolResult> {
+async function callRest(operation: Operation, args: unknown, signal: AbortSignal): Promise<ToolResult> {
   const rest: Json = { ...(typeof args === 'object' && args !== null ? args as Json : {}) };
   let path = restPath(operation);
   for (const name of pathParams(operation)) {
@@ -51,7 +51,8 @@ async function callRest(operation: Operation, args: unknown): Promise<ToolResult
     headers['content-type'] = 'application/json';
     body = JSON.stringify(rest);
   }
-  const response = await fetch(`${baseUrl}${path}`, { method: operation.http.method, headers, body });
+  // A cancelled call closes its request: a waiting one (wait_for_payment) ends at the service at once.
+  const response = await fetch(`${baseUrl}${path}`, { method: operation.http.method, headers, body, signal });
   const text = await response.text();
   let parsed: Json;
   try {

@@ -3,10 +3,12 @@ import { checkoutSessionOperations } from './resources/checkout-sessions/operati
 import { credentialOperations } from './resources/credential/operations.ts';
 import { checkoutOperations } from './resources/checkouts/operations.ts';
 import { customerOperations } from './resources/customers/operations.ts';
+import { eventOperations } from './resources/events/operations.ts';
 import { orderOperations } from './resources/orders/operations.ts';
 import { paymentLinkOperations } from './resources/payment-links/operations.ts';
 import { paymentOperations } from './resources/payments/operations.ts';
 import { webhookEndpointOperations } from './resources/webhook-endpoints/operations.ts';
+import { deliveryOperations } from './webhooks/log/operations.ts';
 
 // The registry: every API operation once. REST routes, the OpenAPI document and MCP tools
 // are generated from this list.
@@ -18,5 +20,7 @@ export const operations: readonly Operation[] = [
   ...checkoutSessionOperations,
   ...paymentOperations,
   ...orderOperations,
+  ...eventOperations,
+  ...deliveryOperations,
   ...credentialOperations,
 ] as readonly Operation[];

@@ -3,7 +3,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { ensureDataDir } from './core/data-dir.ts';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { listenForAuthChanges } from './db/auth-changes.ts';
+import { AUTH_CHANGES } from './db/auth-changes.ts';
+import { listenForNotifications } from './db/notifications.ts';
+import { RowWaits } from './db/row-waits.ts';
+import { PAYMENT_CHANGED } from './resources/payments/wait.ts';
 import type { Config } from './core/config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
 import type { AppContext } from './verbs/context.ts';
@@ -97,7 +100,9 @@ export async function openAppContext(databaseUrl: string, config: Config, option
   // Jobs queued inside our statements take their times from pg-boss's job_now(): on a test
   // clock, our sessions must read the clock pg-boss's own sessions read.
   const handle = openDatabase(databaseUrl, config.dbPoolSize, { prepare: true, ...(options.bossClock ? { settings: { [BOSS_TEST_CLOCK_SETTING]: 'on' } } : {}) });
-  const authChanges = listenForAuthChanges(databaseUrl);
+  // One connection LISTENs for the whole process: credential changes and payment status changes.
+  const paymentWaits = new RowWaits();
+  const authChanges = listenForNotifications(databaseUrl, [AUTH_CHANGES, paymentWaits.channel(PAYMENT_CHANGED)]);
   const jobs = await startJobs(databaseUrl, { clock: options.bossClock, log: (error) => console.error(`[jobs] ${error.message}`) }).catch(async (error: unknown) => {
     await authChanges.close();
     await handle.close();
@@ -137,11 +142,13 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     signingKeys,
     accessTokens: new AccessTokens(signingKeys, config.oauthIssuer, clock),
     metrics,
+    paymentWaits,
   };
   return {
     context,
     jobs,
     async close() {
+      paymentWaits.close();
       await jobs.stop();
       await outbound.close();
       await authChanges.close();

@@ -218,6 +218,17 @@ export class PaymentService extends ApiClient {
   }
 
   /**
+   * Wait for a payment to change: Wait until a payment's status differs from the one you know, then get the payment; call this instead of polling retrieve_payment. Pass the status you last saw: the answer comes within a second of any change (paid, held, expired, …), or after timeout seconds (at most 25, the default) with the payment as it is, status unchanged; then call again with that status. Cost: one request, however long it waits, and it counts once toward the rate limit; the wait itself holds nothing of the account's. Typical use: after handing a buyer a payment link, wait with status open until it is paid. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
+   *
+   * Requires the scope `payments:read`.
+   *
+   * `GET /v1/payments/{id}/wait` (scope `payments:read`)
+   */
+  waitForPayment(input: OperationInput<'wait_for_payment'>, options?: CallOptions<'wait_for_payment'>): Promise<OperationOutput<'wait_for_payment'>> {
+    return this.call('wait_for_payment', input, options);
+  }
+
+  /**
    * Get order: Get one order by its ord_ id with every item line, totals, amount_paid, payment_ids, fulfilment and timeline. An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency.
    *
    * Requires the scope `orders:read`.
@@ -259,6 +270,72 @@ export class PaymentService extends ApiClient {
    */
   reportOrderEvent(input: OperationInput<'report_order_event'>, options?: CallOptions<'report_order_event'>): Promise<OperationOutput<'report_order_event'>> {
     return this.call('report_order_event', input, options);
+  }
+
+  /**
+   * List events: List what happened to payments of this mode in the last 30 days, newest first: payment.started, paid, held, updated, failed, expired, canceled. Filter by type, payment_id or creation time (created_gte with the time you last looked gives "what happened since"). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. Cost: one request per page of up to 100 (limit, default 20); pass next_cursor as starting_after for the next page. Use it to catch up after a gap or to see one payment's history; to wait for one payment to change, call wait_for_payment instead of listing repeatedly.
+   *
+   * Requires the scope `payments:read`.
+   *
+   * `GET /v1/events` (scope `payments:read`)
+   */
+  listEvents(input: OperationInput<'list_events'> = {}, options?: CallOptions<'list_events'>): Promise<OperationOutput<'list_events'>> {
+    return this.call('list_events', input, options);
+  }
+
+  /**
+   * Get event: Get one event of the last 30 days by its evt_ id (the id a webhook delivery carried). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. Cost: one request. Use it to check a delivery you received or missed; older events answer not_found.
+   *
+   * Requires the scope `payments:read`.
+   *
+   * `GET /v1/events/{id}` (scope `payments:read`)
+   */
+  retrieveEvent(input: OperationInput<'retrieve_event'>, options?: CallOptions<'retrieve_event'>): Promise<OperationOutput<'retrieve_event'>> {
+    return this.call('retrieve_event', input, options);
+  }
+
+  /**
+   * List an endpoint's deliveries: List the deliveries of one webhook endpoint, newest first, as the dashboard's delivery log shows them: event, status, attempts, last status code or error, next retry, exact body. Finished deliveries are kept 30 days (a removed endpoint's history too). Filter by status (pending, succeeded, failed, canceled). Cost: one request per page of up to 100; pass next_cursor as starting_after for the next page. Use it to find what your endpoint missed; retrieve_webhook_delivery gives one delivery's attempts.
+   *
+   * Requires the scope `webhooks:read`.
+   *
+   * `GET /v1/webhook_endpoints/{id}/deliveries` (scope `webhooks:read`)
+   */
+  listEndpointDeliveries(input: OperationInput<'list_endpoint_deliveries'>, options?: CallOptions<'list_endpoint_deliveries'>): Promise<OperationOutput<'list_endpoint_deliveries'>> {
+    return this.call('list_endpoint_deliveries', input, options);
+  }
+
+  /**
+   * Get webhook delivery: Get one delivery by its dlv_ id with every request made for it, oldest first: when, to which address, how long, the status code or error, and the start of the answer. Cost: one request.
+   *
+   * Requires the scope `webhooks:read`.
+   *
+   * `GET /v1/webhook_deliveries/{id}` (scope `webhooks:read`)
+   */
+  retrieveWebhookDelivery(input: OperationInput<'retrieve_webhook_delivery'>, options?: CallOptions<'retrieve_webhook_delivery'>): Promise<OperationOutput<'retrieve_webhook_delivery'>> {
+    return this.call('retrieve_webhook_delivery', input, options);
+  }
+
+  /**
+   * Retry a delivery now: Send a delivery that is still being retried (status pending) at once, without using up its automatic retries; a success finishes it. A finished delivery answers 409 invalid_state: resend it instead. Cost: one request, answered once the endpoint answers (at most 10 seconds); it signs and POSTs the delivery's body to the endpoint's current address. Returns the delivery.
+   *
+   * Requires the scope `webhooks:write`.
+   *
+   * `POST /v1/webhook_deliveries/{id}/retry` (scope `webhooks:write`)
+   */
+  retryDelivery(input: OperationInput<'retry_delivery'>, options?: CallOptions<'retry_delivery'>): Promise<OperationOutput<'retry_delivery'>> {
+    return this.call('retry_delivery', input, options);
+  }
+
+  /**
+   * Resend a delivery: Send a finished delivery (succeeded or failed) once more, with the same event id and body and a fresh signature; never retried. A delivery still being retried answers 409 invalid_state: retry it instead. Cost: one request, answered once the endpoint answers (at most 10 seconds); it signs and POSTs the delivery's body to the endpoint's current address. Returns the delivery.
+   *
+   * Requires the scope `webhooks:write`.
+   *
+   * `POST /v1/webhook_deliveries/{id}/resend` (scope `webhooks:write`)
+   */
+  resendDelivery(input: OperationInput<'resend_delivery'>, options?: CallOptions<'resend_delivery'>): Promise<OperationOutput<'resend_delivery'>> {
+    return this.call('resend_delivery', input, options);
   }
 
   /**

@@ -355,6 +355,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments/{id}/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Wait for a payment to change
+         * @description Wait until a payment's status differs from the one you know, then get the payment; call this instead of polling retrieve_payment. Pass the status you last saw: the answer comes within a second of any change (paid, held, expired, …), or after timeout seconds (at most 25, the default) with the payment as it is, status unchanged; then call again with that status. Cost: one request, however long it waits, and it counts once toward the rate limit; the wait itself holds nothing of the account's. Typical use: after handing a buyer a payment link, wait with status open until it is paid. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
+         *
+         *     Requires the scope `payments:read`.
+         */
+        get: operations["wait_for_payment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orders/{id}": {
         parameters: {
             query?: never;
@@ -421,6 +443,138 @@ export interface paths {
          *     Requires the scope `orders:write`.
          */
         post: operations["report_order_event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description List what happened to payments of this mode in the last 30 days, newest first: payment.started, paid, held, updated, failed, expired, canceled. Filter by type, payment_id or creation time (created_gte with the time you last looked gives "what happened since"). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. Cost: one request per page of up to 100 (limit, default 20); pass next_cursor as starting_after for the next page. Use it to catch up after a gap or to see one payment's history; to wait for one payment to change, call wait_for_payment instead of listing repeatedly.
+         *
+         *     Requires the scope `payments:read`.
+         */
+        get: operations["list_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get event
+         * @description Get one event of the last 30 days by its evt_ id (the id a webhook delivery carried). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. Cost: one request. Use it to check a delivery you received or missed; older events answer not_found.
+         *
+         *     Requires the scope `payments:read`.
+         */
+        get: operations["retrieve_event"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description List the deliveries of one webhook endpoint, newest first, as the dashboard's delivery log shows them: event, status, attempts, last status code or error, next retry, exact body. Finished deliveries are kept 30 days (a removed endpoint's history too). Filter by status (pending, succeeded, failed, canceled). Cost: one request per page of up to 100; pass next_cursor as starting_after for the next page. Use it to find what your endpoint missed; retrieve_webhook_delivery gives one delivery's attempts.
+         *
+         *     Requires the scope `webhooks:read`.
+         */
+        get: operations["list_endpoint_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get webhook delivery
+         * @description Get one delivery by its dlv_ id with every request made for it, oldest first: when, to which address, how long, the status code or error, and the start of the answer. Cost: one request.
+         *
+         *     Requires the scope `webhooks:read`.
+         */
+        get: operations["retrieve_webhook_delivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_deliveries/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery now
+         * @description Send a delivery that is still being retried (status pending) at once, without using up its automatic retries; a success finishes it. A finished delivery answers 409 invalid_state: resend it instead. Cost: one request, answered once the endpoint answers (at most 10 seconds); it signs and POSTs the delivery's body to the endpoint's current address. Returns the delivery.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
+        post: operations["retry_delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_deliveries/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a delivery
+         * @description Send a finished delivery (succeeded or failed) once more, with the same event id and body and a fresh signature; never retried. A delivery still being retried answers 409 invalid_state: retry it instead. Cost: one request, answered once the endpoint answers (at most 10 seconds); it signs and POSTs the delivery's body to the endpoint's current address. Returns the delivery.
+         *
+         *     Requires the scope `webhooks:write`.
+         */
+        post: operations["resend_delivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1368,6 +1522,138 @@ export interface components {
             /** @description The scopes it holds: which operations it may call. */
             scopes: ("payments:read" | "checkouts:write" | "orders:read" | "orders:write" | "customers:read" | "webhooks:read" | "webhooks:write")[];
         };
+        /** @description A page of events, newest first. */
+        EventList: {
+            /** @description The objects of this page, newest first. */
+            data: components["schemas"]["PaymentEvent"][];
+            /** @description Whether more objects follow this page. */
+            has_more: boolean;
+            /** @description The id to pass as starting_after for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description One event sent to one endpoint, with its attempts so far. */
+        WebhookDelivery: {
+            /** @description `dlv_…`. */
+            id: string;
+            /**
+             * @description Always `webhook_delivery`.
+             * @constant
+             */
+            object: "webhook_delivery";
+            /** @description `we_…` of the endpoint it is sent to. */
+            endpoint_id: string;
+            /** @description `evt_…` of the event it carries: the same on every attempt and resend. */
+            event_id: string;
+            /** @description The event type, or `ping` for a test send. */
+            event_type: string;
+            /**
+             * @description `event` (a payment event) or `test` (Send test event in the dashboard; never retried).
+             * @enum {string}
+             */
+            kind: "event" | "test";
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /**
+             * @description `pending` while it is still being retried, `succeeded`, `failed` after its last attempt, `canceled` when its endpoint was removed.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "canceled";
+            /** @description When it was queued (its event's creation), Unix seconds. */
+            created: number;
+            /** @description When it was last sent, Unix seconds; null until it happens. */
+            last_attempt_at: number | null;
+            /** @description Automatic attempts made, 0 to 7. */
+            attempt_count: number;
+            /** @description Sends made by hand: retry now, resend, test sends. */
+            manual_attempt_count: number;
+            /** @description The HTTP status of the last attempt; null before one or when no answer came. */
+            last_status_code: number | null;
+            /** @description Why the last attempt failed (timeout, refused address, status); null when it succeeded. */
+            last_error: string | null;
+            /** @description When the next automatic attempt is due; null when none is, Unix seconds; null until it happens. */
+            next_retry_at: number | null;
+            /** @description The exact body every attempt sends (the event as JSON text; erased details stay erased). */
+            body: string;
+        };
+        /** @description One delivery with every request made for it. */
+        WebhookDeliveryWithAttempts: {
+            /** @description `dlv_…`. */
+            id: string;
+            /**
+             * @description Always `webhook_delivery`.
+             * @constant
+             */
+            object: "webhook_delivery";
+            /** @description `we_…` of the endpoint it is sent to. */
+            endpoint_id: string;
+            /** @description `evt_…` of the event it carries: the same on every attempt and resend. */
+            event_id: string;
+            /** @description The event type, or `ping` for a test send. */
+            event_type: string;
+            /**
+             * @description `event` (a payment event) or `test` (Send test event in the dashboard; never retried).
+             * @enum {string}
+             */
+            kind: "event" | "test";
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /**
+             * @description `pending` while it is still being retried, `succeeded`, `failed` after its last attempt, `canceled` when its endpoint was removed.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "canceled";
+            /** @description When it was queued (its event's creation), Unix seconds. */
+            created: number;
+            /** @description When it was last sent, Unix seconds; null until it happens. */
+            last_attempt_at: number | null;
+            /** @description Automatic attempts made, 0 to 7. */
+            attempt_count: number;
+            /** @description Sends made by hand: retry now, resend, test sends. */
+            manual_attempt_count: number;
+            /** @description The HTTP status of the last attempt; null before one or when no answer came. */
+            last_status_code: number | null;
+            /** @description Why the last attempt failed (timeout, refused address, status); null when it succeeded. */
+            last_error: string | null;
+            /** @description When the next automatic attempt is due; null when none is, Unix seconds; null until it happens. */
+            next_retry_at: number | null;
+            /** @description The exact body every attempt sends (the event as JSON text; erased details stay erased). */
+            body: string;
+            /** @description Every request made for it, oldest first. */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /** @description One request made for a delivery. */
+        WebhookDeliveryAttempt: {
+            /**
+             * @description What sent it: an `automatic` attempt on the schedule, `retry_now`, `resend`, or a `test` send.
+             * @enum {string}
+             */
+            trigger: "automatic" | "retry_now" | "resend" | "test";
+            /** @description The automatic attempt's number, 1 to 7; null for sends made by hand. */
+            number: number | null;
+            /** @description The address it was sent to. */
+            url: string;
+            /** @description When it was sent, Unix seconds. */
+            sent: number;
+            /** @description How long the endpoint took, milliseconds. */
+            duration_ms: number;
+            /** @description Whether the endpoint answered 2xx within 10 seconds. */
+            succeeded: boolean;
+            /** @description The HTTP status answered; null when none came. */
+            status_code: number | null;
+            /** @description Why it failed; null when it succeeded. */
+            error: string | null;
+            /** @description The start of what the endpoint answered. */
+            response_excerpt: string | null;
+        };
+        /** @description A page of webhook deliveries, newest first. */
+        WebhookDeliveryList: {
+            /** @description The objects of this page, newest first. */
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Whether more objects follow this page. */
+            has_more: boolean;
+            /** @description The id to pass as starting_after for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         /** @description The store's order: id (required), number, url, items, subtotal, discount, discount_code, shipping, shipping_method, tax, total, ship_to, bill_to, store {platform, id, name, url} and customer_id. A second session with the same store and order id attaches to the same order. */
         StoreOrderInput: {
             /** @description The store's own order id; required, 1 to 100 characters. */
@@ -2093,6 +2379,11 @@ export type SchemaOrderTimelineEntry = components['schemas']['OrderTimelineEntry
 export type SchemaOrderStore = components['schemas']['OrderStore'];
 export type SchemaOrderCustomer = components['schemas']['OrderCustomer'];
 export type SchemaCredential = components['schemas']['Credential'];
+export type SchemaEventList = components['schemas']['EventList'];
+export type SchemaWebhookDelivery = components['schemas']['WebhookDelivery'];
+export type SchemaWebhookDeliveryWithAttempts = components['schemas']['WebhookDeliveryWithAttempts'];
+export type SchemaWebhookDeliveryAttempt = components['schemas']['WebhookDeliveryAttempt'];
+export type SchemaWebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
 export type SchemaStoreOrderInput = components['schemas']['StoreOrderInput'];
 export type SchemaRoutingInput = components['schemas']['RoutingInput'];
 export type SchemaCollectInput = components['schemas']['CollectInput'];
@@ -2245,7 +2536,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_E4IpiuV1oiV4wYaTB6uUVWNB
+                 * @example pay_d4tzrNcqSGtMSRpcmHma9kmC
                  */
                 id: string;
             };
@@ -2284,7 +2575,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_vHqJzJSrX9bPVEGU7AfjUchE
+                 * @example pay_IjYkDEwvoBLW1tXUSKPhCnhH
                  */
                 id: string;
             };
@@ -2397,7 +2688,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (chk_…).
-                 * @example chk_B4ndDRLveOsPfKe0bZNCzXvY
+                 * @example chk_Rlj8I9qe6g3WZFxqjYwwQSWc
                  */
                 id: string;
             };
@@ -2428,7 +2719,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (cus_…).
-                 * @example cus_MhffZ5Ita2PCPPteUYvvAdp2
+                 * @example cus_ILwRAhZEtyH0D8kB7XBhllwq
                  */
                 id: string;
             };
@@ -2564,7 +2855,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_oGz00aTp22Yj8o8Y5lOxEMJQ
+                 * @example we_acd1J7bBIpDrveRfFHoD62zu
                  */
                 id: string;
             };
@@ -2595,7 +2886,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_OaTvWd4OgT0Tvgfh0ouSvpyQ
+                 * @example we_5vdP2sI1iW809Lgkb3uamuFL
                  */
                 id: string;
             };
@@ -2680,7 +2971,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_ZLIteOQTC1d79nqsZnyG5sLo
+                 * @example pay_ldyCK4sb2qYa8i0fjGnn857D
                  */
                 id: string;
             };
@@ -2711,7 +3002,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_0PtiKFzqMr5W3gmwO6iGzpke
+                 * @example pay_QPgQPoboRRUkuKwnABFkdEcw
                  */
                 id: string;
             };
@@ -2757,7 +3048,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_ZLIteOQTC1d79nqsZnyG5sLo
+                 * @example pay_ldyCK4sb2qYa8i0fjGnn857D
                  */
                 id: string;
             };
@@ -2857,7 +3148,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_0PtiKFzqMr5W3gmwO6iGzpke
+                 * @example pay_QPgQPoboRRUkuKwnABFkdEcw
                  */
                 id: string;
             };
@@ -2896,6 +3187,48 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    wait_for_payment: {
+        parameters: {
+            query: {
+                /**
+                 * @description The status you last saw (from retrieve_payment, a list, an earlier wait or a webhook). The answer comes as soon as the payment is in any other status.
+                 * @example open
+                 */
+                status: "open" | "pending" | "paid" | "held" | "failed" | "expired";
+                /**
+                 * @description How long to wait at most, in seconds, 0 to 25 (default 25); then the payment is answered as it is.
+                 * @example 5
+                 */
+                timeout?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (pay_…).
+                 * @example pay_ldyCK4sb2qYa8i0fjGnn857D
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     retrieve_order: {
         parameters: {
             query?: never;
@@ -2903,7 +3236,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_boGTQKj3XCxzwCSJRbbzN3WQ
+                 * @example ord_cMYOf8tLcMnXuMPpOCqmGgVo
                  */
                 id: string;
             };
@@ -2934,7 +3267,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_boGTQKj3XCxzwCSJRbbzN3WQ
+                 * @example ord_cMYOf8tLcMnXuMPpOCqmGgVo
                  */
                 id: string;
             };
@@ -3013,7 +3346,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_boGTQKj3XCxzwCSJRbbzN3WQ
+                 * @example ord_cMYOf8tLcMnXuMPpOCqmGgVo
                  */
                 id: string;
             };
@@ -3040,6 +3373,232 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    list_events: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100 (default 20).
+                 * @example 2
+                 */
+                limit?: number;
+                /** @description The next_cursor of the previous page. */
+                starting_after?: string;
+                /** @description Only events of this type. */
+                type?: "payment.started" | "payment.paid" | "payment.held" | "payment.updated" | "payment.failed" | "payment.expired" | "payment.canceled";
+                /**
+                 * @description Only events about this payment (pay_…).
+                 * @example pay_ldyCK4sb2qYa8i0fjGnn857D
+                 */
+                payment_id?: string;
+                /** @description Only objects created at or after this Unix time (seconds). */
+                created_gte?: number;
+                /** @description Only objects created at or before this Unix time (seconds). */
+                created_lte?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    retrieve_event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (evt_…).
+                 * @example evt_F6T5YEFHfE2Q5XNX7XLb1YY5
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    list_endpoint_deliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100 (default 20).
+                 * @example 2
+                 */
+                limit?: number;
+                /** @description The next_cursor of the previous page. */
+                starting_after?: string;
+                /** @description Only deliveries in this status: `pending` (still retrying), `succeeded`, `failed` (after its last attempt), `canceled` (its endpoint was removed). */
+                status?: "pending" | "succeeded" | "failed" | "canceled";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (we_…).
+                 * @example we_8EzTVJvOmVsaLVyydvEvuonN
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    retrieve_webhook_delivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (dlv_…).
+                 * @example dlv_719117bb47524404bab5c83cd067012c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryWithAttempts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    retry_delivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (dlv_…).
+                 * @example dlv_719117bb47524404bab5c83cd067012c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. `invalid_state`: the payment is not in a state that allows it (for example, already paid, or not started yet). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    resend_delivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (dlv_…).
+                 * @example dlv_ceceaef77f394462ab6e05863fcd0114
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. `invalid_state`: the payment is not in a state that allows it (for example, already paid, or not started yet). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -5,6 +5,7 @@ import { CardProviderOut, CheckoutSessionOut, StartedCheckoutSessionOut } from '
 import { CheckoutList, CheckoutOut, PlanOut, PlanPriceOut, RoutingOut, routingField } from '../resources/checkouts/schemas.ts';
 import { CredentialOut } from '../resources/credential/operations.ts';
 import { CustomerList, CustomerOut, StoreAccountOut } from '../resources/customers/schemas.ts';
+import { EventList } from '../resources/events/schemas.ts';
 import { OrderInput } from '../resources/orders/input.ts';
 import {
   OrderCustomerOut, OrderItemOut, OrderList, OrderOut, OrderStoreOut, OrderTimelineEntryOut,
@@ -16,6 +17,7 @@ import { collectField } from '../resources/shared/fields.ts';
 import {
   CreatedWebhookEndpointOut, DeletedWebhookEndpointOut, WebhookEndpointList, WebhookEndpointOut,
 } from '../resources/webhook-endpoints/schemas.ts';
+import { AttemptOut, DeliveryDetailOut, DeliveryList, DeliveryOut } from '../webhooks/log/api-schemas.ts';
 
 // The OpenAPI document's named schemas. Names are given here, by the zod schema object, and
 // never registered in zod's global registry: the MCP tools convert the same schemas and must
@@ -33,6 +35,8 @@ const NAMED: ReadonlyArray<readonly [z.ZodType, string]> = [
   [OrderOut, 'Order'], [OrderList, 'OrderList'], [OrderItemOut, 'OrderItem'], [OrderTimelineEntryOut, 'OrderTimelineEntry'],
   [OrderStoreOut, 'OrderStore'], [OrderCustomerOut, 'OrderCustomer'],
   [CredentialOut, 'Credential'],
+  [EventList, 'EventList'],
+  [DeliveryOut, 'WebhookDelivery'], [DeliveryDetailOut, 'WebhookDeliveryWithAttempts'], [AttemptOut, 'WebhookDeliveryAttempt'], [DeliveryList, 'WebhookDeliveryList'],
   // Request parts used by several request bodies.
   [OrderInput, 'StoreOrderInput'], [routingField, 'RoutingInput'], [collectField, 'CollectInput'],
   // Webhook payloads (spec 2.5 to 2.8).

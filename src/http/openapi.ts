@@ -37,8 +37,9 @@ const TAGS = [
   { name: 'Checkout sessions', description: 'One attempt at paying, created by your server. A session and its payment share one id; each session belongs to an order.' },
   { name: 'Payments', description: 'Every payment, whatever created it, with its money facts; and Test-mode simulations.' },
   { name: 'Orders', description: 'What was bought and where it ships. An order\'s status follows all of its payments.' },
+  { name: 'Webhook deliveries', description: 'Each event sent to each endpoint, with its attempts: the delivery log, retry now and resend.' },
   { name: 'Credential', description: 'What the credential in use may do.' },
-  { name: WEBHOOKS_TAG, description: 'What the service POSTs to your webhook endpoints, signed with the endpoint\'s secret.' },
+  { name: WEBHOOKS_TAG, description: 'What the service POSTs to your webhook endpoints, signed with the endpoint\'s secret; and the events of the last 30 days, as delivered.' },
 ];
 
 const INFO_DESCRIPTION = [

@@ -7,6 +7,8 @@ import { Answer, pathParams, restPath, type Operation } from '../verbs/operation
 import { parseOrThrow } from '../core/validation.ts';
 import { isJsonObject } from '../core/json-body.ts';
 import { audienceOf, type Audience } from '../core/wording.ts';
+import { callerGone } from '../core/caller-gone.ts';
+import { holdsJsonText, stringifyWithText } from '../core/json-text.ts';
 
 
 // PostgreSQL text cannot hold NUL; such a path or query names nothing and filters nothing.
@@ -97,9 +99,18 @@ export function registerOperationRoutes(app: FastifyInstance, operations: readon
       handler: async (request, reply) => {
         const principal = await gate.admit(request.headers.authorization, request.ip, operation);
         const input = parseInput(operation, rawInput(operation, shape, request), audienceOf(request.headers.prefer));
-        const output = await operation.run({ ...appContext, principal }, input);
-        if (output instanceof Answer) return reply.code(output.status).send(output.body);
-        return reply.code(operation.http.status).send(output);
+        const signal = operation.waits ? callerGone(request.raw, reply.raw) : undefined;
+        const output = await operation.run(signal ? { ...appContext, principal, signal } : { ...appContext, principal }, input);
+        // A long poll whose caller went away: nobody to answer (a reply on the closed socket would keep the request open).
+        if (signal?.aborted) {
+          reply.hijack();
+          reply.raw.destroy();
+          return reply;
+        }
+        const [status, body] = output instanceof Answer ? [output.status, output.body] : [operation.http.status, output];
+        // Stored JSON (events as delivered) is written as its bytes, not parsed and written again.
+        if (holdsJsonText(body)) return reply.code(status).type('application/json; charset=utf-8').send(stringifyWithText(body));
+        return reply.code(status).send(body);
       },
     });
   }

@@ -11,6 +11,8 @@ import type { Operation } from '../verbs/operation.ts';
 import { asApiError, errorResponse, replyWith } from '../core/errors.ts';
 import { bearerCredential } from '../auth/authenticate.ts';
 import { isLoopbackHost } from '../net/address-policy.ts';
+import { callerGone } from '../core/caller-gone.ts';
+import { callIdOf, cancelledIdOf, WaitingCalls } from './cancellations.ts';
 import { callOperation, errorResult, INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type ToolDefinition } from './tools.ts';
 
 // The MCP server on the service's own Fastify app, at /mcp (Streamable HTTP): the 2026-07-28
@@ -36,14 +38,16 @@ function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefiniti
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   if (only === undefined) registerReference(server);
   const tools = all.filter((tool) => visibleTo(tool.operation, principal) && (only === undefined || tool.operation.name === only));
-  registerTools(server, tools, async (operation, args) => {
+  registerTools(server, tools, async (operation, args, signal) => {
     try {
       gate.admitCall(principal, operation);
     } catch (error) {
       if (error instanceof ApiError) return errorResult(error);
       throw error;
     }
-    return callOperation(operation, (input) => operation.run({ ...context, principal }, input as never), args);
+    // A waiting tool (wait_for_payment) ends when the call is cancelled: the client closed the request.
+    const ctx = operation.waits ? { ...context, principal, signal } : { ...context, principal };
+    return callOperation(operation, (input) => operation.run(ctx, input as never), args);
   });
   return server;
 }
@@ -51,14 +55,15 @@ function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefiniti
 /** The headers the MCP transport reads (the credential, Host and Origin are checked before it). */
 const TRANSPORT_HEADERS = new Set(['accept', 'content-type', 'last-event-id']);
 
-function webRequest(request: FastifyRequest, baseUrl: string): Request {
+function webRequest(request: FastifyRequest, baseUrl: string, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || !(TRANSPORT_HEADERS.has(name) || name.startsWith('mcp-'))) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
   // The body goes to the handler already parsed (parsedBody), not again as text.
-  return new Request(`${baseUrl}${request.url}`, { method: request.method, headers });
+  // The signal tells the SDK when the client went away (a 2026-era cancellation closes the request).
+  return new Request(`${baseUrl}${request.url}`, { method: request.method, headers, signal });
 }
 
 async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
@@ -97,6 +102,8 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
   const metadataUrl = `${baseUrl}/.well-known/oauth-protected-resource/mcp`;
   // Tokens are valid here only when issued for the MCP endpoint (RFC 8707); keys work as on REST.
   const tools = toolDefinitions(operations);
+  const waitingTools = new Set(operations.filter((operation) => operation.waits).map((operation) => operation.name));
+  const waitingCalls = new WaitingCalls();
   const handler = withoutJsonModeNotice(() => createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal, ctx.authInfo?.extra?.tool as string | undefined), {
     onerror: () => undefined,
     // Tools answer with one result and no progress in between: a JSON body, not an event stream.
@@ -121,17 +128,38 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
         const credentialSent = bearerCredential(request.headers.authorization) !== null;
         return replyWith(reply, errorResponse(asApiError(error), { credentialSent, metadataUrl }));
       }
-      const response = await handler.fetch(webRequest(request, baseUrl), {
-        authInfo: {
-          token: '',
-          clientId: principal.actor.kind === 'secret_key' ? principal.actor.keyId : principal.actor.kind === 'agent' ? principal.actor.connectionId : '',
-          scopes: [...principal.scopes],
-          resource: new URL(resource),
-          extra: { principal, tool: calledTool(request.body) },
-        },
-        parsedBody: request.body,
-      });
-      return sendResponse(reply, response);
+      const clientId = principal.actor.kind === 'secret_key' ? principal.actor.keyId : principal.actor.kind === 'agent' ? principal.actor.connectionId : '';
+      const caller = `${principal.businessId}|${principal.livemode}|${clientId}`;
+      const cancelled = cancelledIdOf(request.body);
+      if (cancelled !== undefined) waitingCalls.cancel(caller, cancelled);
+      const tool = calledTool(request.body);
+      const callId = tool !== undefined && waitingTools.has(tool) ? callIdOf(request.body) : undefined;
+      const closed = callerGone(request.raw, reply.raw);
+      const tracked = callId === undefined ? undefined : waitingCalls.track(caller, callId, closed);
+      try {
+        const answered = handler.fetch(webRequest(request, baseUrl, tracked?.signal ?? closed), {
+          authInfo: {
+            token: '',
+            clientId,
+            scopes: [...principal.scopes],
+            resource: new URL(resource),
+            extra: { principal, tool },
+          },
+          parsedBody: request.body,
+        });
+        const response = await (tracked ? Promise.race([answered, tracked.cancelled]) : answered);
+        // A call its client cancelled gets no answer (JSON-RPC); its request ends as the SDK ends a closed one.
+        if (response === 'cancelled') return reply.code(499).send(null);
+        // The client went away (a 2026-era cancellation): nobody to answer.
+        if (closed.aborted) {
+          reply.hijack();
+          reply.raw.destroy();
+          return reply;
+        }
+        return await sendResponse(reply, response);
+      } finally {
+        tracked?.done();
+      }
     },
   });
 }

@@ -6,6 +6,7 @@ import { ApiError, ERROR_STATUS, errorBody } from '../core/errors.ts';
 import { PAYMENT_EVENT_TYPES, PING } from '../events/types.ts';
 import { Answer, type Operation } from '../verbs/operation.ts';
 import { parseOrThrow } from '../core/validation.ts';
+import { holdsJsonText, stringifyWithText } from '../core/json-text.ts';
 
 // The MCP tools: one per registry operation, nothing written by hand beside the registry. A
 // tool's arguments are advertised with the operation's JSON Schema and checked with its zod
@@ -50,12 +51,71 @@ export function visibleTo(operation: Operation, principal: Principal): boolean {
   return principal.scopes.has(operation.scope);
 }
 
+/** The shape of the object a schema takes (through optional, nullable, default and transforms), if it takes one. */
+function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  let inner: any = schema;
+  for (let depth = 0; inner !== undefined && depth < 8; depth += 1) {
+    if (inner.def?.type === 'object') return inner.shape as Record<string, z.ZodType>;
+    inner = inner.def?.innerType ?? inner.def?.in;
+  }
+  return undefined;
+}
+
+/** The element schema of an array schema (through optional, nullable, default), if it is one. */
+function elementOf(schema: z.ZodType): z.ZodType | undefined {
+  let inner: any = schema;
+  for (let depth = 0; inner !== undefined && depth < 8; depth += 1) {
+    if (inner.def?.type === 'array') return inner.def.element as z.ZodType;
+    inner = inner.def?.innerType ?? inner.def?.in;
+  }
+  return undefined;
+}
+
+/** Whether a schema declares null a value of its own (`.nullable()`, `.nullish()`), through optional, default and transforms. */
+function declaresNull(schema: z.ZodType): boolean {
+  let inner: any = schema;
+  for (let depth = 0; inner !== undefined && depth < 8; depth += 1) {
+    if (inner.def?.type === 'nullable') return true;
+    inner = inner.def?.innerType ?? inner.def?.in;
+  }
+  return false;
+}
+
+/**
+ * The arguments with every null given for an optional field that does not declare null left
+ * out: models often send null for "none", and that is what absent means (a number read from a
+ * query string would otherwise read null as 0). A field that declares null (a description to
+ * clear) keeps it. Applied through nested objects and arrays of objects.
+ */
+export function nullsAsAbsent(schema: z.ZodType, value: unknown): unknown {
+  const element = Array.isArray(value) ? elementOf(schema) : undefined;
+  if (element) return (value as unknown[]).map((item) => nullsAsAbsent(element, item));
+  const shape = typeof value === 'object' && value !== null && !Array.isArray(value) ? shapeOf(schema) : undefined;
+  if (!shape) return value;
+  const kept: JsonObject = {};
+  for (const [name, item] of Object.entries(value as JsonObject)) {
+    // (An assignment must never set a prototype: an argument may be named __proto__.)
+    if (name === '__proto__') continue;
+    const field = Object.hasOwn(shape, name) ? shape[name] : undefined;
+    if (field === undefined) {
+      kept[name] = item;
+    } else if (item === null) {
+      if (declaresNull(field) || !field.safeParse(undefined).success) kept[name] = null;
+    } else {
+      kept[name] = nullsAsAbsent(field, item);
+    }
+  }
+  return kept;
+}
+
 /** Runs the operation for the caller: the arguments checked by its schema, the answer as structured content and text. */
 export async function callOperation(operation: Operation, run: (input: unknown) => Promise<unknown>, args: unknown): Promise<ToolResult> {
   try {
     const input = parseOrThrow(operation.input, args ?? {});
     const result = await run(input);
-    const body = (result instanceof Answer ? result.body : result) as JsonObject;
+    const answer = result instanceof Answer ? result.body : result;
+    // structuredContent is objects: stored JSON (events as delivered) is parsed here.
+    const body = (holdsJsonText(answer) ? JSON.parse(stringifyWithText(answer)) : answer) as JsonObject;
     return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   } catch (error) {
     if (error instanceof ApiError) return errorResult(error);
@@ -74,8 +134,11 @@ export function toolDefinitions(operations: readonly Operation[]): ToolDefinitio
   return operations.map((operation) => ({ operation, input: advertised(operation.input, 'input'), output: advertised(operation.output, 'output') }));
 }
 
+/** How a tool call reaches the operation: its arguments (nulls for absent options left out) and the call's cancellation. */
+export type ToolCall = (operation: Operation, args: unknown, signal: AbortSignal) => Promise<ToolResult>;
+
 /** Registers `tools` on `server`; each call goes to `call` (the service's own verbs, or its REST API). */
-export function registerTools(server: McpServer, tools: readonly ToolDefinition[], call: (operation: Operation, args: unknown) => Promise<ToolResult>): void {
+export function registerTools(server: McpServer, tools: readonly ToolDefinition[], call: ToolCall): void {
   for (const { operation, input, output } of tools) {
     server.registerTool(operation.name, {
       title: operation.title,
@@ -83,7 +146,7 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
       inputSchema: input,
       outputSchema: output,
       annotations: { title: operation.title, ...operation.annotations },
-    }, async (args: unknown) => call(operation, args));
+    }, async (args: unknown, ctx) => call(operation, nullsAsAbsent(operation.input, args), ctx.mcpReq.signal));
   }
 }
 

@@ -9,6 +9,7 @@ import type { OutboundClient } from '../net/outbound-client.ts';
 import type { AccessTokens } from '../auth/access-tokens.ts';
 import type { SigningKeys } from '../auth/signing-keys.ts';
 import type { Metrics } from '../core/metrics.ts';
+import type { RowWaits } from '../db/row-waits.ts';
 
 /** What every verb may use, built once per process. */
 export interface AppContext {
@@ -33,9 +34,13 @@ export interface AppContext {
   accessTokens: AccessTokens;
   /** The process's Prometheus metrics: what verbs and workers count (deliveries, refusals). */
   metrics: Metrics;
+  /** Callers waiting for a payment's status to change, woken by the process's notification listener. */
+  paymentWaits: RowWaits;
 }
 
 /** A verb's view of one call: the app plus the caller. */
 export interface OperationContext extends AppContext {
   principal: Principal;
+  /** Aborts when the caller goes away (given to operations that wait: a long poll, a cancelled tool call). */
+  signal?: AbortSignal;
 }

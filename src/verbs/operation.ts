@@ -66,6 +66,11 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   allowWhenSuspended?: boolean;
   /** Counts toward the business's session starts per minute (spec 8). */
   sessionStart?: boolean;
+  /**
+   * Holds the call open until something happens (a long poll): the transports give its verb a
+   * signal (OperationContext.signal) that aborts when the caller goes away.
+   */
+  waits?: boolean;
   run(ctx: OperationContext, input: z.output<I>): Promise<z.input<O> | Answer<z.input<O>>>;
 }
 

@@ -22,7 +22,7 @@ it('knows the service error codes, and takes codes added later', () => {
 });
 
 it('pages only list operations, and takes an Idempotency-Key only where the document has the header', () => {
-  expectTypeOf<ListOperationId>().toEqualTypeOf<'list_payment_links' | 'list_checkouts' | 'list_customers' | 'list_webhook_endpoints' | 'list_payments' | 'list_orders'>();
+  expectTypeOf<ListOperationId>().toEqualTypeOf<'list_payment_links' | 'list_checkouts' | 'list_customers' | 'list_webhook_endpoints' | 'list_payments' | 'list_orders' | 'list_events' | 'list_endpoint_deliveries'>();
   expectTypeOf<ListItem<'list_payment_links'>>().toEqualTypeOf<PaymentLink>();
   expectTypeOf<CallOptions<'create_checkout_session'>>().toHaveProperty('idempotencyKey');
   expectTypeOf<keyof CallOptions<'create_payment_link'>>().toEqualTypeOf<'signal'>();

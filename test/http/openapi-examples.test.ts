@@ -182,6 +182,30 @@ async function journey(): Promise<void> {
   // A ping, sent as the dashboard's Send test event does.
   await sendTestWebhook.run(await asOperatorOn(t.context, 'webhook_endpoint', endpoint.id), { id: endpoint.id, type: PING });
 
+  // What happened since, and waiting for a payment (issue 24).
+  await call('wait_for_payment', 'GET', `/v1/payments/${session.id}/wait?status=open&timeout=5`, 200, { key });
+  const events = await call('list_events', 'GET', `/v1/events?payment_id=${session.id}&limit=2`, 200, { key });
+  await call('retrieve_event', 'GET', `/v1/events/${events.data[0].id}`, 200, { key });
+
+  // The delivery log: an endpoint that answers 503 keeps its delivery retrying; retry it now, resend a finished one.
+  receiver.respond((request, response) => response.writeHead(request.path === '/refusing' ? 503 : 200).end(request.path === '/refusing' ? 'busy' : 'ok'));
+  const refusing = await call('create_webhook_endpoint', 'POST', '/v1/webhook_endpoints', 201, { key, body: { url: hooks.replace('/webhooks', '/refusing') } });
+  await later();
+  const retried = await call('create_checkout_session', 'POST', '/v1/checkout_sessions', 201, { key, body: plain('Cold brew filters') });
+  await call('start_checkout_session', 'POST', `/v1/checkout_sessions/${retried.id}/start`, 200, { key, body: {} });
+  await vi.waitFor(async () => {
+    const log = await t.request('GET', `/v1/webhook_endpoints/${refusing.id}/deliveries`, { key });
+    expect(log.body.data[0]).toMatchObject({ status: 'pending', attempt_count: 1 });
+  }, { timeout: 10_000 });
+  await later();
+  const pending = await call('list_endpoint_deliveries', 'GET', `/v1/webhook_endpoints/${refusing.id}/deliveries?limit=2`, 200, { key });
+  await call('retrieve_webhook_delivery', 'GET', `/v1/webhook_deliveries/${pending.data[0].id}`, 200, { key });
+  await call('retry_delivery', 'POST', `/v1/webhook_deliveries/${pending.data[0].id}/retry`, 200, { key });
+  await call('resend_delivery', 'POST', `/v1/webhook_deliveries/${pending.data[0].id}/resend`, 409, { key });
+  const delivered = await t.request('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries?status=succeeded&limit=1`, { key });
+  await call('resend_delivery', 'POST', `/v1/webhook_deliveries/${delivered.body.data[0].id}/resend`, 200, { key });
+  await call('retry_delivery', 'POST', `/v1/webhook_deliveries/${delivered.body.data[0].id}/retry`, 409, { key });
+
   // The answers every operation can give, once each.
   await call('create_payment_link', 'POST', '/v1/payment_links', 413, { key, shared: true, body: { description: 'x'.repeat(TOO_LARGE) } });
   await call('create_payment_link', 'POST', '/v1/payment_links', 415, { key, headers: { 'Content-Type': 'text/plain' }, shared: true });
@@ -251,6 +275,9 @@ function sameKeys(schema: z.ZodObject, value: Record<string, unknown>): boolean 
 function normalised(examples: unknown): unknown {
   const text = JSON.stringify(examples)
     .replace(/\b(pay|ord|cus|chk|we|evt|dlv|biz|key|per|con|trk)_[0-9A-Za-z]{24}\b/g, '$1_ID')
+    // Deliveries an event writes take their ids from PostgreSQL (a UUID's hex); how long a send took varies.
+    .replace(/\bdlv_[0-9a-f]{32}\b/g, 'dlv_ID')
+    .replace(/"duration_ms":\d+/g, '"duration_ms":0')
     .replace(/\bwhsec_[0-9A-Za-z]+/g, 'whsec_SECRET')
     .replace(/\b0x[0-9a-f]{64}\b/g, '0xTRANSACTION')
     .replace(/\blocalhost:\d+/g, 'localhost:PORT')

@@ -25,11 +25,12 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** A REST call as tool arguments: the path's parameters and the body's fields together. */
-function argumentsOf(operation: (typeof operations)[number], path: string, body: unknown): Record<string, unknown> {
+/** A REST call as tool arguments: the path's parameters, the query's and the body's fields together. */
+function argumentsOf(operation: (typeof operations)[number], target: string, body: unknown): Record<string, unknown> {
+  const [path = '', query = ''] = target.split('?');
   const pattern = new RegExp(`^${restPath(operation).replace(/:(\w+)/g, '(?<$1>[^/]+)')}$`);
   const params = pattern.exec(path)?.groups ?? {};
-  return { ...params, ...(typeof body === 'object' && body !== null ? body : {}) };
+  return { ...params, ...Object.fromEntries(new URLSearchParams(query)), ...(typeof body === 'object' && body !== null ? body : {}) };
 }
 
 it('lists a tool for every operation, with its annotations and schemas', async () => {
@@ -56,4 +57,20 @@ it.each(operations.map((operation) => [operation.name, operation] as const))('%s
   const text = (result.content as Array<{ type: string; text: string }>)[0]!;
   expect(text.type).toBe('text');
   expect(JSON.parse(text.text)).toEqual(result.structuredContent);
+});
+
+/** The optional arguments of an operation that do not take null (null for them means "none"). */
+function optionalWithoutNull(operation: (typeof operations)[number]): string[] {
+  return Object.entries(operation.input.shape as Record<string, { safeParse(value: unknown): { success: boolean } }>)
+    .filter(([, field]) => field.safeParse(undefined).success && !field.safeParse(null).success)
+    .map(([name]) => name);
+}
+
+it.each(operations.map((operation) => [operation.name, operation] as const))('%s takes null for each optional argument it was not given as absent', async (_name, operation) => {
+  const call = await fixtures[operation.name]!(key);
+  const args = argumentsOf(operation, call.path, call.body);
+  const nulls = Object.fromEntries(optionalWithoutNull(operation).filter((name) => !(name in args)).map((name) => [name, null]));
+  const result = await client.callTool({ name: operation.name, arguments: { ...args, ...nulls } });
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  expect(operation.output.safeParse(result.structuredContent).success).toBe(true);
 });

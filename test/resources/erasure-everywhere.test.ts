@@ -174,6 +174,11 @@ it('leaves none of the customer\'s details anywhere, a resend included', async (
     retrieve_customer: { id: customerId }, list_customers: {}, retrieve_webhook_endpoint: { id: endpoint.id }, list_webhook_endpoints: {},
     retrieve_checkout_session: { id: session.id }, retrieve_payment: { id: session.id }, list_payments: {},
     retrieve_order: { id: session.order_id }, list_orders: {}, get_credential: {},
+    // The events as delivered, and the delivery log: the stored bodies the erasure rewrote.
+    wait_for_payment: { id: session.id, status: 'open', timeout: 0 }, list_events: {},
+    retrieve_event: { id: (await t.db.selectFrom('events').select('id').where('payment_id', '=', session.id).executeTakeFirstOrThrow()).id },
+    list_endpoint_deliveries: { id: endpoint.id },
+    retrieve_webhook_delivery: { id: (await t.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).executeTakeFirstOrThrow()).id },
   };
   const readTools = operations.filter((operation) => operation.annotations.readOnlyHint).map((operation) => operation.name);
   expect(readTools.filter((name) => !(name in argumentsOf)), 'read tools to call').toEqual([]);

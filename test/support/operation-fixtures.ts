@@ -8,6 +8,12 @@ import type { TestApp } from './harness.ts';
 export interface Call { path: string; body?: unknown }
 export type Fixture = (key: string) => Promise<Call>;
 
+/**
+ * One endpoint per key for the delivery lists, so the fixture's list and the objects made for it
+ * agree (operationFixtures and listedObjects each have their makers; keys are unique secrets).
+ */
+const endpointsOfKeys = new Map<string, Promise<string>>();
+
 /** Objects made through the API for the key's business and mode; each returns the new id. */
 function objectMakers(app: () => TestApp) {
   const request: TestApp['request'] = (...args) => app().request(...args);
@@ -43,11 +49,57 @@ function objectMakers(app: () => TestApp) {
     return row.customer_id ?? '';
   }
 
-  return { link, checkout, roomForEndpoint, endpoint, endpointBesideOthers, session, orderOf, customer };
+  /** A started session: its payment.started event is written, with a delivery to each subscribed endpoint. */
+  async function startedSession(key: string): Promise<string> {
+    const id = await session(key);
+    const started = await request('POST', `/v1/checkout_sessions/${id}/start`, { key, body: { email: 'buyer@shop.example' } });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    return id;
+  }
+  /** An event of the key's business and mode: a session's payment.started. */
+  async function event(key: string): Promise<string> {
+    const id = await startedSession(key);
+    const row = await db().selectFrom('events').select('id').where('payment_id', '=', id).executeTakeFirstOrThrow();
+    return row.id;
+  }
+  const endpointOfKey = (key: string) => {
+    let id = endpointsOfKeys.get(key);
+    if (id === undefined) {
+      id = endpoint(key);
+      endpointsOfKeys.set(key, id);
+    }
+    return id;
+  };
+  /** A delivery (pending: no workers run) to a new endpoint of the key's, or to `endpointId`'s when given (it must not be removed). */
+  async function delivery(key: string, endpointId?: string): Promise<string> {
+    const we = endpointId ?? await endpoint(key);
+    const id = await startedSession(key);
+    const row = await db().selectFrom('webhook_deliveries as d').innerJoin('events as e', 'e.id', 'd.event_id').select('d.id')
+      .where('e.payment_id', '=', id).where('d.endpoint_id', '=', we).executeTakeFirstOrThrow();
+    return row.id;
+  }
+  /** A finished delivery (failed after its last attempt, as the schedule would leave it). */
+  async function finishedDelivery(key: string): Promise<string> {
+    const id = await delivery(key);
+    await db().updateTable('webhook_deliveries').set({ status: 'failed', next_attempt_at: null, finished_at: new Date() }).where('id', '=', id).execute();
+    return id;
+  }
+  /** A delivery on the key's own list endpoint (made again if a fixture cleared it away). */
+  async function listedDelivery(key: string): Promise<string> {
+    let we = await endpointOfKey(key);
+    const removed = await db().selectFrom('webhook_endpoints').select('deleted_at').where('id', '=', we).executeTakeFirstOrThrow();
+    if (removed.deleted_at !== null) {
+      endpointsOfKeys.delete(key);
+      we = await endpointOfKey(key);
+    }
+    return delivery(key, we);
+  }
+
+  return { link, checkout, roomForEndpoint, endpoint, endpointBesideOthers, session, orderOf, customer, startedSession, event, endpointOfKey, delivery, finishedDelivery, listedDelivery };
 }
 
 export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
-  const { link, checkout, roomForEndpoint, endpoint, session, orderOf, customer } = objectMakers(app);
+  const { link, checkout, roomForEndpoint, endpoint, session, orderOf, customer, event, endpointOfKey, delivery, finishedDelivery } = objectMakers(app);
   /** For each operation: a valid call on objects owned by the key's business and mode. */
   return {
     create_payment_link: async () => ({ path: '/v1/payment_links', body: { amount: '10.00', currency: 'USD', description: 'x' } }),
@@ -74,6 +126,14 @@ export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
     update_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}`, body: { fulfillment: 'unfulfilled' } }),
     get_credential: async () => ({ path: '/v1/credential' }),
     report_order_event: async (key) => ({ path: `/v1/orders/${await orderOf(key)}/events`, body: { type: 'canceled' } }),
+    // A status the payment is not in: the wait answers at once.
+    wait_for_payment: async (key) => ({ path: `/v1/payments/${await session(key)}/wait?status=paid&timeout=1` }),
+    list_events: async () => ({ path: '/v1/events' }),
+    retrieve_event: async (key) => ({ path: `/v1/events/${await event(key)}` }),
+    list_endpoint_deliveries: async (key) => ({ path: `/v1/webhook_endpoints/${await endpointOfKey(key)}/deliveries` }),
+    retrieve_webhook_delivery: async (key) => ({ path: `/v1/webhook_deliveries/${await delivery(key)}` }),
+    retry_delivery: async (key) => ({ path: `/v1/webhook_deliveries/${await delivery(key)}/retry` }),
+    resend_delivery: async (key) => ({ path: `/v1/webhook_deliveries/${await finishedDelivery(key)}/resend` }),
   };
 }
 
@@ -87,7 +147,7 @@ export type ListedObject = (key: string) => Promise<string>;
  * each key must be of a business and mode with fewer than 10.
  */
 export function listedObjects(app: () => TestApp): Record<string, ListedObject> {
-  const { link, checkout, endpointBesideOthers, session, orderOf, customer } = objectMakers(app);
+  const { link, checkout, endpointBesideOthers, session, orderOf, customer, event, listedDelivery } = objectMakers(app);
   return {
     list_payment_links: link,
     list_checkouts: checkout,
@@ -95,5 +155,7 @@ export function listedObjects(app: () => TestApp): Record<string, ListedObject> 
     list_webhook_endpoints: endpointBesideOthers,
     list_payments: session,
     list_orders: orderOf,
+    list_events: event,
+    list_endpoint_deliveries: listedDelivery,
   };
 }

@@ -3,6 +3,7 @@ import { listPayments } from './list.ts';
 import { retrievePayment } from './retrieve.ts';
 import { ListPaymentsInput, PaymentIdInput, PaymentList, PaymentOut } from './schemas.ts';
 import { SimulatePaymentInput, simulatePayment } from './simulate.ts';
+import { MAX_WAIT_SECONDS, WaitForPaymentInput, waitForPayment } from './wait.ts';
 
 const MONEY = 'Amounts are decimal strings ("25.00"); coin amounts have six decimals.';
 
@@ -46,5 +47,21 @@ export const paymentOperations = [
     // Derived (not destructive): it moves only Test payments, which hold no money; a client asking
     // for confirmation before every simulated step would stand in the way of what Test mode is for.
     run: simulatePayment,
+  }),
+  defineOperation({
+    name: 'wait_for_payment',
+    title: 'Wait for a payment to change',
+    description: `Wait until a payment's status differs from the one you know, then get the payment; call this instead of polling retrieve_payment. ` +
+      `Pass the status you last saw: the answer comes within a second of any change (paid, held, expired, …), or after timeout seconds ` +
+      `(at most ${MAX_WAIT_SECONDS}, the default) with the payment as it is, status unchanged; then call again with that status. ` +
+      `Cost: one request, however long it waits, and it counts once toward the rate limit; the wait itself holds nothing of the account's. ` +
+      `Typical use: after handing a buyer a payment link, wait with status open until it is paid. ${MONEY}`,
+    tag: 'Payments',
+    scope: 'payments:read',
+    input: WaitForPaymentInput,
+    output: PaymentOut,
+    http: { method: 'GET', path: '/payments/:id/wait', status: 200 },
+    waits: true,
+    run: waitForPayment,
   }),
 ];
