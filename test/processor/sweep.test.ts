@@ -10,6 +10,7 @@ import type { AppContext } from '../../src/verbs/context.ts';
 import { startDetection, type Detection } from '../../src/processor/detection.ts';
 import { ForwardChain } from '../../src/processor/forward-chain.ts';
 import { planForwards } from '../../src/processor/forward-plans.ts';
+import { executeSweep } from '../../src/processor/sweep.ts';
 import { ProcessorKeys } from '../../src/processor/keys.ts';
 import type { TestChain } from '../support/chain.ts';
 import { compiledTokens, testTokenAbi } from '../support/chain-contracts.ts';
@@ -171,6 +172,37 @@ describe('a stray token at a watched deposit address', () => {
     expect(result.json).toMatchObject({ state: 'mined', mined: true, to: feeWallet, destination: 'operator' });
     expect(await strayBalance(feeWallet)).toBe(feesBefore + USDC(3));
     expect(await strayBalance(address)).toBe(0n);
+  });
+});
+
+describe('a sweep that did not see its transactions mined', () => {
+  it('is stored before broadcast and resumed by the same command: the balance moves once', async () => {
+    const { address, payout } = await watched();
+    await sendStray(address, USDC(9));
+    await chain.setAutomine(false);
+    const lines: string[] = [];
+    let first;
+    try {
+      first = await executeSweep({ db: t.db, clock: t.clock, network: polygon, chain: new ForwardChain(polygon), keys, feeWallet, log: (line) => lines.push(line) },
+        { address, token: stray, to: 'merchant' }, { waitMs: 300, pollMs: 50 });
+    } finally {
+      await chain.setAutomine(true);
+    }
+    expect(first.mined).toBe(false);
+    expect(first.sweep).toMatchObject({ state: 'sending', amount: '9000000' });
+    expect(first.sweep.transfer_raw).toMatch(/^0x/);
+    expect(await strayBalance(address)).toBe(USDC(9));
+    // While it is open: a dry run shows it, another sweep of the address is refused.
+    expect((await run({ address, token: stray, to: 'merchant' })).json).toMatchObject({ dry_run: true, open_sweep: { sweep_id: first.sweep.id, state: 'sending' } });
+    expect((await refusal({ address, token: stray, to: 'operator', yes: true })).message).toMatch(new RegExp(`^Sweep ${first.sweep.id} of .* is still sending`));
+    // The top-up waiting in the node's pool is mined; the same command goes on from the rows.
+    await chain.mine(1);
+    const resumed = await run({ address, token: stray, to: 'merchant', yes: true });
+    expect(resumed.json).toMatchObject({ resumed: true, mined: true, state: 'mined', sweep_id: first.sweep.id, tx_hash: first.sweep.transfer_hash });
+    expect(resumed.text).toContain(`Sweep ${first.sweep.id} resumed`);
+    expect(await strayBalance(payout!)).toBe(USDC(9));
+    expect(await strayBalance(address)).toBe(0n);
+    expect((await sweeps()).filter((row) => row.deposit_address === address)).toHaveLength(1);
   });
 });
 
