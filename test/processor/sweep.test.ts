@@ -175,6 +175,26 @@ describe('a stray token at a watched deposit address', () => {
   });
 });
 
+describe('a configured token\'s leftover no forward covers', () => {
+  it('is swept to the operator, less what arrived after the last scanned block (left to forwarding)', async () => {
+    // A payment without a payout wallet: forwarding never plans its deposits.
+    const { address } = await watched({ payout: false });
+    const usdt = tokens.address.usdt.toLowerCase() as Address;
+    await tokens.transfer('usdt', chain.accounts.buyer, address, USDC(4));
+    await chain.mine(DEPTH);
+    await detection.scanAll();
+    // A second deposit detection has not scanned yet.
+    await tokens.transfer('usdt', chain.accounts.buyer, address, USDC(2));
+    const dry = await run({ address, token: usdt, to: 'operator' });
+    expect(dry.json).toMatchObject({ configured_token: true, balance: '6000000', held_back: '2000000', amount: '4000000' });
+    expect(dry.text).toContain('of which 2 arrived after detection\'s last scanned block and is left to forwarding');
+    const feesBefore = await tokens.balanceOf('usdt', feeWallet);
+    expect((await run({ address, token: usdt, to: 'operator', yes: true })).json).toMatchObject({ state: 'mined', amount: '4000000' });
+    expect(await tokens.balanceOf('usdt', feeWallet)).toBe(feesBefore + USDC(4));
+    expect(await tokens.balanceOf('usdt', address)).toBe(USDC(2));
+  });
+});
+
 describe('a sweep that did not see its transactions mined', () => {
   it('is stored before broadcast and resumed by the same command: the balance moves once', async () => {
     const { address, payout } = await watched();
