@@ -1,6 +1,8 @@
 import { forwardingSections } from '../processor/forwarding-status.ts';
 import { networkStatuses, reportedNetworks, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/status.ts';
-import type { Command } from './command.ts';
+import { ApiError, StartupError } from '../core/errors.ts';
+import type { SweepOutcome, SweepPlan } from '../processor/sweep.ts';
+import { oneOf, required, type Command } from './command.ts';
 
 // `processor status`: each network as the processor last saw it, from the database alone (no
 // RPC), so it answers from any machine that reaches the database, and while the nodes are down.
@@ -59,7 +61,97 @@ function asText(json: ReturnType<typeof asJson>, sections: string[], now: Date, 
   return lines.join('\n');
 }
 
+const NETWORK_NAMES = ['polygon', 'base', 'ethereum'] as const;
+
+/** Base units in the token's decimals when it said them (as formatUnits writes them, without loading viem here). */
+function inUnits(value: bigint, decimals: number | null): string {
+  if (decimals === null || decimals === 0) return value.toString();
+  const scale = 10n ** BigInt(decimals);
+  const fraction = (value % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return `${value / scale}${fraction === '' ? '' : `.${fraction}`}`;
+}
+
+function planJson(plan: SweepPlan) {
+  return {
+    network: plan.network, deposit_address: plan.depositAddress, payment_id: plan.paymentId, token: plan.token,
+    symbol: plan.symbol, decimals: plan.decimals, configured_token: plan.configured, block: Number(plan.block),
+    balance: plan.balance.toString(), held_back: plan.heldBack.toString(), amount: plan.amount.toString(), amount_formatted: inUnits(plan.amount, plan.decimals),
+    from: plan.depositAddress, to: plan.to, destination: plan.destination,
+    gas: { limit: Number(plan.gas), price_wei: plan.gasPrice.toString(), top_up_wei: plan.topUp.toString(), cost_estimate_wei: plan.costEstimate.toString(), cost_estimate: inUnits(plan.costEstimate, 18), gas_wallet: plan.gasWallet.toLowerCase() },
+  };
+}
+
+function planText(plan: SweepPlan): string {
+  const name = plan.symbol ?? plan.token;
+  const lines = [
+    `${inUnits(plan.amount, plan.decimals)} ${name} (${plan.amount} base units of ${plan.token}${plan.configured ? ', a token configured for deposits' : ', not a configured deposit token'})`,
+    `  from the deposit address ${plan.depositAddress} (payment ${plan.paymentId}) on ${plan.network}`,
+    `  to the ${plan.destination === 'merchant' ? "merchant's payout wallet" : "operator's fee wallet"} ${plan.to}`,
+    `  balance at block ${plan.block}: ${inUnits(plan.balance, plan.decimals)}${plan.heldBack > 0n ? `, of which ${inUnits(plan.heldBack, plan.decimals)} arrived after detection's last scanned block and is left to forwarding` : ''}`,
+    `  gas: ${plan.gas} at ${plan.gasPrice} wei; the gas wallet ${plan.gasWallet.toLowerCase()} ${plan.topUp > 0n ? `sends the deposit address ${inUnits(plan.topUp, 18)} first` : 'sends nothing (the address holds enough)'}; about ${inUnits(plan.costEstimate, 18)} of the native coin in all`,
+  ];
+  return lines.join('\n');
+}
+
+function outcomeJson(outcome: SweepOutcome) {
+  const { sweep } = outcome;
+  return {
+    sweep_id: sweep.id, state: sweep.state, mined: outcome.mined, resumed: outcome.resumed,
+    network: sweep.network, deposit_address: sweep.deposit_address, token: sweep.token, amount: sweep.amount, to: sweep.to_address, destination: sweep.destination,
+    top_up_tx_hash: sweep.top_up_hash, tx_hash: sweep.transfer_hash, block: sweep.block_number,
+  };
+}
+
 export const processorCommands: Record<string, Command> = {
+  'processor sweep': {
+    usage: 'processor sweep --network polygon|base|ethereum --address DEPOSIT_ADDRESS --token CONTRACT --to merchant|operator [--yes] [--json]   (a stray token from a deposit address; without --yes only says what it would do)',
+    options: { network: { type: 'string' }, address: { type: 'string' }, token: { type: 'string' }, to: { type: 'string' }, yes: { type: 'boolean' } },
+    async run(context, flags) {
+      const networkName = oneOf(required(flags, 'network'), NETWORK_NAMES, 'network')!;
+      const address = required(flags, 'address');
+      const token = required(flags, 'token');
+      const to = oneOf(required(flags, 'to'), ['merchant', 'operator'] as const, 'to')!;
+      const { config, db, clock } = context;
+      const network = config.networks.find((candidate) => candidate.name === networkName);
+      if (!network) throw new ApiError('invalid_state', `${networkName} is not configured here: set ${networkName.toUpperCase()}_RPC_URL as the processor has it.`);
+      // Loaded only here: every other command (and processor status) stays without viem and keys.
+      const [{ loadProcessorKeys }, { ForwardChain }, sweep] = await Promise.all([
+        import('../processor/keys.ts'), import('../processor/forward-chain.ts'), import('../processor/sweep.ts'),
+      ]);
+      let keys;
+      try {
+        keys = await loadProcessorKeys({ seedFile: config.processor.seedFile, dataDir: config.dataDir, serviceXpub: context.deposits.xpub });
+      } catch (error) {
+        if (error instanceof StartupError) throw new ApiError('invalid_state', error.message);
+        throw error;
+      }
+      const deps = {
+        db, clock, network, chain: new ForwardChain(network), keys, feeWallet: config.processor.feeWallet,
+        log: (line: string) => console.error(line),
+      };
+      const request = { address, token, to };
+      if (flags.yes !== true) {
+        const open = await sweep.openSweep(db, network.name, address);
+        if (open) {
+          return {
+            json: { dry_run: true, open_sweep: { sweep_id: open.id, state: open.state, token: open.token, amount: open.amount, to: open.to_address, tx_hash: open.transfer_hash } },
+            text: `Sweep ${open.id} of ${open.amount} of ${open.token} from ${open.deposit_address} to ${open.to_address} is still ${open.state}: run the command with --yes (same token and --to) to finish it.`,
+          };
+        }
+        const plan = await sweep.planSweep(deps, request);
+        return { json: { dry_run: true, ...planJson(plan) }, text: `Would sweep ${planText(plan)}\nNothing was sent: run it again with --yes to do it.` };
+      }
+      const outcome = await sweep.executeSweep(deps, request);
+      const json = { dry_run: false, ...(outcome.plan ? planJson(outcome.plan) : {}), ...outcomeJson(outcome) };
+      const { sweep: row } = outcome;
+      const head = outcome.plan ? `Swept ${planText(outcome.plan)}` : `Sweep ${row.id} resumed: ${row.amount} of ${row.token} from ${row.deposit_address} to ${row.to_address}`;
+      const tail = outcome.mined
+        ? `Mined in block ${row.block_number}: ${row.transfer_hash}${row.top_up_hash ? ` (gas top-up ${row.top_up_hash})` : ''}. It is final once the chain finalizes that block.`
+        : `Sweep ${row.id} is broadcast (${row.transfer_hash}) and not mined yet: run the same command again to follow it.`;
+      return { json, text: `${head}\n${tail}` };
+    },
+  },
+
   'processor status': {
     usage: 'processor status [--json]   (each network: head, final block, cursor lag, watched addresses, deposits awaiting forward, last scan and error)',
     options: {},

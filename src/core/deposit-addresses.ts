@@ -39,6 +39,11 @@ export class DepositAddresses {
     if (this.#account.privateKey) throw new Error('DEPOSIT_XPUB must be an extended public key (xpub), never a private one.');
   }
 
+  /** The account's extended public key (the processor checks its seed against it). */
+  get xpub(): string {
+    return this.#account.publicExtendedKey;
+  }
+
   address(index: number): string {
     const child = this.#account.deriveChild(index);
     if (!child.publicKey) throw new Error('Could not derive a deposit address.');

@@ -722,6 +722,32 @@ export interface ProcessorBalanceFindingsTable {
   outcome: 'recovered' | 'unexplained';
   found_at: Timestamp;
 }
+/** A stray token swept from a deposit address by `processor sweep` (migrations/0031). */
+export interface ProcessorSweepsTable {
+  id: Generated<number>;
+  network: string;
+  deposit_address: string;
+  deposit_index: BlockNumber;
+  payment_id: string;
+  token: string;
+  amount: BaseUnits;
+  destination: 'merchant' | 'operator';
+  to_address: string;
+  state: 'planned' | 'sending' | 'mined' | 'failed';
+  failure: string | null;
+  top_up_nonce: BlockNumber | null;
+  top_up_value: BaseUnits | null;
+  top_up_raw: string | null;
+  top_up_hash: string | null;
+  transfer_nonce: BlockNumber | null;
+  gas: BlockNumber | null;
+  gas_price: BaseUnits | null;
+  transfer_raw: string | null;
+  transfer_hash: string | null;
+  block_number: BlockNumber | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
 
 export interface Database {
   'processor.cursors': ProcessorCursorsTable;
@@ -735,6 +761,7 @@ export interface Database {
   'processor.sender_nonces': ProcessorSenderNoncesTable;
   'processor.forward_transactions': ProcessorForwardTransactionsTable;
   'processor.gas_wallets': ProcessorGasWalletsTable;
+  'processor.sweeps': ProcessorSweepsTable;
   'processor.notices_out': ProcessorNoticesOutTable;
   outbox: OutboxTable;
   payout_wallet_changes: PayoutWalletChangesTable;

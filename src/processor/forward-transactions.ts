@@ -32,7 +32,7 @@ export function feeCap(fees: Fees): bigint {
   return fees.type === 'legacy' ? fees.gasPrice : fees.maxFeePerGas;
 }
 
-async function sign(chainId: number, nonce: number, tx: Omit<TransactionToSign, 'purpose' | 'shares' | 'senderKind'>): Promise<{ raw: Hex; hash: Hex }> {
+export async function sign(chainId: number, nonce: number, tx: Omit<TransactionToSign, 'purpose' | 'shares' | 'senderKind'>): Promise<{ raw: Hex; hash: Hex }> {
   const common = { chainId, nonce, to: tx.to, data: tx.data, value: tx.value, gas: tx.gas };
   const raw = tx.fees.type === 'legacy'
     ? await tx.signer.signTransaction({ ...common, type: 'legacy', gasPrice: tx.fees.gasPrice })
@@ -51,6 +51,23 @@ export function feesOf(row: ForwardTransactionRow): Fees {
   return row.max_priority_fee_per_gas === null
     ? { type: 'legacy', gasPrice: BigInt(row.max_fee_per_gas) }
     : { type: 'eip1559', maxFeePerGas: BigInt(row.max_fee_per_gas), maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas) };
+}
+
+/**
+ * Takes a sender's next nonce from processor.sender_nonces, inside the caller's database
+ * transaction (the one that stores what is signed with it): at least `floor` (what the chain has
+ * mined), never one given before. Forwards and sweeps take the gas wallet's and a deposit
+ * address's nonces here alike.
+ */
+export async function takeNonce(trx: Db, request: { network: string; sender: string; kind: 'gas_wallet' | 'deposit'; floor: number; now: Date }): Promise<number> {
+  const { network, sender, kind, floor, now } = request;
+  await trx.insertInto('processor.sender_nonces').values({ network, address: sender, kind, next_nonce: floor, updated_at: now })
+    .onConflict((oc) => oc.columns(['network', 'address']).doNothing()).execute();
+  const taken = await trx.updateTable('processor.sender_nonces')
+    .set({ next_nonce: sql`greatest(next_nonce, ${floor}) + 1`, updated_at: now })
+    .where('network', '=', network).where('address', '=', sender)
+    .returning(sql<number>`next_nonce - 1`.as('nonce')).executeTakeFirstOrThrow();
+  return Number(taken.nonce);
 }
 
 /**
@@ -75,15 +92,10 @@ export async function signAndStore(deps: { db: Db; clock: Clock; chain: ForwardC
     for (const tx of txs) {
       const sender = tx.signer.address.toLowerCase();
       const floor = mined.get(tx.signer.address) ?? 0;
-      await trx.insertInto('processor.sender_nonces').values({ network, address: sender, kind: tx.senderKind, next_nonce: floor, updated_at: now })
-        .onConflict((oc) => oc.columns(['network', 'address']).doNothing()).execute();
-      const taken = await trx.updateTable('processor.sender_nonces')
-        .set({ next_nonce: sql`greatest(next_nonce, ${floor}) + 1`, updated_at: now })
-        .where('network', '=', network).where('address', '=', sender)
-        .returning(sql<number>`next_nonce - 1`.as('nonce')).executeTakeFirstOrThrow();
-      const { raw, hash } = await sign(chain.network.chainId, Number(taken.nonce), tx);
+      const taken = await takeNonce(trx, { network, sender, kind: tx.senderKind, floor, now });
+      const { raw, hash } = await sign(chain.network.chainId, taken, tx);
       rows.push(await trx.insertInto('processor.forward_transactions').values({
-        forward_id: forwardId, network, purpose: tx.purpose, shares: tx.shares, sender, nonce: taken.nonce,
+        forward_id: forwardId, network, purpose: tx.purpose, shares: tx.shares, sender, nonce: taken,
         to_address: tx.to.toLowerCase(), data: tx.data.toLowerCase(), value: tx.value.toString(), gas: tx.gas, ...feeColumns(tx.fees),
         raw, tx_hash: hash, state: 'signed', signed_at: now, updated_at: now,
       }).returningAll().executeTakeFirstOrThrow());

@@ -102,6 +102,8 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   'processor.network_scans': 'each network\'s last scan: blocks, times, counts, the RPC error it met',
   'processor.outgoing_transfers': 'token transfers out of deposit addresses: addresses, amounts, transactions',
   'processor.balance_findings': 'deposit addresses\' balances the recorded transfers did not explain',
+  // migrations/0031: `processor sweep`.
+  'processor.sweeps': 'stray tokens swept from deposit addresses: addresses, amounts, signed transactions, the reason one failed (service-made words)',
 };
 
 type Columns<T extends CustomerDataTable> = keyof (typeof CUSTOMER_DATA_COLUMNS)[T] & string;
