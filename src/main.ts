@@ -83,7 +83,7 @@ if (keys) {
     ? `http://${listening.family === 'IPv6' ? `[${listening.address}]` : listening.address}:${listening.port}${PROCESSOR_NOTICES_PATH}`
     : `${config.baseUrl}${PROCESSOR_NOTICES_PATH}`);
   try {
-    forwarding = await startForwarding({ db: context.db, clock: context.clock, networks: config.networks, keys, feeWallet: config.processor.feeWallet }, {});
+    forwarding = await startForwarding({ db: context.db, clock: context.clock, networks: config.networks, keys, feeWallet: config.processor.feeWallet });
     processor = await startProcessor({
       db: context.db, databaseUrl: runtime.databaseUrl, clock: context.clock, networks: config.networks,
       sender: { url, secret: context.processorSecret }, deposits: context.deposits, steps: [forwarding.forwardNetwork],
