@@ -1,4 +1,5 @@
 import { forwardingSections } from '../processor/forwarding-status.ts';
+import { depositsWaitingForFinality } from '../processor/unfinal.ts';
 import { networkStatuses, reportedNetworks, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/status.ts';
 import { ApiError, StartupError } from '../core/errors.ts';
 import type { SweepOutcome, SweepPlan } from '../processor/sweep.ts';
@@ -8,7 +9,7 @@ import { oneOf, required, type Command } from './command.ts';
 // RPC), so it answers from any machine that reaches the database, and while the nodes are down.
 
 /** What each network shows beyond its scan; forwarding adds forwardsSummary and gasWalletStatus here. */
-export const statusSections: StatusSection[] = forwardingSections;
+export const statusSections: StatusSection[] = [depositsWaitingForFinality, ...forwardingSections];
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 const ageSeconds = (date: Date | null, now: Date) => date === null ? null : Math.max(0, Math.round((now.getTime() - date.getTime()) / 1000));

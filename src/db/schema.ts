@@ -590,6 +590,17 @@ export interface ProcessorWatchedAddressesTable {
   payout_wallet: string | null;
   fee_bps: number | null;
 }
+/** A deposit seen in a block not final yet (migration 0032), replaced each poll: the status's "waiting for finality". */
+export interface ProcessorUnfinalDepositsTable {
+  network: string;
+  tx_hash: string;
+  log_index: number;
+  block_number: BlockNumber;
+  token: string;
+  to_address: string;
+  value: ColumnType<string, string | bigint, string | bigint>;
+  seen_at: Timestamp;
+}
 export type OutgoingNoticeKind = 'deposit.confirmed' | 'settlement.completed';
 export interface ProcessorNoticesOutTable {
   id: string;
@@ -763,6 +774,7 @@ export interface Database {
   'processor.gas_wallets': ProcessorGasWalletsTable;
   'processor.sweeps': ProcessorSweepsTable;
   'processor.notices_out': ProcessorNoticesOutTable;
+  'processor.unfinal_deposits': ProcessorUnfinalDepositsTable;
   outbox: OutboxTable;
   payout_wallet_changes: PayoutWalletChangesTable;
   oauth_signing_keys: OAuthSigningKeysTable;

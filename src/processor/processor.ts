@@ -4,11 +4,12 @@ import type { NetworkConfig, NetworkName } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
 import type { DepositAddresses } from '../core/deposit-addresses.ts';
 import { signatureHeader } from '../webhooks/signature.ts';
-import type { ChainClientOptions } from './chain-client.ts';
+import { ChainClient, type ChainClientOptions } from './chain-client.ts';
 import { DEFAULT_POLL_MS, startDetection, type Detection } from './detection.ts';
 import type { DetectorOptions } from './detector.ts';
 import { NetworkLocks } from './network-locks.ts';
 import { confirmFinalTransfers, deliverDueNotices, type NoticeSender } from './outbox.ts';
+import { recordUnfinalDeposits } from './unfinal.ts';
 import { findMissingDepositIndexes } from './watched-addresses.ts';
 
 // The processor (issue 22) as its role runs it. Each poll, for every network whose lock this
@@ -70,6 +71,7 @@ export async function startProcessor(deps: {
     { rpc: options.rpc, detector: options.detector, log },
   );
   const locks = new NetworkLocks(deps.databaseUrl, log);
+  const clients = new Map(deps.networks.map((network) => [network.name, new ChainClient(network, options.rpc)]));
   const found = await findMissingDepositIndexes(deps.db, deps.deposits);
   if (found > 0) log(`[processor] found the child index of ${found} deposit address(es) started before indexes were kept`);
   const health = new Map<NetworkName, NetworkHealth>(deps.networks.map((network) => [network.name, {
@@ -98,6 +100,9 @@ export async function startProcessor(deps: {
         log(`[processor] ${network.name}: scan failed: ${state.lastError}`);
       }
       await confirmFinalTransfers(deps.db, deps.clock, network).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
+      // For the status only: a failure here costs nothing but its count.
+      await recordUnfinalDeposits(deps.db, deps.clock, clients.get(network.name)!, network, detection.watched)
+        .catch((error: unknown) => log(`[processor] ${network.name}: reading deposits not final yet failed: ${problem(error)}`));
     }));
     // The deposits found are told before anything is forwarded: a buyer's page turns paid without waiting for gas.
     await deliver();

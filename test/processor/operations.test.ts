@@ -110,6 +110,8 @@ describe('after a scan', () => {
       last_scan_at: expect.any(String), last_scan_age_seconds: expect.any(Number),
       last_error: null, scan_errors: 0, transfers_recorded: 1,
       reconciliation: { last_at: expect.any(String), last_block: Number(head) - DEPTH, recovered: 0, unexplained: 0 },
+      // The processor that scanned here was detection alone (test/processor/processor.test.ts shows deposits waiting).
+      deposits_waiting_for_finality: { count: 0, by_token: [] },
       deposits_awaiting_forward: {
         count: 1, by_token: [{ token: tokens.address.usdc.toLowerCase(), coin: 'polygon_usdc', count: 1, amount: '30.000000' }],
       },
@@ -129,6 +131,7 @@ describe('after a scan', () => {
     expect(stdout).toContain('  watched addresses: 1\n');
     expect(stdout).toContain('  last error: none\n');
     expect(stdout).toContain(`  reconciliation: last at block ${final}, `);
+    expect(stdout).toContain('  deposits waiting for finality: 0');
     expect(stdout).toContain('  deposits awaiting forward: 1 (30.000000 polygon_usdc)');
   });
 

@@ -5,6 +5,7 @@ import { SECOND } from '../../src/core/clock.ts';
 import type { NetworkConfig } from '../../src/core/networks-config.ts';
 import { backoffMs, deliverDueNotices, enqueueNotice } from '../../src/processor/outbox.ts';
 import { startProcessor, type Processor } from '../../src/processor/processor.ts';
+import { depositsWaitingForFinality } from '../../src/processor/unfinal.ts';
 import { eventsOf, typesOf } from '../flows/support.ts';
 import { startChain, type TestChain } from '../support/chain.ts';
 import { deployTestTokens, type TestTokens } from '../support/chain-tokens.ts';
@@ -99,8 +100,14 @@ describe('a Live deposit, from start to paid', () => {
     const receipt = await tokens.transfer('usdc', chain.accounts.buyer, address, USDC(30));
     await processor.poll();
     expect((await api('GET', `/v1/payments/${id}`)).status, 'not final yet').toBe('open');
+    // Seen, waiting for finality: shown in the status, acted on by nothing.
+    expect(await t.db.selectFrom('processor.unfinal_deposits').select(['tx_hash', 'to_address', 'value']).execute())
+      .toEqual([{ tx_hash: receipt.transactionHash.toLowerCase(), to_address: address, value: '30000000' }]);
+    expect(await depositsWaitingForFinality.read(t.db, 'polygon', polygon.tokens))
+      .toEqual({ json: { count: 1, by_token: [{ token: polygon.tokens[0]!.address, coin: 'polygon_usdc', count: 1, amount: '30.000000' }] }, text: ['deposits waiting for finality: 1 (30.000000 polygon_usdc)'] });
     await chain.mine(DEPTH);
     await processor.poll();
+    expect(await t.db.selectFrom('processor.unfinal_deposits').select('tx_hash').execute(), 'final now: no longer waiting').toEqual([]);
 
     const paid = await api('GET', `/v1/payments/${id}`);
     expect(paid).toMatchObject({ status: 'paid', value_coin: '30.000000', coin: 'polygon_usdc', network: 'polygon', txid_in: receipt.transactionHash.toLowerCase() });

@@ -97,6 +97,7 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   'processor.sender_nonces': 'the next nonce of each account the processor sends from',
   'processor.forward_transactions': 'the forwards\' signed transactions: raw bytes, hashes, nonces, fees',
   'processor.gas_wallets': 'each network\'s gas wallet address and the balance last seen',
+  'processor.unfinal_deposits': 'deposits seen in blocks not final yet: addresses, amounts, transactions',
   'processor.notices_out': 'the signed notices the processor sends: deposit addresses, amounts, transactions',
   // migrations/0029: the processor's operating state.
   'processor.network_scans': 'each network\'s last scan: blocks, times, counts, the RPC error it met',
