@@ -67,6 +67,9 @@ async function start(options: { port: number; blockSeconds: number }): Promise<v
   const hex = seed.trim().replace(/^0x/i, '');
   if (!/^([0-9a-fA-F]{2}){16,64}$/.test(hex)) fail(`The deposit seed at ${seedFile ?? path.join(dataDir, 'deposit-wallet.seed')} is not a seed of 16 to 64 bytes written in hex.`);
   const gasWallet = new ProcessorKeys(Buffer.from(hex, 'hex')).gasWallet.address;
+  // Each run is a new chain; a database that watched an earlier one keeps its cursor and the gas wallet's nonces.
+  const { existsSync } = await import('node:fs');
+  const usedBefore = existsSync(path.join(dataDir, 'pg'));
 
   // The node's server reports a taken port as an unhandled error event: asked first, the answer is a sentence.
   const { createServer } = await import('node:net');
@@ -100,7 +103,7 @@ async function start(options: { port: number; blockSeconds: number }): Promise<v
   const env = Object.entries(settings).map(([name, value]) => `${name}=${value}`);
   // The service must load the seed whose gas wallet was funded.
   const seedSettings = [
-    ...(process.env.DATA_DIR ? [`DATA_DIR=${dataDir}`] : []),
+    ...(process.env.DATA_DIR ? [`DATA_DIR=${process.env.DATA_DIR}`] : []),
     ...(seedFile ? [`PROCESSOR_SEED_FILE=${path.resolve(seedFile)}`] : []),
   ];
   const portFlag = options.port === 8545 ? '' : ` --port ${options.port}`;
@@ -128,6 +131,11 @@ Next, in another terminal, in this directory:
      Within seconds of the deposit being final (${CONFIRMATIONS} blocks) the payment is paid; the forward to the payout wallet follows.
 
 Ctrl-C stops the chain (its state is not kept).`);
+  if (usedBefore) {
+    console.error(`\nWarning: ${dataDir} already holds a database, which remembers an earlier chain (the processor's cursor, the gas wallet's nonces):
+on this new chain its forwards would wait forever. Walk it with a DATA_DIR of its own, made afresh each time:
+  rm -rf .data-chain && DATA_DIR=.data-chain npm run chain`);
+  }
 
   const stop = async () => {
     await chain.stop();
