@@ -408,7 +408,9 @@ async function main(): Promise<void> {
   let processorThroughput: ProcessorThroughputResult | undefined;
   if (processorThroughputSelected) {
     processorThroughput = await runProcessorThroughputBench({
-      serveDatabase, progress, seedHex: config.depositXpub ? '' : await embeddedDepositSeed({ dataDir }),
+      serveDatabase, progress,
+      // The processor signs for the addresses the service derives: the bench's own wallet, never one named by DEPOSIT_XPUB.
+      seedHex: config.depositXpub ? (() => { throw new Error('processor throughput signs with the bench\'s own deposit seed: unset DEPOSIT_XPUB.'); })() : await embeddedDepositSeed({ dataDir }),
       deposits: Math.round(positiveNumber('BENCH_THROUGHPUT_DEPOSITS', 200)),
       cleanup: (what, run) => cleanups.push({ what, run }),
     });
