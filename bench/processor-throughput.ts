@@ -43,7 +43,7 @@ export interface ProcessorThroughputResult {
   forwardedSeconds: number;
   /** s from the deposits' block to the first payment.paid (detection: finality, then the next poll). */
   firstPaidSeconds: number;
-  /** Notices posted meanwhile (deposit.confirmed, settlement.completed, statuses) and the ms each took (sent one at a time). */
+  /** Notices posted meanwhile (deposit.confirmed, settlement.completed, statuses) and the ms each took (the outbox posts up to 50 at once). */
   noticesSent: number;
   noticeMs: number;
   paidPerSecond: number;
@@ -288,7 +288,7 @@ export async function runProcessorThroughputBench(options: {
 export function processorThroughputTable(r: ProcessorThroughputResult): string {
   const f = (value: number, digits = 1) => value.toFixed(digits);
   return [
-    '| processor throughput (EDR on loopback, a block every 2 s, final 2 deep, 2 s polls) | deposits | deposits → paid /s | deposits → forwarded final /s | forwards final /s (first to last) | first paid s | notice ms each (sent one at a time) | forwarding ms per forward | its RPC calls | its RPC ms | signing ms | other (DB) ms | fullest block (gas %, txs) |',
+    '| processor throughput (EDR on loopback, a block every 2 s, final 2 deep, 2 s polls) | deposits | deposits → paid /s | deposits → forwarded final /s | forwards final /s (first to last) | first paid s | notice ms each (up to 50 posted at once) | forwarding ms per forward | its RPC calls | its RPC ms | signing ms | other (DB) ms | fullest block (gas %, txs) |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     `| a burst of ${r.deposits} deposits in one block | ${r.deposits} | ${f(r.paidPerSecond)} (${f(r.paidSeconds)} s) | ${f(r.forwardedPerSecond)} (${f(r.forwardedSeconds)} s) | ${f(r.forwardSustainedPerSecond)} | ${f(r.firstPaidSeconds)} | ${f(r.noticeMs)} | ${f(r.passMsPerForward)} | ${f(r.rpcCallsPerForward)} | ${f(r.rpcMsPerForward)} | ${f(r.signMsPerForward)} | ${f(r.otherMsPerForward)} | ${f(r.maxBlockGasUsedPercent)} %, ${r.maxForwardsPerBlock} |`,
   ].join('\n');
