@@ -15,7 +15,7 @@ import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { buildApp } from '../src/app.ts';
 import { operations } from '../src/operations.ts';
-import { loadSecrets, openAppContext, startWorkers } from '../src/runtime.ts';
+import { embeddedDepositSeed, loadSecrets, openAppContext, startWorkers } from '../src/runtime.ts';
 import { QUEUES } from '../src/jobs/queues.ts';
 import { recordPaymentEvent, type PaymentState } from '../src/events/record.ts';
 import type { Db } from '../src/db/database.ts';
@@ -25,6 +25,7 @@ import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
 import { measureScaleJobs, scaleScenarios } from './scale.ts';
 import { processorLatencyTable, runProcessorLatencyBench, type ProcessorLatencyResult } from './processor.ts';
+import { PROCESSOR_THROUGHPUT_NAME, processorThroughputTable, runProcessorThroughputBench, type ProcessorThroughputResult } from './processor-throughput.ts';
 import { PROCESSOR_SCAN_BENCH_NAME, processorScanTable, runProcessorScanBench, type ProcessorScanResult } from './processor-scan.ts';
 import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scenarios.ts';
 import { runWaitsBench, waitsTable, type WaitsResult } from './waits.ts';
@@ -34,7 +35,8 @@ import { runWaitsBench, waitsTable, type WaitsResult } from './waits.ts';
 // Env: BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (20),
 // BENCH_ONLY (run only scenarios whose name contains this text; "webhook delivery" for the
 // delivery benchmark alone, "scale" for the million-payment rows and their background jobs,
-// "processor scan" for the processor's scan watching 100,000 addresses against 10,
+// "processor scan" for the processor's scan watching 100,000 addresses against 10, "processor
+// throughput" for deposits detected and forwarded per second, BENCH_THROUGHPUT_DEPOSITS of them,
 // "payment waits" for the 1,000 waits held open at once),
 // BENCH_SCALE_ROWS and BENCH_SCALE_DUE (bench/scale.ts).
 
@@ -237,7 +239,10 @@ async function main(): Promise<void> {
   const processorLatencySelected = !only || PROCESSOR_LATENCY_NAME.includes(only);
   const processorScanSelected = !only || PROCESSOR_SCAN_BENCH_NAME.includes(only);
   const waitsSelected = !only || WAITS_NAME.includes(only);
-  if (selected.length === 0 && !deliveriesSelected && !processorLatencySelected && !processorScanSelected && !waitsSelected) throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
+  const processorThroughputSelected = !only || PROCESSOR_THROUGHPUT_NAME.includes(only);
+  if (selected.length === 0 && !deliveriesSelected && !processorLatencySelected && !processorScanSelected && !waitsSelected && !processorThroughputSelected) {
+    throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
+  }
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'payment-service-bench-'));
   cleanups.push({ what: 'temp dir', run: () => rm(dataDir, { recursive: true, force: true }) });
@@ -409,9 +414,22 @@ async function main(): Promise<void> {
     processorScan = await runProcessorScanBench(own.db, progress, (what, run) => cleanups.push({ what, run }));
   }
 
+  // The processor and forwarding together on the local chain, N deposits at once.
+  let processorThroughput: ProcessorThroughputResult | undefined;
+  if (processorThroughputSelected) {
+    processorThroughput = await runProcessorThroughputBench({
+      serveDatabase, progress,
+      // The processor signs for the addresses the service derives: the bench's own wallet, never one named by DEPOSIT_XPUB.
+      seedHex: config.depositXpub ? (() => { throw new Error('processor throughput signs with the bench\'s own deposit seed: unset DEPOSIT_XPUB.'); })() : await embeddedDepositSeed({ dataDir }),
+      deposits: Math.round(positiveNumber('BENCH_THROUGHPUT_DEPOSITS', 200)),
+      cleanup: (what, run) => cleanups.push({ what, run }),
+    });
+  }
+
   const warnings = results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`));
   const tables = [results.length > 0 ? table(results) : '', scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : '',
-    processorLatency ? processorLatencyTable(processorLatency) : '', processorScan ? processorScanTable(processorScan) : '', waits ? waitsTable(waits) : ''].filter(Boolean);
+    processorLatency ? processorLatencyTable(processorLatency) : '', processorScan ? processorScanTable(processorScan) : '', waits ? waitsTable(waits) : '',
+    processorThroughput ? processorThroughputTable(processorThroughput) : ''].filter(Boolean);
   process.stdout.write(`\n${warnings.length > 0 ? `${warnings.join('\n')}\n\n` : ''}${tables.join('\n\n')}\n`);
 
   await writeFile(RESULTS_FILE, `${JSON.stringify({
@@ -426,6 +444,7 @@ async function main(): Promise<void> {
     processorLatency,
     processorScan,
     waits,
+    processorThroughput,
   }, null, 2)}\n`);
   progress(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
 }

@@ -52,13 +52,18 @@ export interface Runtime extends AppHandle {
  * A secret kept under DATA_DIR when the environment does not set it (the embedded default):
  * made once, mode 0600. 'wx': when two processes start at once, the first one written wins.
  */
-async function dataSecret(config: Config, file: string, make: () => string): Promise<string> {
+async function dataSecret(config: Pick<Config, 'dataDir'>, file: string, make: () => string): Promise<string> {
   const target = path.join(config.dataDir, file);
   if (!existsSync(target)) {
     await ensureDataDir(config.dataDir);
     await writeFile(target, `${make()}\n`, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
   }
   return (await readFile(target, 'utf8')).trim();
+}
+
+/** The embedded default's deposit seed (hex) under DATA_DIR, made on first use (`npm run chain` funds its gas wallet). */
+export function embeddedDepositSeed(config: Pick<Config, 'dataDir'>): Promise<string> {
+  return dataSecret(config, 'deposit-wallet.seed', () => randomBytes(32).toString('hex'));
 }
 
 export interface Secrets {
@@ -74,7 +79,7 @@ export async function loadSecrets(config: Config): Promise<Secrets> {
   // Without a processor's key the embedded default makes its own HD wallet; the seed stays in
   // DATA_DIR so whoever runs it can sweep what test deposits arrive.
   const depositXpub = config.depositXpub ?? HDKey.fromMasterSeed(
-    Buffer.from(await dataSecret(config, 'deposit-wallet.seed', () => randomBytes(32).toString('hex')), 'hex'),
+    Buffer.from(await embeddedDepositSeed(config), 'hex'),
   ).derive("m/44'/60'/0'/0").publicExtendedKey;
   const processorSecret = config.processorSecret ?? await dataSecret(config, 'processor.secret', () => randomBytes(32).toString('base64url'));
   return { encryptionKey, depositXpub, processorSecret };

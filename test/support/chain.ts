@@ -29,6 +29,12 @@ export type ChainOptions = {
   chainId?: number;
   /** Off by default: a transaction waits in the mempool until the test mines a block. */
   automine?: boolean;
+  /** 0 (the default): the system picks a free loopback port. `npm run chain` asks for 8545. */
+  port?: number;
+  /** Fixed keys for the three accounts (fresh ones by default), so contract addresses repeat across runs. */
+  keys?: { deployer: Hex; buyer: Hex; gasWallet: Hex };
+  /** A block every this many ms as well as those mined on demand (off by default). */
+  blockIntervalMs?: number;
 };
 
 /** The chain's state at a height, to reorganise back to (the node's snapshot, used once). */
@@ -71,7 +77,7 @@ const GENESIS_BALANCE = 10n ** 21n;
 export async function startChain(options: ChainOptions = {}): Promise<TestChain> {
   const chainId = options.chainId ?? 31337;
   let automine = options.automine ?? false;
-  const keys = { deployer: generatePrivateKey(), buyer: generatePrivateKey(), gasWallet: generatePrivateKey() };
+  const keys = options.keys ?? { deployer: generatePrivateKey(), buyer: generatePrivateKey(), gasWallet: generatePrivateKey() };
   const accounts = {
     deployer: privateKeyToAccount(keys.deployer),
     buyer: privateKeyToAccount(keys.buyer),
@@ -83,13 +89,13 @@ export async function startChain(options: ChainOptions = {}): Promise<TestChain>
         type: 'edr-simulated',
         chainId,
         // First in, first mined: a test reads the block order from the order it sent transactions in.
-        mining: { auto: automine, interval: 0, mempool: { order: 'fifo' } },
+        mining: { auto: automine, interval: options.blockIntervalMs ?? 0, mempool: { order: 'fifo' } },
         accounts: Object.values(keys).map((privateKey) => ({ privateKey, balance: GENESIS_BALANCE })),
       },
     },
   });
   // Port 0: the system picks a free one, so files running at once never collide.
-  const server = await hre.network.createServer('test', '127.0.0.1', 0);
+  const server = await hre.network.createServer('test', '127.0.0.1', options.port ?? 0);
   const { address, port } = await server.listen();
   const url = `http://${address}:${port}`;
   const chain = defineChain({
