@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { TestApp } from './harness.ts';
+import { reportProcessorStatus } from './processor-status.ts';
 
 // For each operation of the registry: a valid call on objects owned by the key's business and
 // mode, made as REST sees it (path and body). The shared security cases and the MCP tool table
@@ -52,6 +53,8 @@ function objectMakers(app: () => TestApp) {
   /** A started session: its payment.started event is written, with a delivery to each subscribed endpoint. */
   async function startedSession(key: string): Promise<string> {
     const id = await session(key);
+    // A Live start needs a healthy processor's recent report.
+    await reportProcessorStatus(app());
     const started = await request('POST', `/v1/checkout_sessions/${id}/start`, { key, body: { email: 'buyer@shop.example' } });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
     return id;
