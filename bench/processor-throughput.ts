@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { toHex, type Address, type Hex } from 'viem';
-import { operatorPrincipal } from '../src/auth/operator.ts';
 import { systemClock } from '../src/core/clock.ts';
 import type { NetworkConfig } from '../src/core/networks-config.ts';
 import { PROCESSOR_NOTICES_PATH } from '../src/http/processor.ts';
@@ -10,14 +9,12 @@ import { startForwarding } from '../src/processor/forwarding.ts';
 import { ProcessorKeys } from '../src/processor/keys.ts';
 import { startProcessor } from '../src/processor/processor.ts';
 import { transferWithAuthorizationTypes } from '../src/processor/authorizations.ts';
-import { createApiKey } from '../src/resources/api-keys/create.ts';
-import { updateBusiness } from '../src/resources/businesses/update-account.ts';
-import { createBusiness } from '../src/tenancy/businesses.ts';
 import type { AppContext } from '../src/verbs/context.ts';
 import { startChain } from '../test/support/chain.ts';
 import { deployTestTokens } from '../test/support/chain-tokens.ts';
 import { deployMulticall } from '../test/support/chain-multicall.ts';
 import { testTokenAbi } from '../test/support/chain-contracts.ts';
+import { liveShop } from './processor.ts';
 
 // Issue 22's third benchmark: deposits detected and forwarded per second, sustained, on the local
 // chain as `npm run chain` runs it (EDR posing as Polygon, a block every 2 s, final 2 blocks deep),
@@ -128,18 +125,7 @@ export async function runProcessorThroughputBench(options: {
     globalThis.fetch = realFetch;
   });
 
-  const business = await createBusiness(context.db, systemClock, { name: 'Throughput Bench', ownerEmail: 'owner@throughput.example' });
-  const operator = { ...context, principal: await operatorPrincipal(context.db, business.id, true) };
-  await updateBusiness.run(operator, { payout_wallet: '0x1111111111111111111111111111111111111111' });
-  const key = (await createApiKey.run(operator, { name: 'bench' })).secret;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await realFetch(`${service.url}${path}`, {
-      method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = await response.json() as Record<string, any>;
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+  const api = await liveShop(context, service.url, 'Throughput Bench', realFetch);
 
   const polygon: NetworkConfig = {
     name: 'polygon', rpcUrls: [chain.url], chainId: 137, confirmations: DEPTH, multicall: multicall.toLowerCase() as Address,

@@ -23,6 +23,22 @@ import { deployTestTokens } from '../test/support/chain-tokens.ts';
 const DEPTH = 2;
 const USDC = (dollars: number) => BigInt(dollars) * 1_000_000n;
 
+/** A business with a payout wallet and a Live key, made as the operator's CLI makes them; answers one JSON call to the service with that key. */
+export async function liveShop(context: AppContext, serviceUrl: string, name: string, send: typeof fetch) {
+  const business = await createBusiness(context.db, systemClock, { name, ownerEmail: `owner@${name.toLowerCase().replaceAll(' ', '-')}.example` });
+  const operator = { ...context, principal: await operatorPrincipal(context.db, business.id, true) };
+  await updateBusiness.run(operator, { payout_wallet: '0x1111111111111111111111111111111111111111' });
+  const key = (await createApiKey.run(operator, { name: 'bench' })).secret;
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await send(`${serviceUrl}${path}`, {
+      method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const answer = await response.json() as Record<string, any>;
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+}
+
 export interface ProcessorLatencyResult {
   deposits: number;
   pollMs: number;
@@ -50,18 +66,7 @@ export async function runProcessorLatencyBench(options: {
   const service = await options.serveDatabase('processor_latency');
   const { context } = service;
 
-  const business = await createBusiness(context.db, systemClock, { name: 'Processor Bench', ownerEmail: 'owner@processor.example' });
-  const operator = { ...context, principal: await operatorPrincipal(context.db, business.id, true) };
-  await updateBusiness.run(operator, { payout_wallet: '0x1111111111111111111111111111111111111111' });
-  const key = (await createApiKey.run(operator, { name: 'bench' })).secret;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${service.url}${path}`, {
-      method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = await response.json() as Record<string, any>;
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+  const api = await liveShop(context, service.url, 'Processor Bench', fetch);
 
   const polygon: NetworkConfig = {
     name: 'polygon', rpcUrls: [chain.url], chainId: 137, confirmations: DEPTH,
