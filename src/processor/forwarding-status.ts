@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.ts';
 import { gasWalletStatus } from './gas-wallet.ts';
-import type { StatusSection } from './status.ts';
+import { tokenTotals, type StatusSection } from './status.ts';
 
 // What `processor status` shows of forwarding, from the database alone: the deposits still to
 // forward (final transfers without a final forward), the forwards pending and failed with why, and
@@ -26,8 +26,6 @@ export async function forwardsSummary(db: Db, network: string): Promise<Forwards
   };
 }
 
-const sixDecimals = (value: bigint) => `${value / 1_000_000n}.${String(value % 1_000_000n).padStart(6, '0')}`;
-
 /** Final deposits whose forward is not final yet (replaces status.ts's count of every final transfer). */
 export const depositsAwaitingForward: StatusSection = {
   name: 'deposits_awaiting_forward',
@@ -38,12 +36,7 @@ export const depositsAwaitingForward: StatusSection = {
       .where('t.network', '=', network).where('t.status', '=', 'final')
       .where((eb) => eb.or([eb('f.id', 'is', null), eb('f.state', '!=', 'final')]))
       .groupBy('t.token').orderBy('t.token').execute();
-    const byToken = rows.map((row) => ({
-      token: row.token, coin: tokens.find((token) => token.address === row.token)?.coin ?? null, count: Number(row.count), amount: sixDecimals(BigInt(row.total)),
-    }));
-    const count = byToken.reduce((sum, row) => sum + row.count, 0);
-    const amounts = byToken.map((row) => `${row.amount} ${row.coin ?? row.token}`).join(', ');
-    return { json: { count, by_token: byToken }, text: [`deposits awaiting forward: ${count}${count > 0 ? ` (${amounts})` : ''}`] };
+    return tokenTotals('deposits awaiting forward', rows, tokens);
   },
 };
 

@@ -93,9 +93,10 @@ export interface NoticeSender {
   secret: string;
 }
 
-type Delivery = { state: 'delivered' | 'refused' | 'pending'; answer: string };
+export type Delivery = { state: 'delivered' | 'refused' | 'pending'; answer: string };
 
-async function post(sender: NoticeSender, body: string, now: Date): Promise<Delivery> {
+/** Posts one notice body, signed at `now` as the service checks it; answers whether it was taken, refused for good, or is worth another try. */
+export async function postNotice(sender: NoticeSender, body: string, now: Date): Promise<Delivery> {
   const signature = signatureHeader([sender.secret], unixSeconds(now), body);
   try {
     const response = await fetch(sender.url, {
@@ -128,7 +129,7 @@ export async function deliverDueNotices(db: Db, clock: Clock, sender: NoticeSend
                  ORDER BY next_attempt_at LIMIT ${options.limit ?? 50} FOR UPDATE SKIP LOCKED)
     RETURNING id, body, attempts`.execute(db);
   const outcomes = await Promise.all(claimed.rows.map(async (row) => {
-    const delivery = await post(sender, JSON.stringify(row.body), clock.now());
+    const delivery = await postNotice(sender, JSON.stringify(row.body), clock.now());
     const at = clock.now();
     if (delivery.state === 'pending') options.log?.(`[processor] notice ${row.id}: attempt ${row.attempts} failed (${delivery.answer}); retrying`);
     if (delivery.state === 'refused') options.log?.(`[processor] notice ${row.id}: the service refused it: ${delivery.answer}`);

@@ -3,12 +3,11 @@ import { SECOND, unixSeconds, type Clock } from '../core/clock.ts';
 import type { NetworkConfig, NetworkName } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
 import type { DepositAddresses } from '../core/deposit-addresses.ts';
-import { signatureHeader } from '../webhooks/signature.ts';
 import { ChainClient, type ChainClientOptions } from './chain-client.ts';
 import { DEFAULT_POLL_MS, startDetection, type Detection } from './detection.ts';
 import type { DetectorOptions } from './detector.ts';
 import { NetworkLocks } from './network-locks.ts';
-import { confirmFinalTransfers, deliverDueNotices, type NoticeSender } from './outbox.ts';
+import { confirmFinalTransfers, deliverDueNotices, postNotice, type NoticeSender } from './outbox.ts';
 import { recordUnfinalDeposits } from './unfinal.ts';
 import { findMissingDepositIndexes } from './watched-addresses.ts';
 
@@ -138,16 +137,9 @@ export async function startProcessor(deps: {
     if (networks.length === 0) return;
     const now = deps.clock.now();
     const body = JSON.stringify({ id: `status:${randomUUID()}`, type: 'processor.status', sent_at: unixSeconds(now), networks });
-    try {
-      const response = await fetch(deps.sender.url, {
-        method: 'POST', body, redirect: 'manual', signal: AbortSignal.timeout(10 * SECOND),
-        headers: { 'content-type': 'application/json', 'processor-signature': signatureHeader([deps.sender.secret], unixSeconds(now), body) },
-      });
-      if (!response.ok) log(`[processor] the service refused the status: ${response.status} ${(await response.text()).slice(0, 300)}`);
-    } catch (error) {
-      // Not retried: the next status, STATUS_EVERY_MS later, says the same or newer.
-      log(`[processor] could not send the status: ${problem(error)}`);
-    }
+    // Not retried: the next status, STATUS_EVERY_MS later, says the same or newer.
+    const delivery = await postNotice(deps.sender, body, now);
+    if (delivery.state !== 'delivered') log(`[processor] the status was not taken: ${delivery.answer.slice(0, 300)}`);
   };
 
   let stopped = false;

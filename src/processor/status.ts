@@ -1,6 +1,7 @@
 import { MINUTE } from '../core/clock.ts';
 import type { NetworkConfig, TokenConfig } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
+import { sixDecimals } from './outbox.ts';
 
 // Each network's state as operators read it (`processor status`, the metrics, /readyz), from the
 // database alone: what the scans wrote (scan-state.ts), the cursor, the watch list and the
@@ -109,22 +110,15 @@ export interface StatusSection {
   read(db: Db, network: string, tokens: readonly TokenConfig[]): Promise<{ json: unknown; text: string[] }>;
 }
 
-const sixDecimals = (value: bigint) => `${value / 1_000_000n}.${String(value % 1_000_000n).padStart(6, '0')}`;
-
 /**
- * Final deposits not forwarded yet: until forwarding records forwards, every final transfer.
- * Forwarding replaces this section with one that leaves out the transfers it forwarded.
+ * A section's lines for deposits counted by token (the rows of a `GROUP BY token` with their
+ * count and total): `label: 2 (30.000000 polygon_usdc, …)` and the same as JSON.
  */
-export const depositsAwaitingForward: StatusSection = {
-  name: 'deposits_awaiting_forward',
-  async read(db, network, tokens) {
-    const rows = await db.selectFrom('processor.transfers').select((eb) => ['token', eb.fn.countAll<string>().as('count'), eb.fn.sum<string>('value').as('total')])
-      .where('network', '=', network).where('status', '=', 'final').groupBy('token').orderBy('token').execute();
-    const byToken = rows.map((row) => ({
-      token: row.token, coin: tokens.find((token) => token.address === row.token)?.coin ?? null, count: Number(row.count), amount: sixDecimals(BigInt(row.total)),
-    }));
-    const count = byToken.reduce((sum, row) => sum + row.count, 0);
-    const amounts = byToken.map((row) => `${row.amount} ${row.coin ?? row.token}`).join(', ');
-    return { json: { count, by_token: byToken }, text: [`deposits awaiting forward: ${count}${count > 0 ? ` (${amounts})` : ''}`] };
-  },
-};
+export function tokenTotals(label: string, rows: ReadonlyArray<{ token: string; count: string; total: string }>, tokens: readonly TokenConfig[]): { json: unknown; text: string[] } {
+  const byToken = rows.map((row) => ({
+    token: row.token, coin: tokens.find((token) => token.address === row.token)?.coin ?? null, count: Number(row.count), amount: sixDecimals(BigInt(row.total)),
+  }));
+  const count = byToken.reduce((sum, row) => sum + row.count, 0);
+  const amounts = byToken.map((row) => `${row.amount} ${row.coin ?? row.token}`).join(', ');
+  return { json: { count, by_token: byToken }, text: [`${label}: ${count}${count > 0 ? ` (${amounts})` : ''}`] };
+}

@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.ts';
 import type { NetworkConfig } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
 import type { ChainClient } from './chain-client.ts';
-import type { StatusSection } from './status.ts';
+import { tokenTotals, type StatusSection } from './status.ts';
 import type { WatchedAddresses } from './watched-addresses.ts';
 
 // Deposits waiting for finality (issue 22, must have 6): what the blocks after the final one hold
@@ -12,8 +12,6 @@ import type { WatchedAddresses } from './watched-addresses.ts';
 
 /** The newest blocks looked at beyond the final one (a chain whose `finalized` tag lags far). */
 export const UNFINAL_MAX_BLOCKS = 2_000n;
-
-const sixDecimals = (value: bigint) => `${value / 1_000_000n}.${String(value % 1_000_000n).padStart(6, '0')}`;
 
 /** Replaces the network's deposits waiting for finality with what the chain holds now; answers how many. */
 export async function recordUnfinalDeposits(db: Db, clock: Clock, client: ChainClient, network: NetworkConfig, watched: WatchedAddresses): Promise<number> {
@@ -41,11 +39,6 @@ export const depositsWaitingForFinality: StatusSection = {
   async read(db, network, tokens) {
     const rows = await db.selectFrom('processor.unfinal_deposits').select((eb) => ['token', eb.fn.countAll<string>().as('count'), eb.fn.sum<string>('value').as('total')])
       .where('network', '=', network).groupBy('token').orderBy('token').execute();
-    const byToken = rows.map((row) => ({
-      token: row.token, coin: tokens.find((token) => token.address === row.token)?.coin ?? null, count: Number(row.count), amount: sixDecimals(BigInt(row.total)),
-    }));
-    const count = byToken.reduce((sum, row) => sum + row.count, 0);
-    const amounts = byToken.map((row) => `${row.amount} ${row.coin ?? row.token}`).join(', ');
-    return { json: { count, by_token: byToken }, text: [`deposits waiting for finality: ${count}${count > 0 ? ` (${amounts})` : ''}`] };
+    return tokenTotals('deposits waiting for finality', rows, tokens);
   },
 };
