@@ -6,7 +6,8 @@ import { tokenTotals, type StatusSection } from './status.ts';
 import type { WatchedAddresses } from './watched-addresses.ts';
 
 // Deposits waiting for finality (issue 22, must have 6): what the blocks after the final one hold
-// for watched addresses now, read each poll with one log query and kept only for the status. A
+// for watched addresses now, read each poll after the scan with one log query (the head and final
+// block are the ones the scan recorded) and kept only for the status. A
 // network's rows are replaced whole, so one a reorganisation took away leaves with the next poll.
 // Nothing acts on them: a deposit counts once detection records it from a final block.
 
@@ -15,9 +16,13 @@ export const UNFINAL_MAX_BLOCKS = 2_000n;
 
 /** Replaces the network's deposits waiting for finality with what the chain holds now; answers how many. */
 export async function recordUnfinalDeposits(db: Db, clock: Clock, client: ChainClient, network: NetworkConfig, watched: WatchedAddresses): Promise<number> {
-  const { head, final } = await client.heads();
+  // The head and final block the scan just saw (scan-state.ts), not read again.
+  const observed = await db.selectFrom('processor.network_scans').select(['head_block', 'final_block'])
+    .where('network', '=', network.name).executeTakeFirst();
+  if (observed === undefined || observed.head_block === null || observed.final_block === null) return 0;
+  const head = BigInt(observed.head_block);
   const newest = head - UNFINAL_MAX_BLOCKS + 1n;
-  const from = final.number + 1n > newest ? final.number + 1n : newest;
+  const from = BigInt(observed.final_block) + 1n > newest ? BigInt(observed.final_block) + 1n : newest;
   const logs = head < from ? [] : await client.transferLogs(network.tokens.map((token) => token.address), from, head);
   const seen = [...new Map(logs.filter((log) => log.value > 0n && watched.has(log.to))
     .map((log) => [`${log.txHash}:${log.logIndex}`, log])).values()];
