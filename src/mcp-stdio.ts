@@ -3,7 +3,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { API_PREFIX, pathParams, restPath, type Operation } from './verbs/operation.ts';
 import { operations } from './operations.ts';
-import { INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, type ToolResult } from './mcp/tools.ts';
+import { INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, type ToolCallContext, type ToolResult } from './mcp/tools.ts';
 import { TOOL_WORDING_PREFERENCE } from './core/wording.ts';
 
 // The same tools over stdio (`npm run --silent mcp`), for MCP clients that start a local process:
@@ -31,7 +31,7 @@ const credential = setting('PAYMENT_SERVICE_KEY') ?? '';
 type Json = Record<string, unknown>;
 
 /** One REST request for a tool call: path parameters into the path, header fields into headers, the rest as query or body. */
-async function callRest(operation: Operation, args: unknown, signal: AbortSignal): Promise<ToolResult> {
+async function callRest(operation: Operation, args: unknown, { signal }: ToolCallContext): Promise<ToolResult> {
   const rest: Json = { ...(typeof args === 'object' && args !== null ? args as Json : {}) };
   let path = restPath(operation);
   for (const name of pathParams(operation)) {

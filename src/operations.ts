@@ -1,4 +1,5 @@
 import type { Operation } from './verbs/operation.ts';
+import { withAgentPolicy } from './agents/policy.ts';
 import { checkoutSessionOperations } from './resources/checkout-sessions/operations.ts';
 import { credentialOperations } from './resources/credential/operations.ts';
 import { checkoutOperations } from './resources/checkouts/operations.ts';
@@ -11,8 +12,9 @@ import { webhookEndpointOperations } from './resources/webhook-endpoints/operati
 import { deliveryOperations } from './webhooks/log/operations.ts';
 
 // The registry: every API operation once. REST routes, the OpenAPI document and MCP tools
-// are generated from this list.
-export const operations: readonly Operation[] = [
+// are generated from this list. Every change takes a person's approval for a connected agent's
+// call beyond its spend policy (agents/policy.ts).
+export const operations: readonly Operation[] = ([
   ...paymentLinkOperations,
   ...checkoutOperations,
   ...customerOperations,
@@ -23,4 +25,4 @@ export const operations: readonly Operation[] = [
   ...eventOperations,
   ...deliveryOperations,
   ...credentialOperations,
-] as readonly Operation[];
+] as readonly Operation[]).map(withAgentPolicy);

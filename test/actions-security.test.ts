@@ -36,6 +36,20 @@ async function api(ctx: OperationContext, name: string, input: Input): Promise<a
   return 'body' in (result as object) && 'status' in (result as object) ? (result as { body: unknown }).body : result;
 }
 
+const agentOf = async (owner: OperationContext) =>
+  (await connectAgent(t, { id: owner.principal.businessId } as never, { mode: owner.principal.livemode ? 'live' : 'test' })).connection;
+/** An agent's call waiting for a person (as an over-limit create leaves it). */
+const pendingApproval = async (owner: OperationContext) => {
+  const connection = await agentOf(owner);
+  const now = owner.clock.now();
+  const id = `apr_${randomBytes(12).toString('hex')}`;
+  await owner.db.insertInto('agent_approvals').values({
+    id, business_id: connection.business_id, livemode: connection.livemode, connection_id: connection.id, operation: 'create_payment_link',
+    arguments: JSON.stringify({ amount: '900.00', currency: 'USD', description: 'Fixture' }), arguments_hash: randomBytes(32), reasons: ['over the limit'],
+    status: 'pending', created_at: now, expires_at: new Date(now.getTime() + 3_600_000),
+  }).execute();
+  return id;
+};
 const endpoint = async (owner: OperationContext) => (await api(owner, 'create_webhook_endpoint', { url: `https://hooks.example.com/${Math.random()}` })).id as string;
 const startedSession = async (owner: OperationContext) => {
   const session = await api(owner, 'create_checkout_session', { amount: '10.00', currency: 'USD', customer_email: 'buyer@shop.example' });
@@ -87,6 +101,11 @@ const fixtures: Record<string, Fixture> = {
     const { connection } = await connectAgent(t, { id: owner.principal.businessId } as never, { mode: owner.principal.livemode ? 'live' : 'test' });
     return { id: connection.id };
   },
+  read_agent_connection: async (owner) => ({ id: (await agentOf(owner)).id }),
+  update_agent_policy: async (owner) => ({ id: (await agentOf(owner)).id, live_needs_approval: true, limits: [{ currency: 'USD', per_object: '100.00', per_day: '500.00' }] }),
+  list_pending_approvals: async () => ({}),
+  read_agent_approval: async (owner) => ({ id: await pendingApproval(owner) }),
+  decide_agent_approval: async (owner) => ({ id: await pendingApproval(owner), decision: 'approve' }),
   update_webhook_endpoint: async (owner) => ({ id: await endpoint(owner), description: 'Edited' }),
   roll_webhook_secret: async (owner) => ({ id: await endpoint(owner) }),
   list_webhook_deliveries: async (owner) => ({ id: await endpoint(owner) }),
@@ -136,7 +155,7 @@ const fixtures: Record<string, Fixture> = {
 };
 
 /** Actions that take one object by id: another business's, or the other mode's, is not_found. */
-const BY_ID = new Set(['revoke_api_key', 'disconnect_agent', 'update_webhook_endpoint', 'roll_webhook_secret', 'list_webhook_deliveries',
+const BY_ID = new Set(['revoke_api_key', 'disconnect_agent', 'read_agent_connection', 'update_agent_policy', 'read_agent_approval', 'update_webhook_endpoint', 'roll_webhook_secret', 'list_webhook_deliveries',
   'list_delivery_attempts', 'read_webhook_delivery', 'list_delivery_replays', 'replay_failed_deliveries', 'retry_webhook_delivery', 'resend_webhook_delivery', 'send_test_webhook', 'accept_held_payment', 'read_payment_timeline', 'erase_customer', 'read_customer_note', 'set_customer_note', 'update_checkout', 'delete_checkout']);
 /** Lists, and how to find the fixture's object in one: its id in the answer. */
 const LISTS: Record<string, { make(owner: OperationContext): Promise<string>; ids(answer: unknown): string[] }> = {
@@ -152,6 +171,7 @@ const LISTS: Record<string, { make(owner: OperationContext): Promise<string>; id
       return [...endpoints, ...removed].map((each) => each.id);
     },
   },
+  list_pending_approvals: { make: pendingApproval, ids: (answer) => (answer as Array<{ id: string }>).map((approval) => approval.id) },
   list_members: {
     make: async (owner) => ((await actionNamed('set_member_role').run(owner, { email: `member-${Math.random()}@shop.example`, role: 'viewer' })) as { person_id: string }).person_id,
     ids: (answer) => (answer as Array<{ person_id: string }>).map((member) => member.person_id),

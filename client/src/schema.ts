@@ -2093,7 +2093,7 @@ export interface components {
          * @description The error codes this version answers today (spec 7). New codes may be added within v1: treat an unknown code by its HTTP status.
          * @enum {string}
          */
-        ErrorCode: "agent_disconnected" | "browser_requests_refused" | "checkout_inactive" | "coin_unavailable" | "commerce_paused" | "duplicate_url" | "exchange_rate_unavailable" | "hold_not_acceptable" | "idempotency_conflict" | "insufficient_role" | "insufficient_scope" | "integration_disabled" | "internal_error" | "invalid_access" | "invalid_address" | "invalid_amount" | "invalid_api_key" | "invalid_button_label" | "invalid_checkout" | "invalid_collect" | "invalid_currency" | "invalid_cursor" | "invalid_customer" | "invalid_customer_name" | "invalid_customer_phone" | "invalid_description" | "invalid_email" | "invalid_event_type" | "invalid_events" | "invalid_expiry" | "invalid_fee" | "invalid_filter" | "invalid_fulfillment" | "invalid_idempotency_key" | "invalid_integration" | "invalid_json" | "invalid_kind" | "invalid_limit" | "invalid_memo" | "invalid_metadata" | "invalid_mode" | "invalid_options" | "invalid_order" | "invalid_outcome" | "invalid_payout_wallet" | "invalid_plan" | "invalid_plans" | "invalid_reference" | "invalid_request" | "invalid_role" | "invalid_routing" | "invalid_signature" | "invalid_state" | "invalid_status" | "invalid_theme" | "invalid_token" | "invalid_url" | "invalid_value" | "last_owner" | "merchant_read_only" | "method_not_allowed" | "missing_description" | "missing_name" | "no_payout_wallet" | "not_cancelable" | "not_found" | "payload_too_large" | "payments_unavailable" | "provider_unavailable" | "rate_limited" | "sign_in_failed" | "suspended" | "test_mode_only" | "too_long" | "too_many" | "unsupported_media_type";
+        ErrorCode: "agent_disconnected" | "approval_invalid" | "approval_required" | "browser_requests_refused" | "checkout_inactive" | "coin_unavailable" | "commerce_paused" | "duplicate_url" | "exchange_rate_unavailable" | "hold_not_acceptable" | "idempotency_conflict" | "insufficient_role" | "insufficient_scope" | "integration_disabled" | "internal_error" | "invalid_access" | "invalid_address" | "invalid_amount" | "invalid_api_key" | "invalid_button_label" | "invalid_checkout" | "invalid_collect" | "invalid_currency" | "invalid_cursor" | "invalid_customer" | "invalid_customer_name" | "invalid_customer_phone" | "invalid_description" | "invalid_email" | "invalid_event_type" | "invalid_events" | "invalid_expiry" | "invalid_fee" | "invalid_filter" | "invalid_fulfillment" | "invalid_idempotency_key" | "invalid_integration" | "invalid_json" | "invalid_kind" | "invalid_limit" | "invalid_memo" | "invalid_metadata" | "invalid_mode" | "invalid_options" | "invalid_order" | "invalid_outcome" | "invalid_payout_wallet" | "invalid_plan" | "invalid_plans" | "invalid_reference" | "invalid_request" | "invalid_role" | "invalid_routing" | "invalid_signature" | "invalid_state" | "invalid_status" | "invalid_theme" | "invalid_token" | "invalid_url" | "invalid_value" | "last_owner" | "merchant_read_only" | "method_not_allowed" | "missing_description" | "missing_name" | "no_payout_wallet" | "not_cancelable" | "not_found" | "payload_too_large" | "payments_unavailable" | "provider_unavailable" | "rate_limited" | "sign_in_failed" | "suspended" | "test_mode_only" | "too_long" | "too_many" | "unsupported_media_type";
         /** @description Every error answer: branch on the HTTP status and `code`, never on `message`. */
         Error: {
             /** @description What went wrong. */
@@ -2107,6 +2107,11 @@ export interface components {
                 message: string;
                 /** @description The parameter at fault, when there is one, such as `expires_in_days` or `shipping_address.postal_code`. */
                 field?: string;
+                /**
+                 * Format: uri
+                 * @description With `approval_required`: the dashboard page where a person who manages agents approves or declines this exact call. Once approved, repeat the call with the `Approval-Id` header set to the id at the end of this address.
+                 */
+                approval_url?: string;
             };
         };
         /** @description The body of create payment link. */
@@ -2297,7 +2302,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), `merchant_read_only` (suspended or archived account, for changes) or `integration_disabled`. */
+        /** @description `insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), `merchant_read_only` (suspended or archived account, for changes), `integration_disabled`, `approval_required` (a connected agent's call beyond its spend policy: nothing was done; a person approves it at `approval_url`, then the agent repeats the call with the `Approval-Id` header) or `approval_invalid` (the `Approval-Id` sent was declined, used, expired, or approved for other arguments). */
         Forbidden: {
             headers: {
                 /** @description For `insufficient_scope`: scheme `Bearer` with `error="insufficient_scope"` and the `scope` needed. */
@@ -2459,7 +2464,10 @@ export interface operations {
     create_payment_link: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2488,7 +2496,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), `merchant_read_only` (suspended or archived account, for changes) or `integration_disabled`. */
+            /** @description `insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), `merchant_read_only` (suspended or archived account, for changes), `integration_disabled`, `approval_required` (a connected agent's call beyond its spend policy: nothing was done; a person approves it at `approval_url`, then the agent repeats the call with the `Approval-Id` header) or `approval_invalid` (the `Approval-Id` sent was declined, used, expired, or approved for other arguments). */
             403: {
                 headers: {
                     /** @description For `insufficient_scope`: scheme `Bearer` with `error="insufficient_scope"` and the `scope` needed. */
@@ -2571,7 +2579,10 @@ export interface operations {
     cancel_payment_link: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
+            };
             path: {
                 /**
                  * @description The object's id (pay_…).
@@ -2645,7 +2656,10 @@ export interface operations {
     create_checkout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2812,7 +2826,10 @@ export interface operations {
     create_webhook_endpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2881,8 +2898,14 @@ export interface operations {
     };
     delete_webhook_endpoint: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                approval_id?: string;
+            };
+            header?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
+            };
             path: {
                 /**
                  * @description The object's id (we_…).
@@ -2919,6 +2942,8 @@ export interface operations {
                  * @example order-1001-attempt-1
                  */
                 "Idempotency-Key"?: string;
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2998,7 +3023,10 @@ export interface operations {
     start_checkout_session: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
+            };
             path: {
                 /**
                  * @description The object's id (pay_…).
@@ -3144,7 +3172,10 @@ export interface operations {
     simulate_payment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
+            };
             path: {
                 /**
                  * @description The object's id (pay_…).
@@ -3263,7 +3294,10 @@ export interface operations {
     update_order: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
+            };
             path: {
                 /**
                  * @description The object's id (ord_…).
@@ -3342,7 +3376,10 @@ export interface operations {
     report_order_event: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
+            };
             path: {
                 /**
                  * @description The object's id (ord_…).
@@ -3525,7 +3562,10 @@ export interface operations {
     retry_delivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
+            };
             path: {
                 /**
                  * @description The object's id (dlv_…).
@@ -3565,7 +3605,10 @@ export interface operations {
     resend_delivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                "Approval-Id"?: string;
+            };
             path: {
                 /**
                  * @description The object's id (dlv_…).

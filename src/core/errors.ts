@@ -58,6 +58,8 @@ export const ERROR_STATUS = {
   integration_disabled: 403,
   merchant_read_only: 403,
   browser_requests_refused: 403,
+  approval_required: 403,
+  approval_invalid: 403,
   not_found: 404,
   method_not_allowed: 405,
   idempotency_conflict: 409,
@@ -104,11 +106,13 @@ export class ApiError extends Error {
   readonly field: string | undefined;
   /** For insufficient_scope: the scope that was needed (sent in WWW-Authenticate). */
   readonly scope: string | undefined;
+  /** For approval_required: the dashboard page where a person approves the call (in the body). */
+  readonly approvalUrl: string | undefined;
   /** The message in each audience's terms (`message` is the REST one). */
   readonly wording: Wording;
 
   /** message: one sentence for everyone, or a Wording when the next step differs for tool callers. */
-  constructor(code: ErrorCode, message: string | Wording, field?: string, details?: { scope?: string }) {
+  constructor(code: ErrorCode, message: string | Wording, field?: string, details?: { scope?: string; approvalUrl?: string }) {
     const wording = typeof message === 'string' ? { rest: message, tool: TOOL_MESSAGES[code] ?? message } : message;
     super(wording.rest);
     this.wording = wording;
@@ -117,6 +121,7 @@ export class ApiError extends Error {
     this.status = ERROR_STATUS[code];
     this.field = field;
     this.scope = details?.scope;
+    this.approvalUrl = details?.approvalUrl;
   }
 }
 
@@ -129,7 +134,7 @@ export function notFound(what: string, id: string): ApiError {
 }
 
 export interface ErrorBody {
-  error: { code: string; message: string; field?: string };
+  error: { code: string; message: string; field?: string; approval_url?: string };
 }
 
 /** The error's body, its message in the words of whoever reads it (REST unless said). */
@@ -139,6 +144,7 @@ export function errorBody(error: ApiError, audience: Audience = 'rest'): ErrorBo
       code: error.code,
       message: error.wording[audience],
       ...(error.field === undefined ? {} : { field: error.field }),
+      ...(error.approvalUrl === undefined ? {} : { approval_url: error.approvalUrl }),
     },
   };
 }

@@ -493,6 +493,40 @@ export interface AgentConnectionsTable {
   last_used_at: Timestamp | null;
   disconnected_at: Timestamp | null;
   disconnected_why: string | null;
+  live_needs_approval: Generated<boolean>;
+}
+
+export interface AgentSpendLimitsTable {
+  connection_id: string;
+  currency: string;
+  per_object_minor: number;
+  per_day_minor: number;
+}
+
+export interface AgentSpendDaysTable {
+  connection_id: string;
+  day: string;
+  currency: string;
+  created_minor: number;
+}
+
+export type AgentApprovalStatus = 'pending' | 'approved' | 'declined' | 'used';
+
+export interface AgentApprovalsTable {
+  id: string;
+  business_id: string;
+  livemode: boolean;
+  connection_id: string;
+  operation: string;
+  arguments: Json<Record<string, unknown>>;
+  arguments_hash: Buffer;
+  reasons: string[];
+  status: AgentApprovalStatus;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  decided_by: string | null;
+  decided_at: Timestamp | null;
+  used_at: Timestamp | null;
 }
 
 export interface OAuthCodesTable {
@@ -781,6 +815,9 @@ export interface Database {
   oauth_clients: OAuthClientsTable;
   oauth_requests: OAuthRequestsTable;
   agent_connections: AgentConnectionsTable;
+  agent_spend_limits: AgentSpendLimitsTable;
+  agent_spend_days: AgentSpendDaysTable;
+  agent_approvals: AgentApprovalsTable;
   oauth_codes: OAuthCodesTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;
   dashboard_sessions: DashboardSessionsTable;

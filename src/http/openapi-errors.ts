@@ -32,6 +32,11 @@ export const errorSchema = {
         },
         message: { type: 'string', description: 'A sentence for people; it may change, so never branch on it.' },
         field: { type: 'string', description: 'The parameter at fault, when there is one, such as `expires_in_days` or `shipping_address.postal_code`.' },
+        approval_url: {
+          type: 'string', format: 'uri',
+          description: 'With `approval_required`: the dashboard page where a person who manages agents approves or declines this exact call. ' +
+            'Once approved, repeat the call with the `Approval-Id` header set to the id at the end of this address.',
+        },
       },
     },
   },
@@ -68,7 +73,10 @@ export const ERROR_RESPONSES: Readonly<Record<Exclude<ErrorStatus, 409>, SharedR
   403: {
     name: 'Forbidden',
     description: '`insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), ' +
-      '`merchant_read_only` (suspended or archived account, for changes) or `integration_disabled`.',
+      '`merchant_read_only` (suspended or archived account, for changes), `integration_disabled`, ' +
+      '`approval_required` (a connected agent\'s call beyond its spend policy: nothing was done; a person approves it at `approval_url`, ' +
+      'then the agent repeats the call with the `Approval-Id` header) or `approval_invalid` (the `Approval-Id` sent was declined, used, expired, ' +
+      'or approved for other arguments).',
     headers: {
       'WWW-Authenticate': {
         description: 'For `insufficient_scope`: scheme `Bearer` with `error="insufficient_scope"` and the `scope` needed.',

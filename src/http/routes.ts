@@ -83,10 +83,17 @@ function parseInput(operation: Operation, raw: Record<string, unknown>, audience
   try {
     return parseOrThrow(operation.input, raw);
   } catch (error) {
-    const header = Object.entries(operation.http.headers ?? {}).find(([, field]) => error instanceof ApiError && error.field === field)?.[0];
-    if (header && error instanceof ApiError && audience === 'rest') throw new ApiError(error.code, error.wording, header);
-    throw error;
+    throw namingHeader(operation, error, audience);
   }
+}
+
+/** An error about a header-borne field (Idempotency-Key, Approval-Id) names the header over REST. */
+function namingHeader(operation: Operation, error: unknown, audience: Audience): unknown {
+  const header = Object.entries(operation.http.headers ?? {}).find(([, field]) => error instanceof ApiError && error.field === field)?.[0];
+  if (header && error instanceof ApiError && audience === 'rest') {
+    return new ApiError(error.code, error.wording, header, { ...(error.scope ? { scope: error.scope } : {}), ...(error.approvalUrl ? { approvalUrl: error.approvalUrl } : {}) });
+  }
+  return error;
 }
 
 /** One route per registry operation: admit the caller, validate, run the verb. */
@@ -98,9 +105,12 @@ export function registerOperationRoutes(app: FastifyInstance, operations: readon
       url: restPath(operation),
       handler: async (request, reply) => {
         const principal = await gate.admit(request.headers.authorization, request.ip, operation);
-        const input = parseInput(operation, rawInput(operation, shape, request), audienceOf(request.headers.prefer));
+        const raw = rawInput(operation, shape, request);
+        const audience = audienceOf(request.headers.prefer);
+        const input = parseInput(operation, raw, audience);
         const signal = operation.waits ? callerGone(request.raw, reply.raw) : undefined;
-        const output = await operation.run(signal ? { ...appContext, principal, signal } : { ...appContext, principal }, input);
+        const output = await operation.run(signal ? { ...appContext, principal, signal, arguments: raw } : { ...appContext, principal, arguments: raw }, input)
+          .catch((error: unknown) => { throw namingHeader(operation, error, audience); });
         // A long poll whose caller went away: nobody to answer (a reply on the closed socket would keep the request open).
         if (signal?.aborted) {
           reply.hijack();

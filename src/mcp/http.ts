@@ -13,7 +13,7 @@ import { bearerCredential } from '../auth/authenticate.ts';
 import { isLoopbackHost } from '../net/address-policy.ts';
 import { callerGone } from '../core/caller-gone.ts';
 import { callIdOf, cancelledIdOf, WaitingCalls } from './cancellations.ts';
-import { callOperation, errorResult, INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type ToolDefinition } from './tools.ts';
+import { approvalAnswer, callOperation, errorResult, INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type ToolDefinition } from './tools.ts';
 
 // The MCP server on the service's own Fastify app, at /mcp (Streamable HTTP): the 2026-07-28
 // stateless protocol and 2025-era clients (served statelessly, so GET and DELETE answer 405).
@@ -38,7 +38,8 @@ function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefiniti
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   if (only === undefined) registerReference(server);
   const tools = all.filter((tool) => visibleTo(tool.operation, principal) && (only === undefined || tool.operation.name === only));
-  registerTools(server, tools, async (operation, args, signal) => {
+  registerTools(server, tools, async (operation, args, call) => {
+    const { signal } = call;
     try {
       gate.admitCall(principal, operation);
     } catch (error) {
@@ -46,8 +47,9 @@ function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefiniti
       throw error;
     }
     // A waiting tool (wait_for_payment) ends when the call is cancelled: the client closed the request.
-    const ctx = operation.waits ? { ...context, principal, signal } : { ...context, principal };
-    return callOperation(operation, (input) => operation.run(ctx, input as never), args);
+    const shown = typeof args === 'object' && args !== null ? args as Record<string, unknown> : {};
+    const ctx = operation.waits ? { ...context, principal, signal, arguments: shown } : { ...context, principal, arguments: shown };
+    return callOperation(operation, (input) => operation.run(ctx, input as never), args, (error) => approvalAnswer(error, call));
   });
   return server;
 }

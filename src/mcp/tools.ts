@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { toolJsonSchema } from '../verbs/json-schema.ts';
-import type { McpServer } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, type InputRequiredResult, type McpServer } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError, ERROR_STATUS, errorBody } from '../core/errors.ts';
 import { PAYMENT_EVENT_TYPES, PING } from '../events/types.ts';
@@ -109,7 +109,8 @@ export function nullsAsAbsent(schema: z.ZodType, value: unknown): unknown {
 }
 
 /** Runs the operation for the caller: the arguments checked by its schema, the answer as structured content and text. */
-export async function callOperation(operation: Operation, run: (input: unknown) => Promise<unknown>, args: unknown): Promise<ToolResult> {
+export async function callOperation(operation: Operation, run: (input: unknown) => Promise<unknown>, args: unknown,
+  refused: (error: ApiError) => ToolResult | InputRequiredResult = errorResult): Promise<ToolResult | InputRequiredResult> {
   try {
     const input = parseOrThrow(operation.input, args ?? {});
     const result = await run(input);
@@ -118,7 +119,7 @@ export async function callOperation(operation: Operation, run: (input: unknown) 
     const body = (holdsJsonText(answer) ? JSON.parse(stringifyWithText(answer)) : answer) as JsonObject;
     return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   } catch (error) {
-    if (error instanceof ApiError) return errorResult(error);
+    if (error instanceof ApiError) return refused(error);
     throw error;
   }
 }
@@ -134,8 +135,24 @@ export function toolDefinitions(operations: readonly Operation[]): ToolDefinitio
   return operations.map((operation) => ({ operation, input: advertised(operation.input, 'input'), output: advertised(operation.output, 'output') }));
 }
 
-/** How a tool call reaches the operation: its arguments (nulls for absent options left out) and the call's cancellation. */
-export type ToolCall = (operation: Operation, args: unknown, signal: AbortSignal) => Promise<ToolResult>;
+/** What a tool call knows of its client besides the arguments. */
+export interface ToolCallContext {
+  /** Aborts when the call is cancelled. */
+  signal: AbortSignal;
+  /**
+   * Whether the client declared URL-mode elicitation on this request (2026-07-28 revision): a
+   * call waiting for a person's approval then sends the user to the approval page.
+   */
+  elicitsUrl: boolean;
+  /** Whether this is the client's retry after the user answered that elicitation. */
+  answeredApproval: boolean;
+}
+
+/** How a tool call reaches the operation: its arguments (nulls for absent options left out) and its context. */
+export type ToolCall = (operation: Operation, args: unknown, call: ToolCallContext) => Promise<ToolResult | InputRequiredResult>;
+
+/** The key of the approval elicitation among a tool call's input requests. */
+export const APPROVAL_INPUT = 'approval';
 
 /** Registers `tools` on `server`; each call goes to `call` (the service's own verbs, or its REST API). */
 export function registerTools(server: McpServer, tools: readonly ToolDefinition[], call: ToolCall): void {
@@ -146,8 +163,35 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
       inputSchema: input,
       outputSchema: output,
       annotations: { title: operation.title, ...operation.annotations },
-    }, async (args: unknown, ctx) => call(operation, nullsAsAbsent(operation.input, args), ctx.mcpReq.signal));
+    }, async (args: unknown, ctx) => {
+      // (The SDK types the envelope as an empty record: its keys are read as the wire names them.)
+      const envelope = ctx.mcpReq.envelope as Record<string, { elicitation?: { url?: unknown } } | undefined> | undefined;
+      const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY];
+      return call(operation, nullsAsAbsent(operation.input, args), {
+        signal: ctx.mcpReq.signal,
+        elicitsUrl: capabilities?.elicitation?.url !== undefined,
+        answeredApproval: ctx.mcpReq.inputResponses?.[APPROVAL_INPUT] !== undefined,
+      });
+    });
   }
+}
+
+/**
+ * A call waiting for a person's approval, for a client that can send its user to a page: a URL
+ * elicitation of the approval page; the client's retry with the same arguments then uses the
+ * approval once a person gave it. Otherwise (or when the user already went there and the approval
+ * is still not given) the tool error, which names the page and the next step.
+ */
+export function approvalAnswer(error: ApiError, call: ToolCallContext): ToolResult | InputRequiredResult {
+  if (error.code !== 'approval_required' || error.approvalUrl === undefined || !call.elicitsUrl || call.answeredApproval) return errorResult(error);
+  return inputRequired({
+    inputRequests: {
+      [APPROVAL_INPUT]: inputRequired.elicitUrl({
+        message: 'This payment operation goes beyond what the agent may do on its own. Open the page to review it; a person who manages agents in this business approves or declines it there. Then answer, and the agent retries it.',
+        url: error.approvalUrl,
+      }),
+    },
+  });
 }
 
 /** The server's name and the guidance every MCP client receives. */

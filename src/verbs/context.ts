@@ -43,4 +43,6 @@ export interface OperationContext extends AppContext {
   principal: Principal;
   /** Aborts when the caller goes away (given to operations that wait: a long poll, a cancelled tool call). */
   signal?: AbortSignal;
+  /** The call's arguments as the caller sent them (REST's path, query or body and headers; a tool's arguments), for showing a person. */
+  arguments?: Record<string, unknown>;
 }

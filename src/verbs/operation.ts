@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { readsOnly, type Scope } from '../auth/scopes.ts';
 import type { ERROR_STATUS, ErrorCode } from '../core/errors.ts';
 import type { OperationContext } from './context.ts';
+import type { Currency } from '../core/money.ts';
 
 // One API operation, defined once. REST routes, the OpenAPI document and the MCP tools are all
 // generated from these definitions.
@@ -44,6 +45,12 @@ export interface HttpBinding {
   alsoAnswers?: Readonly<Record<number, string>>;
 }
 
+/** An amount an operation creates (a payment link's, a checkout's, a checkout session's): what agents' spend policies count. */
+export interface Spend {
+  currency: Currency;
+  amountMinor: number;
+}
+
 export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
   /** snake_case verb_object, also the MCP tool name. */
   name: string;
@@ -71,6 +78,8 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
    * signal (OperationContext.signal) that aborts when the caller goes away.
    */
   waits?: boolean;
+  /** The amount the call would create, for a connected agent's spend policy (agents/policy.ts); null when it creates none. */
+  spends?(ctx: OperationContext, input: z.output<I>): Promise<Spend | null>;
   run(ctx: OperationContext, input: z.output<I>): Promise<z.input<O> | Answer<z.input<O>>>;
 }
 

@@ -25,6 +25,6 @@ it('pages only list operations, and takes an Idempotency-Key only where the docu
   expectTypeOf<ListOperationId>().toEqualTypeOf<'list_payment_links' | 'list_checkouts' | 'list_customers' | 'list_webhook_endpoints' | 'list_payments' | 'list_orders' | 'list_events' | 'list_endpoint_deliveries'>();
   expectTypeOf<ListItem<'list_payment_links'>>().toEqualTypeOf<PaymentLink>();
   expectTypeOf<CallOptions<'create_checkout_session'>>().toHaveProperty('idempotencyKey');
-  expectTypeOf<keyof CallOptions<'create_payment_link'>>().toEqualTypeOf<'signal'>();
+  expectTypeOf<keyof CallOptions<'create_payment_link'>>().toEqualTypeOf<'signal' | 'approvalId'>();
   expectTypeOf<OperationInput<'retrieve_order'>>().toEqualTypeOf<{ id: string }>();
 });

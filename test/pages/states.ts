@@ -13,6 +13,7 @@ import type { ApiKeyOut } from '../../src/resources/api-keys/schemas.ts';
 import type { MemberOut } from '../../src/resources/team/schemas.ts';
 import { BUSINESS_STATES } from './business-states.ts';
 import { WEBHOOK_STATES } from './webhook-states.ts';
+import { AGENT_STATES, agentApproval } from './agent-states.ts';
 import { PRICING_STATES } from './pricing-states.ts';
 import { PAYER_NOT_PAGES, PAYER_STATES } from './payer-states.ts';
 import { roaster, seconds, signedIn, signedOut, VIEWER, type Fill, type PageState } from './state-kit.ts';
@@ -100,11 +101,11 @@ export const PAGE_STATES: readonly PageState[] = [
   signedIn({ fn: keysPage, name: 'keys-empty', shows: 'no Live key yet (Live mode: no Test banner)' },
     (v, s) => keysPage({ session: s, business: roaster(v), mode: 'live', manages: true, keys: [] })),
   signedIn({ fn: agentsPage, name: 'agents-connected', main: true, shows: 'two connected agents and a disconnected one known only by its client_id' },
-    (v, s) => agentsPage({ session: s, business: roaster(v), mode: 'test', manages: true, connections: connections(v) })),
+    (v, s) => agentsPage({ session: s, business: roaster(v), mode: 'test', manages: true, connections: connections(v), pending: [agentApproval(v)] })),
   signedIn({ fn: agentsPage, name: 'agents-viewer', shows: 'the agents as a viewer sees them: no Disconnect' },
-    (v, s) => agentsPage({ session: s, business: roaster(v), mode: 'test', manages: false, connections: connections(v) }), VIEWER),
+    (v, s) => agentsPage({ session: s, business: roaster(v), mode: 'test', manages: false, connections: connections(v), pending: [] }), VIEWER),
   signedIn({ fn: agentsPage, name: 'agents-empty', shows: 'no agent connected in Live' },
-    (v, s) => agentsPage({ session: s, business: roaster(v), mode: 'live', manages: true, connections: [] })),
+    (v, s) => agentsPage({ session: s, business: roaster(v), mode: 'live', manages: true, connections: [], pending: [] })),
   signedIn({ fn: teamPage, name: 'team-owner', main: true, shows: 'the team as its owner sees it, with the form to add a person or change a role' },
     (v, s) => teamPage({ session: s, business: roaster(v), mode: 'test', isOwner: true, members: members(v) })),
   signedIn({ fn: teamPage, name: 'team-viewer', shows: 'the team as a viewer sees it' },
@@ -146,6 +147,7 @@ export const PAGE_STATES: readonly PageState[] = [
     (v) => requestRefusedPage(v('redirect_uri is not one of the client\'s registered redirect URIs.'))),
   ...BUSINESS_STATES,
   ...WEBHOOK_STATES,
+  ...AGENT_STATES,
   ...PRICING_STATES,
   ...PAYER_STATES,
 ];

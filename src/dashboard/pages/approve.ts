@@ -4,6 +4,7 @@ import type { DashboardSession } from '../../auth/sessions.ts';
 import { READ_ONLY_SCOPES } from '../../auth/scopes.ts';
 import { Button, Form, html, RadioGroup, Select } from '../../ui/index.ts';
 import { DashboardPage } from './frame.ts';
+import { DEFAULT_POLICY_VALUES, PolicyFields } from './agent-policy.ts';
 
 const SCOPE_WORDS: Record<string, string> = {
   'payments:read': 'read payments, payment links, checkouts and checkout sessions',
@@ -47,6 +48,7 @@ export function approvePage(session: DashboardSession, request: ApprovalRequest,
         { value: 'full', label: 'Full access' },
         { value: 'read_only', label: `Read only${readOnlyGrantsSome ? '' : ' (grants nothing this agent asked for)'}` },
       ] }),
+      PolicyFields({ values: DEFAULT_POLICY_VALUES }),
       Button({ variant: 'primary', name: 'decision', value: 'approve', children: 'Approve' }),
       Button({ name: 'decision', value: 'deny', children: 'Deny' }),
     ] });

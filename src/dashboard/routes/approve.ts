@@ -6,6 +6,7 @@ import { approveAgentRequest } from '../../resources/agent-connections/approve.t
 import { businessesOf } from '../../tenancy/businesses.ts';
 import type { AppContext } from '../../verbs/context.ts';
 import { approvePage } from '../pages/approve.ts';
+import { policyOfForm, postsPolicy } from '../pages/agent-policy.ts';
 import { messagePage } from '../pages/message.ts';
 import { redirect, type DashboardRequests } from '../requests.ts';
 import { sendPage } from './send.ts';
@@ -34,7 +35,7 @@ export function registerApproval(scope: FastifyInstance, context: AppContext, re
     const mode = formField(form, 'mode');
     if (mode !== 'test' && mode !== 'live') throw new ApiError('invalid_mode', 'Choose Test or Live.', 'mode');
     const ctx = await requests.acting(session, { business: formField(form, 'business') ?? '', mode });
-    const { redirect: target } = await approveAgentRequest.run(ctx, { request: requestId, access: formField(form, 'access') });
+    const { redirect: target } = await approveAgentRequest.run(ctx, { request: requestId, access: formField(form, 'access'), ...(postsPolicy(form) ? { policy: policyOfForm(form) } : {}) });
     return redirect(reply, target);
   });
 }

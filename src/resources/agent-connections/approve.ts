@@ -1,5 +1,6 @@
 import { claimRequest, CODE_TTL_MS, newToken, pendingRequest, redirectWith } from '../../agents/authorization.ts';
 import { matchRedirectUri } from '../../agents/clients.ts';
+import { DEFAULT_POLICY, writePolicy, type SpendPolicy } from '../../agents/policy.ts';
 import { recordActivity } from '../../audit/activity.ts';
 import { API_SCOPES, READ_ONLY_SCOPES } from '../../auth/scopes.ts';
 import { hashSecret } from '../../auth/secret-keys.ts';
@@ -54,6 +55,10 @@ export const approveAgentRequest = defineAction({
         code_hash: hashSecret(code), connection_id: connection.id, client_id: client.client_id, redirect_uri: request.redirect_uri,
         code_challenge: request.code_challenge, resource: request.resource, created_at: now, expires_at: new Date(now.getTime() + CODE_TTL_MS),
       }).execute();
+      const policy: SpendPolicy = input.policy
+        ? { liveNeedsApproval: input.policy.live_needs_approval, limits: input.policy.limits.map((limit) => ({ currency: limit.currency, perObjectMinor: limit.per_object, perDayMinor: limit.per_day })) }
+        : DEFAULT_POLICY;
+      await writePolicy(trx, connection.id, policy);
       await recordActivity(trx, principal, 'agent.connected', connection.id, { client_id: client.client_id, client_name: client.client_name, access: input.access, scopes }, now);
     });
     return { redirect: redirectWith(request.redirect_uri, { code, state: request.state }, issuer).href };

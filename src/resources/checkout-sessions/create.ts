@@ -1,7 +1,7 @@
 import { DAY } from '../../core/clock.ts';
 import type { OperationContext } from '../../verbs/context.ts';
 import { newId } from '../../core/ids.ts';
-import { Answer } from '../../verbs/operation.ts';
+import { Answer, type Spend } from '../../verbs/operation.ts';
 import { isUniqueViolation, type Db } from '../../db/database.ts';
 import type { CheckoutRow, OrderItem, PaymentRow, StoreInfo } from '../../db/schema.ts';
 import { ApiError } from '../../core/errors.ts';
@@ -189,6 +189,12 @@ async function settlePrice(ctx: OperationContext, input: SessionInput, plan: Cho
   }
   if (plan && checkout.kind === 'pricing_table') return { ...input, amount: plan.amount_minor, currency: checkout.currency as Currency, checkout, plan };
   return { ...input, amount: checkout.amount_minor, currency: checkout.currency as Currency, checkout };
+}
+
+/** What a session created over the API would ask (a connected agent's spend policy counts it): its price, as the session would settle it. */
+export async function sessionSpend(ctx: OperationContext, input: CreateCheckoutSessionInput): Promise<Spend> {
+  const { amount, currency } = await settlePrice(ctx, input, undefined);
+  return { currency, amountMinor: amount };
 }
 
 /** `plan`: a pricing table's buyer chose it on the payer page (the API takes no plan: its sessions pay the checkout's price). */

@@ -17,6 +17,7 @@ export const checkoutOperations = [
     output: CheckoutOut,
     http: { method: 'POST', path: '/checkouts', status: 201 },
     conflicts: ['no_payout_wallet', 'commerce_paused'],
+    spends: async (_ctx, input) => ({ currency: input.currency, amountMinor: input.amount }),
     run: createCheckout,
   }),
   defineOperation({

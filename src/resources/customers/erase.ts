@@ -129,6 +129,9 @@ async function erase(db: Db, principal: Principal, customerId: string, now: Date
 
     const activity = await readRows(trx, 'activity', 'id', ['details'], sql`${tenant} AND ${anyOf('subject_id', [customerId, ...orderIds, ...paymentIds])}`);
     await writeBack(trx, 'activity', { name: 'id', type: 'bigint' }, ['details'], activity, rewriter('activity'));
+    // What agents asked people to approve may name the customer (a checkout session's customer): its arguments are scrubbed as free text.
+    const approvals = await readRows(trx, 'agent_approvals', 'id', ['arguments'], tenant);
+    await writeBack(trx, 'agent_approvals', { name: 'id', type: 'text' }, ['arguments'], approvals, rewriter('agent_approvals'));
     const timeline = await readRows(trx, 'order_timeline', 'id', ['reason'], anyOf('order_id', orderIds));
     await writeBack(trx, 'order_timeline', { name: 'id', type: 'bigint' }, ['reason'], timeline, rewriter('order_timeline'));
     // An Idempotency-Key that names the customer cannot be rewritten and still match a retry: it goes.

@@ -55,6 +55,12 @@ export const CUSTOMER_DATA_COLUMNS = {
   // A merchant may put the email in an Idempotency-Key: the key cannot be rewritten (a retry
   // would no longer match), so it goes, as it would after 24 hours.
   idempotency_keys: { business_id: 'kept', payment_id: 'kept', key: 'deleted' },
+  // What an agent asked a person to approve, as it sent it: a checkout session's customer among
+  // it. The hash binding the approval is of the arguments as checked, and stays.
+  agent_approvals: {
+    id: 'kept', business_id: 'kept', connection_id: 'kept', operation: 'kept', status: 'kept', decided_by: 'kept', reasons: 'kept',
+    arguments: 'json',
+  },
 } as const satisfies Record<string, Record<string, Treatment>>;
 
 export type CustomerDataTable = keyof typeof CUSTOMER_DATA_COLUMNS;
@@ -83,6 +89,8 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   oauth_codes: 'agent authorization codes (hashed)',
   oauth_refresh_tokens: 'agent refresh tokens (hashed)',
   agent_connections: 'agents a person approved',
+  agent_spend_limits: 'what each connected agent may create, per currency',
+  agent_spend_days: 'what each connected agent created per day and currency',
   dashboard_sessions: 'people\'s dashboard sessions',
   dashboard_notices: 'a form\'s one-time notice, sealed (the erase form\'s names no detail)',
   sign_in_links: 'people\'s sign-in links (hashed)',

@@ -19,6 +19,7 @@ export const paymentLinkOperations = [
     output: PaymentLinkOut,
     http: { method: 'POST', path: '/payment_links', status: 201 },
     conflicts: ['no_payout_wallet', 'commerce_paused'],
+    spends: async (_ctx, input) => ({ currency: input.currency, amountMinor: input.amount }),
     run: createPaymentLink,
   }),
   defineOperation({
