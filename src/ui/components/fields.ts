@@ -12,6 +12,8 @@ interface FieldBase {
   /** Why the submitted value was refused. */
   error?: ComponentChildren;
   required?: boolean;
+  /** Not sent with the form (one of several a script switches between). */
+  disabled?: boolean;
 }
 
 /** The hint and error paragraphs, and the aria values that tie them to the control. */
@@ -35,12 +37,12 @@ export interface TextFieldProps extends FieldBase {
   readOnly?: boolean;
 }
 
-export function TextField({ name, id = `field-${name}`, label, hint, error, required, type = 'text', value, maxLength, autocomplete, readOnly }: TextFieldProps): VNode {
+export function TextField({ name, id = `field-${name}`, label, hint, error, required, disabled, type = 'text', value, maxLength, autocomplete, readOnly }: TextFieldProps): VNode {
   const { describedBy, invalid, messages } = descriptions(id, hint, error);
   return html`<div class="field">
     <label for=${id}>${label}</label>
     ${messages}
-    <input id=${id} name=${name} type=${type} value=${value} required=${required} maxlength=${maxLength} autocomplete=${autocomplete} readonly=${readOnly}
+    <input id=${id} name=${name} type=${type} value=${value} required=${required} maxlength=${maxLength} autocomplete=${autocomplete} readonly=${readOnly} disabled=${disabled}
       aria-describedby=${describedBy} aria-invalid=${invalid} />
   </div>`;
 }
@@ -74,14 +76,15 @@ export interface SelectProps extends FieldBase {
   label: ComponentChildren;
   options: readonly { value: string; label: string }[];
   value?: string;
+  autocomplete?: string;
 }
 
-export function Select({ name, id = `field-${name}`, label, hint, error, required, options, value }: SelectProps): VNode {
+export function Select({ name, id = `field-${name}`, label, hint, error, required, disabled, options, value, autocomplete }: SelectProps): VNode {
   const { describedBy, invalid, messages } = descriptions(id, hint, error);
   return html`<div class="field">
     <label for=${id}>${label}</label>
     ${messages}
-    <select id=${id} name=${name} required=${required} aria-describedby=${describedBy} aria-invalid=${invalid}>
+    <select id=${id} name=${name} required=${required} disabled=${disabled} autocomplete=${autocomplete} aria-describedby=${describedBy} aria-invalid=${invalid}>
       ${options.map((option) => html`<option value=${option.value} selected=${option.value === value}>${option.label}</option>`)}
     </select>
   </div>`;
