@@ -91,7 +91,7 @@ export const en = {
   howToPay: 'How would you like to pay?',
   byCard: 'By card',
   byCardHint: 'You buy the amount at a card provider, who sends it to this payment. You finish on their page.',
-  recommended: 'recommended',
+  recommended: 'Recommended',
   payWith: (provider: string) => `Pay with ${provider}`,
   noProviders: 'No card provider can take this payment. You can still pay from your own wallet.',
   noProvidersNoWallet: 'No card provider can take this payment.',

@@ -43,7 +43,7 @@ export function payChoosePage({ t, view, paths, providers, wallet, declined = fa
           : html`<div><p class="muted">${t.byCardHint}</p>
               ${Form({ action: paths.provider, label: t.byCard, children: html`<ul class="pay-options">${providers.map((provider) => html`<li class=${provider.recommended ? 'recommended' : undefined}>
                 ${Button({ variant: provider.recommended ? 'primary' : 'secondary', name: 'provider', value: provider.id,
-                  children: html`<span>${t.payWith(provider.name)}</span>${provider.recommended && html`<span class="badge">${t.recommended}</span>`}` })}
+                  children: [html`<span>${t.payWith(provider.name)}</span>`, provider.recommended && ' ', provider.recommended && html`<span class="badge">${t.recommended}</span>`] })}
               </li>`)}</ul>` })}</div>`}
       </section>
       ${wallet && WalletPanel({ t, wallet, coinHref: paths.coin, heading: providers.length > 0 ? t.orByWallet : t.byWallet })}
