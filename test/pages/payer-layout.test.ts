@@ -96,10 +96,16 @@ describe('the layout', () => {
     const path = await linkPath({ expires_in_days: 7 });
     const plain = await open(path, { javaScript: false });
     expect(await plain.locator('.countdown').innerText()).toBe('7 days');
-    await t.tick(14 * 60 * 60 * 1000 + 5 * 60 * 1000); // 14 hours 5 minutes on
+    await t.jump(14 * 60 * 60 * 1000 + 5 * 60 * 1000); // 14 hours 5 minutes on
     const english = await open(path);
     await expect.poll(() => english.locator('.countdown').innerText()).toBe('6 days, 9 hours');
     expect(await english.locator('.time-left').innerText()).toBe('Time left: 6 days, 9 hours');
+    // The script ticks it: near the end, minutes, then seconds.
+    const expires = Date.parse((await english.locator('.countdown').getAttribute('data-expires'))!);
+    await english.clock.setFixedTime(expires - 14 * 60 * 1000 - 30_000);
+    await expect.poll(() => english.locator('.countdown').innerText()).toBe('14 minutes');
+    await english.clock.setFixedTime(expires - 45_000);
+    await expect.poll(() => english.locator('.countdown').innerText()).toBe('45 seconds');
     const german = await open(path, { locale: 'de-DE' });
     await expect.poll(() => german.locator('.countdown').innerText()).toBe('6 Tage, 9 Stunden');
   });
