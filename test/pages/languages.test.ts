@@ -106,7 +106,7 @@ describe('a payer page in German', () => {
     }, german);
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('Bitte prüfen Sie die unten markierten Felder.');
-    expect(refused.html).toContain('Wählen Sie Ihr Land aus der Liste.');
+    expect(refused.html).toContain('Fehler: Wählen Sie Ihr Land aus der Liste.');
     expect(refused.html).toContain('value="Hafenstraße 3"');
     const id = path.split('/').pop()!;
     const payment = await t.db.selectFrom('payments').select(['started_at', 'customer_email']).where('id', '=', id).executeTakeFirstOrThrow();

@@ -21,7 +21,7 @@ function refused({ code, field, country, value }: RefusedInput): string {
   const [whole = '', part = ''] = (field ?? '').split('.');
   switch (code) {
     case 'invalid_email':
-      return 'Geben Sie eine gültige E-Mail-Adresse ein, zum Beispiel name@example.com.';
+      return value ? 'Geben Sie eine gültige E-Mail-Adresse ein, zum Beispiel name@example.com.' : 'Geben Sie Ihre E-Mail-Adresse ein.';
     case 'too_long':
       return 'Das ist länger, als dieses Feld erlaubt. Bitte kürzen Sie es.';
     case 'invalid_customer':
@@ -193,5 +193,6 @@ export const de: Messages = {
   selected: 'Ausgewählt',
   chooseCountry: 'Wählen Sie Ihr Land',
   chooseRegion: 'Aus der Liste wählen',
+  errorLabel: 'Fehler',
   regionLabels: { US: 'Bundesstaat', CA: 'Provinz oder Territorium', AU: 'Bundesstaat oder Territorium' },
 };

@@ -20,7 +20,7 @@ function refused({ code, field, country, value }: RefusedInput): string {
   const [whole = '', part = ''] = (field ?? '').split('.');
   switch (code) {
     case 'invalid_email':
-      return 'Enter your email address, such as name@example.com.';
+      return value ? 'Enter a valid email address, such as name@example.com.' : 'Enter your email address.';
     case 'too_long':
       return 'This is longer than the field takes. Please shorten it.';
     case 'invalid_customer':
@@ -198,6 +198,7 @@ export const en = {
   selected: 'Selected',
   chooseCountry: 'Choose your country',
   chooseRegion: 'Choose from the list',
+  errorLabel: 'Error',
   regionLabels: { US: 'State', CA: 'Province or territory', AU: 'State or territory' } as Record<string, string>,
 };
 

@@ -24,7 +24,7 @@ const ADDRESS_PARTS = ['line1', 'line2', 'city', 'region', 'postal_code', 'count
 function field(props: DetailsProps, name: string, label: string, options: { type?: 'email' | 'tel' | 'text'; hint?: string; required?: boolean; autocomplete?: string; maxLength?: number } = {}): VNode {
   return TextField({
     name, label, id: `field-${name.replace('.', '-')}`, type: options.type ?? 'text', value: props.values[name],
-    required: options.required ?? false, maxLength: options.maxLength ?? 200, autocomplete: options.autocomplete,
+    required: options.required ?? false, maxLength: options.maxLength ?? 200, autocomplete: options.autocomplete, errorLabel: props.t.errorLabel,
     ...(options.hint ? { hint: options.hint } : {}),
     ...(props.errors[name] ? { error: props.errors[name] } : {}),
   });
@@ -57,11 +57,11 @@ function Region(props: DetailsProps & { kind: string; autocomplete: string }): V
   const error = errors[name];
   return html`<div class="region" data-region-of=${kind}>
     <div data-region-country="" hidden=${listed !== null}>
-      ${TextField({ name, id: `field-${kind}-region`, label: t.region, hint: t.regionHint, value: listed ? undefined : values[name], maxLength: 100,
+      ${TextField({ name, id: `field-${kind}-region`, errorLabel: t.errorLabel, label: t.region, hint: t.regionHint, value: listed ? undefined : values[name], maxLength: 100,
         autocomplete: props.autocomplete, disabled: listed !== null, ...(error && !listed ? { error } : {}) })}
     </div>
     ${LISTED_REGION_COUNTRIES.map((code) => html`<div data-region-country=${code} hidden=${listed !== code}>
-      ${Select({ name, id: `field-${kind}-region-${code}`, label: t.regionLabels[code] ?? t.region, required: true, disabled: listed !== code, autocomplete: props.autocomplete,
+      ${Select({ name, id: `field-${kind}-region-${code}`, errorLabel: t.errorLabel, label: t.regionLabels[code] ?? t.region, required: true, disabled: listed !== code, autocomplete: props.autocomplete,
         value: listed === code ? values[name]?.trim().toUpperCase() : undefined, ...(error && listed === code ? { error } : {}),
         options: [{ value: '', label: t.chooseRegion }, ...regionsOf(code).map((region) => ({ value: region.code, label: region.name }))] })}
     </div>`)}
@@ -75,7 +75,7 @@ function Address(props: DetailsProps & { kind: 'shipping_address' | 'billing_add
   return html`<fieldset class="address">
     <legend>${legend}</legend>
     ${errors[kind] && html`<p class="error-message" id=${`${kind}-error`}>${errors[kind]}</p>`}
-    ${Select({ name: countryField, id: `field-${kind}-country`, label: t.country, required: true, autocomplete: `${section} country`,
+    ${Select({ name: countryField, id: `field-${kind}-country`, errorLabel: t.errorLabel, label: t.country, required: true, autocomplete: `${section} country`,
       value: values[countryField]?.trim().toUpperCase(), options: countryOptions(t), ...(errors[countryField] ? { error: errors[countryField] } : {}) })}
     ${field(props, `${kind}.line1`, t.line1, { required: true, autocomplete: `${section} address-line1` })}
     ${field(props, `${kind}.line2`, t.line2, { autocomplete: `${section} address-line2` })}

@@ -14,16 +14,18 @@ interface FieldBase {
   required?: boolean;
   /** Not sent with the form (one of several a script switches between). */
   disabled?: boolean;
+  /** The word before an error, in the page's language ("Error" unless given). */
+  errorLabel?: string;
 }
 
 /** The hint and error paragraphs, and the aria values that tie them to the control. */
-function descriptions(id: string, hint: ComponentChildren, error: ComponentChildren) {
+function descriptions(id: string, hint: ComponentChildren, error: ComponentChildren, errorLabel = 'Error') {
   const hintId = hint != null ? `${id}-hint` : undefined;
   const errorId = error != null ? `${id}-error` : undefined;
   return {
     describedBy: [hintId, errorId].filter(Boolean).join(' ') || undefined,
     invalid: errorId ? 'true' : undefined,
-    messages: [hintId && html`<p class="hint" id=${hintId}>${hint}</p>`, errorId && html`<p class="error-message" id=${errorId}>Error: ${error}</p>`],
+    messages: [hintId && html`<p class="hint" id=${hintId}>${hint}</p>`, errorId && html`<p class="error-message" id=${errorId}>${errorLabel}: ${error}</p>`],
   };
 }
 
@@ -37,8 +39,8 @@ export interface TextFieldProps extends FieldBase {
   readOnly?: boolean;
 }
 
-export function TextField({ name, id = `field-${name}`, label, hint, error, required, disabled, type = 'text', value, maxLength, autocomplete, readOnly }: TextFieldProps): VNode {
-  const { describedBy, invalid, messages } = descriptions(id, hint, error);
+export function TextField({ name, id = `field-${name}`, label, hint, error, errorLabel, required, disabled, type = 'text', value, maxLength, autocomplete, readOnly }: TextFieldProps): VNode {
+  const { describedBy, invalid, messages } = descriptions(id, hint, error, errorLabel);
   return html`<div class="field">
     <label for=${id}>${label}</label>
     ${messages}
@@ -79,8 +81,8 @@ export interface SelectProps extends FieldBase {
   autocomplete?: string;
 }
 
-export function Select({ name, id = `field-${name}`, label, hint, error, required, disabled, options, value, autocomplete }: SelectProps): VNode {
-  const { describedBy, invalid, messages } = descriptions(id, hint, error);
+export function Select({ name, id = `field-${name}`, label, hint, error, errorLabel, required, disabled, options, value, autocomplete }: SelectProps): VNode {
+  const { describedBy, invalid, messages } = descriptions(id, hint, error, errorLabel);
   return html`<div class="field">
     <label for=${id}>${label}</label>
     ${messages}
