@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { en } from '../../src/pages/messages/en.ts';
 import { PayerPage } from '../../src/pages/views/frame.ts';
+import { regionCode, regionsOf } from '../../src/pages/views/regions.ts';
 import { durationParts, timeLeft } from '../../src/pages/views/time-left.ts';
+import { REGION_CODES } from '../../src/resources/shared/addresses.ts';
 import { de } from '../../src/pages/messages/de.ts';
 import { html, renderPage } from '../../src/ui/index.ts';
 
@@ -44,5 +46,20 @@ describe('the time left in words', () => {
     expect(timeLeft(en, 45_000)).toBe('45 seconds');
     expect(timeLeft(de, 6 * 24 * hour + 23 * hour)).toBe('6 Tage, 23 Stunden');
     expect(timeLeft(de, hour + minute)).toBe('1 Stunde, 1 Minute');
+  });
+});
+
+describe('the region lists', () => {
+  it('name every region code the API takes, and take a typed name or code as its code', () => {
+    for (const [country, codes] of Object.entries(REGION_CODES)) {
+      const listed = regionsOf(country);
+      expect(listed.map((region) => region.code).sort()).toEqual([...codes].sort());
+      expect(listed.filter((region) => region.name === region.code)).toEqual([]);
+    }
+    expect(regionCode('US', 'california')).toBe('CA');
+    expect(regionCode('US', ' u.s. virgin islands')).toBe('VI');
+    expect(regionCode('AU', 'nsw')).toBe('NSW');
+    expect(regionCode('CA', 'Nowhere')).toBe('Nowhere');
+    expect(regionCode('DE', 'Bayern')).toBe('Bayern');
   });
 });

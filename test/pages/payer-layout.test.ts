@@ -63,6 +63,8 @@ async function orderPath(): Promise<string> {
   return new URL(created.body.url as string).pathname;
 }
 
+/** The script ticks once a second: a few seconds to see it on a busy machine. */
+const TICKS = { timeout: 5000 };
 const boxOf = async (page: Page, selector: string) => (await page.locator(selector).boundingBox())!;
 const sidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > innerWidth);
 
@@ -105,16 +107,36 @@ describe('the layout', () => {
     expect(await plain.locator('.countdown').innerText()).toBe('7 days');
     await t.jump(14 * 60 * 60 * 1000 + 5 * 60 * 1000); // 14 hours 5 minutes on
     const english = await open(path);
-    await expect.poll(() => english.locator('.countdown').innerText()).toBe('6 days, 9 hours');
+    await expect.poll(() => english.locator('.countdown').innerText(), TICKS).toBe('6 days, 9 hours');
     expect(await english.locator('.time-left').innerText()).toBe('Time left: 6 days, 9 hours');
     // The script ticks it: near the end, minutes, then seconds.
     const expires = Date.parse((await english.locator('.countdown').getAttribute('data-expires'))!);
     await english.clock.setFixedTime(expires - 14 * 60 * 1000 - 30_000);
-    await expect.poll(() => english.locator('.countdown').innerText()).toBe('14 minutes');
+    await expect.poll(() => english.locator('.countdown').innerText(), TICKS).toBe('14 minutes');
     await english.clock.setFixedTime(expires - 45_000);
-    await expect.poll(() => english.locator('.countdown').innerText()).toBe('45 seconds');
+    await expect.poll(() => english.locator('.countdown').innerText(), TICKS).toBe('45 seconds');
     const german = await open(path, { locale: 'de-DE' });
-    await expect.poll(() => german.locator('.countdown').innerText()).toBe('6 Tage, 9 Stunden');
+    await expect.poll(() => german.locator('.countdown').innerText(), TICKS).toBe('6 Tage, 9 Stunden');
+  });
+});
+
+describe('the ways to pay', () => {
+  it('are one list, the recommended first, with the Test controls apart at the foot in the secondary style', async () => {
+    const page = await open(await linkPath(), { width: 375 });
+    await page.getByLabel('Email').fill('sam@example.org');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByRole('heading', { name: 'How would you like to pay?' }).waitFor();
+    const options = page.locator('.pay-options > li');
+    expect((await options.allInnerTexts())[0]).toMatch(/^Pay with MoonPay\s+Recommended$/);
+    // One column: every option as wide as the list.
+    const widths = await options.evaluateAll((items) => items.map((item) => item.getBoundingClientRect().width));
+    expect(new Set(widths).size).toBe(1);
+    const controls = page.getByRole('region', { name: 'Test mode controls' });
+    const [list, box] = [await boxOf(page, '.pay-options'), (await controls.boundingBox())!];
+    expect(box.y).toBeGreaterThan(list.y + list.height);
+    const classes = await controls.getByRole('button').evaluateAll((buttons) => buttons.map((button) => button.className));
+    expect(classes).toEqual(['button secondary', 'button secondary', 'button secondary', 'button secondary']);
+    expect(await sidewaysScroll(page)).toBe(false);
   });
 });
 
