@@ -27,6 +27,10 @@ const DESKTOP: View = { colorScheme: 'light', width: 1280 };
 const VIEWS: readonly View[] = [DESKTOP, { colorScheme: 'light', width: 360 }, { colorScheme: 'dark', width: 1280 }];
 
 const viewsOf = (state: PageState) => (state.main ? VIEWS : [DESKTOP]);
+// SCREENSHOTS_ONLY=pay-,checkout: only the states whose name starts with one of these (their files
+// alone are replaced; the reference and README.md are left as they are).
+const ONLY = process.env.SCREENSHOTS_ONLY?.split(',').map((prefix) => prefix.trim()).filter(Boolean);
+const chosen = (state: PageState) => !ONLY || ONLY.some((prefix) => state.name.startsWith(prefix));
 const fileOf = (state: PageState, view: View) => `${state.name}-${view.colorScheme}-${view.width}.png`;
 
 /** The API reference as the service serves it (the page and the OpenAPI document; no database needed), where each shot opens it. */
@@ -64,7 +68,8 @@ async function main(): Promise<void> {
     console.log(`Wrote ${REFERENCE_SHOTS.length} screenshots of the API reference and README.md.`);
     return;
   }
-  for (const file of readdirSync(OUT)) if (file.endsWith('.png')) rmSync(path.join(OUT, file));
+  const ours = new Set(PAGE_STATES.filter(chosen).flatMap((state) => viewsOf(state).map((view) => fileOf(state, view))));
+  for (const file of readdirSync(OUT)) if (file.endsWith('.png') && (!ONLY || ours.has(file))) rmSync(path.join(OUT, file));
   const server = await servePages(PAGE_STATES.map((state) => {
     const { page, viewer } = state.render(realistic);
     return renderPage(page, viewer);
@@ -75,16 +80,20 @@ async function main(): Promise<void> {
       const page = await browser.newPage({ viewport: { width: view.width, height: view.width > 360 ? 800 : 740 } });
       await page.emulateMedia({ colorScheme: view.colorScheme });
       for (const [index, state] of PAGE_STATES.entries()) {
-        if (!viewsOf(state).includes(view)) continue;
+        if (!chosen(state) || !viewsOf(state).includes(view)) continue;
         await page.goto(server.url(index));
         await page.screenshot({ path: path.join(OUT, fileOf(state, view)), fullPage: true });
       }
       await page.close();
     }
-    await referenceShots(browser);
+    if (!ONLY) await referenceShots(browser);
   } finally {
     await browser.close();
     await server.app.close();
+  }
+  if (ONLY) {
+    console.log(`Wrote ${ours.size} screenshots to ${path.relative(process.cwd(), OUT)}/.`);
+    return;
   }
   writeFileSync(path.join(OUT, 'README.md'), readme());
   console.log(`Wrote ${PAGE_STATES.reduce((count, state) => count + viewsOf(state).length, 0)} screenshots and README.md to ${path.relative(process.cwd(), OUT)}/.`);

@@ -142,15 +142,20 @@ async function buy(b: Buyer, checkout: Checkout, label: string, details: { email
   await page.goto(local(checkout.url));
   await page.getByLabel('Email').fill(details.email);
   if (details.name) await page.getByLabel('Full name').fill(details.name);
-  for (const [part, value] of Object.entries(details.address ?? {})) await page.getByRole('group', { name: 'Shipping address' }).getByLabel(part, { exact: true }).fill(value);
+  // Country first (it decides whether the region is a list), then the rest; lists are chosen from.
+  for (const [part, value] of Object.entries(details.address ?? {})) {
+    const field = page.getByRole('group', { name: 'Shipping address' }).getByLabel(part, { exact: true });
+    if (part === 'Country' || part === 'State') await field.selectOption(value);
+    else await field.fill(value);
+  }
   await page.getByRole('button', { name: label, exact: true }).click();
   await page.waitForURL((url) => payPath.test(url.pathname));
   await expect.poll(() => page.getByRole('heading', { name: 'How would you like to pay?' }).count()).toBe(1);
   return payPath.exec(new URL(page.url()).pathname)![1]!;
 }
 
-const ADA = { 'Address line 1': '1 Market St', City: 'San Francisco', 'State, province or region': 'CA', 'Postal code': '94105', 'Country code': 'US' };
-const BEN = { 'Address line 1': '10 Downing St', City: 'London', 'Postal code': 'SW1A 2AA', 'Country code': 'GB' };
+const ADA = { 'Country': 'US', 'Address line 1': '1 Market St', 'City': 'San Francisco', 'State': 'CA', 'Postal code': '94105' };
+const BEN = { 'Country': 'GB', 'Address line 1': '10 Downing St', 'City': 'London', 'Postal code': 'SW1A 2AA' };
 
 /** The computed style of an element, by a function run in the page. */
 const backgroundOf = (page: Page) => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);

@@ -41,12 +41,18 @@ describe('choosing the catalogue from Accept-Language', () => {
     expect(Object.keys(de.statuses).sort()).toEqual(Object.keys(en.statuses).sort());
   });
 
-  it('says a refused field in German from its code and field, and keeps a sentence it has no words for', () => {
-    expect(de.fieldError({ code: 'invalid_address', message: 'country must be…', field: 'shipping_address.country' })).toMatch(/Land als Code/);
+  it('says a refused field in the buyer\'s words from its code and field, and never the API\'s sentence', () => {
+    expect(de.fieldError({ code: 'invalid_address', message: 'country must be…', field: 'shipping_address.country' })).toBe('Wählen Sie Ihr Land aus der Liste.');
+    expect(de.fieldError({ code: 'invalid_address', message: 'region must be a US region code, one of AL, AK.', field: 'shipping_address.region', country: 'US' })).toBe('Wählen Sie Ihren Bundesstaat aus der Liste.');
+    expect(en.fieldError({ code: 'invalid_address', message: 'region must be a US region code, one of AL, AK.', field: 'shipping_address.region', country: 'US' })).toBe('Choose your state from the list.');
+    expect(en.fieldError({ code: 'invalid_address', message: 'region is required for addresses in CA.', field: 'billing_address.region', country: 'CA' })).toBe('Choose your province or territory from the list.');
+    expect(en.fieldError({ code: 'invalid_address', message: 'postal_code is not a valid US postal code.', field: 'shipping_address.postal_code', country: 'US', value: '1234' })).toMatch(/postal code does not fit the country/);
+    expect(en.fieldError({ code: 'invalid_address', message: 'postal_code is required for addresses in DE.', field: 'shipping_address.postal_code', country: 'DE' })).toBe('Enter the postal code.');
     expect(de.fieldError({ code: 'invalid_address', message: 'Enter your billing address.', field: 'billing_address' })).toBe('Geben Sie Ihre Rechnungsadresse ein.');
     expect(de.fieldError({ code: 'invalid_customer', message: 'name is too long', field: 'name' })).toMatch(/Namen/);
     expect(de.fieldError({ code: 'invalid_email', message: 'email is not an email address.', field: 'email' })).toMatch(/E-Mail-Adresse/);
-    expect(de.fieldError({ code: 'something_new', message: 'A sentence of the API.' })).toBe('A sentence of the API.');
+    expect(de.fieldError({ code: 'something_new', message: 'amount must be a decimal string.' })).toBe('Bitte prüfen Sie Ihre Eingabe hier.');
+    expect(en.fieldError({ code: 'something_new', message: 'amount must be a decimal string.' })).toBe('Please check what you entered here.');
   });
 });
 
@@ -100,7 +106,7 @@ describe('a payer page in German', () => {
     }, german);
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('Bitte prüfen Sie die unten markierten Felder.');
-    expect(refused.html).toContain('Geben Sie das Land als Code aus zwei Buchstaben ein');
+    expect(refused.html).toContain('Fehler: Wählen Sie Ihr Land aus der Liste.');
     expect(refused.html).toContain('value="Hafenstraße 3"');
     const id = path.split('/').pop()!;
     const payment = await t.db.selectFrom('payments').select(['started_at', 'customer_email']).where('id', '=', id).executeTakeFirstOrThrow();

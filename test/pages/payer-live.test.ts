@@ -64,7 +64,7 @@ it('a Live buyer sees the configured providers and their own wallet, and goes to
 
   // Only the providers with keys here, in the routing's order; none without them (Banxa, Wert, …).
   const cards = page.getByRole('form', { name: 'By card' }).getByRole('button');
-  await expect(cards.allTextContents()).resolves.toEqual(['Pay with MoonPay (recommended)', 'Pay with Ramp Network']);
+  await expect(cards.allTextContents()).resolves.toEqual(['Pay with MoonPay Recommended', 'Pay with Ramp Network']);
 
   // The wallet: the amount in USDC, the address, the network named, and one code with all three.
   await expect(page.locator('#wallet-amount').textContent()).resolves.toBe('25.000000');
@@ -81,7 +81,7 @@ it('a Live buyer sees the configured providers and their own wallet, and goes to
 
   // MoonPay: recorded as reached (pending), and the browser is sent to its signed page.
   const before = elsewhere.length;
-  await page.getByRole('button', { name: 'Pay with MoonPay (recommended)' }).click();
+  await page.getByRole('button', { name: 'Pay with MoonPay Recommended' }).click();
   await page.getByRole('heading', { name: 'Provider page' }).waitFor();
   const sent = elsewhere.slice(before);
   expect(sent).toHaveLength(1);

@@ -11,6 +11,7 @@ import { payClosedPage, payFailedPage, payHeldPage, payPaidPage, payUnavailableP
 import { payPendingPage } from '../../src/pages/views/pay-pending.ts';
 import { payStartPage } from '../../src/pages/views/pay-start.ts';
 import { testProviderPage } from '../../src/pages/views/test-provider.ts';
+import { timeLeft } from '../../src/pages/views/time-left.ts';
 import { trackPage } from '../../src/pages/views/track.ts';
 import { walletOf } from '../../src/pages/views/wallet-of.ts';
 import type { CheckoutView } from '../../src/resources/payer/checkout.ts';
@@ -125,6 +126,9 @@ const PROVIDERS = [
 
 type About = Omit<PageState, 'render'>;
 
+/** The time left to pay as the page says it when the state is photographed (NOW). */
+const left = (t: Messages, view: PayerView) => timeLeft(t, view.expiresAt.getTime() - NOW.getTime());
+
 /** A payer page: what a buyer's browser is given (a form token and this response's nonce). */
 function payer(about: About, make: (v: Fill, t: Messages) => VNode, t: Messages = en): PageState {
   return { ...about, render: (v): { page: VNode; viewer: Viewer } => ({ page: make(v, t), viewer: { csrfToken: 'Hq3xGawGW7JCj9b-4QoslGDzP_urR1dnDluS35aeuw', timeZone: 'UTC', nonce: 'fMesjbXSKQmdkImVuTW8Jg==' } }) };
@@ -132,42 +136,44 @@ function payer(about: About, make: (v: Fill, t: Messages) => VNode, t: Messages 
 
 export const PAYER_STATES: readonly PageState[] = [
   payer({ main: true, fn: payStartPage, name: 'pay-start', shows: 'a Test payment link opened: what is paid, the note, the email prefilled' },
-    (v, t) => payStartPage({ t, view: payment(v), action: at(payment(v).id).start, values: { email: v('priya@harbourcafe.example') }, errors: {} })),
+    (v, t) => payStartPage({ t, view: payment(v), action: at(payment(v).id).start, values: { email: v('priya@harbourcafe.example') }, errors: {}, timeLeft: left(t, payment(v)) })),
   payer({ main: true, fn: payStartPage, name: 'pay-start-errors', shows: 'a store order\'s lines and totals; the details the store collects, one refused beside its field' }, (v, t) => {
     const view = payment(v, storeOrder(v));
     return payStartPage({
       t, view, action: at(view.id).start,
-      values: { 'email': v('sam@example.org'), 'name': v('Sam Okafor'), 'shipping_address.line1': v('14 Quay Street'), 'shipping_address.city': v('Galway'), 'shipping_address.country': v('XX') },
-      errors: { 'shipping_address.country': v('country must be a two-letter ISO 3166-1 code, such as US or DE.') },
+      values: { 'email': v('sam@example.org'), 'name': v('Sam Okafor'), 'shipping_address.line1': v('14 Quay Street'), 'shipping_address.city': v('Springfield'), 'shipping_address.region': v('Nowhere'), 'shipping_address.postal_code': v('62704'), 'shipping_address.country': 'US' },
+      errors: { 'shipping_address.region': v(t.fieldError({ code: 'invalid_address', message: 'region must be a US region code, one of AL, AK.', field: 'shipping_address.region', country: 'US', value: 'Nowhere' })) },
+      timeLeft: left(t, view),
     });
   }),
   payer({ main: true, fn: payStartPage, name: 'pay-start-de', shows: 'the same order for a browser that asks for German: every word, price and date in German' }, (v, t) => {
     const view = payment(v, storeOrder(v));
     return payStartPage({
       t, view, action: at(view.id).start,
-      values: { 'email': v('lena@example.de'), 'name': v('Lena Vogt'), 'shipping_address.line1': v('Hafenstraße 3'), 'shipping_address.city': v('Hamburg'), 'shipping_address.country': v('XX') },
-      errors: { 'shipping_address.country': v(t.fieldError({ code: 'invalid_address', message: 'country must be a two-letter ISO 3166 country code such as "US".', field: 'shipping_address.country' })) },
+      values: { 'email': v('lena@example.de'), 'name': v('Lena Vogt'), 'shipping_address.line1': v('Hafenstraße 3'), 'shipping_address.city': v('Hamburg'), 'shipping_address.postal_code': v('2045'), 'shipping_address.country': 'DE' },
+      errors: { 'shipping_address.postal_code': v(t.fieldError({ code: 'invalid_address', message: 'postal_code is not a valid DE postal code.', field: 'shipping_address.postal_code', country: 'DE', value: '2045' })) },
+      timeLeft: left(t, view),
     });
   }, de),
   payer({ main: true, fn: payChoosePage, name: 'pay-choose-test', shows: 'Test mode, started: card providers best first, and the Test wallet panel' }, (v, t) => {
     const view = payment(v, started());
-    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS, wallet: walletOf(t, view, { kind: 'test' }, undefined) });
+    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS, wallet: walletOf(t, view, { kind: 'test' }, undefined), timeLeft: left(t, view) });
   }),
   payer({ main: true, fn: payChoosePage, name: 'pay-choose-declined', shows: 'back from the Test provider after a declined card: nothing taken, choose again' }, (v, t) => {
     const view = payment(v, started({ status: 'pending', provider: 'moonpay', providerName: 'MoonPay' }));
-    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS, wallet: walletOf(t, view, { kind: 'test' }, undefined), declined: true });
+    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS, wallet: walletOf(t, view, { kind: 'test' }, undefined), declined: true, timeLeft: left(t, view) });
   }),
   payer({ main: true, fn: payChoosePage, name: 'pay-choose-live', shows: 'Live, started: card providers and the buyer\'s own wallet (QR code, address, amount, network)' }, (v, t) => {
     const view = payment(v, started({ livemode: true, depositAddress: DEPOSIT }));
-    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS.slice(0, 2), wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450, coins: ['polygon_usdc'] }, undefined) });
+    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS.slice(0, 2), wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450, coins: ['polygon_usdc'] }, undefined), timeLeft: left(t, view) });
   }),
   payer({ main: true, fn: payChoosePage, name: 'pay-choose-wallet-only', shows: 'Live with no card provider for this buyer: the wallet only' }, (v, t) => {
     const view = payment(v, started({ livemode: true, depositAddress: DEPOSIT }));
-    return payChoosePage({ t, view, paths: at(view.id), providers: [], wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450, coins: ['polygon_usdc'] }, undefined) });
+    return payChoosePage({ t, view, paths: at(view.id), providers: [], wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450, coins: ['polygon_usdc'] }, undefined), timeLeft: left(t, view) });
   }),
   payer({ main: true, fn: payChoosePage, name: 'pay-choose-live-coins', shows: 'Live with Polygon and Base watched: the buyer picks the coin by a link; Base shown' }, (v, t) => {
     const view = payment(v, started({ livemode: true, depositAddress: DEPOSIT }));
-    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS.slice(0, 1), wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450, coins: ['polygon_usdc', 'base_usdc'] }, 'base_usdc') });
+    return payChoosePage({ t, view, paths: at(view.id), providers: PROVIDERS.slice(0, 1), wallet: walletOf(t, view, { kind: 'live', address: DEPOSIT, usdValueMinor: 2450, coins: ['polygon_usdc', 'base_usdc'] }, 'base_usdc'), timeLeft: left(t, view) });
   }),
   payer({ main: true, fn: payUnavailablePage, name: 'pay-unavailable', shows: 'Live and no network watched by a healthy processor: words, no form and no address' }, (v, t) => {
     const view = payment(v, started({ livemode: true, depositAddress: DEPOSIT }));
@@ -175,7 +181,7 @@ export const PAYER_STATES: readonly PageState[] = [
   }),
   payer({ main: true, fn: payPendingPage, name: 'pay-pending', shows: 'the buyer went to a card provider: the page waits for the money' }, (v, t) => {
     const view = payment(v, started({ status: 'pending', provider: 'moonpay', providerName: 'MoonPay' }));
-    return payPendingPage({ t, view, paths: { self: at(view.id).page, choose: at(view.id).choose, testProvider: `${at(view.id).page}/test-provider/moonpay` } });
+    return payPendingPage({ t, view, paths: { self: at(view.id).page, choose: at(view.id).choose, testProvider: `${at(view.id).page}/test-provider/moonpay` }, timeLeft: left(t, view) });
   }),
   payer({ main: true, fn: testProviderPage, name: 'test-provider', shows: 'Test mode\'s stand-in for the chosen card provider: the outcomes a card can have' }, (v, t) => {
     const view = payment(v, started({ status: 'pending', provider: 'moonpay', providerName: 'MoonPay' }));

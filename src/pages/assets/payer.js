@@ -20,20 +20,51 @@
     });
   }
 
-  // The time left to pay, beside the deadline the page states.
+  // The time left to pay, in words as the server writes them (pages/views/time-left.ts): the two
+  // largest units while days or hours are left, then minutes, then seconds. Where the browser has
+  // no Intl.DurationFormat the words the page came with stay.
+  const Duration = Intl.DurationFormat;
   for (const element of document.querySelectorAll('[data-expires]')) {
     const until = Date.parse(element.dataset.expires || '');
-    if (Number.isNaN(until)) continue;
-    const two = (n) => String(n).padStart(2, '0');
+    if (Number.isNaN(until) || !Duration) continue;
+    const words = new Duration(document.documentElement.lang || 'en', { style: 'long' });
+    const parts = (ms) => {
+      const days = Math.floor(ms / 86400000);
+      const hours = Math.floor((ms % 86400000) / 3600000);
+      const minutes = Math.floor((ms % 3600000) / 60000);
+      if (days > 0) return hours > 0 ? { days, hours } : { days };
+      if (hours > 0) return minutes > 0 ? { hours, minutes } : { hours };
+      if (minutes > 0) return { minutes };
+      return { seconds: Math.floor(ms / 1000) };
+    };
     const tick = () => {
       const left = Math.max(0, until - Date.now());
-      const hours = Math.floor(left / 3600000);
-      const clock = `${hours > 0 ? `${hours}:` : ''}${two(Math.floor(left / 60000) % 60)}:${two(Math.floor(left / 1000) % 60)}`;
-      element.textContent = ` (${element.dataset.label}: ${clock})`;
+      element.textContent = words.format(parts(left));
       if (left === 0) clearInterval(timer);
     };
     const timer = setInterval(tick, 1000);
     tick();
+  }
+
+  // A long order is folded to one line; where there is room beside the steps, it is shown open.
+  if (window.matchMedia('(min-width: 56.25rem)').matches) {
+    for (const fold of document.querySelectorAll('details[data-open-wide]')) fold.open = true;
+  }
+
+  // The region follows the country: the list of the country's regions (US, Canada, Australia) or
+  // the text field, the others hidden and disabled so only the one shown is sent.
+  for (const region of document.querySelectorAll('[data-region-of]')) {
+    const country = document.querySelector(`select[name="${region.dataset.regionOf}.country"]`);
+    if (!country) continue;
+    const show = () => {
+      const listed = region.querySelector(`[data-region-country="${country.value}"]`) ? country.value : '';
+      for (const choice of region.querySelectorAll('[data-region-country]')) {
+        const shown = choice.dataset.regionCountry === listed;
+        choice.hidden = !shown;
+        for (const control of choice.querySelectorAll('input, select')) control.disabled = !shown;
+      }
+    };
+    country.addEventListener('change', show);
   }
 
   // Follow the payment: when its status is no longer the one shown, show the page as it is now.

@@ -7,22 +7,31 @@ import type { Messages, RefusedInput } from './en.ts';
 const ADDRESS_PARTS: Record<string, string> = {
   line1: 'Geben Sie Straße und Hausnummer ein.',
   city: 'Geben Sie den Ort ein.',
-  region: 'Geben Sie die Region als Kürzel ein, zum Beispiel CA oder NSW.',
-  postal_code: 'Diese Postleitzahl passt nicht zu diesem Land.',
-  country: 'Geben Sie das Land als Code aus zwei Buchstaben ein, zum Beispiel DE, AT oder CH.',
+  country: 'Wählen Sie Ihr Land aus der Liste.',
 };
 
-function refused({ code, message, field }: RefusedInput): string {
+/** The region a listed country's addresses need, as a buyer calls it. */
+const REGIONS: Record<string, string> = {
+  US: 'Wählen Sie Ihren Bundesstaat aus der Liste.',
+  CA: 'Wählen Sie Ihre Provinz oder Ihr Territorium aus der Liste.',
+  AU: 'Wählen Sie Ihren Bundesstaat oder Ihr Territorium aus der Liste.',
+};
+
+function refused({ code, field, country, value }: RefusedInput): string {
   const [whole = '', part = ''] = (field ?? '').split('.');
   switch (code) {
     case 'invalid_email':
-      return 'Geben Sie eine gültige E-Mail-Adresse ein.';
+      return value ? 'Geben Sie eine gültige E-Mail-Adresse ein, zum Beispiel name@example.com.' : 'Geben Sie Ihre E-Mail-Adresse ein.';
+    case 'too_long':
+      return 'Das ist länger, als dieses Feld erlaubt. Bitte kürzen Sie es.';
     case 'invalid_customer':
       if (whole === 'name') return 'Geben Sie Ihren Namen ein (höchstens 200 Zeichen).';
       if (whole === 'phone') return 'Geben Sie Ihre Telefonnummer ein (höchstens 40 Zeichen).';
       break;
     case 'invalid_address':
       if (part && ADDRESS_PARTS[part]) return ADDRESS_PARTS[part];
+      if (part === 'region') return REGIONS[country ?? ''] ?? 'Wählen Sie Ihre Region aus der Liste.';
+      if (part === 'postal_code') return value ? 'Diese Postleitzahl passt nicht zu diesem Land. Prüfen Sie sie bitte.' : 'Geben Sie die Postleitzahl ein.';
       if (whole === 'shipping_address') return 'Geben Sie Ihre Lieferadresse ein.';
       if (whole === 'billing_address') return 'Geben Sie Ihre Rechnungsadresse ein.';
       break;
@@ -40,7 +49,7 @@ function refused({ code, message, field }: RefusedInput): string {
     case 'exchange_rate_unavailable':
       return 'Diese Zahlung kann gerade nicht beginnen: Der Wechselkurs für ihre Währung ist nicht aktuell. Versuchen Sie es später noch einmal.';
   }
-  return message;
+  return 'Bitte prüfen Sie Ihre Eingabe hier.';
 }
 
 export const de: Messages = {
@@ -71,10 +80,9 @@ export const de: Messages = {
   line2: 'Adresszeile 2 (optional)',
   city: 'Ort',
   region: 'Bundesland, Provinz oder Region',
-  regionHint: 'Für die USA, Kanada und Australien ihr Kürzel, zum Beispiel CA oder NSW.',
+  regionHint: 'In den USA, Kanada und Australien ihr Name, zum Beispiel California oder Ontario.',
   postalCode: 'Postleitzahl',
-  country: 'Ländercode',
-  countryHint: 'Zwei Buchstaben, zum Beispiel DE, AT oder CH.',
+  country: 'Land',
   continue: 'Weiter zur Zahlung',
   fixErrors: 'Bitte prüfen Sie die unten markierten Felder.',
   expiresAt: 'Diese Zahlung ist möglich bis',
@@ -99,7 +107,6 @@ export const de: Messages = {
   unavailableTitle: 'Dieses Unternehmen kann gerade keine Zahlungen annehmen',
   unavailableText: 'Es wurde nichts berechnet. Bitte senden Sie für diese Zahlung jetzt kein Geld; versuchen Sie es später erneut oder wenden Sie sich an das Unternehmen.',
   qrLabel: (token, network) => `QR-Code: eine Zahlungsanforderung über ${token} im ${network}-Netzwerk an die Adresse dieser Zahlung, mit dem Betrag`,
-  walletTestHint: 'Im Testmodus gibt es keine Adresse zum Senden. Spielen Sie stattdessen durch, was mit dem Geld geschehen könnte:',
   testPaid: 'Der volle Betrag kommt an',
   testUnderpaid: 'Weniger als verlangt kommt an',
   testElsewhere: 'Das Geld geht an eine andere Wallet',
@@ -174,4 +181,18 @@ export const de: Messages = {
   payForPlan: 'Weiter zur Zahlung',
   fieldError: refused,
   payAmount: (price) => `${price} bezahlen`,
+  // Issue 23, part 1: the payer pages' redesign (summary, ways to pay, countdown, Test controls, countries).
+  timesQuantity: (quantity) => `× ${quantity}`,
+  itemsFolded: (count, total) => `${count} Artikel · ${total}`,
+  testControls: 'Steuerung für den Testmodus',
+  testControlsWallet: 'Im Testmodus kann keine echte Wallet zahlen. Spielen Sie durch, was mit dem Geld des Käufers geschehen könnte:',
+  testControlsProvider: 'Spielen Sie durch, was der Kartenanbieter mit dieser Kartenzahlung tun könnte:',
+  testControlsLate: 'Spielen Sie Geld durch, das erst nach dem Ende der Zahlung ankommt:',
+  walletTestText: 'Im Testmodus gibt es keine Adresse, an die Sie senden könnten: Nutzen Sie die Steuerung für den Testmodus am Ende der Seite.',
+  orByWallet: 'Oder aus Ihrer eigenen Wallet bezahlen',
+  selected: 'Ausgewählt',
+  chooseCountry: 'Wählen Sie Ihr Land',
+  chooseRegion: 'Aus der Liste wählen',
+  errorLabel: 'Fehler',
+  regionLabels: { US: 'Bundesstaat', CA: 'Provinz oder Territorium', AU: 'Bundesstaat oder Territorium' },
 };

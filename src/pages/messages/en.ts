@@ -6,6 +6,51 @@ export interface RefusedInput {
   code: string;
   message: string;
   field?: string | undefined;
+  /** The country of the address the field is part of, when the form gave one. */
+  country?: string | undefined;
+  /** What was typed in the field. */
+  value?: string | undefined;
+}
+
+/** The region a listed country's addresses need, as a buyer calls it. */
+const REGION_KINDS: Record<string, string> = { US: 'state', CA: 'province or territory', AU: 'state or territory' };
+
+/** A refusal in a buyer's words, from its code and field: never the API's sentence, which speaks to developers. */
+function refused({ code, field, country, value }: RefusedInput): string {
+  const [whole = '', part = ''] = (field ?? '').split('.');
+  switch (code) {
+    case 'invalid_email':
+      return value ? 'Enter a valid email address, such as name@example.com.' : 'Enter your email address.';
+    case 'too_long':
+      return 'This is longer than the field takes. Please shorten it.';
+    case 'invalid_customer':
+      if (whole === 'name') return 'Enter your name (at most 200 characters).';
+      if (whole === 'phone') return 'Enter your phone number (at most 40 characters).';
+      break;
+    case 'invalid_address':
+      if (part === 'country') return 'Choose your country from the list.';
+      if (part === 'line1') return 'Enter the street and house number.';
+      if (part === 'city') return 'Enter the town or city.';
+      if (part === 'region') return `Choose your ${REGION_KINDS[country ?? ''] ?? 'state, province or region'} from the list.`;
+      if (part === 'postal_code') return value ? 'This postal code does not fit the country. Check it and try again.' : 'Enter the postal code.';
+      if (whole === 'shipping_address') return 'Enter your shipping address.';
+      if (whole === 'billing_address') return 'Enter your billing address.';
+      break;
+    case 'invalid_state':
+      return 'This payment changed in the meantime. Reload the page.';
+    case 'checkout_inactive':
+      return 'This offer no longer takes new buyers.';
+    case 'payments_unavailable':
+    case 'provider_unavailable':
+      return 'This business can\'t take payments right now. Nothing was charged; please try again later.';
+    case 'coin_unavailable':
+      return 'This coin can\'t be accepted right now. Choose another.';
+    case 'invalid_plan':
+      return 'Choose a plan.';
+    case 'exchange_rate_unavailable':
+      return 'This payment can\'t start right now: the exchange rate for its currency is not up to date. Please try again later.';
+  }
+  return 'Please check what you entered here.';
 }
 
 export const en = {
@@ -36,10 +81,9 @@ export const en = {
   line2: 'Address line 2 (optional)',
   city: 'City',
   region: 'State, province or region',
-  regionHint: 'For the US, Canada and Australia, its code, such as CA or NSW.',
+  regionHint: 'In the US, Canada and Australia, its name, such as California or Ontario.',
   postalCode: 'Postal code',
-  country: 'Country code',
-  countryHint: 'Two letters, such as US, GB or DE.',
+  country: 'Country',
   continue: 'Continue to payment',
   fixErrors: 'Please check the fields marked below.',
   expiresAt: 'This payment can be made until',
@@ -47,7 +91,7 @@ export const en = {
   howToPay: 'How would you like to pay?',
   byCard: 'By card',
   byCardHint: 'You buy the amount at a card provider, who sends it to this payment. You finish on their page.',
-  recommended: 'recommended',
+  recommended: 'Recommended',
   payWith: (provider: string) => `Pay with ${provider}`,
   noProviders: 'No card provider can take this payment. You can still pay from your own wallet.',
   noProvidersNoWallet: 'No card provider can take this payment.',
@@ -65,7 +109,6 @@ export const en = {
   unavailableTitle: 'This business can\'t take payments right now',
   unavailableText: 'Nothing has been charged. Please don\'t send any money for this payment now; try again later, or contact the business.',
   qrLabel: (token: string, network: string) => `QR code: a payment request for ${token} on ${network} to this payment's address, with the amount`,
-  walletTestHint: 'In Test mode there is no address to send to. Play out what the money could do instead:',
   testPaid: 'The full amount arrives',
   testUnderpaid: 'Less than asked arrives',
   testElsewhere: 'The money goes to another wallet',
@@ -140,9 +183,23 @@ export const en = {
   pricePer: (price: string, unit: string) => `${price} / ${unit}`,
   yourPlan: 'Your plan',
   payForPlan: 'Continue to pay',
-  /** What a refused step or field says: the API's own sentence, written for people, in English. */
-  fieldError: (error: RefusedInput) => error.message,
+  /** What a refused step or field says, in the buyer's words. */
+  fieldError: refused,
   payAmount: (price: string) => `Pay ${price}`,
+  // Issue 23, part 1: the payer pages' redesign (summary, ways to pay, countdown, Test controls, countries).
+  timesQuantity: (quantity: number) => `× ${quantity}`,
+  itemsFolded: (count: number, total: string) => `${count} ${count === 1 ? 'item' : 'items'} · ${total}`,
+  testControls: 'Test mode controls',
+  testControlsWallet: 'No real wallet can pay in Test mode. Play out what the buyer\'s money could do:',
+  testControlsProvider: 'Play out what the card provider could do with this card payment:',
+  testControlsLate: 'Play out money that arrives after the payment closed:',
+  walletTestText: 'In Test mode there is no address to send to: use the Test mode controls at the foot of the page.',
+  orByWallet: 'Or pay from your own wallet',
+  selected: 'Selected',
+  chooseCountry: 'Choose your country',
+  chooseRegion: 'Choose from the list',
+  errorLabel: 'Error',
+  regionLabels: { US: 'State', CA: 'Province or territory', AU: 'State or territory' } as Record<string, string>,
 };
 
 export type Messages = typeof en;

@@ -4,7 +4,7 @@ import { buyCheckout, checkoutRefusal, readCheckoutView, takesBuyers, type Check
 import { payerMessagePage } from '../views/message.ts';
 import { formValues, type PayerPages } from '../requests.ts';
 import { checkoutClosedPage, checkoutPage } from '../views/checkout.ts';
-import { detailsFrom, type FieldErrors, type FormValues } from '../views/details.ts';
+import { detailsFrom, refusalOf, type FieldErrors, type FormValues } from '../views/details.ts';
 import { price } from '../views/frame.ts';
 import { pricingTablePage } from '../views/pricing-table.ts';
 
@@ -57,7 +57,7 @@ export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages
     } catch (error) {
       if (!(error instanceof ApiError) || error.field === undefined || error.status !== 400) throw error;
       const { t } = pages.of(request);
-      return render(request, reply, checkout, 400, { values, errors: { [error.field]: t.fieldError(error) } });
+      return render(request, reply, checkout, 400, { values, errors: { [error.field]: t.fieldError(refusalOf(error, values)) } });
     }
     return reply.redirect(`/pay/${encodeURIComponent(paymentId)}`, 303);
   });

@@ -9,12 +9,13 @@ import { buyerOf, readPayerView, type PayerView } from '../../resources/payer/vi
 import { offerFor, waysToPay } from '../../resources/payer/ways.ts';
 import { findProvider } from '../../resources/providers/catalogue.ts';
 import { formValues, type PayerPages } from '../requests.ts';
-import { detailsFrom, detailsOf, type FieldErrors, type FormValues } from '../views/details.ts';
+import { detailsFrom, detailsOf, refusalOf, type FieldErrors, type FormValues } from '../views/details.ts';
 import { payChoosePage } from '../views/pay-choose.ts';
 import { payClosedPage, payFailedPage, payHeldPage, payPaidPage, payUnavailablePage } from '../views/pay-outcome.ts';
 import { payPendingPage } from '../views/pay-pending.ts';
 import { payStartPage } from '../views/pay-start.ts';
 import { testProviderPage } from '../views/test-provider.ts';
+import { timeLeft } from '../views/time-left.ts';
 import { walletOf } from '../views/wallet-of.ts';
 
 // The payer page of a payment link or checkout session (spec 2.1 url): one address that shows
@@ -51,9 +52,11 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     const offer = payment.status === 'open' || payment.status === 'pending' ? await offerFor(context, payment) : null;
     // The coin asked for, when it is one offered (anything else shows the first): never free text in the kept page's key.
     const asked = offer?.coins.find((served) => served === coin) ?? null;
-    // A page is a function of the payment, the step and coin asked for and the offer: kept, unless it shows what was typed.
+    // The time left in words: it changes once a minute at most until the last minute, so kept pages stay few.
+    const left = payment.status === 'open' ? timeLeft(t, payment.expiresAt.getTime() - context.clock.now().getTime()) : null;
+    // A page is a function of the payment, the step and coin asked for, the offer and the time left: kept, unless it shows what was typed.
     const kept = retry === undefined && status === 200
-      ? { payment, step: choosing || step === 'details' ? step : null, coin: asked, coins: offer?.coins ?? null, refused: offer?.refused?.code ?? null }
+      ? { payment, step: choosing || step === 'details' ? step : null, coin: asked, coins: offer?.coins ?? null, refused: offer?.refused?.code ?? null, left }
       : null;
     const send = (make: () => VNode) => kept ? pages.sendKept(request, reply, kept, make, token) : pages.send(request, reply, status, make(), token);
     switch (payment.status) {
@@ -62,17 +65,17 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
         // Live and nothing could receive the money: said in words, never a form or an address.
         if (payment.status === 'open' && offer?.refused) return send(() => payUnavailablePage({ t, view: payment }));
         if (payment.status === 'open' && (payment.startedAt === null || step === 'details' || retry)) {
-          return send(() => payStartPage({ t, view: payment, action: at.start, values: retry?.values ?? detailsOf(payment), errors: retry?.errors ?? {} }));
+          return send(() => payStartPage({ t, view: payment, action: at.start, values: retry?.values ?? detailsOf(payment), errors: retry?.errors ?? {}, timeLeft: left }));
         }
         if (payment.status === 'pending' && !choosing) {
           const testProvider = payment.livemode || !payment.provider ? null : at.testProvider(payment.provider);
-          return send(() => payPendingPage({ t, view: payment, paths: { self: at.page, choose: at.choose, testProvider } }));
+          return send(() => payPendingPage({ t, view: payment, paths: { self: at.page, choose: at.choose, testProvider }, timeLeft: left }));
         }
         const ways = waysToPay(payment, context.config.providers, offer?.coins ?? []);
         const coinPath = (chosen: string) => `${at.page}?coin=${encodeURIComponent(chosen)}`;
         return send(() => payChoosePage({
           t, view: payment, paths: { provider: at.provider, details: at.details, test: at.test, coin: coinPath },
-          providers: ways.providers, wallet: walletOf(t, payment, ways.wallet, asked, tokenContracts), declined: step === 'declined',
+          providers: ways.providers, wallet: walletOf(t, payment, ways.wallet, asked, tokenContracts), declined: step === 'declined', timeLeft: left,
         }));
       }
       case 'paid':
@@ -109,7 +112,7 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
       // A refused field: the form again, with what was typed and what is wrong beside the field.
       if (!(error instanceof ApiError) || error.field === undefined || error.status !== 400) throw error;
       const { t } = pages.of(request);
-      return render(request, reply, payment, 400, { values, errors: { [error.field]: t.fieldError(error) } });
+      return render(request, reply, payment, 400, { values, errors: { [error.field]: t.fieldError(refusalOf(error, values)) } });
     }
     return reply.redirect(paths(payment.id).page, 303);
   });

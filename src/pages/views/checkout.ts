@@ -23,17 +23,15 @@ export function checkoutPage({ t, view, action, values, errors }: { t: Messages;
   return PayerPage({
     t, business: business.name, livemode: checkout.livemode, theme: checkout.theme,
     title: checkout.name,
-    children: html`<div>
-      ${CheckoutSummary({ t, view, amount })}
-      <section aria-labelledby="details-heading">
-        <h2 id="details-heading">${t.yourDetails}</h2>
-        ${Object.keys(errors).length > 0 && Notice({ tone: 'error', children: t.fixErrors })}
-        ${Form({ action, label: t.yourDetails, children: [
-          DetailsFields({ t, collect: checkout.collect, values, errors }),
-          Button({ variant: 'primary', children: checkout.button_label ?? t.payAmount(amount) }),
-        ] })}
-      </section>
-    </div>`,
+    summary: CheckoutSummary({ t, view, amount }),
+    children: html`<section aria-labelledby="details-heading">
+      <h2 id="details-heading">${t.yourDetails}</h2>
+      ${Object.keys(errors).length > 0 && Notice({ tone: 'error', children: t.fixErrors })}
+      ${Form({ action, label: t.yourDetails, children: [
+        DetailsFields({ t, collect: checkout.collect, values, errors }),
+        Button({ variant: 'primary', children: checkout.button_label ?? t.payAmount(amount) }),
+      ] })}
+    </section>`,
   });
 }
 

@@ -1,21 +1,33 @@
 import type { ComponentChildren, VNode } from 'preact';
 import { formatAmount } from '../../core/money.ts';
-import { html, Layout, Table } from '../../ui/index.ts';
+import { html, Layout } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { PAYER_SCRIPT_PATH } from '../assets.ts';
 
-// What every payer page shares: the merchant's name as the brand, the Test-mode banner, the
-// buyer's language, the page's own script (it works without it), and money as people read it.
+// What every payer page shares: the merchant's name (and logo) as the brand, the Test-mode banner,
+// the buyer's language, the page's own script (it works without it), and money as people read it.
 
 export interface PayerFrame {
   t: Messages;
   /** The merchant's name, whose page this is. */
   business: string;
+  /** The merchant's logo, a same-origin path (/assets/logos/…); none when unset. */
+  logoPath?: string | null | undefined;
   livemode: boolean;
   theme?: 'light' | 'dark' | undefined;
 }
 
-export function PayerPage({ t, business, livemode, theme, title, children }: PayerFrame & { title: string; children: ComponentChildren }): VNode {
+/** The merchant's logo (decorative: the name beside it says whose page this is) and name. */
+function BusinessMark({ business, logoPath }: Pick<PayerFrame, 'business' | 'logoPath'>): VNode {
+  return html`<p class="business-mark">${logoPath && html`<img src=${logoPath} alt="" width="48" height="48" />`}<span>${business}</span></p>`;
+}
+
+/**
+ * The frame of a payer page. With `summary` (what is paid), two columns as a checkout reads: the
+ * summary beside the steps on a wide screen, above them on a phone; without, one centred card.
+ */
+export function PayerPage({ t, business, logoPath, livemode, theme, title, summary, children }: PayerFrame & { title: string; summary?: ComponentChildren; children: ComponentChildren }): VNode {
+  const mark = BusinessMark({ business, logoPath });
   return Layout({
     title,
     brand: business,
@@ -24,7 +36,12 @@ export function PayerPage({ t, business, livemode, theme, title, children }: Pay
     testModeBanner: livemode ? undefined : t.testBanner,
     scripts: [PAYER_SCRIPT_PATH],
     skipLabel: t.skip,
-    children,
+    children: summary == null
+      ? html`<div class="pay-single">${mark}<div class="pay-card">${children}</div></div>`
+      : html`<div class="pay-layout">
+          <div class="pay-summary">${mark}${summary}</div>
+          <div class="pay-steps">${children}</div>
+        </div>`,
   });
 }
 
@@ -61,7 +78,13 @@ export interface OrderLines {
   totalMinor: number;
 }
 
-/** The order's lines and totals, when there is more to show than one line for the whole amount. */
+/** An order of this many lines or more is folded to one line on a phone ("4 items · $53.70"). */
+const FOLDED_FROM_LINES = 3;
+
+/**
+ * The order's lines and totals, when there is more to show than one line for the whole amount.
+ * A long order is a <details> (the script opens it on a wide screen, where there is room).
+ */
 export function OrderSummary({ t, order, currency }: { t: Messages; order: OrderLines; currency: string }): VNode | null {
   const plain = order.items.length === 1 && order.items[0]?.quantity === 1 && order.totalMinor === order.subtotalMinor;
   if (plain) return null;
@@ -70,14 +93,19 @@ export function OrderSummary({ t, order, currency }: { t: Messages; order: Order
   if (order.shippingMinor) totals.push([t.shipping, order.shippingMinor]);
   if (order.taxMinor) totals.push([t.tax, order.taxMinor]);
   totals.push([t.total, order.totalMinor]);
-  return html`<section aria-labelledby="items-heading">
-    <h2 id="items-heading">${t.items}</h2>
-    ${Table({
-      label: t.items,
-      columns: [t.item, t.quantity, t.price],
-      rows: order.items.map((item) => [item.variant ? `${item.name} (${item.variant})` : item.name, String(item.quantity), price(t, item.amount_minor, currency)]),
-      empty: '',
-    })}
+  const lines = html`<div class="order-lines">
+    <ul class="items">${order.items.map((item) => html`<li>
+      <span class="item-name">${item.name}${item.variant && html`<span class="muted">${item.variant}</span>`}</span>
+      <span class="item-quantity muted">${t.timesQuantity(item.quantity)}</span>
+      <span class="item-price">${price(t, item.amount_minor, currency)}</span>
+    </li>`)}</ul>
     <dl class="totals">${totals.map(([label, minor]) => html`<div><dt>${label}</dt><dd>${price(t, minor, currency)}</dd></div>`)}</dl>
+  </div>`;
+  const count = order.items.reduce((sum, item) => sum + item.quantity, 0);
+  return html`<section aria-labelledby="items-heading" class="order">
+    <h2 id="items-heading" class=${order.items.length >= FOLDED_FROM_LINES ? 'visually-hidden' : undefined}>${t.items}</h2>
+    ${order.items.length >= FOLDED_FROM_LINES
+      ? html`<details class="order-fold" data-open-wide><summary>${t.itemsFolded(count, price(t, order.totalMinor, currency))}</summary>${lines}</details>`
+      : lines}
   </section>`;
 }

@@ -4,7 +4,8 @@ import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { PayerPage } from './frame.ts';
 import { PaymentSummary } from './summary.ts';
-import { WalletPanel, type Wallet } from './wallet.ts';
+import { TestControls } from './test-controls.ts';
+import { WalletPanel, WalletTestButtons, type Wallet } from './wallet.ts';
 
 export interface OfferedProvider {
   id: string;
@@ -13,11 +14,12 @@ export interface OfferedProvider {
 }
 
 /**
- * The second step, once the buyer started: the ways to pay. Card providers as the merchant's
- * routing offers them (best first), and paying from the buyer's own wallet when crypto is
- * allowed (in Test mode, the outcomes money could have instead).
+ * The second step, once the buyer started: the ways to pay as one list. Card providers as the
+ * merchant's routing offers them (spec 2.2: best first, the first recommended), then paying from
+ * the buyer's own wallet when crypto is allowed; in Test mode the outcomes money could have
+ * instead, in the Test controls at the foot of the page.
  */
-export function payChoosePage({ t, view, paths, providers, wallet, declined = false }: {
+export function payChoosePage({ t, view, paths, providers, wallet, declined = false, timeLeft }: {
   t: Messages;
   view: PayerView;
   paths: { provider: string; details: string; test: string; coin: (coin: string) => string };
@@ -25,26 +27,28 @@ export function payChoosePage({ t, view, paths, providers, wallet, declined = fa
   wallet: Wallet | null;
   /** Back here because the card provider declined the card. */
   declined?: boolean;
+  timeLeft: string | null;
 }): VNode {
   return PayerPage({
     t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme,
     title: t.payTitle(view.description),
+    summary: PaymentSummary({ t, view, timeLeft }),
     children: html`<div data-status=${view.status} data-status-url=${`/pay/${encodeURIComponent(view.id)}/status`}>
-      ${PaymentSummary({ t, view })}
       ${declined && Notice({ tone: 'error', children: t.cardDeclined })}
-      <h2>${t.howToPay}</h2>
+      <h2 class="steps-heading">${t.howToPay}</h2>
       <section aria-labelledby="card-heading" class="way-to-pay">
         <h3 id="card-heading">${t.byCard}</h3>
         ${providers.length === 0
           ? html`<p>${wallet ? t.noProviders : t.noProvidersNoWallet}</p>`
           : html`<div><p class="muted">${t.byCardHint}</p>
-              ${Form({ action: paths.provider, label: t.byCard, children: providers.map((provider) => Button({
-                variant: provider.recommended ? 'primary' : 'secondary', name: 'provider', value: provider.id,
-                children: provider.recommended ? `${t.payWith(provider.name)} (${t.recommended})` : t.payWith(provider.name),
-              })) })}</div>`}
+              ${Form({ action: paths.provider, label: t.byCard, children: html`<ul class="pay-options">${providers.map((provider) => html`<li class=${provider.recommended ? 'recommended' : undefined}>
+                ${Button({ variant: provider.recommended ? 'primary' : 'secondary', name: 'provider', value: provider.id,
+                  children: [html`<span>${t.payWith(provider.name)}</span>`, provider.recommended && ' ', provider.recommended && html`<span class="badge">${t.recommended}</span>`] })}
+              </li>`)}</ul>` })}</div>`}
       </section>
-      ${wallet && WalletPanel({ t, wallet, testAction: paths.test, coinHref: paths.coin })}
+      ${wallet && WalletPanel({ t, wallet, coinHref: paths.coin, heading: providers.length > 0 ? t.orByWallet : t.byWallet })}
       <p><a href=${paths.details}>${t.changeDetails}</a></p>
+      ${wallet?.kind === 'test' && TestControls({ t, hint: t.testControlsWallet, children: WalletTestButtons({ t, action: paths.test }) })}
     </div>`,
   });
 }

@@ -4,6 +4,7 @@ import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { moment, PayerPage, price } from './frame.ts';
 import { PaymentSummary } from './summary.ts';
+import { TestControls } from './test-controls.ts';
 
 // Where a payment ends up: paid (a receipt, then on to the merchant), held (what happens next, in
 // plain words), failed, or closed (expired, or canceled by the merchant).
@@ -39,8 +40,9 @@ export function payUnavailablePage({ t, view }: { t: Messages; view: PayerView }
   return PayerPage({
     ...frame(t, view),
     title: t.unavailableTitle,
+    // No time left shown: nothing can be paid now anyway.
+    summary: PaymentSummary({ t, view, timeLeft: null }),
     children: html`<div data-status=${view.status}>
-      ${PaymentSummary({ t, view })}
       ${Notice({ tone: 'error', children: html`<div><h2>${t.unavailableTitle}</h2><p>${t.unavailableText}</p></div>` })}
     </div>`,
   });
@@ -80,11 +82,8 @@ export function payClosedPage({ t, view, testAction = null }: { t: Messages; vie
       <h1>${t.closedTitle}</h1>
       <p>${view.canceledAt ? t.canceledText(view.business.name) : t.expiredText}</p>
       <p>${t.askMerchant(view.business.name)}</p>
-      ${testAction && html`<section aria-labelledby="wallet-heading" class="way-to-pay">
-        <h2 id="wallet-heading">${t.byWallet}</h2>
-        <p>${t.walletTestHint}</p>
-        ${Form({ action: testAction, label: t.byWallet, children: Button({ name: 'outcome', value: 'late', children: view.canceledAt ? t.testLateCanceled : t.testLate }) })}
-      </section>`}
+      ${testAction && TestControls({ t, hint: t.testControlsLate,
+        children: Form({ action: testAction, label: t.byWallet, children: Button({ name: 'outcome', value: 'late', children: view.canceledAt ? t.testLateCanceled : t.testLate }) }) })}
     </div>`,
   });
 }

@@ -4,23 +4,24 @@ import { html } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { PayerPage } from './frame.ts';
 import { PaymentSummary } from './summary.ts';
+import { TestControls } from './test-controls.ts';
 
 /**
  * The buyer went to a card provider: the page waits for the money (and follows it), links back
  * to the Test provider in Test mode, and lets the buyer choose another way to pay.
  */
-export function payPendingPage({ t, view, paths }: { t: Messages; view: PayerView; paths: { self: string; choose: string; testProvider: string | null } }): VNode {
+export function payPendingPage({ t, view, paths, timeLeft }: { t: Messages; view: PayerView; paths: { self: string; choose: string; testProvider: string | null }; timeLeft: string | null }): VNode {
   const provider = view.providerName ?? view.provider ?? '';
   return PayerPage({
     t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme,
     title: t.waitingProvider(provider),
+    summary: PaymentSummary({ t, view, timeLeft }),
     children: html`<div data-status=${view.status} data-status-url=${`/pay/${encodeURIComponent(view.id)}/status`}>
-      ${PaymentSummary({ t, view })}
       <h2>${t.waitingProvider(provider)}</h2>
       <p>${t.waitingProviderText(provider)}</p>
-      ${paths.testProvider && html`<p><a class="button primary" href=${paths.testProvider}>${t.testProviderTitle(provider)}</a></p>`}
       <p><a href=${paths.self}>${t.refresh}</a></p>
       <p><a href=${paths.choose}>${t.chooseAgain}</a></p>
+      ${paths.testProvider && TestControls({ t, hint: t.testControlsProvider, children: html`<p><a class="button secondary" href=${paths.testProvider}>${t.testProviderTitle(provider)}</a></p>` })}
     </div>`,
   });
 }

@@ -3,6 +3,7 @@ import type { PayerView } from '../../resources/payer/view.ts';
 import { Button, Form, html } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { PayerPage, price } from './frame.ts';
+import { TestControls } from './test-controls.ts';
 
 /**
  * Test mode's stand-in for a card provider's hosted page: the outcomes a provider can produce
@@ -16,11 +17,11 @@ export function testProviderPage({ t, view, provider, action, back }: { t: Messa
       <h1>${t.testProviderTitle(provider.name)}</h1>
       <p>${view.description}: <strong>${price(t, view.amountMinor, view.currency)}</strong></p>
       <p>${t.testProviderText}</p>
-      ${Form({ action, label: t.testProviderTitle(provider.name), children: [
-        Button({ variant: 'primary', name: 'outcome', value: 'paid', children: t.testProviderPaid }),
+      ${TestControls({ t, hint: t.testControlsProvider, children: Form({ action, label: t.testProviderTitle(provider.name), children: [
+        Button({ name: 'outcome', value: 'paid', children: t.testProviderPaid }),
         Button({ name: 'outcome', value: 'underpaid', children: t.testProviderUnderpaid }),
-        Button({ variant: 'danger', name: 'outcome', value: 'declined', children: t.testProviderDeclined }),
-      ] })}
+        Button({ name: 'outcome', value: 'declined', children: t.testProviderDeclined }),
+      ] }) })}
       <p><a href=${back}>${t.backToPayment}</a></p>
     </div>`,
   });

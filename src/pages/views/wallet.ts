@@ -19,32 +19,36 @@ function CopyField({ t, id, label, value, unit }: { t: Messages; id: string; lab
   </div>`;
 }
 
-/** Links to the same page showing another served coin; the one shown is marked current. */
+/** Links to the same page showing another served coin; the one shown is marked (border, check and "Selected"). */
 function CoinChoice({ t, wallet, coinHref }: { t: Messages; wallet: Extract<Wallet, { kind: 'live' }>; coinHref: (coin: string) => string }): VNode | null {
   if (wallet.choices.length < 2) return null;
   return html`<nav aria-label=${t.chooseCoin} class="coin-choice">
     <p>${t.chooseCoin}</p>
     <ul>${wallet.choices.map((choice) => html`<li>${choice.coin === wallet.coin
-      ? html`<a href=${coinHref(choice.coin)} aria-current="true"><strong>${t.coinOption(choice.token, choice.network)}</strong></a>`
+      ? html`<a href=${coinHref(choice.coin)} aria-current="true" class="chosen"><span>${t.coinOption(choice.token, choice.network)}</span> <span class="selected-mark">${t.selected}</span></a>`
       : html`<a href=${coinHref(choice.coin)}>${t.coinOption(choice.token, choice.network)}</a>`}</li>`)}</ul>
   </nav>`;
 }
 
-export function WalletPanel({ t, wallet, testAction, coinHref }: { t: Messages; wallet: Wallet; testAction: string; coinHref: (coin: string) => string }): VNode {
+/** Test mode: what the buyer's money could do, played out (the page puts them among its Test controls). */
+export function WalletTestButtons({ t, action }: { t: Messages; action: string }): VNode {
+  return Form({ action, label: t.byWallet, children: [
+    Button({ name: 'outcome', value: 'paid', children: t.testPaid }),
+    Button({ name: 'outcome', value: 'underpaid', children: t.testUnderpaid }),
+    Button({ name: 'outcome', value: 'held_elsewhere', children: t.testElsewhere }),
+    Button({ name: 'outcome', value: 'late', children: t.testLate }),
+  ] });
+}
+
+export function WalletPanel({ t, wallet, coinHref, heading }: { t: Messages; wallet: Wallet; coinHref: (coin: string) => string; heading: string }): VNode {
   if (wallet.kind === 'test') {
     return html`<section aria-labelledby="wallet-heading" class="way-to-pay">
-      <h3 id="wallet-heading">${t.byWallet}</h3>
-      <p>${t.walletTestHint}</p>
-      ${Form({ action: testAction, label: t.byWallet, children: [
-        Button({ name: 'outcome', value: 'paid', children: t.testPaid }),
-        Button({ name: 'outcome', value: 'underpaid', children: t.testUnderpaid }),
-        Button({ name: 'outcome', value: 'held_elsewhere', children: t.testElsewhere }),
-        Button({ name: 'outcome', value: 'late', children: t.testLate }),
-      ] })}
+      <h3 id="wallet-heading">${heading}</h3>
+      <p class="muted">${t.walletTestText}</p>
     </section>`;
   }
   return html`<section aria-labelledby="wallet-heading" class="way-to-pay">
-    <h3 id="wallet-heading">${t.byWallet}</h3>
+    <h3 id="wallet-heading">${heading}</h3>
     ${CoinChoice({ t, wallet, coinHref })}
     <p>${t.byWalletHint(wallet.token, wallet.network)}</p>
     <div class="wallet">

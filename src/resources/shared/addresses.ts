@@ -4,7 +4,8 @@ import { characters, coded } from '../../core/validation.ts';
 
 // Postal addresses and what each country needs (spec 2.3, 4.1, 7.2 invalid_address).
 
-const REGION_CODES: Record<string, readonly string[]> = {
+/** The official region codes of the countries whose addresses need one (the payer page lists them). */
+export const REGION_CODES: Readonly<Record<string, readonly string[]>> = {
   US: ('AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND ' +
     'OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC AS GU MP PR VI UM AA AE AP').split(' '),
   CA: 'AB BC MB NB NL NS NT NU ON PE QC SK YT'.split(' '),
@@ -36,6 +37,13 @@ export function isCountryCode(code: string): boolean {
   if (!/^[A-Z]{2}$/.test(code) || NOT_COUNTRIES.has(code)) return false;
   return regionNames.of(code) !== code;
 }
+
+/**
+ * The codes isCountryCode accepts, less old aliases (UK, DD) of a country that has its own code:
+ * what the payer page's country list offers.
+ */
+export const COUNTRY_CODES: readonly string[] = Array.from({ length: 26 * 26 }, (_, index) => String.fromCharCode(65 + Math.floor(index / 26), 65 + (index % 26)))
+  .filter((code) => isCountryCode(code) && Intl.getCanonicalLocales(`und-${code}`)[0] === `und-${code}`);
 
 const LIMITS = { name: 200, line1: 200, line2: 200, city: 100, region: 100, postal_code: 20 } as const;
 

@@ -12,16 +12,20 @@ interface FieldBase {
   /** Why the submitted value was refused. */
   error?: ComponentChildren;
   required?: boolean;
+  /** Not sent with the form (one of several a script switches between). */
+  disabled?: boolean;
+  /** The word before an error, in the page's language ("Error" unless given). */
+  errorLabel?: string;
 }
 
 /** The hint and error paragraphs, and the aria values that tie them to the control. */
-function descriptions(id: string, hint: ComponentChildren, error: ComponentChildren) {
+function descriptions(id: string, hint: ComponentChildren, error: ComponentChildren, errorLabel = 'Error') {
   const hintId = hint != null ? `${id}-hint` : undefined;
   const errorId = error != null ? `${id}-error` : undefined;
   return {
     describedBy: [hintId, errorId].filter(Boolean).join(' ') || undefined,
     invalid: errorId ? 'true' : undefined,
-    messages: [hintId && html`<p class="hint" id=${hintId}>${hint}</p>`, errorId && html`<p class="error-message" id=${errorId}>Error: ${error}</p>`],
+    messages: [hintId && html`<p class="hint" id=${hintId}>${hint}</p>`, errorId && html`<p class="error-message" id=${errorId}>${errorLabel}: ${error}</p>`],
   };
 }
 
@@ -35,12 +39,12 @@ export interface TextFieldProps extends FieldBase {
   readOnly?: boolean;
 }
 
-export function TextField({ name, id = `field-${name}`, label, hint, error, required, type = 'text', value, maxLength, autocomplete, readOnly }: TextFieldProps): VNode {
-  const { describedBy, invalid, messages } = descriptions(id, hint, error);
+export function TextField({ name, id = `field-${name}`, label, hint, error, errorLabel, required, disabled, type = 'text', value, maxLength, autocomplete, readOnly }: TextFieldProps): VNode {
+  const { describedBy, invalid, messages } = descriptions(id, hint, error, errorLabel);
   return html`<div class="field">
     <label for=${id}>${label}</label>
     ${messages}
-    <input id=${id} name=${name} type=${type} value=${value} required=${required} maxlength=${maxLength} autocomplete=${autocomplete} readonly=${readOnly}
+    <input id=${id} name=${name} type=${type} value=${value} required=${required} maxlength=${maxLength} autocomplete=${autocomplete} readonly=${readOnly} disabled=${disabled}
       aria-describedby=${describedBy} aria-invalid=${invalid} />
   </div>`;
 }
@@ -74,14 +78,15 @@ export interface SelectProps extends FieldBase {
   label: ComponentChildren;
   options: readonly { value: string; label: string }[];
   value?: string;
+  autocomplete?: string;
 }
 
-export function Select({ name, id = `field-${name}`, label, hint, error, required, options, value }: SelectProps): VNode {
-  const { describedBy, invalid, messages } = descriptions(id, hint, error);
+export function Select({ name, id = `field-${name}`, label, hint, error, errorLabel, required, disabled, options, value, autocomplete }: SelectProps): VNode {
+  const { describedBy, invalid, messages } = descriptions(id, hint, error, errorLabel);
   return html`<div class="field">
     <label for=${id}>${label}</label>
     ${messages}
-    <select id=${id} name=${name} required=${required} aria-describedby=${describedBy} aria-invalid=${invalid}>
+    <select id=${id} name=${name} required=${required} disabled=${disabled} autocomplete=${autocomplete} aria-describedby=${describedBy} aria-invalid=${invalid}>
       ${options.map((option) => html`<option value=${option.value} selected=${option.value === value}>${option.label}</option>`)}
     </select>
   </div>`;
