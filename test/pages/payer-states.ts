@@ -13,6 +13,7 @@ import { payStartPage } from '../../src/pages/views/pay-start.ts';
 import { testProviderPage } from '../../src/pages/views/test-provider.ts';
 import { trackPage } from '../../src/pages/views/track.ts';
 import { walletOf } from '../../src/pages/views/wallet-of.ts';
+import { NO_BRAND } from '../../src/resources/brand/queries.ts';
 import type { CheckoutView } from '../../src/resources/payer/checkout.ts';
 import type { PayerView } from '../../src/resources/payer/view.ts';
 import type { Viewer } from '../../src/ui/index.ts';
@@ -54,6 +55,7 @@ function payment(v: Fill, more: Partial<PayerView> = {}): PayerView {
     providerName: null,
     order: null,
     business: { id: 'biz_4fT9kQm2VxR7pLw3Zc8HnB1d', name: v('Kestrel Coffee Roasters'), status: 'active', commerce: 'active', disabled_integrations: [], payout_wallet: null, crypto_enabled: true, fee_bps: 150 },
+    brand: NO_BRAND,
     checkout: null,
     routing: { choice: 'smart', provider: null, fallback: false },
     ...more,
@@ -88,6 +90,7 @@ function checkout(v: Fill, more: Partial<CheckoutRow> = {}): CheckoutView {
   const view = payment(v);
   return {
     business: view.business,
+    brand: view.brand,
     checkout: {
       id: 'chk_W4kT8mXq3Lp9Rn2Vc7Bz5HdJ', business_id: view.business.id, livemode: false, kind: 'page', slug: 'kestrel-house-blend', active: true,
       name: v('House blend subscription, first bag'), description: v('A washed Central American blend, roasted to order. Ships in 2 days.'),

@@ -3,6 +3,7 @@ import { formatAmount } from '../../core/money.ts';
 import { html, Layout, Table } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { PAYER_SCRIPT_PATH } from '../assets.ts';
+import { brandStylesheetPath, logoPath, type Brand } from '../../resources/brand/queries.ts';
 
 // What every payer page shares: the merchant's name as the brand, the Test-mode banner, the
 // buyer's language, the page's own script (it works without it), and money as people read it.
@@ -13,12 +14,26 @@ export interface PayerFrame {
   business: string;
   livemode: boolean;
   theme?: 'light' | 'dark' | undefined;
+  /** The merchant's logo, served from our own origin (brandFrame). */
+  logoPath?: string | null;
+  /** The stylesheet of the merchant's brand colour, when it has one (brandFrame). */
+  brandStylesheet?: string | null;
 }
 
-export function PayerPage({ t, business, livemode, theme, title, children }: PayerFrame & { title: string; children: ComponentChildren }): VNode {
+/** The frame's brand fields for a business's brand (its logo and colour, each at its own cached address). */
+export function brandFrame(businessId: string, brand: Brand): Pick<PayerFrame, 'logoPath' | 'brandStylesheet'> {
+  return {
+    logoPath: brand.logo === null ? null : logoPath(businessId, brand.logo),
+    brandStylesheet: brand.color === null ? null : brandStylesheetPath(businessId, brand.color),
+  };
+}
+
+export function PayerPage({ t, business, livemode, theme, logoPath: logo, brandStylesheet, title, children }: PayerFrame & { title: string; children: ComponentChildren }): VNode {
   return Layout({
     title,
     brand: business,
+    logoPath: logo,
+    stylesheets: brandStylesheet ? [brandStylesheet] : [],
     lang: t.lang,
     theme,
     testModeBanner: livemode ? undefined : t.testBanner,
