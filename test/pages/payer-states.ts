@@ -18,6 +18,7 @@ import type { CheckoutView } from '../../src/resources/payer/checkout.ts';
 import type { PayerView } from '../../src/resources/payer/view.ts';
 import type { Viewer } from '../../src/ui/index.ts';
 import type { Fill, PageState } from './state-kit.ts';
+import { FIXTURE_BRAND_COLOR, FIXTURE_LOGO_SHA256 } from '../support/brand-fixture.ts';
 
 // The buyers' pages in each state a buyer meets them, with the data of a coffee roaster: a
 // payment link for a bag of beans, a store order with lines, and a checkout. What a merchant,
@@ -223,7 +224,15 @@ export const PAYER_STATES: readonly PageState[] = [
     (_v, t) => payerMessagePage({ t, title: t.notFoundTitle, text: t.notFoundText })),
   payer({ main: true, fn: payerMessagePage, name: 'payer-too-many', fixed: true, shows: 'too many tries from one address: try again in a minute' },
     (_v, t) => payerMessagePage({ t, title: t.tooManyTitle, text: t.tooManyText })),
+  // Issue 23 brand: the business's logo beside its name and its colour on the pay button.
+  payer({ main: true, fn: payStartPage, name: 'pay-start-branded', shows: 'a payment link of a business with a logo and a brand colour: the logo by its name, the button in its colour' },
+    (v, t) => payStartPage({ t, view: payment(v, { brand: FIXTURE_BRAND }), action: at(payment(v).id).start, values: { email: v('priya@harbourcafe.example') }, errors: {} })),
+  payer({ main: true, fn: checkoutPage, name: 'checkout-branded-dark', shows: 'a dark checkout of a branded business: logo and brand colour on the dark theme' },
+    (v, t) => checkoutPage({ t, view: { ...checkout(v, { theme: 'dark' }), brand: FIXTURE_BRAND }, action: '/c/kestrel-house-blend', values: {}, errors: {} })),
 ];
+
+/** The brand of a business with a logo and a colour (served to the states by test/support/serve-pages.ts). */
+const FIXTURE_BRAND = { color: FIXTURE_BRAND_COLOR, logo: FIXTURE_LOGO_SHA256 };
 
 /** Exported functions of the payer views that are not pages: what renders them. */
 export const PAYER_NOT_PAGES: Record<string, string> = {
