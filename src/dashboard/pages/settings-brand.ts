@@ -43,14 +43,12 @@ export function BrandSection({ brand, owner, paths, typedColor, error }: BrandSe
     ${owner
       ? Form({ action: paths.settings, label: 'Brand colour', children: [
           html`<input type="hidden" name="brand_color_was" value=${brand.color ?? ''} />`,
-          html`<div class="color-field">
-            <div class="field">
-              <label for="field-brand_color_picker">Pick a colour</label>
-              <input id="field-brand_color_picker" name="brand_color_picker" type="color" value=${brand.color ?? PICKER_DEFAULT} />
-            </div>
-            ${TextField({ name: 'brand_color', label: 'or type it (#rrggbb)', value: color, maxLength: 7, autocomplete: 'off', error: fieldError('brand_color'),
-              hint: `The pay button's colour, under white text: it needs a contrast of at least ${MIN_CONTRAST}:1 with white, so very light colours are refused. Empty it for the service's own colour.` })}
+          html`<div class="field">
+            <label for="field-brand_color_picker">Pick a colour</label>
+            <input id="field-brand_color_picker" name="brand_color_picker" type="color" value=${brand.color ?? PICKER_DEFAULT} />
           </div>`,
+          TextField({ name: 'brand_color', label: 'or type it (#rrggbb)', value: color, maxLength: 7, autocomplete: 'off', error: fieldError('brand_color'),
+            hint: `The pay button's colour, under white text: it needs a contrast of at least ${MIN_CONTRAST}:1 with white, so very light colours are refused. Empty it for the service's own colour.` }),
           Button({ children: 'Save colour' }),
         ] })
       : html`<p>${brand.color ? html`<code>${brand.color}</code>` : 'The service\'s own colour.'}</p>`}
