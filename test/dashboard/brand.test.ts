@@ -37,6 +37,7 @@ describe('brand', () => {
       ['logo.svg', 'image/svg+xml', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'must be a PNG, JPEG, WebP or GIF image'],
       ['notes.png', 'image/png', Buffer.from('Just some text, renamed to look like an image.\n'), 'must be a PNG, JPEG, WebP or GIF image'],
       ['noise.png', 'image/png', makePng(400, 400, () => [...randomBytes(3), 255] as [number, number, number, number]), 'larger than 256 KB'],
+      ['photo.jpg', 'image/jpeg', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), randomBytes(3 * 1024 * 1024)]), 'larger than 256 KB'],
       ['wide.png', 'image/png', makePng(3000, 4, () => [0, 0, 0, 255]), 'it can be at most 2048×2048'],
       ['cut.png', 'image/png', FIXTURE_LOGO.subarray(0, 20), 'cannot be read'],
     ];
@@ -177,6 +178,10 @@ describe('brand', () => {
     expect(checked.status).toBe(400);
     expect(checked.html).toContain('must be a PNG, JPEG, WebP or GIF image');
     expect(await storedLogo(m.biz.id)).toBeUndefined();
+    // A body past 16 MiB is not read at all.
+    const huge = await m.owner.request('POST', logoPath, undefined, { 'content-type': 'multipart/form-data; boundary=x' }, 'a'.repeat(17 * 1024 * 1024));
+    expect(huge.status).toBe(413);
+    expect(huge.html).toContain('far larger than 256 KB');
     // Any other route of the dashboard still refuses multipart.
     const elsewhere = await m.owner.request('POST', m.area('settings'), undefined, { 'content-type': 'multipart/form-data; boundary=x' }, '--x--');
     expect(elsewhere.status).toBe(415);

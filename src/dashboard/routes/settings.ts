@@ -53,6 +53,9 @@ function brandColorOf(form: Form): string | null | undefined {
 /** The logo form's address: multipart, taken by this route alone. */
 export const LOGO_ROUTE = areaRoute('settings', '/logo');
 
+/** The largest logo form read (a phone's photo), to say it is too large on the form itself. */
+const MAX_LOGO_REQUEST_BYTES = 16 * 1024 * 1024;
+
 /** A logo form's file, read by the multipart parser before the handler (and the CSRF check) runs. */
 const uploads = new WeakMap<FastifyRequest, Buffer>();
 
@@ -101,6 +104,13 @@ export function registerSettings(scope: FastifyInstance, requests: DashboardRequ
   // The logo: its own scope takes multipart (one file, read whole up to one byte past the limit,
   // so a larger one is refused in words, not cut); the form's CSRF field is checked as every form's.
   scope.register(async (logoScope) => {
+    // Past the limit busboy reads on without keeping anything, so a big photo still gets the form
+    // back saying so; a body past this is not read at all.
+    logoScope.addHook('onRequest', async (request) => {
+      if (Number(request.headers['content-length'] ?? 0) > MAX_LOGO_REQUEST_BYTES) {
+        throw new ApiError('payload_too_large', `The logo is far larger than ${MAX_LOGO_BYTES / 1024} KB. Save it smaller and upload it again.`);
+      }
+    });
     await logoScope.register(multipart, {
       attachFieldsToBody: 'keyValues',
       throwFileSizeLimit: false,
