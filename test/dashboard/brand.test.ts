@@ -78,7 +78,8 @@ describe('brand', () => {
 
     // Another business's address, an unknown hash, a malformed one: not found.
     const other = await app.t.business({ name: 'Other shop' });
-    for (const path of [`/assets/logos/${other.id}/${FIXTURE_LOGO_SHA256.slice(0, 16)}`, `/assets/logos/${id}/0000000000000000`, `/assets/logos/${id}/${FIXTURE_LOGO_SHA256}`]) {
+    for (const path of [`/assets/logos/${other.id}/${FIXTURE_LOGO_SHA256.slice(0, 16)}`, `/assets/logos/${id}/0000000000000000`, `/assets/logos/${id}/${FIXTURE_LOGO_SHA256}`,
+      `/assets/logos/bad%00id/${FIXTURE_LOGO_SHA256.slice(0, 16)}`, `/assets/brand/${id}.css`, `/assets/brand/${id}.0000000000000000.css`, '/assets/brand/..%2F..%2Fetc.css']) {
       const missing = await fetch(`${app.t.url}${path}`);
       expect(missing.status, path).toBe(404);
       expect(missing.headers.get('cache-control'), path).toBe('no-store');

@@ -37,6 +37,8 @@ describe('logo images', () => {
     expect(refusal(Buffer.from('BM6\0\0\0\0\0\0\0'))).toContain('PNG, JPEG, WebP or GIF');
     expect(refusal(new Uint8Array())).toContain('Choose an image file');
     expect(refusal(FIXTURE_LOGO.subarray(0, 12))).toContain('cannot be read');
+    // Cut inside the header, in a buffer with other bytes after it (as Node's pooled buffers are).
+    expect(refusal(Buffer.concat([FIXTURE_LOGO.subarray(0, 20), Buffer.alloc(64, 0x7f)]).subarray(0, 20))).toContain('cannot be read');
     // A PNG's signature before a GIF's insides: the header read must agree with the magic number.
     expect(refusal(Buffer.concat([FIXTURE_LOGO.subarray(0, 8), GIF]))).toContain('cannot be read');
     expect(refusal(makePng(2049, 1, () => [0, 0, 0, 255]))).toContain('2049×1 pixels');

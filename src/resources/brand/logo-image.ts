@@ -41,7 +41,9 @@ export function readLogoImage(bytes: Uint8Array): LogoImage {
   if (!kind) throw refuse('The logo must be a PNG, JPEG, WebP or GIF image, and this file is none of these. (SVG is not accepted: it can carry script.)');
   let size: { width: number; height: number; type?: string | undefined };
   try {
-    size = imageSize(bytes);
+    // A copy of its own: image-size reads through a DataView to the end of the underlying buffer,
+    // which for a pooled Buffer holds other bytes after a short, cut-off image.
+    size = imageSize(new Uint8Array(bytes));
   } catch {
     throw refuse('The logo\'s size in pixels cannot be read: the image looks damaged. Save it again and upload it.');
   }
