@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { AppContext } from '../src/verbs/context.ts';
 import { operatorPrincipal } from '../src/auth/operator.ts';
@@ -184,11 +185,17 @@ export const scenarios: readonly Scenario<unknown>[] = [
     baseline: ({ id }) => ({ method: 'GET', path: `/baseline/payment_links/${id}` }),
   }),
   defineScenario({
-    name: 'payer page: GET /pay/:id of an open link, rendered HTML (baseline: the REST read of the same link)',
+    name: 'payer page: GET /pay/:id of an open link of a branded business, rendered HTML (baseline: the REST read of the same link)',
     target: 0.7,
     baselineOnService: true,
     baselineLabel: 'REST read',
     async setup(env) {
+      // The business's brand colour and logo (issue 23), read in the page's one query; the logo is an asset of its own.
+      await env.context.db.updateTable('businesses').set({ brand_color: '#7a3e12' }).where('id', '=', env.businessId).execute();
+      const logo = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+      await env.context.db.insertInto('business_logos').values({
+        business_id: env.businessId, content_type: 'image/png', byte_size: logo.length, sha256: createHash('sha256').update(logo).digest('hex'), width: 1, height: 1, content: logo, created_at: env.context.clock.now(),
+      }).onConflict((conflict) => conflict.column('business_id').doNothing()).execute();
       return { id: await linkToRead(env) };
     },
     service: ({ id }) => ({ method: 'GET', path: `/pay/${id}`, headers: { accept: 'text/html', 'accept-language': 'en-GB,en;q=0.9' } }),

@@ -1,5 +1,6 @@
 import { agentConnectionActions } from './resources/agent-connections/actions.ts';
 import { apiKeyActions } from './resources/api-keys/actions.ts';
+import { brandActions } from './resources/brand/actions.ts';
 import { businessActions } from './resources/businesses/actions.ts';
 import { checkoutActions } from './resources/checkouts/manage.ts';
 import { customerActions } from './resources/customers/actions.ts';
@@ -23,4 +24,5 @@ export const actions: readonly Action[] = [
   ...customerActions,
   ...checkoutActions,
   ...businessActions,
+  ...brandActions,
 ] as readonly Action[];

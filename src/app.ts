@@ -17,6 +17,7 @@ import { mcpServer } from './mcp/http.ts';
 import { oauthServer } from './oauth/routes.ts';
 import { payerPages } from './pages/plugin.ts';
 import { uiAssets } from './ui/assets.ts';
+import { brandAssets } from './pages/brand-assets.ts';
 import type { AppContext } from './verbs/context.ts';
 import { API_PREFIX, type Operation } from './verbs/operation.ts';
 
@@ -190,6 +191,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   await app.register(payerPages, { context });
   await app.register(processorNotices, { context });
   await app.register(uiAssets);
+  await app.register(brandAssets, { context });
   // /metrics here only behind METRICS_TOKEN; METRICS_PORT serves it on a listener of its own.
   const token = context.config.metrics.token;
   await app.register(healthRoutes, { readiness: options.readiness ?? readinessOf(context.db), metrics, metricsAccess: token ? { token } : 'none' });

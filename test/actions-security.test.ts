@@ -14,6 +14,7 @@ import type { OperationContext } from '../src/verbs/context.ts';
 import { connectAgent } from './support/agents.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
 import { setMember } from './support/operator.ts';
+import { FIXTURE_LOGO } from './support/brand-fixture.ts';
 
 // The shared security cases, run against every action of the registry (what people do in the
 // dashboard and the operator in the CLI), as test/security.test.ts does for every API operation:
@@ -152,6 +153,9 @@ const fixtures: Record<string, Fixture> = {
   read_payout_wallet_change: async (owner) => { await walletChange(owner); return {}; },
   confirm_payout_wallet_change: walletChange,
   update_business: async () => ({ fee_bps: 100, crypto_enabled: false }),
+  read_business_brand: async () => ({}),
+  set_business_logo: async () => ({ logo: FIXTURE_LOGO }),
+  remove_business_logo: async () => ({}),
 };
 
 /** Actions that take one object by id: another business's, or the other mode's, is not_found. */

@@ -47,6 +47,8 @@ export const ERROR_STATUS = {
   invalid_fee: 400,
   invalid_status: 400,
   invalid_integration: 400,
+  invalid_brand_color: 400,
+  invalid_logo: 400,
   sign_in_failed: 400,
   invalid_api_key: 401,
   invalid_token: 401,

@@ -19,7 +19,7 @@ import { registerPaymentLinks } from './routes/payment-links.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
 import { registerCustomers } from './routes/customers.ts';
 import { registerCheckouts } from './routes/checkouts.ts';
-import { registerSettings } from './routes/settings.ts';
+import { LOGO_ROUTE, registerSettings } from './routes/settings.ts';
 import { registerHome } from './routes/home.ts';
 import { sendPage } from './routes/send.ts';
 import { SIGN_IN_LINK_PATH } from './routes/sign-in.ts';
@@ -34,6 +34,8 @@ import { registerSignIn } from './routes/sign-in.ts';
 // agent redirects the browser to the agent's own address.)
 const DASHBOARD_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
+const isMultipart = (contentType: string | undefined) => (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
+
 const TITLES: Partial<Record<number, string>> = { 400: 'Cannot continue', 403: 'Not allowed', 404: 'Not found', 409: 'Cannot do that now', 429: 'Too many requests' };
 
 export async function dashboard(scope: FastifyInstance, options: { context: AppContext; operations: readonly Operation[] }): Promise<void> {
@@ -45,9 +47,9 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
 
   await scope.register(cookie);
   scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, formBodyParser);
-  // Dashboard forms are form-encoded; anything else is refused before it is read.
+  // Dashboard forms are form-encoded (the logo's alone multipart); anything else is refused before it is read.
   scope.addHook('onRequest', async (request) => {
-    if (request.method === 'POST' && !isFormEncoded(request.headers['content-type'])) {
+    if (request.method === 'POST' && !isFormEncoded(request.headers['content-type']) && !(request.routeOptions.url === LOGO_ROUTE && isMultipart(request.headers['content-type']))) {
       throw new ApiError('unsupported_media_type', 'Dashboard forms are sent form-encoded (application/x-www-form-urlencoded).');
     }
   });

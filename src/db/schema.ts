@@ -19,10 +19,25 @@ export interface BusinessesTable {
   payout_wallet: string | null;
   crypto_enabled: Generated<boolean>;
   fee_bps: Generated<number>;
+  /** The pay button's background on the payer pages (#rrggbb, lower case); null: the service's own. */
+  brand_color: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
 export type Integration = 'api' | 'payment_links' | 'checkouts';
+
+/** A business's logo (migrations/0033): the bytes and what was read of them when uploaded. */
+export interface BusinessLogosTable {
+  business_id: string;
+  content_type: LogoContentType;
+  byte_size: number;
+  sha256: string;
+  width: number;
+  height: number;
+  content: Buffer;
+  created_at: Timestamp;
+}
+export type LogoContentType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif';
 
 export interface PeopleTable {
   id: string;
@@ -837,6 +852,7 @@ export interface Database {
   fx_rate_overrides: FxRateOverridesTable;
   fx_rate_last_fetch: FxRateLastFetchTable;
   businesses: BusinessesTable;
+  business_logos: BusinessLogosTable;
   people: PeopleTable;
   memberships: MembershipsTable;
   api_keys: ApiKeysTable;

@@ -6,6 +6,7 @@ export { Layout, type LayoutProps } from './components/layout.ts';
 export { Table, type TableProps } from './components/table.ts';
 export { Form, SearchForm, Button, CSRF_FIELD, type FormProps, type ButtonProps } from './components/form.ts';
 export { TextField, RadioGroup, Select, CheckboxGroup, type Choice, type TextFieldProps, type RadioGroupProps, type SelectProps, type CheckboxGroupProps } from './components/fields.ts';
+export { FileField, type FileFieldProps } from './components/fields.ts';
 export { Time } from './components/time.ts';
 export { Money } from './components/money.ts';
 export { Notice } from './components/notice.ts';

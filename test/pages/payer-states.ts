@@ -14,10 +14,12 @@ import { testProviderPage } from '../../src/pages/views/test-provider.ts';
 import { timeLeft } from '../../src/pages/views/time-left.ts';
 import { trackPage } from '../../src/pages/views/track.ts';
 import { walletOf } from '../../src/pages/views/wallet-of.ts';
+import { NO_BRAND } from '../../src/resources/brand/queries.ts';
 import type { CheckoutView } from '../../src/resources/payer/checkout.ts';
 import type { PayerView } from '../../src/resources/payer/view.ts';
 import type { Viewer } from '../../src/ui/index.ts';
 import type { Fill, PageState } from './state-kit.ts';
+import { FIXTURE_BRAND_COLOR, FIXTURE_LOGO_SHA256 } from '../support/brand-fixture.ts';
 
 // The buyers' pages in each state a buyer meets them, with the data of a coffee roaster: a
 // payment link for a bag of beans, a store order with lines, and a checkout. What a merchant,
@@ -55,6 +57,7 @@ function payment(v: Fill, more: Partial<PayerView> = {}): PayerView {
     providerName: null,
     order: null,
     business: { id: 'biz_4fT9kQm2VxR7pLw3Zc8HnB1d', name: v('Kestrel Coffee Roasters'), status: 'active', commerce: 'active', disabled_integrations: [], payout_wallet: null, crypto_enabled: true, fee_bps: 150 },
+    brand: NO_BRAND,
     checkout: null,
     routing: { choice: 'smart', provider: null, fallback: false },
     ...more,
@@ -89,6 +92,7 @@ function checkout(v: Fill, more: Partial<CheckoutRow> = {}): CheckoutView {
   const view = payment(v);
   return {
     business: view.business,
+    brand: view.brand,
     checkout: {
       id: 'chk_W4kT8mXq3Lp9Rn2Vc7Bz5HdJ', business_id: view.business.id, livemode: false, kind: 'page', slug: 'kestrel-house-blend', active: true,
       name: v('House blend subscription, first bag'), description: v('A washed Central American blend, roasted to order. Ships in 2 days.'),
@@ -226,7 +230,15 @@ export const PAYER_STATES: readonly PageState[] = [
     (_v, t) => payerMessagePage({ t, title: t.notFoundTitle, text: t.notFoundText })),
   payer({ main: true, fn: payerMessagePage, name: 'payer-too-many', fixed: true, shows: 'too many tries from one address: try again in a minute' },
     (_v, t) => payerMessagePage({ t, title: t.tooManyTitle, text: t.tooManyText })),
+  // Issue 23 brand: the business's logo beside its name and its colour on the pay button.
+  payer({ main: true, fn: payStartPage, name: 'pay-start-branded', shows: 'a payment link of a business with a logo and a brand colour: the logo by its name, the button in its colour' },
+    (v, t) => payStartPage({ t, view: payment(v, { brand: FIXTURE_BRAND }), action: at(payment(v).id).start, values: { email: v('priya@harbourcafe.example') }, errors: {}, timeLeft: null })),
+  payer({ main: true, fn: checkoutPage, name: 'checkout-branded-dark', shows: 'a dark checkout of a branded business: logo and brand colour on the dark theme' },
+    (v, t) => checkoutPage({ t, view: { ...checkout(v, { theme: 'dark' }), brand: FIXTURE_BRAND }, action: '/c/kestrel-house-blend', values: {}, errors: {} })),
 ];
+
+/** The brand of a business with a logo and a colour (served to the states by test/support/serve-pages.ts). */
+const FIXTURE_BRAND = { color: FIXTURE_BRAND_COLOR, logo: FIXTURE_LOGO_SHA256 };
 
 /** Exported functions of the payer views that are not pages: what renders them. */
 export const PAYER_NOT_PAGES: Record<string, string> = {

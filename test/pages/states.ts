@@ -12,6 +12,7 @@ import type { AgentConnectionOut } from '../../src/resources/agent-connections/s
 import type { ApiKeyOut } from '../../src/resources/api-keys/schemas.ts';
 import type { MemberOut } from '../../src/resources/team/schemas.ts';
 import { BUSINESS_STATES } from './business-states.ts';
+import { BRAND_STATES } from './brand-states.ts';
 import { WEBHOOK_STATES } from './webhook-states.ts';
 import { AGENT_STATES, agentApproval } from './agent-states.ts';
 import { PRICING_STATES } from './pricing-states.ts';
@@ -150,6 +151,7 @@ export const PAGE_STATES: readonly PageState[] = [
   ...AGENT_STATES,
   ...PRICING_STATES,
   ...PAYER_STATES,
+  ...BRAND_STATES,
 ];
 
 /** Exported functions of the page folders that are not pages: what renders them. */

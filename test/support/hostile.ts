@@ -55,8 +55,11 @@ export function activeParts(page: Page): Promise<string[]> {
       && el.firstElementChild.attributes.length === 1 && el.firstElementChild.hasAttribute('d');
     const ownScript = (el) => el.matches('head > script[src][nonce][defer]') && el.attributes.length === 3 && el.textContent === ''
       && /^\\/assets\\/payer\\.[0-9a-f]{16}\\.js$/.test(el.getAttribute('src'));
+    // A business's logo, from our own origin at its hashed address (pages/brand-assets.ts).
+    const ownLogo = (el) => el.matches('img[src]') && /^\\/assets\\/logos\\/\\w+\\/[0-9a-f]{16}$/.test(el.getAttribute('src'))
+      && [...el.attributes].every((a) => ['src', 'alt', 'class', 'width', 'height'].includes(a.name));
     for (const el of document.querySelectorAll('script, img, svg, iframe, frame, object, embed, style, base, meta[http-equiv]')) {
-      if (!qrCode(el) && !ownScript(el)) found.push('<' + el.tagName.toLowerCase() + '>');
+      if (!qrCode(el) && !ownScript(el) && !ownLogo(el)) found.push('<' + el.tagName.toLowerCase() + '>');
     }
     for (const el of document.querySelectorAll('*')) {
       for (const attribute of el.attributes) if (/^on/i.test(attribute.name)) found.push(el.tagName.toLowerCase() + ' ' + attribute.name);

@@ -7,6 +7,8 @@ import { businessPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 import type { GoLiveChecklist } from '../../resources/businesses/go-live.ts';
 import { GoLiveChecklistSection, liveTakesPayments } from './go-live.ts';
+import type { BrandOut } from '../../resources/brand/read.ts';
+import { BrandSection } from './settings-brand.ts';
 
 // The account: where money goes, whether it takes payments, crypto, the enabled integrations
 // (owners change them; the API enforces them), and the account's activity naming who did what.
@@ -29,8 +31,12 @@ function takingPayments(account: BusinessState, checklist: GoLiveChecklist | und
   return 'The account takes payments.';
 }
 
-export function settingsPage({ session, business, mode, role, account, activity, checklist, notice, walletChanged, error }: BusinessFrame & {
+export function settingsPage({ session, business, mode, role, account, activity, checklist, notice, walletChanged, error, brand, typedColor }: BusinessFrame & {
   account: BusinessState;
+  /** The logo and colour of the payer pages (BrandSection); none when not given. */
+  brand?: BrandOut;
+  /** The brand colour as typed, when it was refused. */
+  typedColor?: string | undefined;
   /** Live only: what Live needs before buyers can pay. */
   checklist?: GoLiveChecklist;
   activity: { entries: ActivityEntry[]; next: number | null };
@@ -84,6 +90,7 @@ export function settingsPage({ session, business, mode, role, account, activity,
             ] })
           : html`<ul>${INTEGRATIONS.map((name) => html`<li>${INTEGRATION_NAMES[name]}: ${disabled.has(name) ? 'off' : 'on'}</li>`)}</ul>`}
       </section>
+      ${BrandSection({ brand: brand ?? { color: null, logo: null }, owner, paths: { settings: path, logo: `${path}/logo` }, typedColor, error })}
       <section aria-labelledby="activity-heading">
         <h2 id="activity-heading">Activity</h2>
         ${Table({ label: 'Activity', columns: ['When', 'Who', 'What', 'On'], rows, empty: 'Nothing yet.' })}

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { signedInRecently } from '../../auth/sessions.ts';
 import { ApiError } from '../../core/errors.ts';
 import { formField, type Form } from '../../core/form.ts';
@@ -9,6 +10,11 @@ import { readPayoutWalletChange } from '../../resources/businesses/read-wallet-c
 import { requestPayoutWalletChange } from '../../resources/businesses/request-wallet-change.ts';
 import { updateBusinessSettings } from '../../resources/businesses/update-settings.ts';
 import { INTEGRATIONS } from '../../tenancy/businesses.ts';
+import { MAX_LOGO_BYTES } from '../../resources/brand/logo-image.ts';
+import { readBusinessBrand } from '../../resources/brand/read.ts';
+import { removeBusinessLogo } from '../../resources/brand/remove-logo.ts';
+import { setBusinessLogo } from '../../resources/brand/set-logo.ts';
+import { PICKER_DEFAULT } from '../pages/settings-brand.ts';
 import { PAYOUT_WALLET_STEP, payoutWalletConfirmPage } from '../pages/payout-wallet.ts';
 import { settingsPage } from '../pages/settings.ts';
 import { areaRoute, businessPath } from '../paths.ts';
@@ -22,12 +28,36 @@ function changesOf(form: Form): Record<string, unknown> {
   if (commerce !== undefined) changes.commerce = commerce;
   const crypto = formField(form, 'crypto_enabled');
   if (crypto !== undefined) changes.crypto_enabled = crypto === 'on' ? true : crypto === 'off' ? false : crypto;
+  const brandColor = brandColorOf(form);
+  if (brandColor !== undefined) changes.brand_color = brandColor;
   if (formField(form, 'integrations') === 'set') {
     changes.enable = INTEGRATIONS.filter((name) => formField(form, `integration_${name}`) === 'on');
     changes.disable = INTEGRATIONS.filter((name) => formField(form, `integration_${name}`) !== 'on');
   }
   return changes;
 }
+
+/**
+ * The brand colour the form asks for: its text when changed (empty: none), else the picker's when
+ * moved (the page has no script to keep the two in step); undefined when the form has neither.
+ */
+function brandColorOf(form: Form): string | null | undefined {
+  const typed = formField(form, 'brand_color');
+  if (typed === undefined) return undefined;
+  const was = formField(form, 'brand_color_was') ?? '';
+  const picked = formField(form, 'brand_color_picker');
+  const chosen = typed.trim() !== was ? typed : picked !== undefined && picked !== (was || PICKER_DEFAULT) ? picked : typed;
+  return chosen.trim() === '' ? null : chosen;
+}
+
+/** The logo form's address: multipart, taken by this route alone. */
+export const LOGO_ROUTE = areaRoute('settings', '/logo');
+
+/** The largest logo form read (a phone's photo), to say it is too large on the form itself. */
+const MAX_LOGO_REQUEST_BYTES = 16 * 1024 * 1024;
+
+/** A logo form's file, read by the multipart parser before the handler (and the CSRF check) runs. */
+const uploads = new WeakMap<FastifyRequest, Buffer>();
 
 /** A wallet as the form gives it: trimmed, empty for none. */
 const walletOf = (value: string) => (value.trim() === '' ? null : value.trim());
@@ -38,10 +68,11 @@ const walletOf = (value: string) => (value.trim() === '' ? null : value.trim());
  * address in full and confirms it, after a recent sign-in (else sign in again and come back).
  */
 export function registerSettings(scope: FastifyInstance, requests: DashboardRequests): void {
-  const render = async (ctx: PersonContext, before: unknown, status = 200, extra: { notice?: boolean; walletChanged?: boolean; error?: { field: string | undefined; message: string } } = {}) => {
+  const render = async (ctx: PersonContext, before: unknown, status = 200, extra: { notice?: boolean; walletChanged?: boolean; error?: { field: string | undefined; message: string }; typedColor?: string | undefined } = {}) => {
     const activity = await listAccountActivity.run(ctx, before === undefined || before === '' ? {} : { before });
     const checklist = ctx.mode === 'live' ? await readGoLiveChecklist.run(ctx, {}) : undefined;
-    return { status, page: settingsPage({ ...frameOf(ctx), account: ctx.principal.business, activity, ...(checklist ? { checklist } : {}), ...extra }) };
+    const brand = await readBusinessBrand.run(ctx, {});
+    return { status, page: settingsPage({ ...frameOf(ctx), account: ctx.principal.business, activity, brand, ...(checklist ? { checklist } : {}), ...extra }) };
   };
   const settingsOf = (ctx: PersonContext) => businessPath(ctx.principal.businessId, 'settings', ctx.mode);
   const confirmation = async (ctx: PersonContext, error?: string) => payoutWalletConfirmPage({
@@ -64,10 +95,44 @@ export function registerSettings(scope: FastifyInstance, requests: DashboardRequ
       else await updateBusinessSettings.run(ctx, changesOf(form));
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      const { page } = await render(ctx, undefined, 400, { error: { field: error.field, message: error.message } });
+      const { page } = await render(ctx, undefined, 400, { error: { field: error.field, message: error.message }, typedColor: formField(form, 'brand_color') });
       return sendPage(reply, 400, page, ctx.session);
     }
     return redirect(reply, asked ? `${settingsOf(ctx)}${PAYOUT_WALLET_STEP}` : `${settingsOf(ctx)}?saved=1`);
+  });
+
+  // The logo: its own scope takes multipart (one file, read whole up to one byte past the limit,
+  // so a larger one is refused in words, not cut); the form's CSRF field is checked as every form's.
+  scope.register(async (logoScope) => {
+    // Past the limit busboy reads on without keeping anything, so a big photo still gets the form
+    // back saying so; a body past this is not read at all.
+    logoScope.addHook('onRequest', async (request) => {
+      if (Number(request.headers['content-length'] ?? 0) > MAX_LOGO_REQUEST_BYTES) {
+        throw new ApiError('payload_too_large', `The logo is far larger than ${MAX_LOGO_BYTES / 1024} KB. Save it smaller and upload it again.`);
+      }
+    });
+    await logoScope.register(multipart, {
+      attachFieldsToBody: 'keyValues',
+      throwFileSizeLimit: false,
+      limits: { fileSize: MAX_LOGO_BYTES + 1, files: 1, fields: 4, fieldSize: 1024, parts: 5, headerPairs: 20 },
+      async onFile(part) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of part.file) chunks.push(chunk as Buffer);
+        uploads.set(this, Buffer.concat(chunks));
+      },
+    });
+    logoScope.post(LOGO_ROUTE, async (request, reply) => {
+      const { ctx, form } = await requests.form(request);
+      try {
+        if (formField(form, 'remove') === 'logo') await removeBusinessLogo.run(ctx, {});
+        else await setBusinessLogo.run(ctx, { logo: uploads.get(request) ?? new Uint8Array() });
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status !== 400) throw error;
+        const { page } = await render(ctx, undefined, 400, { error: { field: error.field, message: error.message } });
+        return sendPage(reply, 400, page, ctx.session);
+      }
+      return redirect(reply, `${settingsOf(ctx)}?saved=1`);
+    });
   });
 
   scope.get(areaRoute('settings', PAYOUT_WALLET_STEP), async (request, reply) => {

@@ -3,7 +3,7 @@ import { checkoutTakesCrypto, type CheckoutView } from '../../resources/payer/ch
 import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { DetailsFields, type FieldErrors, type FormValues } from './details.ts';
-import { PayerPage, price } from './frame.ts';
+import { PayerPage, price, brandFrame } from './frame.ts';
 
 /** What a checkout sells: its name, description, price (a pricing table's are its plans') and how it can be paid. */
 export function CheckoutSummary({ t, view, amount }: { t: Messages; view: CheckoutView; amount?: string }): VNode {
@@ -21,7 +21,7 @@ export function checkoutPage({ t, view, action, values, errors }: { t: Messages;
   const { checkout, business } = view;
   const amount = price(t, checkout.amount_minor, checkout.currency);
   return PayerPage({
-    t, business: business.name, livemode: checkout.livemode, theme: checkout.theme,
+    t, business: business.name, livemode: checkout.livemode, theme: checkout.theme, ...brandFrame(business.id, view.brand),
     title: checkout.name,
     summary: CheckoutSummary({ t, view, amount }),
     children: html`<section aria-labelledby="details-heading">
@@ -38,7 +38,7 @@ export function checkoutPage({ t, view, action, values, errors }: { t: Messages;
 /** A deleted checkout (`active` false) takes no new buyers. */
 export function checkoutClosedPage({ t, view }: { t: Messages; view: CheckoutView }): VNode {
   return PayerPage({
-    t, business: view.business.name, livemode: view.checkout.livemode, theme: view.checkout.theme,
+    t, business: view.business.name, livemode: view.checkout.livemode, theme: view.checkout.theme, ...brandFrame(view.business.id, view.brand),
     title: view.checkout.active ? t.checkoutPausedTitle : t.checkoutClosedTitle,
     // Deleted for good, or its account cannot take payments for now (paused, suspended, no payout wallet).
     children: html`<div><h1>${view.checkout.active ? t.checkoutPausedTitle : t.checkoutClosedTitle}</h1><p>${view.checkout.active ? t.checkoutPausedText(view.business.name) : t.checkoutClosedText(view.business.name)}</p></div>`,

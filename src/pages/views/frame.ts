@@ -3,6 +3,7 @@ import { formatAmount } from '../../core/money.ts';
 import { html, Layout } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { PAYER_SCRIPT_PATH } from '../assets.ts';
+import { brandStylesheetPath, logoPath, type Brand } from '../../resources/brand/queries.ts';
 
 // What every payer page shares: the merchant's name (and logo) as the brand, the Test-mode banner,
 // the buyer's language, the page's own script (it works without it), and money as people read it.
@@ -15,6 +16,16 @@ export interface PayerFrame {
   logoPath?: string | null | undefined;
   livemode: boolean;
   theme?: 'light' | 'dark' | undefined;
+  /** The stylesheet of the merchant's brand colour, when it has one (brandFrame). */
+  brandStylesheet?: string | null;
+}
+
+/** The frame's brand fields for a business's brand (its logo and colour, each at its own cached address). */
+export function brandFrame(businessId: string, brand: Brand): Pick<PayerFrame, 'logoPath' | 'brandStylesheet'> {
+  return {
+    logoPath: brand.logo === null ? null : logoPath(businessId, brand.logo),
+    brandStylesheet: brand.color === null ? null : brandStylesheetPath(businessId, brand.color),
+  };
 }
 
 /** The merchant's logo (decorative: the name beside it says whose page this is) and name. */
@@ -26,11 +37,12 @@ function BusinessMark({ business, logoPath }: Pick<PayerFrame, 'business' | 'log
  * The frame of a payer page. With `summary` (what is paid), two columns as a checkout reads: the
  * summary beside the steps on a wide screen, above them on a phone; without, one centred card.
  */
-export function PayerPage({ t, business, logoPath, livemode, theme, title, summary, children }: PayerFrame & { title: string; summary?: ComponentChildren; children: ComponentChildren }): VNode {
+export function PayerPage({ t, business, logoPath, brandStylesheet, livemode, theme, title, summary, children }: PayerFrame & { title: string; summary?: ComponentChildren; children: ComponentChildren }): VNode {
   const mark = BusinessMark({ business, logoPath });
   return Layout({
     title,
     brand: business,
+    stylesheets: brandStylesheet ? [brandStylesheet] : [],
     lang: t.lang,
     theme,
     testModeBanner: livemode ? undefined : t.testBanner,

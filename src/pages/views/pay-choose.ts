@@ -2,7 +2,7 @@ import type { VNode } from 'preact';
 import type { PayerView } from '../../resources/payer/view.ts';
 import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
-import { PayerPage } from './frame.ts';
+import { PayerPage, brandFrame } from './frame.ts';
 import { PaymentSummary } from './summary.ts';
 import { TestControls } from './test-controls.ts';
 import { WalletPanel, WalletTestButtons, type Wallet } from './wallet.ts';
@@ -30,7 +30,7 @@ export function payChoosePage({ t, view, paths, providers, wallet, declined = fa
   timeLeft: string | null;
 }): VNode {
   return PayerPage({
-    t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme,
+    t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme, ...brandFrame(view.business.id, view.brand),
     title: t.payTitle(view.description),
     summary: PaymentSummary({ t, view, timeLeft }),
     children: html`<div data-status=${view.status} data-status-url=${`/pay/${encodeURIComponent(view.id)}/status`}>

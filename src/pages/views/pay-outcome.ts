@@ -2,7 +2,7 @@ import type { VNode } from 'preact';
 import type { PayerView } from '../../resources/payer/view.ts';
 import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
-import { moment, PayerPage, price } from './frame.ts';
+import { moment, PayerPage, price, brandFrame } from './frame.ts';
 import { PaymentSummary } from './summary.ts';
 import { TestControls } from './test-controls.ts';
 
@@ -10,7 +10,7 @@ import { TestControls } from './test-controls.ts';
 // plain words), failed, or closed (expired, or canceled by the merchant).
 
 function frame(t: Messages, view: PayerView) {
-  return { t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme };
+  return { t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme, ...brandFrame(view.business.id, view.brand) };
 }
 
 /** The receipt; with `next`, the merchant's success address (the script goes there after a moment). */

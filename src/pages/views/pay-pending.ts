@@ -2,7 +2,7 @@ import type { VNode } from 'preact';
 import type { PayerView } from '../../resources/payer/view.ts';
 import { html } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
-import { PayerPage } from './frame.ts';
+import { PayerPage, brandFrame } from './frame.ts';
 import { PaymentSummary } from './summary.ts';
 import { TestControls } from './test-controls.ts';
 
@@ -13,7 +13,7 @@ import { TestControls } from './test-controls.ts';
 export function payPendingPage({ t, view, paths, timeLeft }: { t: Messages; view: PayerView; paths: { self: string; choose: string; testProvider: string | null }; timeLeft: string | null }): VNode {
   const provider = view.providerName ?? view.provider ?? '';
   return PayerPage({
-    t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme,
+    t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme, ...brandFrame(view.business.id, view.brand),
     title: t.waitingProvider(provider),
     summary: PaymentSummary({ t, view, timeLeft }),
     children: html`<div data-status=${view.status} data-status-url=${`/pay/${encodeURIComponent(view.id)}/status`}>

@@ -4,13 +4,13 @@ import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { DetailsFields, type FieldErrors, type FormValues } from './details.ts';
 import { PaymentSummary } from './summary.ts';
-import { PayerPage } from './frame.ts';
+import { PayerPage, brandFrame } from './frame.ts';
 
 /** The first step: what is being paid, and the buyer's email and the details the merchant asks for. */
 export function payStartPage({ t, view, action, values, errors, timeLeft }: { t: Messages; view: PayerView; action: string; values: FormValues; errors: FieldErrors; timeLeft: string | null }): VNode {
   const hasErrors = Object.keys(errors).length > 0;
   return PayerPage({
-    t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme,
+    t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme, ...brandFrame(view.business.id, view.brand),
     title: t.payTitle(view.description),
     summary: PaymentSummary({ t, view, timeLeft }),
     children: html`<section aria-labelledby="details-heading">

@@ -6,7 +6,7 @@ import { Button, Form, html, Notice, RadioGroup } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
 import { CheckoutSummary } from './checkout.ts';
 import { DetailsFields, type FieldErrors, type FormValues } from './details.ts';
-import { PayerPage, price } from './frame.ts';
+import { PayerPage, price, brandFrame } from './frame.ts';
 
 /**
  * A pricing table's hosted page (spec 2.2 `plans`, `options`): its plans side by side, the
@@ -24,7 +24,7 @@ export function pricingTablePage({ t, view, action, option, values, errors }: { 
   };
   const chosenPlan = values.plan ?? (plans.find((plan) => plan.recommended) ?? plans[0])?.id;
   return PayerPage({
-    t, business: business.name, livemode: checkout.livemode, theme: checkout.theme,
+    t, business: business.name, livemode: checkout.livemode, theme: checkout.theme, ...brandFrame(business.id, view.brand),
     title: checkout.name,
     children: html`<div>
       ${CheckoutSummary({ t, view })}

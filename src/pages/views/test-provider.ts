@@ -2,7 +2,7 @@ import type { VNode } from 'preact';
 import type { PayerView } from '../../resources/payer/view.ts';
 import { Button, Form, html } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
-import { PayerPage, price } from './frame.ts';
+import { brandFrame, PayerPage, price } from './frame.ts';
 import { TestControls } from './test-controls.ts';
 
 /**
@@ -11,7 +11,7 @@ import { TestControls } from './test-controls.ts';
  */
 export function testProviderPage({ t, view, provider, action, back }: { t: Messages; view: PayerView; provider: { id: string; name: string }; action: string; back: string }): VNode {
   return PayerPage({
-    t, business: view.business.name, livemode: view.livemode,
+    t, business: view.business.name, livemode: view.livemode, ...brandFrame(view.business.id, view.brand),
     title: t.testProviderTitle(provider.name),
     children: html`<div>
       <h1>${t.testProviderTitle(provider.name)}</h1>

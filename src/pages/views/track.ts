@@ -2,7 +2,7 @@ import type { VNode } from 'preact';
 import type { TrackingView } from '../../resources/payer/view.ts';
 import { html } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
-import { moment, PayerPage, price } from './frame.ts';
+import { moment, PayerPage, price, brandFrame } from './frame.ts';
 
 /**
  * A payment link's tracking page (spec 2.1 tracking_url): status, amount, what it is for and its
@@ -11,7 +11,7 @@ import { moment, PayerPage, price } from './frame.ts';
 export function trackPage({ t, view, statusUrl }: { t: Messages; view: TrackingView; statusUrl: string }): VNode {
   const status = view.canceledAt ? t.canceledStatus : t.statuses[view.status] ?? view.status;
   return PayerPage({
-    t, business: view.business.name, livemode: view.livemode,
+    t, business: view.business.name, livemode: view.livemode, ...brandFrame(view.business.id, view.brand),
     title: t.trackTitle,
     children: html`<div data-status=${view.status} data-status-url=${statusUrl}>
       <h1>${t.trackTitle}</h1>

@@ -3,6 +3,7 @@ import { coded } from '../../core/validation.ts';
 import type { BusinessRow, Integration } from '../../db/schema.ts';
 import { checksumHolds } from '../../core/deposit-addresses.ts';
 import { businessStateOf, INTEGRATIONS, PAYOUT_WALLET } from '../../tenancy/businesses.ts';
+import { BrandColorField } from '../brand/color.ts';
 
 const integrations = z.array(z.enum(INTEGRATIONS as [Integration, ...Integration[]], coded('invalid_integration', `integrations are ${INTEGRATIONS.join(', ')}.`)));
 
@@ -16,7 +17,7 @@ export const PayoutWalletField = z.string(coded('invalid_payout_wallet', 'payout
   .nullable();
 
 /**
- * What the business's owners decide in one step: taking payments, crypto, integrations. The
+ * What the business's owners decide in one step: taking payments, crypto, integrations, the brand colour. The
  * payout wallet is not here: people change it only through a confirmation (request-wallet-change.ts).
  */
 export const UpdateSettingsInput = z.object({
@@ -24,6 +25,8 @@ export const UpdateSettingsInput = z.object({
   crypto_enabled: z.boolean(coded('invalid_value', 'crypto_enabled must be true or false.')).optional(),
   disable: integrations.optional(),
   enable: integrations.optional(),
+  /** The pay button's colour on the payer pages (white text on it, checked for contrast); null: the service's own. */
+  brand_color: BrandColorField.optional(),
 });
 
 /** What the service's operator decides besides the settings: whether the account may act at all, and its fee. */

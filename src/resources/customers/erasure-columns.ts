@@ -68,6 +68,7 @@ export type CustomerDataTable = keyof typeof CUSTOMER_DATA_COLUMNS;
 /** Tables that never hold a customer's details, and why. */
 export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   businesses: 'the merchant account',
+  business_logos: 'the merchant\'s logo image and what was read of it',
   people: 'the merchant\'s people (their sign-in emails), not buyers',
   memberships: 'who of the merchant\'s people has which role',
   api_keys: 'the merchant\'s keys and their names',

@@ -4,6 +4,7 @@ import { parseOrThrow } from '../../core/validation.ts';
 import type { Db } from '../../db/database.ts';
 import type { CheckoutRow } from '../../db/schema.ts';
 import type { BusinessState } from '../../tenancy/businesses.ts';
+import type { Brand } from '../brand/queries.ts';
 import { businessStateOf } from '../../tenancy/businesses.ts';
 import type { AppContext } from '../../verbs/context.ts';
 import { Answer } from '../../verbs/operation.ts';
@@ -29,19 +30,23 @@ export interface PlanChoice {
 export interface CheckoutView {
   checkout: CheckoutRow;
   business: BusinessState;
+  brand: Brand;
 }
 
 export async function readCheckoutView(db: Db, slug: string): Promise<CheckoutView | undefined> {
   const row = await db.selectFrom('checkouts as c').innerJoin('businesses as b', 'b.id', 'c.business_id')
+    .leftJoin('business_logos as bl', 'bl.business_id', 'c.business_id')
     .selectAll('c')
+    .select(['b.brand_color', 'bl.sha256 as logo_sha256'])
     .select(['b.name as business_name', 'b.status as business_status', 'b.commerce as business_commerce', 'b.disabled_integrations as business_disabled_integrations',
       'b.payout_wallet as business_payout_wallet', 'b.crypto_enabled as business_crypto_enabled', 'b.fee_bps as business_fee_bps'])
     .where('c.slug', '=', slug)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { business_name, business_status, business_commerce, business_disabled_integrations, business_payout_wallet, business_crypto_enabled, business_fee_bps, ...checkout } = row;
+  const { business_name, business_status, business_commerce, business_disabled_integrations, business_payout_wallet, business_crypto_enabled, business_fee_bps, brand_color, logo_sha256, ...checkout } = row;
   return {
     checkout,
+    brand: { color: brand_color, logo: logo_sha256 },
     business: businessStateOf({
       id: checkout.business_id, name: business_name, status: business_status, commerce: business_commerce, disabled_integrations: business_disabled_integrations,
       payout_wallet: business_payout_wallet, crypto_enabled: business_crypto_enabled, fee_bps: business_fee_bps,

@@ -4,6 +4,7 @@ import { template } from '../../db/template.ts';
 import type { OrderItem, PaymentSource, PaymentStatus, Routing, StoredAddress } from '../../db/schema.ts';
 import type { BusinessState } from '../../tenancy/businesses.ts';
 import { readStatus } from '../shared/payment-status.ts';
+import type { Brand } from '../brand/queries.ts';
 
 // What a buyer holding a payment's payer page address may see of it, read in one statement: the
 // payment as it reads now, its order's lines and totals, the business's name and state, and the
@@ -48,6 +49,8 @@ export interface PayerView {
     billTo: StoredAddress | null;
   } | null;
   business: BusinessState;
+  /** The business's brand colour and logo hash, read with its name (never the logo's bytes). */
+  brand: Brand;
   checkout: { id: string; slug: string; name: string; theme: 'light' | 'dark'; buttonLabel: string | null; crypto: boolean; active: boolean } | null;
   /** The routing the buyer's card providers are chosen by: the checkout's, the session's, or smart. */
   routing: Routing;
@@ -60,7 +63,7 @@ const SMART: Routing = { choice: 'smart', provider: null, fallback: false };
  * is for and its times. Nothing of the payer, and not the payment's id (which opens the payer page).
  */
 export type TrackingView = Pick<PayerView, 'livemode' | 'status' | 'amountMinor' | 'currency' | 'description' | 'createdAt' | 'expiresAt' | 'paidAt' | 'canceledAt'>
-  & { business: Pick<BusinessState, 'name'> };
+  & { business: Pick<BusinessState, 'id' | 'name'>; brand: Brand };
 
 /** A payment found by its id (the payer page), or a payment link by its tracking token. */
 export type PayerLookup = { id: string } | { trackingToken: string };
@@ -71,6 +74,7 @@ const payerViewQuery = template((db: Db, a: { key: string }, by: 'id' | 'trackin
   .innerJoin('businesses as b', 'b.id', 'p.business_id')
   .leftJoin('orders as o', 'o.id', 'p.order_id')
   .leftJoin('checkouts as c', 'c.id', 'p.checkout_id')
+  .leftJoin('business_logos as bl', 'bl.business_id', 'p.business_id')
   .select([
     'p.id', 'p.business_id', 'p.livemode', 'p.source', 'p.status', 'p.amount_minor', 'p.currency', 'p.description', 'p.memo', 'p.customer_name',
     'p.customer_email', 'p.collect', 'p.success_url', 'p.reference', 'p.created_at', 'p.expires_at', 'p.started_at', 'p.paid_at',
@@ -79,6 +83,7 @@ const payerViewQuery = template((db: Db, a: { key: string }, by: 'id' | 'trackin
     'c.id as checkout_id', 'c.slug', 'c.name as checkout_name', 'c.theme', 'c.button_label', 'c.crypto', 'c.active', 'c.routing as checkout_routing',
     'b.name as business_name', 'b.status as business_status', 'b.commerce as business_commerce', 'b.disabled_integrations as business_disabled_integrations',
     'b.payout_wallet as business_payout_wallet', 'b.crypto_enabled as business_crypto_enabled', 'b.fee_bps as business_fee_bps',
+    'b.brand_color', 'bl.sha256 as logo_sha256',
   ])
   .where(by === 'id' ? 'p.id' : 'p.tracking_token', '=', a.key), (by) => by);
 
@@ -127,6 +132,7 @@ export async function readPayerView(db: Db, lookup: PayerLookup, now: Date): Pro
       disabled_integrations: row.business_disabled_integrations, payout_wallet: row.business_payout_wallet,
       crypto_enabled: row.business_crypto_enabled, fee_bps: row.business_fee_bps,
     },
+    brand: { color: row.brand_color, logo: row.logo_sha256 },
     checkout: row.checkout_id === null || row.slug === null ? null : {
       id: row.checkout_id, slug: row.slug, name: row.checkout_name ?? '', theme: row.theme ?? 'light',
       buttonLabel: row.button_label, crypto: row.crypto ?? true, active: row.active ?? true,
@@ -149,6 +155,6 @@ export function cryptoAllowed(view: PayerView): boolean {
 export async function readTrackingView(db: Db, trackingToken: string, now: Date): Promise<TrackingView | undefined> {
   const view = await readPayerView(db, { trackingToken }, now);
   if (!view || view.source !== 'payment_link') return undefined;
-  const { livemode, status, amountMinor, currency, description, createdAt, expiresAt, paidAt, canceledAt, business } = view;
-  return { livemode, status, amountMinor, currency, description, createdAt, expiresAt, paidAt, canceledAt, business: { name: business.name } };
+  const { livemode, status, amountMinor, currency, description, createdAt, expiresAt, paidAt, canceledAt, business, brand } = view;
+  return { livemode, status, amountMinor, currency, description, createdAt, expiresAt, paidAt, canceledAt, business: { id: business.id, name: business.name }, brand };
 }

@@ -112,3 +112,19 @@ export function CheckboxGroup({ id, legend, hint, error, boxes }: CheckboxGroupP
     </div>`)}
   </fieldset>`;
 }
+
+export interface FileFieldProps extends FieldBase {
+  label: ComponentChildren;
+  /** What the browser's picker offers (a hint to the person: the server decides by the bytes). */
+  accept?: string;
+}
+
+/** A file to upload (its form must be multipart/form-data). */
+export function FileField({ name, id = `field-${name}`, label, hint, error, required, accept }: FileFieldProps): VNode {
+  const { describedBy, invalid, messages } = descriptions(id, hint, error);
+  return html`<div class="field">
+    <label for=${id}>${label}</label>
+    ${messages}
+    <input id=${id} name=${name} type="file" accept=${accept} required=${required} aria-describedby=${describedBy} aria-invalid=${invalid} />
+  </div>`;
+}

@@ -15,12 +15,14 @@ export interface FormProps {
   action: string;
   /** Names the form for assistive technology when several share a page (e.g. "Revoke key sk_…"). */
   label?: string;
+  /** multipart/form-data for a form with a file (the handler's scope must take it). */
+  enctype?: 'multipart/form-data';
   children?: ComponentChildren;
 }
 
 /** A form posted to `action`, carrying the session's CSRF token. */
-export function Form({ action, label, children }: FormProps): VNode {
-  return html`<form method="post" action=${action} aria-label=${label}><${CsrfField} />${children}</form>`;
+export function Form({ action, label, enctype, children }: FormProps): VNode {
+  return html`<form method="post" action=${action} aria-label=${label} enctype=${enctype}><${CsrfField} />${children}</form>`;
 }
 
 /** A form that asks for a page (filters, a search): sent by GET, so it changes nothing and carries no token. */
