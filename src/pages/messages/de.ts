@@ -36,12 +36,19 @@ function refused({ code, message, field }: RefusedInput): string {
     case 'coin_unavailable':
       return 'Diese Münze kann gerade nicht angenommen werden. Wählen Sie eine andere.';
     case 'invalid_plan':
-      return 'Wählen Sie einen Tarif.';
+      return 'Diesen Tarif gibt es hier nicht. Wählen Sie einen der angezeigten Tarife.';
     case 'exchange_rate_unavailable':
       return 'Diese Zahlung kann gerade nicht beginnen: Der Wechselkurs für ihre Währung ist nicht aktuell. Versuchen Sie es später noch einmal.';
   }
   return message;
 }
+
+/** A pricing table's unit as German says "for one month" (English or German units), else the merchant's unit as written. */
+const PERIODS: Record<string, string> = {
+  day: 'einen Tag', tag: 'einen Tag', week: 'eine Woche', woche: 'eine Woche', month: 'einen Monat', monat: 'einen Monat',
+  quarter: 'ein Quartal', quartal: 'ein Quartal', year: 'ein Jahr', jahr: 'ein Jahr',
+};
+const onePaymentFor = (unit: string) => (PERIODS[unit.toLowerCase()] ? `einmalige Zahlung für ${PERIODS[unit.toLowerCase()]}` : `einmalige Zahlung (${unit})`);
 
 export const de: Messages = {
   lang: 'de',
@@ -166,12 +173,16 @@ export const de: Messages = {
   checkoutPausedTitle: 'Gerade keine Zahlungen möglich',
   checkoutPausedText: (business) => `${business} kann hier gerade keine Zahlungen annehmen. Versuchen Sie es später erneut oder fragen Sie ${business}.`,
   buy: 'Kaufen',
-  plansHeading: 'Tarife',
-  billing: 'Abrechnung',
+  plansHeading: 'Wählen Sie einen Tarif',
+  billing: 'Zeitraum',
   recommendedPlan: 'Empfohlen',
-  pricePer: (price, unit) => `${price} / ${unit}`,
+  pricePer: (price, unit) => `${price}, ${onePaymentFor(unit)}`,
   yourPlan: 'Ihr Tarif',
   payForPlan: 'Weiter zur Zahlung',
   fieldError: refused,
   payAmount: (price) => `${price} bezahlen`,
+  /** Pricing tables that charge what the buyer chose (issue 23). */
+  choosePlanOf: (plan) => `${plan} wählen`,
+  planChosen: 'Ausgewählt',
+  plansFrom: (price) => `Tarife ab ${price}`,
 };

@@ -8,6 +8,15 @@ export interface RefusedInput {
   field?: string | undefined;
 }
 
+/**
+ * A pricing table's price is one payment, not a subscription: "one payment for a month" for a unit
+ * that is one word, else the merchant's unit as written ("one payment (one-time)").
+ */
+function onePaymentFor(unit: string): string {
+  if (!/^\p{L}+$/u.test(unit)) return `one payment (${unit})`;
+  return `one payment for ${/^(?:[aeio]|hour)/i.test(unit) ? 'an' : 'a'} ${unit}`;
+}
+
 export const en = {
   lang: 'en',
   skip: 'Skip to main content',
@@ -134,15 +143,19 @@ export const en = {
   checkoutPausedText: (business: string) => `${business} cannot take payments here right now. Try again later, or ask ${business}.`,
   buy: 'Buy',
   /** A pricing table: its plans, the option switch, the buyer's choice. */
-  plansHeading: 'Plans',
-  billing: 'Billing',
+  plansHeading: 'Choose a plan',
+  billing: 'Period',
   recommendedPlan: 'Recommended',
-  pricePer: (price: string, unit: string) => `${price} / ${unit}`,
+  pricePer: (price: string, unit: string) => `${price}, ${onePaymentFor(unit)}`,
   yourPlan: 'Your plan',
   payForPlan: 'Continue to pay',
   /** What a refused step or field says: the API's own sentence, written for people, in English. */
   fieldError: (error: RefusedInput) => error.message,
   payAmount: (price: string) => `Pay ${price}`,
+  /** Pricing tables that charge what the buyer chose (issue 23): each plan card's button, the buy button without a label. */
+  choosePlanOf: (plan: string) => `Choose ${plan}`,
+  planChosen: 'Selected',
+  plansFrom: (price: string) => `Plans from ${price}`,
 };
 
 export type Messages = typeof en;
