@@ -54,7 +54,7 @@ export function pricingTablePage({ t, view, action, option, values, errors }: { 
             ${plan.description && html`<p>${plan.description}</p>`}
             ${plan.features.length > 0 && html`<ul>${plan.features.map((feature) => html`<li>${feature}</li>`)}</ul>`}
             <label for=${`plan-${plan.id}`} class="button plan-choose">
-              <span class="plan-unchosen">${t.choosePlanOf(plan.name)}</span><span class="plan-chosen"><span aria-hidden="true">✓ </span>${t.planChosen}</span>
+              <span class="plan-unchosen">${t.choosePlanOf(plan.name)}</span><span class="plan-chosen">${t.planChosen}</span>
             </label>
           </div>`)}</div>
         </fieldset>`,
