@@ -1,4 +1,4 @@
-import type { Messages, RefusedInput } from './en.ts';
+import { ONCE, type Messages, type RefusedInput } from './en.ts';
 
 // Every string a buyer reads on the payer pages, in German (formal "Sie"). Typed as the English
 // catalogue, so a string missing here is a type error. A refused field is said in German from
@@ -45,10 +45,14 @@ function refused({ code, message, field }: RefusedInput): string {
 
 /** A pricing table's unit as German says "for one month" (English or German units), else the merchant's unit as written. */
 const PERIODS: Record<string, string> = {
-  day: 'einen Tag', tag: 'einen Tag', week: 'eine Woche', woche: 'eine Woche', month: 'einen Monat', monat: 'einen Monat',
+  hour: 'eine Stunde', stunde: 'eine Stunde', day: 'einen Tag', tag: 'einen Tag', week: 'eine Woche', woche: 'eine Woche', month: 'einen Monat', monat: 'einen Monat',
   quarter: 'ein Quartal', quartal: 'ein Quartal', year: 'ein Jahr', jahr: 'ein Jahr',
 };
-const onePaymentFor = (unit: string) => (PERIODS[unit.toLowerCase()] ? `einmalige Zahlung für ${PERIODS[unit.toLowerCase()]}` : `einmalige Zahlung (${unit})`);
+function onePaymentFor(unit: string): string {
+  if (ONCE.test(unit)) return 'einmalige Zahlung';
+  const period = PERIODS[unit.toLowerCase()];
+  return period ? `einmalige Zahlung für ${period}` : `einmalige Zahlung (${unit})`;
+}
 
 export const de: Messages = {
   lang: 'de',

@@ -8,11 +8,15 @@ export interface RefusedInput {
   field?: string | undefined;
 }
 
+/** Units that say the price is paid once, in either catalogue's language: nothing to add to "one payment". */
+export const ONCE = /^(?:one[- ]?time|once|single|einmalig|einmal)$/i;
+
 /**
  * A pricing table's price is one payment, not a subscription: "one payment for a month" for a unit
- * that is one word, else the merchant's unit as written ("one payment (one-time)").
+ * that is one word, a unit saying once adds nothing, else the merchant's unit as written ("one payment (2 months)").
  */
 function onePaymentFor(unit: string): string {
+  if (ONCE.test(unit)) return 'one payment';
   if (!/^\p{L}+$/u.test(unit)) return `one payment (${unit})`;
   return `one payment for ${/^(?:[aeio]|hour)/i.test(unit) ? 'an' : 'a'} ${unit}`;
 }
