@@ -34,7 +34,7 @@ async function merchant() {
 const SETTINGS = { currency: 'usd', theme: 'light', crypto: 'on', routing_choice: 'smart' };
 /** Three plans in places 1, 2 and 4 (3 left empty), Monthly and Yearly, the second recommended. */
 const TABLE = {
-  ...SETTINGS, name: 'Coffee club <monthly>', description: 'Fresh beans, on repeat', option_1: 'Monthly', option_2: 'Yearly', unit_1: 'month', unit_2: 'year',
+  ...SETTINGS, name: 'Coffee club <monthly>', description: 'Fresh beans, on repeat', button_label: 'Join the club', option_1: 'Monthly', option_2: 'Yearly', unit_1: 'month', unit_2: 'year',
   plan_1_name: 'Taster', plan_1_price_1: '9.00', plan_1_price_2: '90.00', plan_1_features: 'One bag a month; Free shipping',
   plan_2_name: 'Regular', plan_2_description: 'For a daily cup', plan_2_price_1: '18.00', plan_2_price_2: '180.00', plan_2_features: 'Two bags a month',
   plan_4_name: 'Café', plan_4_price_1: '60.00', plan_4_price_2: '600.00',
@@ -56,7 +56,7 @@ describe('pricing tables', () => {
     const id = /checkouts\/(chk_\w+)\?done=created$/.exec(created.location!)?.[1];
     const api = (await t.request('GET', `/v1/checkouts/${id}`, { key: m.key })).body;
     expect(api).toMatchObject({
-      kind: 'pricing_table', name: 'Coffee club <monthly>', amount: '9.00', currency: 'USD', options: ['Monthly', 'Yearly'],
+      kind: 'pricing_table', name: 'Coffee club <monthly>', amount: '9.00', currency: 'USD', button_label: 'Join the club', options: ['Monthly', 'Yearly'],
       plans: [
         { id: 'plan_1', name: 'Taster', description: null, prices: [{ amount: '9.00', unit: 'month' }, { amount: '90.00', unit: 'year' }], features: ['One bag a month', 'Free shipping'], recommended: false },
         { id: 'plan_2', name: 'Regular', description: 'For a daily cup', prices: [{ amount: '18.00', unit: 'month' }, { amount: '180.00', unit: 'year' }], features: ['Two bags a month'], recommended: true },
@@ -69,14 +69,14 @@ describe('pricing tables', () => {
     expect((await t.request('GET', `/v1/checkouts?kind=pricing_table`, { key: m.key })).body.data.map((c: { id: string }) => c.id)).toEqual([id]);
 
     const monthly = await (await fetch(`${t.url}/c/${api.slug}`)).text();
-    expect(monthly).toContain('$18.00 / month');
+    expect(monthly).toContain('$18.00, one payment for a month');
     expect(monthly).toContain('Recommended');
     expect(monthly).toMatch(/value="plan_2"[^>]*checked/);
-    expect(monthly).toContain('aria-current="page">Monthly');
+    expect(monthly).toMatch(/name="option" value="0" checked/);
+    expect(monthly).toMatch(/<button class="button primary" type="submit">Join the club<\/button>/);
     const yearly = await (await fetch(`${t.url}/c/${api.slug}?option=1`)).text();
-    expect(yearly).toContain('$180.00 / year');
-    expect(yearly).not.toContain('$18.00 / month');
-    expect(yearly).toContain('name="option" value="1"');
+    expect(yearly).toContain('$180.00, one payment for a year');
+    expect(yearly).toMatch(/name="option" value="1" checked/);
   });
 
   it('changes the plans with the slug kept, and the price follows the lowest plan; the plain form redirects to the plans form', async () => {
@@ -101,7 +101,7 @@ describe('pricing tables', () => {
       { id: 'plan_2', name: 'Café', prices: [{ amount: '55.00', unit: 'month' }], recommended: true },
     ] });
     const payer = await (await fetch(`${t.url}/c/${before.slug}`)).text();
-    expect(payer).toContain('$16.00 / month');
+    expect(payer).toContain('$16.00, one payment for a month');
     expect(payer).not.toContain('Taster');
   });
 

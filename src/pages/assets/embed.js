@@ -58,7 +58,7 @@
       link.part = 'button';
       link.textContent = (this.textContent || '').trim() || 'Buy';
       root.append(link);
-      // The checkout's own label (or "Pay <price>") and theme. A checkout that is unknown or takes
+      // The checkout's own label (or "Pay <price>", "Plans from <price>") and theme. A checkout that is unknown or takes
       // no buyers shows nothing; when the facts cannot be read, the link stays as it is.
       fetch(`${page}/button.json`, { mode: 'cors', credentials: 'omit' })
         .then((response) => {

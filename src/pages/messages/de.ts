@@ -1,4 +1,4 @@
-import type { Messages, RefusedInput } from './en.ts';
+import { ONCE, type Messages, type RefusedInput } from './en.ts';
 
 // Every string a buyer reads on the payer pages, in German (formal "Sie"). Typed as the English
 // catalogue, so a string missing here is a type error. A refused field is said in German from
@@ -45,11 +45,22 @@ function refused({ code, field, country, value }: RefusedInput): string {
     case 'coin_unavailable':
       return 'Diese Münze kann gerade nicht angenommen werden. Wählen Sie eine andere.';
     case 'invalid_plan':
-      return 'Wählen Sie einen Tarif.';
+      return 'Diesen Tarif gibt es hier nicht. Wählen Sie einen der angezeigten Tarife.';
     case 'exchange_rate_unavailable':
       return 'Diese Zahlung kann gerade nicht beginnen: Der Wechselkurs für ihre Währung ist nicht aktuell. Versuchen Sie es später noch einmal.';
   }
   return 'Bitte prüfen Sie Ihre Eingabe hier.';
+}
+
+/** A pricing table's unit as German says "for one month" (English or German units), else the merchant's unit as written. */
+const PERIODS: Record<string, string> = {
+  hour: 'eine Stunde', stunde: 'eine Stunde', day: 'einen Tag', tag: 'einen Tag', week: 'eine Woche', woche: 'eine Woche', month: 'einen Monat', monat: 'einen Monat',
+  quarter: 'ein Quartal', quartal: 'ein Quartal', year: 'ein Jahr', jahr: 'ein Jahr',
+};
+function onePaymentFor(unit: string): string {
+  if (ONCE.test(unit)) return 'einmalige Zahlung';
+  const period = PERIODS[unit.toLowerCase()];
+  return period ? `einmalige Zahlung für ${period}` : `einmalige Zahlung (${unit})`;
 }
 
 export const de: Messages = {
@@ -173,10 +184,10 @@ export const de: Messages = {
   checkoutPausedTitle: 'Gerade keine Zahlungen möglich',
   checkoutPausedText: (business) => `${business} kann hier gerade keine Zahlungen annehmen. Versuchen Sie es später erneut oder fragen Sie ${business}.`,
   buy: 'Kaufen',
-  plansHeading: 'Tarife',
-  billing: 'Abrechnung',
+  plansHeading: 'Wählen Sie einen Tarif',
+  billing: 'Zeitraum',
   recommendedPlan: 'Empfohlen',
-  pricePer: (price, unit) => `${price} / ${unit}`,
+  pricePer: (price, unit) => `${price}, ${onePaymentFor(unit)}`,
   yourPlan: 'Ihr Tarif',
   payForPlan: 'Weiter zur Zahlung',
   fieldError: refused,
@@ -195,4 +206,8 @@ export const de: Messages = {
   chooseRegion: 'Aus der Liste wählen',
   errorLabel: 'Fehler',
   regionLabels: { US: 'Bundesstaat', CA: 'Provinz oder Territorium', AU: 'Bundesstaat oder Territorium' },
+  /** Pricing tables that charge what the buyer chose (issue 23). */
+  choosePlanOf: (plan) => `${plan} wählen`,
+  planChosen: 'Ausgewählt',
+  plansFrom: (price) => `Tarife ab ${price}`,
 };

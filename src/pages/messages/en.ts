@@ -53,6 +53,19 @@ function refused({ code, field, country, value }: RefusedInput): string {
   return 'Please check what you entered here.';
 }
 
+/** Units that say the price is paid once, in either catalogue's language: nothing to add to "one payment". */
+export const ONCE = /^(?:one[- ]?time|once|single|einmalig|einmal)$/i;
+
+/**
+ * A pricing table's price is one payment, not a subscription: "one payment for a month" for a unit
+ * that is one word, a unit saying once adds nothing, else the merchant's unit as written ("one payment (2 months)").
+ */
+function onePaymentFor(unit: string): string {
+  if (ONCE.test(unit)) return 'one payment';
+  if (!/^\p{L}+$/u.test(unit)) return `one payment (${unit})`;
+  return `one payment for ${/^(?:[aeio]|hour)/i.test(unit) ? 'an' : 'a'} ${unit}`;
+}
+
 export const en = {
   lang: 'en',
   skip: 'Skip to main content',
@@ -177,10 +190,10 @@ export const en = {
   checkoutPausedText: (business: string) => `${business} cannot take payments here right now. Try again later, or ask ${business}.`,
   buy: 'Buy',
   /** A pricing table: its plans, the option switch, the buyer's choice. */
-  plansHeading: 'Plans',
-  billing: 'Billing',
+  plansHeading: 'Choose a plan',
+  billing: 'Period',
   recommendedPlan: 'Recommended',
-  pricePer: (price: string, unit: string) => `${price} / ${unit}`,
+  pricePer: (price: string, unit: string) => `${price}, ${onePaymentFor(unit)}`,
   yourPlan: 'Your plan',
   payForPlan: 'Continue to pay',
   /** What a refused step or field says, in the buyer's words. */
@@ -200,6 +213,10 @@ export const en = {
   chooseRegion: 'Choose from the list',
   errorLabel: 'Error',
   regionLabels: { US: 'State', CA: 'Province or territory', AU: 'State or territory' } as Record<string, string>,
+  /** Pricing tables that charge what the buyer chose (issue 23): each plan card's button, the buy button without a label. */
+  choosePlanOf: (plan: string) => `Choose ${plan}`,
+  planChosen: 'Selected',
+  plansFrom: (price: string) => `Plans from ${price}`,
 };
 
 export type Messages = typeof en;

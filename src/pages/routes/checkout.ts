@@ -62,7 +62,7 @@ export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages
     return reply.redirect(`/pay/${encodeURIComponent(paymentId)}`, 303);
   });
 
-  // What the buy button shows: the checkout's label (or "Pay <price>"), name and theme, public
+  // What the buy button shows: the checkout's label (or "Pay <price>", "Plans from <price>"), name and theme, public
   // facts of the checkout, readable by any site. Always JSON with CORS, so the button can tell an
   // unknown or deleted checkout (and show nothing) from a network failure (and keep its link).
   scope.get('/c/:slug/button.json', async (request, reply) => {
@@ -73,6 +73,8 @@ export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages
     if (!takesBuyers(found)) return reply.code(410).send({ error: { code: 'checkout_inactive', message: 'This checkout takes no new buyers.' } });
     const { checkout } = found;
     const { t } = pages.of(request);
-    return { label: checkout.button_label ?? t.payAmount(price(t, checkout.amount_minor, checkout.currency)), name: checkout.name, theme: checkout.theme };
+    // A pricing table's price is its lowest plan's: without a label its button says plans start there.
+    const from = price(t, checkout.amount_minor, checkout.currency);
+    return { label: checkout.button_label ?? (checkout.kind === 'pricing_table' ? t.plansFrom(from) : t.payAmount(from)), name: checkout.name, theme: checkout.theme };
   });
 }

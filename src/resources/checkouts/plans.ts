@@ -92,7 +92,8 @@ export interface ChosenPlan {
 export function choosePlan(checkout: Pick<CheckoutRow, 'plans' | 'options' | 'currency'>, planId: unknown, option: unknown): ChosenPlan {
   const plans = checkout.plans as StoredPlan[];
   const plan = plans.find((candidate) => candidate.id === planId);
-  if (!plan) throw new ApiError('invalid_plan', 'Choose a plan.', 'plan');
+  // The plan's id is whatever the browser posted: only one of this table's plans is ever charged.
+  if (!plan) throw new ApiError('invalid_plan', 'That plan is not offered here. Choose one of the plans shown.', 'plan');
   const index = checkout.options && option === '1' ? 1 : 0;
   const price = plan.prices[index] ?? plan.prices[0]!;
   const optionLabel = checkout.options?.[index];
