@@ -104,7 +104,7 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     const values = formValues(pages.forms.check(request, payment.id));
     if (movedPast(payment, ['open'])) return reply.redirect(paths(payment.id).page, 303);
     try {
-      await startAsBuyer(context, payment, detailsFrom(values, payment.collect), () => pages.admitStart(request, buyerOf(payment)));
+      await startAsBuyer(context, payment, detailsFrom(values, payment.collect), () => pages.admitStart(request, buyerOf(payment)), pages.of(request).t.lang);
     } catch (error) {
       // A refused field: the form again, with what was typed and what is wrong beside the field.
       if (!(error instanceof ApiError) || error.field === undefined || error.status !== 400) throw error;
