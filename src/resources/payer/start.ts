@@ -1,5 +1,4 @@
 import { ApiError } from '../../core/errors.ts';
-import { scoped } from '../../db/owned.ts';
 import { parseOrThrow } from '../../core/validation.ts';
 import type { AppContext } from '../../verbs/context.ts';
 import { StartCheckoutSessionInput, type StartedCheckoutSessionOut } from '../checkout-sessions/schemas.ts';
@@ -13,20 +12,13 @@ import { buyerOf, type PayerView } from './view.ts';
  * payer pages' starts a minute, pages/starts.ts) is asked only once the details pass, so a
  * mistyped form uses none of them, and before the start writes anything.
  */
-export async function startAsBuyer(app: AppContext, view: PayerView, details: Record<string, unknown>, admit: () => void, language?: string): Promise<StartedCheckoutSessionOut> {
+export async function startAsBuyer(app: AppContext, view: PayerView, details: Record<string, unknown>, admit: () => void): Promise<StartedCheckoutSessionOut> {
   if (view.status !== 'open') throw new ApiError('invalid_state', 'This payment cannot be started now.');
   if (!details.email && !view.customerEmail) throw new ApiError('invalid_email', 'Enter your email address.', 'email');
   requireCollected(view.collect, details);
   const input = parseOrThrow(StartCheckoutSessionInput, { ...details, id: view.id });
   admit();
-  const principal = buyerOf(view);
-  const started = await startCheckoutSession({ ...app, principal }, input);
-  // The page's language, for the buyer's receipt and notices (pages/mails); before any money can arrive.
-  if (language !== undefined) {
-    await scoped(app.db.updateTable('payments'), 'payments', principal, view.id).set({ payer_language: language })
-      .where('payer_language', 'is distinct from', language).execute();
-  }
-  return started;
+  return startCheckoutSession({ ...app, principal: buyerOf(view) }, input);
 }
 
 /** What the merchant's `collect` asks for (spec 2.9) the buyer must give; the API's start takes it when sent. */
