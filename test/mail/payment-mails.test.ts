@@ -170,8 +170,10 @@ describe('a held payment', () => {
     const everyone = mailsAbout(order.id).flatMap((mail) => mail.to);
     expect(everyone).not.toContain(quiet);
     expect(everyone).not.toContain(viewer);
-    // No receipt for a held payment.
+    // No receipt for a held payment; once the merchant accepts it as paid, the buyer gets one.
     expect(mailsAbout(order.id).filter((mail) => mail.subject.startsWith('Your receipt'))).toEqual([]);
+    expect((await simulate(m.key, order.id, 'accepted')).status).toBe('paid');
+    expect((await arrived(order.id, `Your receipt from ${m.name}`)).to).toEqual([buyer]);
   });
 
   it('the preference is per business: off in one business, still on in another the person belongs to', async () => {
