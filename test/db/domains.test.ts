@@ -23,7 +23,8 @@ const RULES: Array<[table: string, column: string, allowed: string, refused: str
   ['webhook_deliveries', 'kind', 'test', 'ping'],
   ['webhook_delivery_attempts', 'trigger', 'resend', 'manual'],
   ['outbox', 'status', 'held', 'pending'],
-  ['outbox', 'kind', 'sign_in_link', 'newsletter'],
+  ['outbox', 'kind', 'payment_receipt', 'newsletter'],
+  ['payments', 'payer_language', 'de', 'DE'],
   ['outbox', 'recipient', 'ann@buyer.example', 'Ann@Buyer.example'],
 ];
 

@@ -124,6 +124,26 @@ describe('the receipt', () => {
     expect(mail.text).toContain('Testmodus');
     expect(mail.html).toContain('lang="de"');
   });
+
+  it('reaches the buyer of a checkout bought on its page, in the page\'s language, with no tracking link (only links have one)', async () => {
+    const m = await shop('Rösterei');
+    const created = await t.request('POST', '/v1/checkouts', { key: m.key, body: { name: 'Probierset', amount: '18.50', currency: 'EUR' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const checkout = created.body as { url: string; slug: string };
+    const buyer = `hans-${m.biz.id}@buyer.example`.toLowerCase();
+    const browser = new Browser(t);
+    const headers = { 'accept-language': 'de' };
+    const action = `/c/${checkout.slug}`;
+    const opened = await browser.request('GET', checkout.url, undefined, headers);
+    const bought = await browser.request('POST', action, { [CSRF_FIELD]: Browser.form(opened.html, action)[CSRF_FIELD]!, email: buyer }, headers);
+    expect(bought.status, bought.html).toBe(303);
+    const paymentId = new URL(bought.location!, t.url).pathname.split('/').pop()!;
+    await simulate(m.key, paymentId, 'paid');
+    const mail = await arrived(paymentId, `Ihr Beleg von ${m.name}`);
+    expect(mail.to).toEqual([buyer]);
+    expect(mail.text).toContain('Probierset');
+    expect(mail.text).not.toContain('/track/');
+  });
 });
 
 describe('a held payment', () => {
