@@ -39,7 +39,7 @@ describe('value rules of the write path', () => {
 
   it('leaves no CHECK constraint on the tables every payment writes', async () => {
     const { rows } = await sql<{ name: string }>`SELECT conname AS name FROM pg_constraint WHERE contype = 'c'
-      AND conrelid IN ('payments'::regclass, 'orders'::regclass, 'customers'::regclass, 'webhook_deliveries'::regclass, 'webhook_delivery_attempts'::regclass)`.execute(t.db);
+      AND conrelid IN ('payments'::regclass, 'orders'::regclass, 'customers'::regclass, 'webhook_deliveries'::regclass, 'webhook_delivery_attempts'::regclass, 'outbox'::regclass)`.execute(t.db);
     expect(rows).toEqual([]);
   });
 });
