@@ -63,11 +63,11 @@ function htmlOf(mail: MailContent): string {
             <p><strong>${mail.brand}</strong></p>
             <h1>${mail.heading}</h1>
             ${mail.paragraphs.map((paragraph) => html`<p>${paragraph}</p>`)}
-            <table role="presentation" cellpadding="4" cellspacing="0" border="0">
+            <table cellpadding="4" cellspacing="0" border="0">
               ${mail.facts.map((fact) => html`<tr><th align="left" valign="top">${fact.label}</th><td>${fact.value}</td></tr>`)}
             </table>
             ${mail.items && html`<h2>${mail.items.heading}</h2>
-              <table role="presentation" cellpadding="4" cellspacing="0" border="0">
+              <table cellpadding="4" cellspacing="0" border="0">
                 ${mail.items.rows.map((row) => html`<tr><td>${row.name}</td><td align="right">${row.amount}</td></tr>`)}
               </table>`}
             ${mail.link && html`<p><a href=${mail.link.url}>${mail.link.label}</a></p>`}

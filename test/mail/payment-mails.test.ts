@@ -1,9 +1,12 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseCustomer } from '../../src/resources/customers/erase.ts';
 import { CSRF_FIELD } from '../../src/ui/index.ts';
 import { Browser } from '../support/browser.ts';
 import { dashboardMerchant, signIn, type DashboardMerchant } from '../support/dashboard.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { freshRates } from '../support/fx-rates.ts';
+import { LIVE_WALLET, startTestApp, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
 import { asOperatorOn, setMember } from '../support/operator.ts';
 import { startSmtpPeer, untilTicked, type SmtpPeer } from '../support/smtp.ts';
 
@@ -17,6 +20,7 @@ let smtp: SmtpPeer;
 beforeAll(async () => {
   smtp = await startSmtpPeer();
   t = await startTestApp({ RATE_LIMITS: 'off', SMTP_URL: smtp.url }, { workers: true });
+  await freshRates(t);
 });
 afterAll(async () => {
   await t?.close();
@@ -142,6 +146,31 @@ describe('the receipt', () => {
     const mail = await arrived(paymentId, `Ihr Beleg von ${m.name}`);
     expect(mail.to).toEqual([buyer]);
     expect(mail.text).toContain('Probierset');
+    expect(mail.text).not.toContain('/track/');
+  });
+});
+
+describe('a Live payment paid by the processor\'s notice', () => {
+  it('sends the receipt too: in English for a session started by the API, with no Test line and no tracking link', async () => {
+    const m = await shop();
+    const live = (await m.biz.key({ mode: 'live' })).secret;
+    const buyer = `ivo-${m.biz.id}@buyer.example`.toLowerCase();
+    const session = await t.request('POST', '/v1/checkout_sessions', { key: live, body: { amount: '40.00', currency: 'USD', description: 'Espresso machine service' } });
+    await reportProcessorStatus(t);
+    const start = await t.request('POST', `/v1/checkout_sessions/${session.body.id}/start`, { key: live, body: { email: buyer } });
+    expect(start.status, JSON.stringify(start.body)).toBe(200);
+    // The processor's signed notice (spec 6.4): the full amount, forwarded to the payout wallet.
+    const raw = JSON.stringify({ id: `ntc_${randomBytes(8).toString('hex')}`, type: 'deposit.confirmed', deposit_address: start.body.deposit_address,
+      coin: 'polygon_usdc', network: 'polygon', amount: '40.000000', txid: `0x${randomBytes(32).toString('hex')}`, forwarded_to: LIVE_WALLET });
+    const at = Math.floor(t.clock.now().getTime() / 1000);
+    const signature = `t=${at},v1=${createHmac('sha256', TEST_PROCESSOR_SECRET).update(`${at}.${raw}`, 'utf8').digest('hex')}`;
+    const answer = await fetch(`${t.url}/processor/notices`, { method: 'POST', headers: { 'content-type': 'application/json', 'processor-signature': signature }, body: raw });
+    expect(answer.status).toBe(200);
+    const mail = await arrived(session.body.id, `Your receipt from ${m.name}`);
+    expect(mail.to).toEqual([buyer]);
+    expect(mail.text).toContain('Espresso machine service');
+    expect(mail.text).toContain('$40.00');
+    expect(mail.text).not.toContain('Test mode');
     expect(mail.text).not.toContain('/track/');
   });
 });
