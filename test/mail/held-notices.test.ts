@@ -1,37 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eraseCustomer } from '../../src/resources/customers/erase.ts';
 import { Browser } from '../support/browser.ts';
 import { signIn } from '../support/dashboard.ts';
-import type { TestApp } from '../support/harness.ts';
 import { asOperatorOn, setMember } from '../support/operator.ts';
-import { startPaymentMailApp } from '../support/payment-mail.ts';
+import { paymentMailKit } from '../support/payment-mail.ts';
 
 // Issue 23: a held payment's notice to the buyer, in plain words, and its mail to the business's
 // owners and developers who did not turn it off (Team, Your notifications); no buyer mail without
 // a buyer email; erasing the buyer deletes the mail. Through a real SMTP server on loopback.
 
-let kit: Awaited<ReturnType<typeof startPaymentMailApp>>;
-let t: TestApp;
-beforeAll(async () => {
-  kit = await startPaymentMailApp();
-  t = kit.t;
-});
-afterAll(async () => kit?.close());
+const kit = paymentMailKit();
 
 describe('a held payment', () => {
   it('tells the buyer in plain words how much arrived, and mails the owner and developer, but not a developer who turned it off nor a viewer', async () => {
     const m = await kit.shop();
     const quiet = `quiet-dev-${m.biz.id}@shop.example`.toLowerCase();
-    await setMember(t.context, { businessId: m.biz.id, email: quiet, role: 'developer' });
+    await setMember(kit.t.context, { businessId: m.biz.id, email: quiet, role: 'developer' });
     // The quiet developer turns their held-payment mail off on the Team page.
-    const browser = await signIn(t, quiet);
+    const browser = await signIn(kit.t, quiet);
     const team = await browser.request('GET', m.area('team'));
     expect(team.html).toContain('Your notifications');
     const action = `${m.area('team')}/notifications`;
     const off = await browser.request('POST', action, { ...Browser.form(team.html, action), held_payment_mail: 'off' });
     expect(off.status).toBe(303);
     expect((await browser.request('GET', m.area('team'))).html).toContain('Mail me about held payments');
-    const viewer = (await t.db.selectFrom('memberships as ms').innerJoin('people as p', 'p.id', 'ms.person_id').select('p.email')
+    const viewer = (await kit.t.db.selectFrom('memberships as ms').innerJoin('people as p', 'p.id', 'ms.person_id').select('p.email')
       .where('ms.business_id', '=', m.biz.id).where('ms.role', '=', 'viewer').executeTakeFirstOrThrow()).email;
     const developer = `dev-${m.biz.id}@shop.example`.toLowerCase();
 
@@ -54,7 +47,7 @@ describe('a held payment', () => {
       return found;
     });
     expect(staff.map((mail) => mail.to[0]).sort()).toEqual([developer, m.ownerEmail].sort());
-    const paymentPage = `${t.config.baseUrl}/dashboard/businesses/${m.biz.id}/test/payments/${order.id}`;
+    const paymentPage = `${kit.t.config.baseUrl}/dashboard/businesses/${m.biz.id}/test/payments/${order.id}`;
     expect(staff[0]!.text).toContain(paymentPage);
     expect(staff[0]!.html).toContain(`<a href="${paymentPage}">`);
     expect(staff[0]!.text).toContain('Underpaid');
@@ -72,9 +65,9 @@ describe('a held payment', () => {
     const a = await kit.shop();
     const b = await kit.shop();
     const person = `both-${a.biz.id}@shop.example`.toLowerCase();
-    await setMember(t.context, { businessId: a.biz.id, email: person, role: 'owner' });
-    await setMember(t.context, { businessId: b.biz.id, email: person, role: 'developer' });
-    const browser = await signIn(t, person);
+    await setMember(kit.t.context, { businessId: a.biz.id, email: person, role: 'owner' });
+    await setMember(kit.t.context, { businessId: b.biz.id, email: person, role: 'developer' });
+    const browser = await signIn(kit.t, person);
     const team = await browser.request('GET', a.area('team'));
     const action = `${a.area('team')}/notifications`;
     expect((await browser.request('POST', action, { ...Browser.form(team.html, action), held_payment_mail: 'off' })).status).toBe(303);
@@ -101,12 +94,12 @@ describe('what the buyer gave, and what they did not', () => {
     const buyer = `dora-${m.biz.id}@buyer.example`.toLowerCase();
     const order = await kit.link(m.key, { description: 'Gift card' });
     await kit.startOnPage(order.url, { email: buyer });
-    const { customer_id } = await t.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('o.customer_id')
+    const { customer_id } = await kit.t.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('o.customer_id')
       .where('p.id', '=', order.id).executeTakeFirstOrThrow();
-    await eraseCustomer.run(await asOperatorOn(t.context, 'customer', customer_id!), { id: customer_id! });
+    await eraseCustomer.run(await asOperatorOn(kit.t.context, 'customer', customer_id!), { id: customer_id! });
     await kit.simulate(m.key, order.id, 'underpaid');
     await kit.until(() => expect(kit.mailsAbout(order.id).filter((mail) => mail.subject.includes('needs you'))).toHaveLength(2));
-    const kinds = (await t.db.selectFrom('outbox').select('kind').where('payment_id', '=', order.id).execute()).map((row) => row.kind);
+    const kinds = (await kit.t.db.selectFrom('outbox').select('kind').where('payment_id', '=', order.id).execute()).map((row) => row.kind);
     expect(kinds.sort()).toEqual(['payment_held_staff', 'payment_held_staff']);
     expect(kit.mailsTo(buyer)).toEqual([]);
   });
@@ -117,10 +110,10 @@ describe('what the buyer gave, and what they did not', () => {
     await kit.startOnPage(order.url, { email: `erin-${m.biz.id}@buyer.example`.toLowerCase() });
     await kit.simulate(m.key, order.id, 'paid');
     await kit.arrived(order.id, 'Your receipt');
-    expect(await t.db.selectFrom('outbox').select('id').where('payment_id', '=', order.id).execute()).toHaveLength(1);
-    const { customer_id } = await t.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('o.customer_id')
+    expect(await kit.t.db.selectFrom('outbox').select('id').where('payment_id', '=', order.id).execute()).toHaveLength(1);
+    const { customer_id } = await kit.t.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('o.customer_id')
       .where('p.id', '=', order.id).executeTakeFirstOrThrow();
-    await eraseCustomer.run(await asOperatorOn(t.context, 'customer', customer_id!), { id: customer_id! });
-    expect(await t.db.selectFrom('outbox').select('id').where('payment_id', '=', order.id).execute()).toEqual([]);
+    await eraseCustomer.run(await asOperatorOn(kit.t.context, 'customer', customer_id!), { id: customer_id! });
+    expect(await kit.t.db.selectFrom('outbox').select('id').where('payment_id', '=', order.id).execute()).toEqual([]);
   });
 });

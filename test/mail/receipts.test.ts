@@ -1,22 +1,16 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CSRF_FIELD } from '../../src/ui/index.ts';
 import { Browser } from '../support/browser.ts';
-import { LIVE_WALLET, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
-import { startPaymentMailApp } from '../support/payment-mail.ts';
+import { LIVE_WALLET, TEST_PROCESSOR_SECRET } from '../support/harness.ts';
+import { paymentMailKit } from '../support/payment-mail.ts';
 import { reportProcessorStatus } from '../support/processor-status.ts';
 
 // Issue 23: the buyer's receipt, through the outbox and the mail job to a real SMTP server on
 // loopback. Payments are started on the payer page as a buyer does (its language kept) and moved
 // by the Test simulation or the processor's Live notice: the same applyMove writes the mail.
 
-let kit: Awaited<ReturnType<typeof startPaymentMailApp>>;
-let t: TestApp;
-beforeAll(async () => {
-  kit = await startPaymentMailApp();
-  t = kit.t;
-});
-afterAll(async () => kit?.close());
+const kit = paymentMailKit();
 
 describe('the receipt', () => {
   it('reaches each buyer of a Test link paid by simulation with the business, what, amount, time, reference and tracking link, and nothing of the other buyer', async () => {
@@ -35,7 +29,7 @@ describe('the receipt', () => {
     expect(forAnn.to).toEqual([ann.email]);
     expect(forBob.to).toEqual([bob.email]);
     expect(kit.mailsTo(ann.email)).toHaveLength(1);
-    const paidAt = (await t.db.selectFrom('payments').select('paid_at').where('id', '=', beans.id).executeTakeFirstOrThrow()).paid_at!;
+    const paidAt = (await kit.t.db.selectFrom('payments').select('paid_at').where('id', '=', beans.id).executeTakeFirstOrThrow()).paid_at!;
     const shown = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }).format(paidAt);
     for (const part of [forAnn.text, forAnn.html!]) {
       expect(part).toContain(m.name);
@@ -68,7 +62,7 @@ describe('the receipt', () => {
     const buyer = `grete-${m.biz.id}@buyer.example`.toLowerCase();
     const beans = await kit.link(m.key, { description: 'Hausmischung, 500 g', amount: '12.90', currency: 'EUR' });
     await kit.startOnPage(beans.url, { email: buyer }, 'de-DE,de;q=0.9,en;q=0.5');
-    expect((await t.db.selectFrom('payments').select('payer_language').where('id', '=', beans.id).executeTakeFirstOrThrow()).payer_language).toBe('de');
+    expect((await kit.t.db.selectFrom('payments').select('payer_language').where('id', '=', beans.id).executeTakeFirstOrThrow()).payer_language).toBe('de');
     await kit.simulate(m.key, beans.id, 'paid');
     const mail = await kit.arrived(beans.id, `Ihr Beleg von ${m.name}`);
     expect(mail.to).toEqual([buyer]);
@@ -81,17 +75,17 @@ describe('the receipt', () => {
 
   it('reaches the buyer of a checkout bought on its page, in the page\'s language, with no tracking link (only links have one)', async () => {
     const m = await kit.shop('Rösterei');
-    const created = await t.request('POST', '/v1/checkouts', { key: m.key, body: { name: 'Probierset', amount: '18.50', currency: 'EUR' } });
+    const created = await kit.t.request('POST', '/v1/checkouts', { key: m.key, body: { name: 'Probierset', amount: '18.50', currency: 'EUR' } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const checkout = created.body as { url: string; slug: string };
     const buyer = `hans-${m.biz.id}@buyer.example`.toLowerCase();
-    const browser = new Browser(t);
+    const browser = new Browser(kit.t);
     const headers = { 'accept-language': 'de' };
     const action = `/c/${checkout.slug}`;
     const opened = await browser.request('GET', checkout.url, undefined, headers);
     const bought = await browser.request('POST', action, { [CSRF_FIELD]: Browser.form(opened.html, action)[CSRF_FIELD]!, email: buyer }, headers);
     expect(bought.status, bought.html).toBe(303);
-    const paymentId = new URL(bought.location!, t.url).pathname.split('/').pop()!;
+    const paymentId = new URL(bought.location!, kit.t.url).pathname.split('/').pop()!;
     await kit.simulate(m.key, paymentId, 'paid');
     const mail = await kit.arrived(paymentId, `Ihr Beleg von ${m.name}`);
     expect(mail.to).toEqual([buyer]);
@@ -105,16 +99,16 @@ describe('a Live payment paid by the processor\'s notice', () => {
     const m = await kit.shop();
     const live = (await m.biz.key({ mode: 'live' })).secret;
     const buyer = `ivo-${m.biz.id}@buyer.example`.toLowerCase();
-    const session = await t.request('POST', '/v1/checkout_sessions', { key: live, body: { amount: '40.00', currency: 'USD', description: 'Espresso machine service' } });
-    await reportProcessorStatus(t);
-    const start = await t.request('POST', `/v1/checkout_sessions/${session.body.id}/start`, { key: live, body: { email: buyer } });
+    const session = await kit.t.request('POST', '/v1/checkout_sessions', { key: live, body: { amount: '40.00', currency: 'USD', description: 'Espresso machine service' } });
+    await reportProcessorStatus(kit.t);
+    const start = await kit.t.request('POST', `/v1/checkout_sessions/${session.body.id}/start`, { key: live, body: { email: buyer } });
     expect(start.status, JSON.stringify(start.body)).toBe(200);
     // The processor's signed notice (spec 6.4): the full amount, forwarded to the payout wallet.
     const raw = JSON.stringify({ id: `ntc_${randomBytes(8).toString('hex')}`, type: 'deposit.confirmed', deposit_address: start.body.deposit_address,
       coin: 'polygon_usdc', network: 'polygon', amount: '40.000000', txid: `0x${randomBytes(32).toString('hex')}`, forwarded_to: LIVE_WALLET });
-    const at = Math.floor(t.clock.now().getTime() / 1000);
+    const at = Math.floor(kit.t.clock.now().getTime() / 1000);
     const signature = `t=${at},v1=${createHmac('sha256', TEST_PROCESSOR_SECRET).update(`${at}.${raw}`, 'utf8').digest('hex')}`;
-    const answer = await fetch(`${t.url}/processor/notices`, { method: 'POST', headers: { 'content-type': 'application/json', 'processor-signature': signature }, body: raw });
+    const answer = await fetch(`${kit.t.url}/processor/notices`, { method: 'POST', headers: { 'content-type': 'application/json', 'processor-signature': signature }, body: raw });
     expect(answer.status).toBe(200);
     const mail = await kit.arrived(session.body.id, `Your receipt from ${m.name}`);
     expect(mail.to).toEqual([buyer]);
@@ -128,7 +122,7 @@ describe('a Live payment paid by the processor\'s notice', () => {
 describe('hostile input', () => {
   it('a business name with CR/LF forges no header, and the HTML escapes the business name and the description', async () => {
     const name = 'Evil <b>Shop</b>\r\nBcc: victim@evil.example\r\nX-Injected: yes';
-    const biz = await t.business({ name });
+    const biz = await kit.t.business({ name });
     const key = (await biz.key()).secret;
     const buyer = `fay-${biz.id}@buyer.example`.toLowerCase();
     const description = '<script>alert(1)</script> & <img src=x onerror=alert(2)> "quoted"';

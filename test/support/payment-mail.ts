@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { CSRF_FIELD } from '../../src/ui/index.ts';
 import { Browser } from './browser.ts';
 import { dashboardMerchant, type DashboardMerchant } from './dashboard.ts';
@@ -57,4 +57,14 @@ export async function startPaymentMailApp() {
       return { ...(await dashboardMerchant(t, name)), name };
     },
   };
+}
+
+export type PaymentMailKit = Awaited<ReturnType<typeof startPaymentMailApp>>;
+
+/** The kit of a test file: started before its tests, closed after them. */
+export function paymentMailKit(): PaymentMailKit {
+  const kit = {} as PaymentMailKit;
+  beforeAll(async () => { Object.assign(kit, await startPaymentMailApp()); });
+  afterAll(async () => kit.close?.());
+  return kit;
 }
