@@ -9,6 +9,8 @@ import { RowWaits } from './db/row-waits.ts';
 import { PAYMENT_CHANGED } from './resources/payments/wait.ts';
 import type { Config } from './core/config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
+import { receiptMail, heldNoticeMail } from './pages/mails/payment.ts';
+import { heldForStaffMail } from './dashboard/mails/held-payment.ts';
 import type { AppContext } from './verbs/context.ts';
 import { SecretBox } from './core/secret-box.ts';
 import { DepositAddresses } from './core/deposit-addresses.ts';
@@ -148,6 +150,7 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     accessTokens: new AccessTokens(signingKeys, config.oauthIssuer, clock),
     metrics,
     paymentWaits,
+    paymentMails: { receipt: receiptMail, heldNotice: heldNoticeMail, heldForStaff: heldForStaffMail },
   };
   return {
     context,

@@ -226,6 +226,8 @@ export interface PaymentsTable {
   txid_in: string | null;
   txid_out: string | null;
   plan_label: string | null;
+  /** The payer page's language when the buyer started ('en', 'de'; migration 0034); null: English. */
+  payer_language: string | null;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
@@ -591,7 +593,15 @@ export interface SignInLinksTable {
   used_at: Timestamp | null;
 }
 
-export type MailKind = 'webhook_endpoint_added' | 'sign_in_link' | 'payout_wallet_changed';
+/** A person's choice of the mail they get about one business (migration 0034); no row: the defaults. */
+export interface NotificationPreferencesTable {
+  person_id: string;
+  business_id: string;
+  held_payment_mail: boolean;
+  updated_at: Timestamp;
+}
+
+export type MailKind = 'webhook_endpoint_added' | 'sign_in_link' | 'payout_wallet_changed' | 'payment_receipt' | 'payment_held' | 'payment_held_staff';
 /** held: written while SMTP_URL was unset (kept, never sent); queued: a job will send it. */
 export type MailStatus = 'held' | 'queued' | 'sent' | 'failed';
 export interface OutboxTable {
@@ -603,6 +613,10 @@ export interface OutboxTable {
   body: string | null;
   /** A body carrying a secret (a sign-in link), sealed; erased once sent or failed. */
   body_sealed: Buffer | null;
+  /** The HTML alternative of `body` (migration 0034); null: text only. */
+  body_html: string | null;
+  /** The payment the mail is about (receipts, held notices): erasing its buyer deletes the mail. */
+  payment_id: string | null;
   status: MailStatus;
   attempts: Generated<number>;
   last_error: string | null;
@@ -855,6 +869,7 @@ export interface Database {
   business_logos: BusinessLogosTable;
   people: PeopleTable;
   memberships: MembershipsTable;
+  notification_preferences: NotificationPreferencesTable;
   api_keys: ApiKeysTable;
   customers: CustomersTable;
   customer_notes: CustomerNotesTable;

@@ -17,7 +17,8 @@ export const OUTBOX_RETENTION_MS = 30 * DAY;
 
 export interface OutboxDeps {
   jobs: JobSender;
-  secrets: SecretBox;
+  /** Seals a secret body; needed only for mail with `secret`. */
+  secrets?: SecretBox;
   clock: Clock;
   config: Pick<Config, 'mail'>;
 }
@@ -30,6 +31,10 @@ export interface NewMail {
   recipients: SelectQueryBuilder<Database, any, { email: string }>;
   subject: string;
   body: string;
+  /** The HTML alternative of `body`, sent with it as multipart/alternative. */
+  html?: string;
+  /** The payment the mail is about: erasing its buyer deletes the mail. */
+  paymentId?: string;
   /** The body carries a secret (a sign-in link): sealed at rest, never listed, erased once sent. */
   secret?: boolean;
   /** Not worth sending after this (the link's expiry). */
@@ -47,11 +52,12 @@ export function statusAtWrite(config: Pick<Config, 'mail'>): MailStatus {
  */
 export async function queueMail(db: Db, deps: OutboxDeps, mail: NewMail): Promise<number> {
   const status = statusAtWrite(deps.config);
-  const sealed = mail.secret ? deps.secrets.seal(mail.body) : null;
+  if (mail.secret && deps.secrets === undefined) throw new Error('A mail with a secret body needs the secret box to seal it.');
+  const sealed = mail.secret ? deps.secrets!.seal(mail.body) : null;
   const query = db
     .with('recipients', () => mail.recipients)
     .with('mail', (qc) => qc.insertInto('outbox')
-      .columns(['id', 'business_id', 'kind', 'recipient', 'subject', 'body', 'body_sealed', 'status', 'send_before', 'created_at'])
+      .columns(['id', 'business_id', 'kind', 'recipient', 'subject', 'body', 'body_sealed', 'body_html', 'payment_id', 'status', 'send_before', 'created_at'])
       .expression((eb) => eb.selectFrom('recipients').distinct().select([
         sql<string>`'mail_' || replace(gen_random_uuid()::text, '-', '')`.as('id'),
         sql<string | null>`${mail.businessId}::text`.as('business_id'),
@@ -60,6 +66,8 @@ export async function queueMail(db: Db, deps: OutboxDeps, mail: NewMail): Promis
         sql<string>`${mail.subject}::text`.as('subject'),
         sql<string | null>`${sealed ? null : mail.body}::text`.as('body'),
         sql<Buffer | null>`${sealed}::bytea`.as('body_sealed'),
+        sql<string | null>`${mail.html ?? null}::text`.as('body_html'),
+        sql<string | null>`${mail.paymentId ?? null}::text`.as('payment_id'),
         sql<MailStatus>`${status}::text`.as('status'),
         sql<Date | null>`${mail.sendBefore ?? null}::timestamptz`.as('send_before'),
         sql<Date>`${deps.clock.now()}::timestamptz`.as('created_at'),

@@ -49,7 +49,7 @@ export async function sendOutboxMail(deps: MailSendDeps, job: MailJob): Promise<
   }
   const attempt = { attempts: mail.attempts + 1, last_attempt_at: now };
   try {
-    await deps.mailer.send({ to: mail.recipient, subject: mail.subject, text });
+    await deps.mailer.send({ to: mail.recipient, subject: mail.subject, text, ...(mail.body_html === null ? {} : { html: mail.body_html }) });
   } catch (error) {
     const failure = error instanceof MailFailure ? error : new MailFailure('The message could not be sent.', false);
     if (failure.permanent || job.retryCount >= MAIL_RETRIES.retryLimit) return settle(deps, id, { ...attempt, ...ended(failure.message) });

@@ -11,6 +11,8 @@ export interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
+  /** An HTML alternative of `text`: the message goes as multipart/alternative. */
+  html?: string;
 }
 
 export class MailFailure extends Error {
@@ -62,7 +64,7 @@ export class SmtpMailer {
 
   async send(mail: OutgoingMail): Promise<void> {
     try {
-      await this.#transport.sendMail({ from: this.#from, to: mail.to, subject: mail.subject, text: mail.text });
+      await this.#transport.sendMail({ from: this.#from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.html === undefined ? {} : { html: mail.html }) });
     } catch (error) {
       throw this.#failure(error as NodemailerError);
     }

@@ -77,7 +77,7 @@ type StatusNotice = z.output<typeof StatusNotice>;
 
 export type NoticeOutcome = { outcome: 'applied' | 'duplicate' | 'rejected'; reason: string | null; paymentId: string | null };
 
-type Deps = Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs' | 'processorSecret'>;
+type Deps = Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs' | 'processorSecret' | 'paymentMails'>;
 
 /**
  * Records a notice. Only a verified one keeps its body; a refused one keeps a digest and its

@@ -11,3 +11,4 @@ export { Time } from './components/time.ts';
 export { Money } from './components/money.ts';
 export { Notice } from './components/notice.ts';
 export { QrCode, type QrCodeProps } from './components/qr-code.ts';
+export { renderMail, oneLine, type MailContent, type RenderedMail } from './mail.ts';

@@ -10,6 +10,7 @@ import type { AccessTokens } from '../auth/access-tokens.ts';
 import type { SigningKeys } from '../auth/signing-keys.ts';
 import type { Metrics } from '../core/metrics.ts';
 import type { RowWaits } from '../db/row-waits.ts';
+import type { PaymentMailMakers } from '../mail/payment-mails.ts';
 
 /** What every verb may use, built once per process. */
 export interface AppContext {
@@ -36,6 +37,8 @@ export interface AppContext {
   metrics: Metrics;
   /** Callers waiting for a payment's status to change, woken by the process's notification listener. */
   paymentWaits: RowWaits;
+  /** The words of a payment's receipt and held notices (the pages' catalogues), for the moves that send them. */
+  paymentMails: PaymentMailMakers;
 }
 
 /** A verb's view of one call: the app plus the caller. */

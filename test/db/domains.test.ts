@@ -23,7 +23,8 @@ const RULES: Array<[table: string, column: string, allowed: string, refused: str
   ['webhook_deliveries', 'kind', 'test', 'ping'],
   ['webhook_delivery_attempts', 'trigger', 'resend', 'manual'],
   ['outbox', 'status', 'held', 'pending'],
-  ['outbox', 'kind', 'sign_in_link', 'newsletter'],
+  ['outbox', 'kind', 'payment_receipt', 'newsletter'],
+  ['payments', 'payer_language', 'de', 'DE'],
   ['outbox', 'recipient', 'ann@buyer.example', 'Ann@Buyer.example'],
 ];
 
@@ -38,7 +39,7 @@ describe('value rules of the write path', () => {
 
   it('leaves no CHECK constraint on the tables every payment writes', async () => {
     const { rows } = await sql<{ name: string }>`SELECT conname AS name FROM pg_constraint WHERE contype = 'c'
-      AND conrelid IN ('payments'::regclass, 'orders'::regclass, 'customers'::regclass, 'webhook_deliveries'::regclass, 'webhook_delivery_attempts'::regclass)`.execute(t.db);
+      AND conrelid IN ('payments'::regclass, 'orders'::regclass, 'customers'::regclass, 'webhook_deliveries'::regclass, 'webhook_delivery_attempts'::regclass, 'outbox'::regclass)`.execute(t.db);
     expect(rows).toEqual([]);
   });
 });

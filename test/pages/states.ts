@@ -11,6 +11,7 @@ import { requestRefusedPage } from '../../src/oauth/pages/request-refused.ts';
 import type { AgentConnectionOut } from '../../src/resources/agent-connections/schemas.ts';
 import type { ApiKeyOut } from '../../src/resources/api-keys/schemas.ts';
 import type { MemberOut } from '../../src/resources/team/schemas.ts';
+import type { NotificationPreferencesOut } from '../../src/resources/team/notifications.ts';
 import { BUSINESS_STATES } from './business-states.ts';
 import { BRAND_STATES } from './brand-states.ts';
 import { WEBHOOK_STATES } from './webhook-states.ts';
@@ -25,6 +26,9 @@ export { filledWith, realistic, type Fill, type PageState } from './state-kit.ts
 // of a coffee roaster. Each string someone outside controls (a merchant, a buyer, an agent client,
 // a person typing into the dashboard) goes through `v`, so the every-page test can fill them all
 // with one hostile value, the accessibility test and the screenshots keep them as written.
+
+/** The signed-in person's own mail preferences: held-payment mail on (the default). */
+const mailOn: NotificationPreferencesOut = { object: 'notification_preferences', held_payment_mail: true, role_receives: true };
 
 function keys(v: Fill): ApiKeyOut[] {
   const key = (id: string, name: string | null, hint: string, more: Partial<ApiKeyOut>): ApiKeyOut => ({
@@ -107,10 +111,12 @@ export const PAGE_STATES: readonly PageState[] = [
     (v, s) => agentsPage({ session: s, business: roaster(v), mode: 'test', manages: false, connections: connections(v), pending: [] }), VIEWER),
   signedIn({ fn: agentsPage, name: 'agents-empty', shows: 'no agent connected in Live' },
     (v, s) => agentsPage({ session: s, business: roaster(v), mode: 'live', manages: true, connections: [], pending: [] })),
-  signedIn({ fn: teamPage, name: 'team-owner', main: true, shows: 'the team as its owner sees it, with the form to add a person or change a role' },
-    (v, s) => teamPage({ session: s, business: roaster(v), mode: 'test', isOwner: true, members: members(v) })),
-  signedIn({ fn: teamPage, name: 'team-viewer', shows: 'the team as a viewer sees it' },
-    (v, s) => teamPage({ session: s, business: roaster(v), mode: 'test', isOwner: false, members: members(v) }), VIEWER),
+  signedIn({ fn: teamPage, name: 'team-owner', main: true, shows: 'the team as its owner sees it, with the form to add a person or change a role, and their own held-payment mail on' },
+    (v, s) => teamPage({ session: s, business: roaster(v), mode: 'test', isOwner: true, members: members(v), notifications: mailOn })),
+  signedIn({ fn: teamPage, name: 'team-mail-off', shows: 'the team as a developer sees it after turning their held-payment mail off' },
+    (v, s) => teamPage({ session: s, business: roaster(v), mode: 'live', isOwner: false, members: members(v), notifications: { ...mailOn, held_payment_mail: false } })),
+  signedIn({ fn: teamPage, name: 'team-viewer', shows: 'the team as a viewer sees it (viewers are not sent held-payment mail)' },
+    (v, s) => teamPage({ session: s, business: roaster(v), mode: 'test', isOwner: false, members: members(v), notifications: { ...mailOn, role_receives: false } }), VIEWER),
   signedIn({ fn: homePage, name: 'home-businesses', main: true, shows: 'three businesses, one per role' }, (v, s) => homePage(s, [
     { ...roaster(v), role: 'owner' },
     { ...businesses(v)[1]!, role: 'developer' },

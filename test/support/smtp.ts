@@ -14,6 +14,8 @@ export interface ReceivedMail {
   subject: string;
   /** The text body, decoded as a mail client shows it. */
   text: string;
+  /** The HTML alternative of a multipart message, decoded; undefined for a text-only message. */
+  html?: string;
 }
 
 /** What the server answers to the next message: accept it, or refuse it with this reply. */
@@ -54,12 +56,19 @@ function decodeWords(value: string): string {
     kind.toLowerCase() === 'b' ? Buffer.from(data, 'base64').toString('utf8') : decodeQuotedPrintable(data.replace(/_/g, ' ')));
 }
 
+function decodeBody(headers: Record<string, string>, body: string): string {
+  const encoding = (headers['content-transfer-encoding'] ?? '7bit').toLowerCase();
+  const text = encoding === 'quoted-printable' ? decodeQuotedPrintable(body)
+    : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
+  return text.replace(/\r\n/g, '\n').trimEnd();
+}
+
 /**
- * Reads a single-part text message as a mail client would. Enough for what the service sends
- * (plain text, 7bit, quoted-printable or base64); a MIME parser library would be a dependency
- * for this one helper.
+ * Reads a message as a mail client would: a text one, or multipart/alternative with a text and
+ * an HTML part (what the service sends: 7bit, quoted-printable or base64). A MIME parser library
+ * would be a dependency for this one helper.
  */
-export function readMessage(raw: string): Pick<ReceivedMail, 'headers' | 'subject' | 'text'> {
+export function readMessage(raw: string): Pick<ReceivedMail, 'headers' | 'subject' | 'text' | 'html'> {
   const split = raw.indexOf('\r\n\r\n');
   const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
   const headers: Record<string, string> = {};
@@ -68,10 +77,13 @@ export function readMessage(raw: string): Pick<ReceivedMail, 'headers' | 'subjec
     headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
   const body = raw.slice(split + 4);
-  const encoding = (headers['content-transfer-encoding'] ?? '7bit').toLowerCase();
-  const text = encoding === 'quoted-printable' ? decodeQuotedPrintable(body)
-    : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
-  return { headers, subject: decodeWords(headers.subject ?? ''), text: text.replace(/\r\n/g, '\n').trimEnd() };
+  const subject = decodeWords(headers.subject ?? '');
+  const boundary = /^multipart\/[\w-]+;.*boundary="?([^";]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
+  if (boundary === undefined) return { headers, subject, text: decodeBody(headers, body) };
+  const parts = body.split(`--${boundary}`).slice(1, -1).map((part) => readMessage(part.replace(/^\r\n/, '')));
+  const of = (type: string) => parts.find((part) => (part.headers['content-type'] ?? '').toLowerCase().startsWith(type));
+  const html = of('text/html')?.text;
+  return { headers, subject, text: of('text/plain')?.text ?? '', ...(html === undefined ? {} : { html }) };
 }
 
 export async function startSmtpPeer(options: { user?: string; password?: string } = {}): Promise<SmtpPeer> {

@@ -4,11 +4,15 @@ import { ROLES } from '../../tenancy/roles.ts';
 import { Button, Form, html, Notice, Select, Table, TextField } from '../../ui/index.ts';
 import { businessPath } from '../paths.ts';
 import { DashboardPage, type BusinessFrame } from './frame.ts';
+import { NotificationsSection } from './notifications.ts';
+import type { NotificationPreferencesOut } from '../../resources/team/notifications.ts';
 
 /** The people of a business and their roles; owners add people (a viewer unless chosen otherwise) and change roles. */
-export function teamPage({ session, business, mode, role, isOwner, members, saved }: BusinessFrame & {
+export function teamPage({ session, business, mode, role, isOwner, members, saved, notifications }: BusinessFrame & {
   isOwner: boolean;
   members: MemberOut[];
+  /** The signed-in person's own mail preferences for this business. */
+  notifications: NotificationPreferencesOut;
   /** Who was just added or given a role (once, after the form). */
   saved?: { email: string; role: MemberOut['role'] };
 }): VNode {
@@ -33,6 +37,7 @@ export function teamPage({ session, business, mode, role, isOwner, members, save
             <p class="muted">Owners and developers manage keys and connect agents. Taking that away disconnects the agents the person approved.</p>
           </section>`
         : html`<p class="muted">Only owners change roles.</p>`}
+      ${NotificationsSection({ action: `${businessPath(business.id, 'team', mode)}/notifications`, preferences: notifications })}
     </div>`,
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { formField } from '../../core/form.ts';
 import { listMembers } from '../../resources/team/list.ts';
+import { readNotificationPreferences, setNotificationPreferences } from '../../resources/team/notifications.ts';
 import { setMemberRole } from '../../resources/team/set-role.ts';
 import { noticeForPage, noticeOfPage } from '../notices.ts';
 import { teamPage } from '../pages/team.ts';
@@ -14,12 +15,20 @@ export function registerTeam(scope: FastifyInstance, requests: DashboardRequests
   scope.get(TEAM, async (request, reply) => {
     const ctx = await requests.page(request);
     const saved = await noticeOfPage(request, ctx, 'team');
-    return sendPage(reply, 200, teamPage({ ...frameOf(ctx), isOwner: roleOf(ctx) === 'owner', members: await listMembers.run(ctx, {}), ...(saved ? { saved } : {}) }), ctx.session);
+    return sendPage(reply, 200, teamPage({ ...frameOf(ctx), isOwner: roleOf(ctx) === 'owner', members: await listMembers.run(ctx, {}),
+      notifications: await readNotificationPreferences.run(ctx, {}), ...(saved ? { saved } : {}) }), ctx.session);
   });
   scope.post(TEAM, async (request, reply) => {
     const { ctx, form } = await requests.form(request);
     const member = await setMemberRole.run(ctx, { email: formField(form, 'email'), role: formField(form, 'role') });
     await noticeForPage(request, ctx, 'team', { email: member.email, role: member.role });
     return redirect(reply, businessPath(ctx.principal.businessId, 'team', ctx.mode));
+  });
+  // The signed-in person's own held-payment mail: on or off.
+  scope.post(`${TEAM}/notifications`, async (request, reply) => {
+    const { ctx, form } = await requests.form(request);
+    const choice = formField(form, 'held_payment_mail');
+    await setNotificationPreferences.run(ctx, { held_payment_mail: choice === 'on' ? true : choice === 'off' ? false : choice });
+    return redirect(reply, `${businessPath(ctx.principal.businessId, 'team', ctx.mode)}#notifications`);
   });
 }

@@ -217,6 +217,23 @@ export const en = {
   choosePlanOf: (plan: string) => `Choose ${plan}`,
   planChosen: 'Selected',
   plansFrom: (price: string) => `Plans from ${price}`,
+  // Issue 23, receipts and notices by mail (pages/mails/payment.ts): the buyer's receipt and held notice.
+  mailTestMode: 'Test mode — no money moved. This is how a buyer\'s mail looks.',
+  mailReceiptSubject: (business: string) => `Your receipt from ${business}`,
+  mailReceiptHeading: 'Thank you for your payment',
+  mailReceiptText: (business: string) => `${business} has received your payment. This mail is your receipt.`,
+  mailAmountPaid: 'Amount paid',
+  mailItems: 'What you paid for',
+  mailTrack: 'The status of this payment, at any time',
+  mailHeldSubject: (business: string) => `Your payment to ${business} needs attention`,
+  mailHeldHeading: 'Your payment needs a check',
+  mailHeldUnderpaid: (received: string, due: string) => `Your payment arrived, but less than the full amount: ${received} arrived of ${due}.`,
+  mailHeldOther: 'Your payment arrived, but something about it needs a check before it counts.',
+  mailHeldTold: (business: string) => `${business} has been told and will sort it out with you. You don't need to do anything now; please don't send the money again.`,
+  mailAmountDue: 'Amount due',
+  mailArrived: 'Arrived',
+  mailArrivedOn: 'Arrived on',
+  mailFooter: (business: string) => `You receive this mail because you paid ${business} and gave this address for your receipt.`,
 };
 
 export type Messages = typeof en;

@@ -39,3 +39,8 @@ function negotiate(acceptLanguage: string): Messages {
   }
   return en;
 }
+
+/** The catalogue of a language code stored earlier (a buyer's, for their mail); English when we have none. */
+export function messagesOfLanguage(lang: string | null): Messages {
+  return (lang === null ? undefined : CATALOGUES.get(lang)) ?? en;
+}

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.ts';
 import { buyCheckout, checkoutRefusal, readCheckoutView, takesBuyers, type CheckoutView } from '../../resources/payer/checkout.ts';
+import { keepPayerLanguage } from '../../resources/payer/language.ts';
 import { payerMessagePage } from '../views/message.ts';
 import { formValues, type PayerPages } from '../requests.ts';
 import { checkoutClosedPage, checkoutPage } from '../views/checkout.ts';
@@ -59,6 +60,7 @@ export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages
       const { t } = pages.of(request);
       return render(request, reply, checkout, 400, { values, errors: { [error.field]: t.fieldError(refusalOf(error, values)) } });
     }
+    await keepPayerLanguage(context, { businessId: checkout.business.id, livemode: checkout.checkout.livemode }, paymentId, pages.of(request).t.lang);
     return reply.redirect(`/pay/${encodeURIComponent(paymentId)}`, 303);
   });
 

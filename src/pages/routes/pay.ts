@@ -4,6 +4,7 @@ import { ApiError } from '../../core/errors.ts';
 import { chooseProvider } from '../../resources/payer/choose-provider.ts';
 import { BUYER_OUTCOMES, simulateAsBuyer, type BuyerOutcome } from '../../resources/payer/simulate.ts';
 import { startAsBuyer } from '../../resources/payer/start.ts';
+import { keepPayerLanguage } from '../../resources/payer/language.ts';
 import { successUrlFor } from '../../resources/payer/success-url.ts';
 import { buyerOf, readPayerView, type PayerView } from '../../resources/payer/view.ts';
 import { offerFor, waysToPay } from '../../resources/payer/ways.ts';
@@ -108,6 +109,7 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     if (movedPast(payment, ['open'])) return reply.redirect(paths(payment.id).page, 303);
     try {
       await startAsBuyer(context, payment, detailsFrom(values, payment.collect), () => pages.admitStart(request, buyerOf(payment)));
+      await keepPayerLanguage(context, buyerOf(payment), payment.id, pages.of(request).t.lang);
     } catch (error) {
       // A refused field: the form again, with what was typed and what is wrong beside the field.
       if (!(error instanceof ApiError) || error.field === undefined || error.status !== 400) throw error;

@@ -12,8 +12,8 @@ import { eraseFromEventBody, scrubber, scrubMetadata, scrubStrings, truncatedScr
 // Deleting a customer's details (spec 2.3 rule 7), irreversible and in one transaction: the
 // customer, its orders and payments (also payments made with the email on an order that later
 // moved to another buyer), the stored webhook bodies (so a resend carries none of it), what
-// endpoints answered to them, the activity and timeline of those objects, and the keys and note
-// that name it. erasure-columns.ts says what happens to each column; scrub.ts how a value changes.
+// endpoints answered to them, the activity and timeline of those objects, the mail about those
+// payments, and the keys and note that name it. erasure-columns.ts says what happens to each column; scrub.ts how a value changes.
 //
 // Each table is read once and written back in one statement, only the rows that changed, so a
 // customer with many orders costs a few statements, not a few per order.
@@ -138,6 +138,9 @@ async function erase(db: Db, principal: Principal, customerId: string, now: Date
     const keys = await readRows(trx, 'idempotency_keys', 'key', [], sql`${tenant} AND ${anyOf('payment_id', paymentIds)}`);
     const namingKeys = keys.map((row) => row.key as string).filter((key) => scrub(key) !== key);
     if (namingKeys.length > 0) await trx.deleteFrom('idempotency_keys').where(tenant).where(anyOf('key', namingKeys)).execute();
+
+    // Mail about those payments (a receipt, a held notice) names the buyer: it goes, sent or not.
+    await trx.deleteFrom('outbox').where(anyOf('payment_id', paymentIds)).execute();
 
     const counts = { orders: ownOrderIds.length, payments: paymentIds.length, events: events.length };
     await recordActivity(trx, principal, 'customer.erased', customer.id, counts, now);

@@ -37,6 +37,15 @@ export const CUSTOMER_DATA_COLUMNS = {
     customer_email: 'detail', customer_name: 'detail',
     description: 'text', reference: 'text', memo: 'text', success_url: 'text', plan_label: 'text',
     metadata: 'metadata',
+    // The payer page's language: the buyer's, so it goes with their details.
+    payer_language: 'detail',
+  },
+  // Mail about one of the customer's payments (receipts, held notices, the staff's held mail)
+  // goes: its recipient, subject and bodies name the buyer and what they bought. Other mail
+  // (payment_id null) is to the merchant's people and never names a buyer.
+  outbox: {
+    id: 'kept', business_id: 'kept', kind: 'kept', status: 'kept', last_error: 'kept', payment_id: 'kept',
+    recipient: 'deleted', subject: 'deleted', body: 'deleted', body_html: 'deleted',
   },
   events: { id: 'kept', business_id: 'kept', type: 'kept', payment_id: 'kept', order_id: 'kept', customer_id: 'kept', body: 'event' },
   // What an endpoint answered is whatever it chose to say: a receiver that echoes the request
@@ -82,7 +91,7 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   fx_rate_overrides: 'the operator\'s exchange rates',
   fx_rate_last_fetch: 'the rate feed\'s address and its last fetch\'s outcome, in the service\'s words',
   order_numbers: 'the last order number per mode',
-  outbox: 'mail to the merchant\'s people: endpoint-added and payout-wallet notices, sign-in links',
+  notification_preferences: 'which mail each of the merchant\'s people gets',
   payout_wallet_changes: 'an owner\'s payout wallet change waiting for their confirmation',
   oauth_signing_keys: 'the service\'s token signing keys',
   oauth_clients: 'AI agents\' client registrations',

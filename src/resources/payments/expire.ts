@@ -8,7 +8,7 @@ import { applyMove } from './machine.ts';
  * payment.expired event. Several workers can sweep at once: a payment another worker holds is
  * skipped. Returns how many were expired.
  */
-export async function expireDuePayments(ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs'>): Promise<number> {
+export async function expireDuePayments(ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs' | 'paymentMails'>): Promise<number> {
   let expired = 0;
   for (;;) {
     const now = ctx.clock.now();

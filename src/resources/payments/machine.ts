@@ -9,6 +9,7 @@ import { recordPaymentEvent, type EventDeps, type EventGuard, type PaymentState 
 import type { PaymentEventType } from '../../events/types.ts';
 import { deriveOrder } from '../orders/derive.ts';
 import { readStatus } from '../shared/payment-status.ts';
+import { mailPaymentOutcome } from './mail.ts';
 
 // The payment state machine of spec section 3, in one place: this is the only code that changes
 // a payment's state. Every move is a conditional UPDATE ... WHERE status IN (from) RETURNING, so
@@ -43,7 +44,7 @@ export type Move = keyof typeof MOVES;
 /** The moves that write an event. */
 export type EventMove = { [M in Move]: (typeof MOVES)[M]['event'] extends null ? never : M }[Move];
 
-export type MachineDeps = Pick<AppContext, 'clock' | 'config' | 'jobs'>;
+export type MachineDeps = Pick<AppContext, 'clock' | 'config' | 'jobs' | 'paymentMails'>;
 
 /** Extra column changes of a move (provider, amounts, hold reason, …): the machine sets status and updated_at. */
 export type MoveSet = Omit<Updateable<PaymentsTable>, 'status' | 'updated_at'>;
@@ -145,7 +146,9 @@ export async function applyMove(db: Db, deps: MachineDeps, paymentId: string, mo
   const { set, where, version } = options;
   const row = await moveUpdate(db, move, { id: paymentId, now, set, where, version }).returningAll().executeTakeFirst();
   if (!row) return null;
-  await afterPaymentChange(db, deps, row, MOVES[move].event);
+  const state = await afterPaymentChange(db, deps, row, MOVES[move].event);
+  // Paid or held: the buyer's receipt or notice, and the merchant's people told of a hold.
+  if (move === 'pay' || move === 'accept' || move === 'hold') await mailPaymentOutcome(db, deps, state);
   return row;
 }
 
