@@ -211,6 +211,8 @@ export interface PaymentsTable {
   txid_in: string | null;
   txid_out: string | null;
   plan_label: string | null;
+  /** The held underpaid payment whose rest this payment asks for (migration 0035, docs/remainders.md); null for others. */
+  remainder_of: string | null;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
