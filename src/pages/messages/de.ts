@@ -174,4 +174,11 @@ export const de: Messages = {
   payForPlan: 'Weiter zur Zahlung',
   fieldError: refused,
   payAmount: (price) => `${price} bezahlen`,
+  // Issue 23, der Rest einer Unterzahlung (Seiten „wird geprüft“ und Status): was ankam, was fehlt, den Rest zahlen.
+  heldReceived: (received, due, missing) => `Wir haben ${received} von ${due} erhalten; es fehlen ${missing}.`,
+  heldReceivedMore: (received, due) => `Wir haben ${received} erhalten; fällig waren ${due}.`,
+  restAskedText: (business) => `${business} bittet Sie, den Rest zu zahlen, damit Ihre Zahlung vollständig ist.`,
+  payRemaining: (price) => `Die restlichen ${price} bezahlen`,
+  restPaidText: (business) => `Auch der Rest ist angekommen: ${business} hat Ihre Zahlung vollständig erhalten.`,
+  received: 'Erhalten',
 };

@@ -143,6 +143,13 @@ export const en = {
   /** What a refused step or field says: the API's own sentence, written for people, in English. */
   fieldError: (error: RefusedInput) => error.message,
   payAmount: (price: string) => `Pay ${price}`,
+  // Issue 23, the rest of an underpayment (held and tracking pages): what arrived, what is missing, paying the rest.
+  heldReceived: (received: string, due: string, missing: string) => `We received ${received} of ${due}; ${missing} is missing.`,
+  heldReceivedMore: (received: string, due: string) => `We received ${received}; ${due} was due.`,
+  restAskedText: (business: string) => `${business} asks you to pay the rest, so that your payment is complete.`,
+  payRemaining: (price: string) => `Pay the remaining ${price}`,
+  restPaidText: (business: string) => `The rest arrived too: ${business} has received your whole payment.`,
+  received: 'Received',
 };
 
 export type Messages = typeof en;

@@ -1,23 +1,26 @@
 import type { Principal } from '../../auth/principal.ts';
 import { recordActivity } from '../../audit/activity.ts';
+import { DAY } from '../../core/clock.ts';
 import { ApiError } from '../../core/errors.ts';
 import { formatAmount, MIN_AMOUNT_MINOR } from '../../core/money.ts';
 import type { Db } from '../../db/database.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { defineAction } from '../../verbs/action.ts';
-import { SESSION_LIFETIME_MS } from '../checkout-sessions/create.ts';
 import { deriveOrder } from '../orders/derive.ts';
 import { idInput } from '../shared/ids.ts';
 import { readStatus } from '../shared/payment-status.ts';
 import { newPayment, paymentValues } from './insert.ts';
 import { applyMove } from './machine.ts';
 import { getPayment } from './queries.ts';
-import { toPaymentOut, type PaymentOut } from './schemas.ts';
+import { toPaymentOut, type PaymentOut, type PaymentWithCustomer } from './schemas.ts';
 
 // The rest of an underpayment (issue 23, docs/remainders.md): from a held payment too little
 // arrived at, the merchant asks the buyer for the difference, a new payment on the same order
 // that the buyer pays like the first. Once it is paid the order is paid (spec 2.7, 3 rule 7:
 // the order follows all its payments), with amount_paid what arrived on both, its total.
+
+/** A remainder is a session the merchant made: it lives as long as one from the API (spec 3: 24 hours). */
+const REMAINDER_LIFETIME_MS = DAY;
 
 /** Whether a payment is a held underpayment: acceptable, and part of its amount arrived. */
 export function isHeldUnderpayment(payment: Pick<PaymentRow, 'status' | 'hold_acceptable' | 'received_minor' | 'amount_minor'>): boolean {
@@ -33,7 +36,7 @@ export async function findRemainder(db: Db, principal: Principal, paymentId: str
 }
 
 /** A remainder that still counts: being paid, or paid (an expired or failed one may be asked again). */
-function stillCounts(remainder: PaymentRow, now: Date): boolean {
+export function stillCounts(remainder: PaymentRow, now: Date): boolean {
   return ['open', 'pending', 'paid'].includes(readStatus(remainder, now));
 }
 
@@ -43,6 +46,29 @@ export async function assertNoRemainder(db: Db, principal: Principal, payment: P
   if (remainder && stillCounts(remainder, now)) {
     throw new ApiError('invalid_state', `The rest of payment ${payment.id} was asked for (${remainder.id}, ${readStatus(remainder, now)}); it cannot also be accepted as paid.`);
   }
+}
+
+/** What the dashboard shows of a payment's rest (read with its timeline). */
+export interface PaymentRest {
+  /** A held underpayment's missing amount, in the payment's currency (two decimals); null for other payments. */
+  missing: string | null;
+  /** Whether the rest can be asked for now (the action decides anyway). */
+  askable: boolean;
+  /** The latest remainder asked for this payment, as it reads now; null when none was. */
+  remainder: PaymentOut | null;
+  /** For a remainder: the held payment whose rest it is. */
+  of: string | null;
+}
+
+export async function readRest(db: Db, principal: Principal, payment: PaymentWithCustomer, baseUrl: string, now: Date): Promise<PaymentRest> {
+  const remainder = await findRemainder(db, principal, payment.id);
+  const underpaid = isHeldUnderpayment(payment);
+  return {
+    missing: underpaid ? formatAmount(payment.amount_minor - (payment.received_minor ?? 0)) : null,
+    askable: underpaid && !(remainder && stillCounts(remainder, now)),
+    remainder: remainder ? toPaymentOut({ ...remainder, customer_id: payment.customer_id }, baseUrl, now) : null,
+    of: payment.remainder_of,
+  };
 }
 
 export interface RemainderOut {
@@ -107,7 +133,7 @@ export const askForRemainder = defineAction({
         routing: payment.routing,
         plan_label: payment.plan_label,
         fee_bps: principal.business.fee_bps,
-        expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
+        expires_at: new Date(now.getTime() + REMAINDER_LIFETIME_MS),
         remainder_of: payment.id,
       }, now);
       await trx.insertInto('payments').values(paymentValues(remainder)).execute();
