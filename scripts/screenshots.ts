@@ -14,7 +14,8 @@ import { servePages } from '../test/support/serve-pages.ts';
 // data, photographed in headless Chromium into docs/screenshots/ (<state>-<theme>-<width>.png),
 // with a README listing them. Every state light at 1280px; the main pages also light at 360px
 // and dark at 1280px; and the API reference (/docs) at both widths. Not part of npm test: run it
-// after changing a page, and look at the result (`-- --reference` photographs the reference alone).
+// after changing a page, and look at the result (`-- --reference` photographs the reference alone,
+// `-- --only=state,state` those states alone).
 
 const OUT = path.join(import.meta.dirname, '../docs/screenshots');
 
@@ -64,7 +65,9 @@ async function main(): Promise<void> {
     console.log(`Wrote ${REFERENCE_SHOTS.length} screenshots of the API reference and README.md.`);
     return;
   }
-  for (const file of readdirSync(OUT)) if (file.endsWith('.png')) rmSync(path.join(OUT, file));
+  // `-- --only=name,name`: those states alone, the other files left as they are.
+  const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+  if (!only) for (const file of readdirSync(OUT)) if (file.endsWith('.png')) rmSync(path.join(OUT, file));
   const server = await servePages(PAGE_STATES.map((state) => {
     const { page, viewer } = state.render(realistic);
     return renderPage(page, viewer);
@@ -75,13 +78,13 @@ async function main(): Promise<void> {
       const page = await browser.newPage({ viewport: { width: view.width, height: view.width > 360 ? 800 : 740 } });
       await page.emulateMedia({ colorScheme: view.colorScheme });
       for (const [index, state] of PAGE_STATES.entries()) {
-        if (!viewsOf(state).includes(view)) continue;
+        if (!viewsOf(state).includes(view) || (only && !only.includes(state.name))) continue;
         await page.goto(server.url(index));
         await page.screenshot({ path: path.join(OUT, fileOf(state, view)), fullPage: true });
       }
       await page.close();
     }
-    await referenceShots(browser);
+    if (!only) await referenceShots(browser);
   } finally {
     await browser.close();
     await server.app.close();

@@ -21,14 +21,11 @@ export function restCounts(rest: PaymentRest | undefined): boolean {
 /** "Ask for the rest", beside Accept, for who may accept (the action decides anyway). */
 export function AskForRest({ payment, rest, frame }: { payment: PaymentOut; rest: PaymentRest | undefined; frame: Omit<BusinessFrame, 'session'> }): VNode | null {
   if (!rest?.askable || rest.missing === null || frame.role === undefined || !atLeast(frame.role, 'developer')) return null;
-  return Form({
+  return html`${Form({
     action: objectPath(frame.business.id, 'payments', frame.mode, payment.id, '/remainder'),
     label: 'Ask for the rest',
-    children: html`<p class="rest-ask">
-      ${Button({ children: html`Ask for the rest (${Money({ amount: rest.missing, currency: payment.currency })})` })}
-      <span class="muted">A new payment on the same order for what is missing; you send the buyer its address.</span>
-    </p>`,
-  });
+    children: Button({ children: html`Ask for the rest (${Money({ amount: rest.missing, currency: payment.currency })})` }),
+  })}<p class="muted rest-hint">Asking for the rest makes a new payment on the same order for what is missing; you send the buyer its address.</p>`;
 }
 
 /** The remainder asked for (its status, amount and the address the buyer pays it at), or the payment a remainder completes. */

@@ -80,10 +80,12 @@ export function paymentPage({ session, business, mode, role, timeline, accepted,
       <p><a href=${businessPath(business.id, 'payments', mode)}>All payments</a></p>
       <h1>${payment.description}</h1>
       ${accepted && Notice({ tone: 'success', children: 'Accepted: the payment is paid, and payment.paid was sent.' })}
-      ${acceptable(payment, role, rest) && html`<p><a class="button primary" href=${objectPath(business.id, 'payments', mode, payment.id, '/accept')}>Accept this payment</a></p>`}
-      ${AskForRest({ payment, rest, frame: { business, mode, role } })}
-      ${Facts({ label: 'The payment', facts: facts(payment, business, mode) })}
+      <div class="held-actions">
+        ${acceptable(payment, role, rest) && html`<a class="button primary" href=${objectPath(business.id, 'payments', mode, payment.id, '/accept')}>Accept this payment</a>`}
+        ${AskForRest({ payment, rest, frame: { business, mode, role } })}
+      </div>
       ${RestSection({ rest, frame: { business, mode, role }, asked: restAsked })}
+      ${Facts({ label: 'The payment', facts: facts(payment, business, mode) })}
       <h2>Timeline</h2>
       ${events.length === 0 ? html`<p class="muted">No events yet.</p>` : html`<ol class="timeline" aria-label="Events">${events.map((event) => html`<${EventItem} event=${event} />`)}</ol>`}
       ${notices.length > 0 && html`<section aria-labelledby="notices-heading">
