@@ -55,6 +55,7 @@ function payment(v: Fill, more: Partial<PayerView> = {}): PayerView {
     receivedMinor: null,
     valueCoin: null,
     remainder: null,
+    paysRest: false,
     order: null,
     business: { id: 'biz_4fT9kQm2VxR7pLw3Zc8HnB1d', name: v('Kestrel Coffee Roasters'), status: 'active', commerce: 'active', disabled_integrations: [], payout_wallet: null, crypto_enabled: true, fee_bps: 150 },
     checkout: null,
@@ -199,6 +200,13 @@ export const PAYER_STATES: readonly PageState[] = [
     (v, t) => payHeldPage({ t, view: payment(v, started({ status: 'held', receivedMinor: 1960, valueCoin: '19.600000', remainder: REST })) })),
   payer({ main: true, fn: payHeldPage, name: 'pay-held-rest-asked-de', shows: 'the same in German' },
     (v, t) => payHeldPage({ t, view: payment(v, started({ status: 'held', receivedMinor: 1960, valueCoin: '19.600000', remainder: REST })) }), de),
+  payer({ main: true, fn: payStartPage, name: 'pay-start-rest', shows: 'the rest of an underpayment opened from the held page: what is due now, and what arrived earlier' }, (v, t) => {
+    const view = payment(v, {
+      id: REST.id, source: 'api', amountMinor: REST.amountMinor, memo: null, customerName: null, paysRest: true,
+      order: { items: [{ name: v('Ethiopia Guji, 1 kg whole beans'), variant: null, sku: null, quantity: 1, unit_amount_minor: 2450, amount_minor: 2450 }], subtotalMinor: 2450, discountMinor: 0, shippingMinor: 0, taxMinor: 0, totalMinor: 2450, shipTo: null, billTo: null },
+    });
+    return payStartPage({ t, view, action: at(view.id).start, values: { email: v('priya@harbourcafe.example') }, errors: {} });
+  }),
   payer({ main: true, fn: payHeldPage, name: 'pay-held-rest-paid', shows: 'the rest was paid too: the buyer is done' },
     (v, t) => payHeldPage({ t, view: payment(v, started({ status: 'held', receivedMinor: 1960, valueCoin: '19.600000', remainder: { ...REST, status: 'paid' } })) })),
   payer({ fn: payHeldPage, name: 'pay-held-more', shows: 'more than was due arrived, held for another reason: what arrived and what was due' },

@@ -58,6 +58,7 @@ it('underpaid, asked for the rest, rest paid: the order is paid with amount_paid
   await buyer.getByRole('link', { name: 'Pay the remaining $1.80' }).click();
   expect(new URL(buyer.url()).pathname).toBe(`/pay/${remainder.id}`);
   expect(await buyer.getByLabel('Email').inputValue()).toBe('ada@buyer.example');
+  expect(await main(buyer)).toContain('This pays the rest of your order: $7.20 of $9.00 arrived earlier.');
   await buyer.getByRole('button', { name: 'Continue to payment' }).click();
   await buyer.getByRole('button', { name: 'The full amount arrives' }).click();
   await buyer.getByRole('heading', { name: 'Thank you: paid' }).waitFor();

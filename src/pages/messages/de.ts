@@ -181,4 +181,5 @@ export const de: Messages = {
   payRemaining: (price) => `Die restlichen ${price} bezahlen`,
   restPaidText: (business) => `Auch der Rest ist angekommen: ${business} hat Ihre Zahlung vollständig erhalten.`,
   received: 'Erhalten',
+  paysRestText: (arrived, total) => `Hiermit zahlen Sie den Rest Ihrer Bestellung: ${arrived} von ${total} sind bereits angekommen.`,
 };

@@ -150,6 +150,7 @@ export const en = {
   payRemaining: (price: string) => `Pay the remaining ${price}`,
   restPaidText: (business: string) => `The rest arrived too: ${business} has received your whole payment.`,
   received: 'Received',
+  paysRestText: (arrived: string, total: string) => `This pays the rest of your order: ${arrived} of ${total} arrived earlier.`,
 };
 
 export type Messages = typeof en;

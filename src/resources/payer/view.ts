@@ -43,6 +43,8 @@ export interface PayerView {
   valueCoin: string | null;
   /** The latest payment the merchant asked for the rest of this one on (docs/remainders.md), as it reads now; null when none. */
   remainder: { id: string; amountMinor: number; status: PaymentStatus } | null;
+  /** Whether this payment is itself the rest of an earlier one on its order. */
+  paysRest: boolean;
   order: {
     items: OrderItem[];
     subtotalMinor: number;
@@ -80,7 +82,7 @@ const payerViewQuery = template((db: Db, a: { key: string }, by: 'id' | 'trackin
   .select([
     'p.id', 'p.business_id', 'p.livemode', 'p.source', 'p.status', 'p.amount_minor', 'p.currency', 'p.description', 'p.memo', 'p.customer_name',
     'p.customer_email', 'p.collect', 'p.success_url', 'p.reference', 'p.created_at', 'p.expires_at', 'p.started_at', 'p.paid_at',
-    'p.canceled_at', 'p.deposit_address', 'p.usd_value_minor', 'p.provider', 'p.provider_name', 'p.routing', 'p.received_minor', 'p.value_coin',
+    'p.canceled_at', 'p.deposit_address', 'p.usd_value_minor', 'p.provider', 'p.provider_name', 'p.routing', 'p.received_minor', 'p.value_coin', 'p.remainder_of',
     'o.customer_name as order_customer_name', 'o.customer_phone', 'o.items', 'o.subtotal_minor', 'o.discount_minor', 'o.shipping_minor', 'o.tax_minor', 'o.total_minor', 'o.ship_to', 'o.bill_to',
     'c.id as checkout_id', 'c.slug', 'c.name as checkout_name', 'c.theme', 'c.button_label', 'c.crypto', 'c.active', 'c.routing as checkout_routing',
     'b.name as business_name', 'b.status as business_status', 'b.commerce as business_commerce', 'b.disabled_integrations as business_disabled_integrations',
@@ -129,6 +131,7 @@ export async function readPayerView(db: Db, lookup: PayerLookup, now: Date): Pro
     remainder: row.remainder === null ? null : {
       id: row.remainder.id, amountMinor: row.remainder.amount_minor, status: readStatus({ status: row.remainder.status, expires_at: new Date(row.remainder.expires_at) }, now),
     },
+    paysRest: row.remainder_of !== null,
     order: row.items === null ? null : {
       items: row.items,
       subtotalMinor: row.subtotal_minor ?? 0,
