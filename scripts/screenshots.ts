@@ -15,7 +15,7 @@ import { servePages } from '../test/support/serve-pages.ts';
 // with a README listing them. Every state light at 1280px; the main pages also light at 360px
 // and dark at 1280px; and the API reference (/docs) at both widths. Not part of npm test: run it
 // after changing a page, and look at the result (`-- --reference` photographs the reference alone;
-// `-- --only <prefix>` only the states whose names start with it, keeping the other photographs).
+// SCREENSHOTS_ONLY=<prefix>,… only the states whose names start with it, keeping the other photographs).
 
 const OUT = path.join(import.meta.dirname, '../docs/screenshots');
 

@@ -140,6 +140,12 @@ const fixtures: Record<string, Fixture> = {
     await owner.db.updateTable('payments').set({ status: 'held', hold_acceptable: true, hold_reason: 'Underpaid.' }).where('id', '=', session.id).execute();
     return { id: session.id };
   },
+  ask_for_remainder: async (owner) => {
+    const session = await startedSession(owner);
+    // A held underpayment: 6.00 of 10.00 arrived (the row is held directly, as above).
+    await owner.db.updateTable('payments').set({ status: 'held', hold_acceptable: true, hold_reason: 'Underpaid.', received_minor: 600 }).where('id', '=', session.id).execute();
+    return { id: session.id };
+  },
   read_payment_timeline: async (owner) => ({ id: (await startedSession(owner)).id }),
   erase_customer: async (owner) => ({ id: (await api(owner, 'create_checkout_session', { amount: '10.00', currency: 'USD', customer_email: `erase-${Math.random()}@shop.example` })).customer_id }),
   read_customer_note: async (owner) => ({ id: (await api(owner, 'create_checkout_session', { amount: '10.00', currency: 'USD', customer_email: `note-${Math.random()}@shop.example` })).customer_id }),
@@ -162,7 +168,7 @@ const fixtures: Record<string, Fixture> = {
 
 /** Actions that take one object by id: another business's, or the other mode's, is not_found. */
 const BY_ID = new Set(['revoke_api_key', 'disconnect_agent', 'read_agent_connection', 'update_agent_policy', 'read_agent_approval', 'update_webhook_endpoint', 'roll_webhook_secret', 'list_webhook_deliveries',
-  'list_delivery_attempts', 'read_webhook_delivery', 'list_delivery_replays', 'replay_failed_deliveries', 'retry_webhook_delivery', 'resend_webhook_delivery', 'send_test_webhook', 'accept_held_payment', 'read_payment_timeline', 'erase_customer', 'read_customer_note', 'set_customer_note', 'update_checkout', 'delete_checkout']);
+  'list_delivery_attempts', 'read_webhook_delivery', 'list_delivery_replays', 'replay_failed_deliveries', 'retry_webhook_delivery', 'resend_webhook_delivery', 'send_test_webhook', 'accept_held_payment', 'ask_for_remainder', 'read_payment_timeline', 'erase_customer', 'read_customer_note', 'set_customer_note', 'update_checkout', 'delete_checkout']);
 /** Lists, and how to find the fixture's object in one: its id in the answer. */
 const LISTS: Record<string, { make(owner: OperationContext): Promise<string>; ids(answer: unknown): string[] }> = {
   list_api_keys: { make: async (owner) => ((await actionNamed('create_api_key').run(owner, {})) as { id: string }).id, ids: (answer) => (answer as Array<{ id: string }>).map((key) => key.id) },

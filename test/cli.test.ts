@@ -156,6 +156,7 @@ describe('operator CLI', () => {
       [['keys', 'revoke', 'key_nope'], "No API key with id 'key_nope' exists."],
       [['login-link', '--email', 'nobody@nowhere.example'], 'No person with the email nobody@nowhere.example'],
       [['payments', 'accept', 'pay_nope'], "No payment with id 'pay_nope' exists."],
+      [['payments', 'ask-rest', 'pay_nope'], "No payment with id 'pay_nope' exists."],
       [['customers', 'erase', 'cus_nope'], "No customer with id 'cus_nope' exists."],
       [['webhooks', 'log', 'we_nope'], "No webhook endpoint with id 'we_nope' exists."],
       [['webhooks', 'attempts', 'whd_nope'], "No webhook delivery with id 'whd_nope' exists."],
@@ -233,6 +234,21 @@ describe('two checkouts on one machine (issue 14, finding 5)', () => {
       await Promise.all([a, b].map((dir) => rm(dir, { recursive: true, force: true })));
     }
   }, 120_000);
+});
+
+describe('payments', () => {
+  it('ask-rest asks the buyer of a held underpayment for the rest once, and says so again when asked twice', async () => {
+    const biz = await t.business();
+    const key = (await biz.key()).secret;
+    const session = (await t.request('POST', '/v1/checkout_sessions', { key, body: { amount: '20.00', currency: 'USD', customer_email: 'ada@buyer.example' } })).body;
+    await t.request('POST', `/v1/checkout_sessions/${session.id}/start`, { key });
+    expect((await t.request('POST', `/v1/payments/${session.id}/simulate`, { key, body: { outcome: 'underpaid', amount_received: '15.00' } })).body.status).toBe('held');
+    const asked = json((await cli(['payments', 'ask-rest', session.id, '--json'])).stdout);
+    expect(asked).toMatchObject({ created: true, status: 'open', amount: '5.00', currency: 'USD', url: expect.stringContaining(`/pay/${asked.id}`) });
+    const again = await cli(['payments', 'ask-rest', session.id]);
+    expect(again.stdout).toContain(`Already asked for the rest of ${session.id}: 5.00 USD`);
+    expect((await t.db.selectFrom('payments').select('order_id').where('id', '=', asked.id).executeTakeFirstOrThrow()).order_id).toBe(session.order_id);
+  });
 });
 
 describe('members', () => {

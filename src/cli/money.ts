@@ -5,6 +5,7 @@ import { clearFxRate, lastFetch, listFxRates, setFxRate } from '../resources/fx-
 import { refreshFxRates } from '../resources/fx-rates/refresh.ts';
 import { shownAddress } from '../resources/fx-rates/fetch-feed.ts';
 import { acceptHeldPayment } from '../resources/payments/accept.ts';
+import { askForRemainder } from '../resources/payments/remainder.ts';
 import { asOperatorOn, oneOf, positional, required, UsageError, type Command, type Flags } from './command.ts';
 
 /** The currency a rate command is about: one priced through a rate (USD is always 1). */
@@ -21,6 +22,18 @@ export const moneyCommands: Record<string, Command> = {
       return {
         json: { id: payment.id, status: payment.status, amount: payment.amount, currency: payment.currency },
         text: `Accepted ${payment.id} as paid (${payment.amount} ${payment.currency}); payment.paid is on its way.`,
+      };
+    },
+  },
+  'payments ask-rest': {
+    usage: 'payments ask-rest PAYMENT_ID [--json]   (of a held underpayment: a payment on its order for what is missing; docs/remainders.md)',
+    options: {},
+    async run(context, _flags, positionals) {
+      const id = positional(positionals, 'payment', this.usage);
+      const { remainder, created } = await askForRemainder.run(await asOperatorOn(context, 'payment', id), { id });
+      return {
+        json: { id: remainder.id, created, status: remainder.status, amount: remainder.amount, currency: remainder.currency, url: remainder.url },
+        text: `${created ? 'Asked' : 'Already asked'} for the rest of ${id}: ${remainder.amount} ${remainder.currency}, paid at ${remainder.url}`,
       };
     },
   },

@@ -228,6 +228,8 @@ export interface PaymentsTable {
   plan_label: string | null;
   /** The payer page's language when the buyer started ('en', 'de'; migration 0034); null: English. */
   payer_language: string | null;
+  /** The held underpaid payment whose rest this payment asks for (migration 0035, docs/remainders.md); null for others. */
+  remainder_of: string | null;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 

@@ -123,6 +123,13 @@ function checkout(v: Fill, more: Partial<CheckoutOut> = {}): CheckoutOut {
 }
 
 const page = { data: [] as never[], has_more: false, next_cursor: null };
+
+/** A held underpayment (14.40 of 24.00 arrived), and the remainder asked for its rest (docs/remainders.md). */
+const HELD_UNDERPAID = (v: Fill): Partial<PaymentOut> => ({ status: 'held', amount: '24.00', hold_reason: v('Less than the amount asked arrived.'), hold_acceptable: true, paid_at: null, value_coin: '14.400000', merchant_received: null });
+const REMAINDER = (v: Fill): PaymentOut => payment(v, {
+  id: 'pay_Rm4Xq8Vk2Lp7Tn3Wc9Bz5HsD', status: 'open', source: 'api', amount: '9.60', paid_at: null, started_at: null, value_coin: null, merchant_received: null,
+  url: 'https://pay.kestrelcoffee.example/pay/pay_Rm4Xq8Vk2Lp7Tn3Wc9Bz5HsD',
+});
 const frame = (v: Fill, role: 'owner' | 'viewer' = 'owner') => ({ business: roaster(v), mode: 'test' as const, role });
 
 export const BUSINESS_STATES: readonly PageState[] = [
@@ -134,8 +141,12 @@ export const BUSINESS_STATES: readonly PageState[] = [
     (v, s) => paymentsPage({ session: s, business: roaster(v), mode: 'live', role: 'owner', payments: page, filters: {}, later: false })),
   signedIn({ fn: paymentPage, name: 'payment-paid', main: true, shows: 'a paid payment: its facts, events with a delivery being retried, and a notice that did not match' },
     (v, s) => paymentPage({ session: s, ...frame(v), timeline: timeline(v) })),
-  signedIn({ fn: paymentPage, name: 'payment-held', main: true, shows: 'a held payment its developer may accept' },
-    (v, s) => paymentPage({ session: s, ...frame(v), timeline: timeline(v, { status: 'held', hold_reason: v('Less than the amount asked arrived.'), hold_acceptable: true, paid_at: null, value_coin: '14.400000', merchant_received: null }) })),
+  signedIn({ fn: paymentPage, name: 'payment-held', main: true, shows: 'a held underpayment its developer may accept, or ask the buyer the rest of' },
+    (v, s) => paymentPage({ session: s, ...frame(v), timeline: { ...timeline(v, HELD_UNDERPAID(v)), rest: { missing: '9.60', askable: true, remainder: null, of: null } } })),
+  signedIn({ fn: paymentPage, name: 'payment-rest-asked', main: true, shows: 'right after asking for the rest: the remainder and the address the buyer pays it at' },
+    (v, s) => paymentPage({ session: s, ...frame(v), restAsked: true, timeline: { ...timeline(v, HELD_UNDERPAID(v)), rest: { missing: '9.60', askable: false, remainder: REMAINDER(v), of: null } } })),
+  signedIn({ fn: paymentPage, name: 'payment-remainder', shows: 'a remainder paid: its page names the held payment it completes' },
+    (v, s) => paymentPage({ session: s, ...frame(v), timeline: { ...timeline(v, { id: REMAINDER(v).id, amount: '9.60', source: 'api' }), rest: { missing: null, askable: false, remainder: null, of: 'pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ' } } })),
   signedIn({ fn: paymentPage, name: 'payment-accepted', shows: 'right after accepting a held payment' },
     (v, s) => paymentPage({ session: s, ...frame(v), timeline: timeline(v, { hold_reason: v('Less than the amount asked arrived.') }), accepted: true })),
   signedIn({ fn: paymentPage, name: 'payment-held-viewer', shows: 'a held payment as a viewer sees it: nothing to accept' },

@@ -317,6 +317,8 @@ describe('paying from the buyer\'s own wallet (the Test panel)', () => {
     await b.page.getByRole('heading', { name: 'Your payment needs a check' }).waitFor();
     const held = await text(b.page);
     expect(held).toContain('Book Nook will contact you');
+    // 80% arrived (the simulation's default): what arrived and what is missing, in the link's currency.
+    expect(held).toContain('We received $32.00 of $40.00; $8.00 is missing.');
     expect(held).not.toMatch(/underpaid|USDC|Polygon|\b0x[0-9a-f]|txid|hold|webhook|threshold|%|status|pending/i);
     expect((await readLink(m, link.id)).status).toBe('held');
     await expectDelivered(m, link.id, ['payment.started', 'payment.held']);

@@ -55,6 +55,10 @@ function payment(v: Fill, more: Partial<PayerView> = {}): PayerView {
     usdValueMinor: null,
     provider: null,
     providerName: null,
+    receivedMinor: null,
+    valueCoin: null,
+    remainder: null,
+    paysRest: false,
     order: null,
     business: { id: 'biz_4fT9kQm2VxR7pLw3Zc8HnB1d', name: v('Kestrel Coffee Roasters'), status: 'active', commerce: 'active', disabled_integrations: [], payout_wallet: null, crypto_enabled: true, fee_bps: 150 },
     brand: NO_BRAND,
@@ -63,6 +67,9 @@ function payment(v: Fill, more: Partial<PayerView> = {}): PayerView {
     ...more,
   };
 }
+
+/** The rest of an underpayment the merchant asked for (docs/remainders.md). */
+const REST: NonNullable<PayerView['remainder']> = { id: 'pay_Rm4Xq8Vk2Lp7Tn3Wc9Bz5HsD', amountMinor: 490, status: 'open' };
 
 const started = (more: Partial<PayerView> = {}): Partial<PayerView> => ({ startedAt: new Date('2026-03-04T09:05:00Z'), usdValueMinor: 2450, ...more });
 
@@ -197,8 +204,23 @@ export const PAYER_STATES: readonly PageState[] = [
   }),
   payer({ main: true, fn: payPaidPage, name: 'pay-paid-no-next', shows: 'paid, with no success address: the receipt is the last page' }, (v, t) =>
     payPaidPage({ t, view: payment(v, started({ status: 'paid', paidAt: new Date('2026-03-04T09:14:00Z'), providerName: 'USDC on Polygon' })), next: null })),
-  payer({ main: true, fn: payHeldPage, name: 'pay-held', shows: 'less than asked arrived: what happens next, in plain words' },
-    (v, t) => payHeldPage({ t, view: payment(v, started({ status: 'held' })) })),
+  payer({ main: true, fn: payHeldPage, name: 'pay-held', shows: 'less than asked arrived: how much arrived and is missing, what happens next, in plain words' },
+    (v, t) => payHeldPage({ t, view: payment(v, started({ status: 'held', receivedMinor: 1960, valueCoin: '19.600000' })) })),
+  payer({ main: true, fn: payHeldPage, name: 'pay-held-rest-asked', shows: 'the merchant asked for the rest: what is missing, and the button that pays it' },
+    (v, t) => payHeldPage({ t, view: payment(v, started({ status: 'held', receivedMinor: 1960, valueCoin: '19.600000', remainder: REST })) })),
+  payer({ main: true, fn: payHeldPage, name: 'pay-held-rest-asked-de', shows: 'the same in German' },
+    (v, t) => payHeldPage({ t, view: payment(v, started({ status: 'held', receivedMinor: 1960, valueCoin: '19.600000', remainder: REST })) }), de),
+  payer({ main: true, fn: payStartPage, name: 'pay-start-rest', shows: 'the rest of an underpayment opened from the held page: what is due now, and what arrived earlier' }, (v, t) => {
+    const view = payment(v, {
+      id: REST.id, source: 'api', amountMinor: REST.amountMinor, memo: null, customerName: null, paysRest: true,
+      order: { items: [{ name: v('Ethiopia Guji, 1 kg whole beans'), variant: null, sku: null, quantity: 1, unit_amount_minor: 2450, amount_minor: 2450 }], subtotalMinor: 2450, discountMinor: 0, shippingMinor: 0, taxMinor: 0, totalMinor: 2450, shipTo: null, billTo: null },
+    });
+    return payStartPage({ t, view, action: at(view.id).start, values: { email: v('priya@harbourcafe.example') }, errors: {}, timeLeft: left(t, view) });
+  }),
+  payer({ main: true, fn: payHeldPage, name: 'pay-held-rest-paid', shows: 'the rest was paid too: the buyer is done' },
+    (v, t) => payHeldPage({ t, view: payment(v, started({ status: 'held', receivedMinor: 1960, valueCoin: '19.600000', remainder: { ...REST, status: 'paid' } })) })),
+  payer({ fn: payHeldPage, name: 'pay-held-more', shows: 'more than was due arrived, held for another reason: what arrived and what was due' },
+    (v, t) => payHeldPage({ t, view: payment(v, started({ status: 'held', receivedMinor: 2450, valueCoin: '26.000000' })) })),
   payer({ main: true, fn: payFailedPage, name: 'pay-failed', shows: 'a payment that failed: nothing taken, ask for a new link' },
     (v, t) => payFailedPage({ t, view: payment(v, started({ status: 'failed' })) })),
   payer({ main: true, fn: payClosedPage, name: 'pay-expired', shows: 'the time ran out: no longer takes payments' },
@@ -209,6 +231,8 @@ export const PAYER_STATES: readonly PageState[] = [
     (v, t) => payClosedPage({ t, view: payment(v, { status: 'expired', canceledAt: new Date('2026-03-04T11:00:00Z') }) })),
   payer({ main: true, fn: trackPage, name: 'track-open', shows: 'the tracking page of an open link: status, amount, times; no payer details' },
     (v, t) => trackPage({ t, view: payment(v), statusUrl: TRACK_STATUS })),
+  payer({ main: true, fn: trackPage, name: 'track-held', shows: 'the tracking page of a held link: how much was received' },
+    (v, t) => trackPage({ t, view: payment(v, started({ status: 'held', receivedMinor: 1960 })), statusUrl: TRACK_STATUS })),
   payer({ main: true, fn: trackPage, name: 'track-paid', shows: 'the tracking page once paid' },
     (v, t) => trackPage({ t, view: payment(v, started({ status: 'paid', paidAt: new Date('2026-03-04T09:14:00Z') })), statusUrl: TRACK_STATUS })),
   payer({ main: true, fn: checkoutPage, name: 'checkout', shows: 'a checkout\'s page in its light theme: what it sells, the price on the button' },

@@ -6,6 +6,7 @@ import { atLeast } from '../../tenancy/roles.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 import { PaymentStatus } from './payments.ts';
+import { AskForRest, restCounts, RestSection } from './payment-rest.ts';
 
 // One payment: its facts, what can be done with it, and its timeline (spec 6.2): every event
 // and each delivery of it, and the processor's notices, the ones that did not match flagged.
@@ -63,13 +64,13 @@ function facts(payment: PaymentOut, business: BusinessFrame['business'], mode: B
   ];
 }
 
-/** Whether the person may accept this payment now (the action decides anyway). */
-export function acceptable(payment: PaymentOut, role: BusinessFrame['role']): boolean {
-  return payment.status === 'held' && payment.hold_acceptable && role !== undefined && atLeast(role, 'developer');
+/** Whether the person may accept this payment now (the action decides anyway): not while its rest was asked for. */
+export function acceptable(payment: PaymentOut, role: BusinessFrame['role'], rest?: PaymentTimeline['rest']): boolean {
+  return payment.status === 'held' && payment.hold_acceptable && role !== undefined && atLeast(role, 'developer') && !restCounts(rest);
 }
 
-export function paymentPage({ session, business, mode, role, timeline, accepted }: BusinessFrame & { timeline: PaymentTimeline; accepted?: boolean }): VNode {
-  const { payment, events, notices } = timeline;
+export function paymentPage({ session, business, mode, role, timeline, accepted, restAsked = false }: BusinessFrame & { timeline: PaymentTimeline; accepted?: boolean; restAsked?: boolean }): VNode {
+  const { payment, events, notices, rest } = timeline;
   return DashboardPage({
     title: `Payment ${payment.id}`,
     session,
@@ -79,7 +80,11 @@ export function paymentPage({ session, business, mode, role, timeline, accepted 
       <p><a href=${businessPath(business.id, 'payments', mode)}>All payments</a></p>
       <h1>${payment.description}</h1>
       ${accepted && Notice({ tone: 'success', children: 'Accepted: the payment is paid, and payment.paid was sent.' })}
-      ${acceptable(payment, role) && html`<p><a class="button primary" href=${objectPath(business.id, 'payments', mode, payment.id, '/accept')}>Accept this payment</a></p>`}
+      <div class="held-actions">
+        ${acceptable(payment, role, rest) && html`<a class="button primary" href=${objectPath(business.id, 'payments', mode, payment.id, '/accept')}>Accept this payment</a>`}
+        ${AskForRest({ payment, rest, frame: { business, mode, role } })}
+      </div>
+      ${RestSection({ rest, frame: { business, mode, role }, asked: restAsked })}
       ${Facts({ label: 'The payment', facts: facts(payment, business, mode) })}
       <h2>Timeline</h2>
       ${events.length === 0 ? html`<p class="muted">No events yet.</p>` : html`<ol class="timeline" aria-label="Events">${events.map((event) => html`<${EventItem} event=${event} />`)}</ol>`}

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { acceptHeldPayment } from '../../resources/payments/accept.ts';
+import { askForRemainder } from '../../resources/payments/remainder.ts';
 import { PaymentList, PaymentOut } from '../../resources/payments/schemas.ts';
 import { readPaymentTimeline } from '../../resources/payments/timeline.ts';
 import { createdRangeOf, cursorOf, filtersOf, given } from '../filters.ts';
@@ -10,7 +11,7 @@ import { perform, type DashboardOperations } from '../perform.ts';
 import { frameOf, redirect, type DashboardRequests } from '../requests.ts';
 import { sendPage } from './send.ts';
 
-/** Payments: the list, one payment with its timeline, and accepting a held one (a confirmation step first). */
+/** Payments: the list, one payment with its timeline, accepting a held one (a confirmation step first) or asking for its rest. */
 export function registerPayments(scope: FastifyInstance, requests: DashboardRequests, operations: DashboardOperations): void {
   const listPayments = operations.get('list_payments', PaymentList);
   const retrievePayment = operations.get('retrieve_payment', PaymentOut);
@@ -29,8 +30,10 @@ export function registerPayments(scope: FastifyInstance, requests: DashboardRequ
   scope.get(areaRoute('payments', '/:payment'), async (request, reply) => {
     const ctx = await requests.page(request);
     const timeline = await readPaymentTimeline.run(ctx, { id: idOf(request.params) });
-    const accepted = (request.query as { accepted?: unknown }).accepted === '1' && timeline.payment.status === 'paid';
-    return sendPage(reply, 200, paymentPage({ ...frameOf(ctx), timeline, accepted }), ctx.session);
+    const query = request.query as { accepted?: unknown; rest?: unknown };
+    const accepted = query.accepted === '1' && timeline.payment.status === 'paid';
+    const restAsked = query.rest === 'asked' && timeline.rest?.remainder !== null;
+    return sendPage(reply, 200, paymentPage({ ...frameOf(ctx), timeline, accepted, restAsked }), ctx.session);
   });
 
   scope.get(areaRoute('payments', '/:payment/accept'), async (request, reply) => {
@@ -46,5 +49,13 @@ export function registerPayments(scope: FastifyInstance, requests: DashboardRequ
     const { ctx } = await requests.form(request);
     const payment = await acceptHeldPayment.run(ctx, { id: idOf(request.params) });
     return redirect(reply, `${objectPath(ctx.principal.businessId, 'payments', ctx.mode, payment.id)}?accepted=1`);
+  });
+
+  // Asking for the rest of a held underpayment (docs/remainders.md): back to the payment, its remainder's address shown.
+  scope.post(areaRoute('payments', '/:payment/remainder'), async (request, reply) => {
+    const { ctx } = await requests.form(request);
+    const id = idOf(request.params);
+    await askForRemainder.run(ctx, { id });
+    return redirect(reply, `${objectPath(ctx.principal.businessId, 'payments', ctx.mode, id)}?rest=asked`);
   });
 }

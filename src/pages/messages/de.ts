@@ -227,4 +227,12 @@ export const de: Messages = {
   mailArrived: 'Eingegangen',
   mailArrivedOn: 'Eingegangen am',
   mailFooter: (business) => `Sie erhalten diese Mail, weil Sie an ${business} gezahlt und diese Adresse für Ihren Beleg angegeben haben.`,
+  // Issue 23, der Rest einer Unterzahlung (Seiten „wird geprüft“ und Status): was ankam, was fehlt, den Rest zahlen.
+  heldReceived: (received, due, missing) => `Wir haben ${received} von ${due} erhalten; es fehlen ${missing}.`,
+  heldReceivedMore: (received, due) => `Wir haben ${received} erhalten; fällig waren ${due}.`,
+  restAskedText: (business) => `${business} bittet Sie, den Rest zu zahlen, damit Ihre Zahlung vollständig ist.`,
+  payRemaining: (price) => `Die restlichen ${price} bezahlen`,
+  restPaidText: (business) => `Auch der Rest ist angekommen: ${business} hat Ihre Zahlung vollständig erhalten.`,
+  received: 'Erhalten',
+  paysRestText: (arrived, total) => `Hiermit zahlen Sie den Rest Ihrer Bestellung: ${arrived} von ${total} sind bereits angekommen.`,
 };

@@ -234,6 +234,14 @@ export const en = {
   mailArrived: 'Arrived',
   mailArrivedOn: 'Arrived on',
   mailFooter: (business: string) => `You receive this mail because you paid ${business} and gave this address for your receipt.`,
+  // Issue 23, the rest of an underpayment (held and tracking pages): what arrived, what is missing, paying the rest.
+  heldReceived: (received: string, due: string, missing: string) => `We received ${received} of ${due}; ${missing} is missing.`,
+  heldReceivedMore: (received: string, due: string) => `We received ${received}; ${due} was due.`,
+  restAskedText: (business: string) => `${business} asks you to pay the rest, so that your payment is complete.`,
+  payRemaining: (price: string) => `Pay the remaining ${price}`,
+  restPaidText: (business: string) => `The rest arrived too: ${business} has received your whole payment.`,
+  received: 'Received',
+  paysRestText: (arrived: string, total: string) => `This pays the rest of your order: ${arrived} of ${total} arrived earlier.`,
 };
 
 export type Messages = typeof en;

@@ -1,4 +1,5 @@
 import type { VNode } from 'preact';
+import { toMicros } from '../../resources/orders/derive.ts';
 import type { PayerView } from '../../resources/payer/view.ts';
 import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
@@ -49,15 +50,41 @@ export function payUnavailablePage({ t, view }: { t: Messages; view: PayerView }
 }
 
 export function payHeldPage({ t, view }: { t: Messages; view: PayerView }): VNode {
+  const rest = view.remainder;
+  const offered = rest !== null && (rest.status === 'open' || rest.status === 'pending');
+  // The rest was paid: the payment stays held (docs/remainders.md), but the buyer is done.
+  const complete = rest?.status === 'paid';
+  const title = complete ? t.paidTitle : t.heldTitle;
   return PayerPage({
     ...frame(t, view),
-    title: t.heldTitle,
+    title,
     // Followed: the merchant may accept it, and the page then shows the receipt.
     children: html`<div data-status=${view.status} data-status-url=${`/pay/${encodeURIComponent(view.id)}/status`}>
-      ${Notice({ tone: 'warning', children: html`<div><h1>${t.heldTitle}</h1><p>${t.heldText(view.business.name)}</p></div>` })}
+      ${Notice({ tone: complete ? 'success' : 'warning', children: html`<div><h1>${title}</h1>
+        ${HeldAmounts({ t, view })}
+        <p>${offered ? t.restAskedText(view.business.name) : complete ? t.restPaidText(view.business.name) : t.heldText(view.business.name)}</p>
+      </div>` })}
+      ${offered && html`<p><a class="button primary" href=${`/pay/${encodeURIComponent(rest.id)}`}>${t.payRemaining(price(t, rest.amountMinor, view.currency))}</a></p>`}
       <p><span class="muted">${t.paymentId}</span> <code>${view.id}</code></p>
     </div>`,
   });
+}
+
+/**
+ * What arrived at a held payment, in plain words: of an underpayment, how much of the amount and
+ * what is missing (in the payment's currency, the buyer's terms); of more than was due, both.
+ */
+function HeldAmounts({ t, view }: { t: Messages; view: PayerView }): VNode | null {
+  const received = view.receivedMinor ?? 0;
+  if (received > 0 && received < view.amountMinor) {
+    return html`<p class="held-amounts">${t.heldReceived(price(t, received, view.currency), price(t, view.amountMinor, view.currency), price(t, view.amountMinor - received, view.currency))}</p>`;
+  }
+  // More than due arrived (in a dollar coin: compared with the USD value locked at start).
+  const arrivedMinor = view.valueCoin === null ? 0 : Number(toMicros(view.valueCoin) / 10_000n);
+  if (view.usdValueMinor !== null && arrivedMinor > view.usdValueMinor) {
+    return html`<p class="held-amounts">${t.heldReceivedMore(price(t, arrivedMinor, 'USD'), price(t, view.usdValueMinor, 'USD'))}</p>`;
+  }
+  return null;
 }
 
 export function payFailedPage({ t, view }: { t: Messages; view: PayerView }): VNode {

@@ -13,6 +13,7 @@ export function PaymentSummary({ t, view, timeLeft }: { t: Messages; view: Payer
     <h1 id="summary-heading">${view.description}</h1>
     ${view.customerName && html`<p class="muted">${t.forWhom(view.customerName)}</p>`}
     <p class="amount-due"><span class="muted">${t.amountDue}</span> <strong>${price(t, view.amountMinor, view.currency)}</strong></p>
+    ${view.paysRest && view.order && html`<p class="pays-rest">${t.paysRestText(price(t, view.order.totalMinor - view.amountMinor, view.currency), price(t, view.order.totalMinor, view.currency))}</p>`}
     ${view.memo && html`<div class="memo"><h2>${t.noteFromMerchant(view.business.name)}</h2><p>${view.memo}</p></div>`}
     ${view.order && OrderSummary({ t, order: { ...view.order, items: view.order.items }, currency: view.currency })}
     ${view.status === 'open' && html`<p class="deadline muted">${t.expiresAt} ${moment(t, view.expiresAt)}</p>

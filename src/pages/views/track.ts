@@ -19,6 +19,7 @@ export function trackPage({ t, view, statusUrl }: { t: Messages; view: TrackingV
         <div><dt>${t.status}</dt><dd><strong>${status}</strong></dd></div>
         <div><dt>${t.description}</dt><dd>${view.description}</dd></div>
         <div><dt>${t.amount}</dt><dd>${price(t, view.amountMinor, view.currency)}</dd></div>
+        ${view.status === 'held' && view.receivedMinor !== null && view.receivedMinor > 0 && html`<div><dt>${t.received}</dt><dd>${price(t, view.receivedMinor, view.currency)}</dd></div>`}
         <div><dt>${t.created}</dt><dd>${moment(t, view.createdAt)}</dd></div>
         ${view.paidAt && html`<div><dt>${t.paidOn}</dt><dd>${moment(t, view.paidAt)}</dd></div>`}
         ${view.canceledAt && html`<div><dt>${t.canceledOn}</dt><dd>${moment(t, view.canceledAt)}</dd></div>`}

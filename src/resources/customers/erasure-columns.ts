@@ -31,7 +31,7 @@ export const CUSTOMER_DATA_COLUMNS = {
   payments: {
     id: 'kept', tracking_token: 'kept', business_id: 'kept', source: 'kept', order_id: 'kept', checkout_id: 'kept', status: 'kept', currency: 'kept',
     method: 'kept', provider: 'kept', provider_name: 'kept', network: 'kept', deposit_address: 'kept', payout_wallet: 'kept', coin: 'kept',
-    txid_in: 'kept', txid_out: 'kept', hold_reason: 'kept',
+    txid_in: 'kept', txid_out: 'kept', hold_reason: 'kept', remainder_of: 'kept',
     // The payer page's asks (flags under fixed names) and the routing chosen: no free text.
     collect: 'kept', routing: 'kept',
     customer_email: 'detail', customer_name: 'detail',

@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { template } from '../../db/template.ts';
 import type { OrderItem, PaymentSource, PaymentStatus, Routing, StoredAddress } from '../../db/schema.ts';
@@ -38,6 +39,13 @@ export interface PayerView {
   usdValueMinor: number | null;
   provider: string | null;
   providerName: string | null;
+  /** A held payment: what arrived, in the payment's currency (part of it for an underpayment), and in the coin, six decimals. */
+  receivedMinor: number | null;
+  valueCoin: string | null;
+  /** The latest payment the merchant asked for the rest of this one on (docs/remainders.md), as it reads now; null when none. */
+  remainder: { id: string; amountMinor: number; status: PaymentStatus } | null;
+  /** Whether this payment is itself the rest of an earlier one on its order. */
+  paysRest: boolean;
   order: {
     items: OrderItem[];
     subtotalMinor: number;
@@ -62,7 +70,7 @@ const SMART: Routing = { choice: 'smart', provider: null, fallback: false };
  * What a payment link's tracking page shows (spec 2.1 tracking_url): its status, amount, what it
  * is for and its times. Nothing of the payer, and not the payment's id (which opens the payer page).
  */
-export type TrackingView = Pick<PayerView, 'livemode' | 'status' | 'amountMinor' | 'currency' | 'description' | 'createdAt' | 'expiresAt' | 'paidAt' | 'canceledAt'>
+export type TrackingView = Pick<PayerView, 'livemode' | 'status' | 'amountMinor' | 'currency' | 'description' | 'createdAt' | 'expiresAt' | 'paidAt' | 'canceledAt' | 'receivedMinor'>
   & { business: Pick<BusinessState, 'id' | 'name'>; brand: Brand };
 
 /** A payment found by its id (the payer page), or a payment link by its tracking token. */
@@ -78,14 +86,20 @@ const payerViewQuery = template((db: Db, a: { key: string }, by: 'id' | 'trackin
   .select([
     'p.id', 'p.business_id', 'p.livemode', 'p.source', 'p.status', 'p.amount_minor', 'p.currency', 'p.description', 'p.memo', 'p.customer_name',
     'p.customer_email', 'p.collect', 'p.success_url', 'p.reference', 'p.created_at', 'p.expires_at', 'p.started_at', 'p.paid_at',
-    'p.canceled_at', 'p.deposit_address', 'p.usd_value_minor', 'p.provider', 'p.provider_name', 'p.routing',
+    'p.canceled_at', 'p.deposit_address', 'p.usd_value_minor', 'p.provider', 'p.provider_name', 'p.routing', 'p.received_minor', 'p.value_coin', 'p.remainder_of',
     'o.customer_name as order_customer_name', 'o.customer_phone', 'o.items', 'o.subtotal_minor', 'o.discount_minor', 'o.shipping_minor', 'o.tax_minor', 'o.total_minor', 'o.ship_to', 'o.bill_to',
     'c.id as checkout_id', 'c.slug', 'c.name as checkout_name', 'c.theme', 'c.button_label', 'c.crypto', 'c.active', 'c.routing as checkout_routing',
     'b.name as business_name', 'b.status as business_status', 'b.commerce as business_commerce', 'b.disabled_integrations as business_disabled_integrations',
     'b.payout_wallet as business_payout_wallet', 'b.crypto_enabled as business_crypto_enabled', 'b.fee_bps as business_fee_bps',
     'b.brand_color', 'bl.sha256 as logo_sha256',
   ])
+  // The rest asked for this payment (an index lookup: payments_one_remainder's column).
+  .select((eb) => eb.selectFrom('payments as r')
+    .select(sql<RemainderJson>`json_build_object('id', r.id, 'amount_minor', r.amount_minor, 'status', r.status, 'expires_at', r.expires_at)`.as('j'))
+    .whereRef('r.remainder_of', '=', 'p.id').orderBy('r.created_at', 'desc').limit(1).as('remainder'))
   .where(by === 'id' ? 'p.id' : 'p.tracking_token', '=', a.key), (by) => by);
+
+interface RemainderJson { id: string; amount_minor: number; status: PaymentStatus; expires_at: string }
 
 /** The payer's view of a payment, as it reads at `now`; undefined when there is no such payment. */
 export async function readPayerView(db: Db, lookup: PayerLookup, now: Date): Promise<PayerView | undefined> {
@@ -117,6 +131,12 @@ export async function readPayerView(db: Db, lookup: PayerLookup, now: Date): Pro
     usdValueMinor: row.usd_value_minor,
     provider: row.provider,
     providerName: row.provider_name,
+    receivedMinor: row.received_minor,
+    valueCoin: row.value_coin,
+    remainder: row.remainder === null ? null : {
+      id: row.remainder.id, amountMinor: row.remainder.amount_minor, status: readStatus({ status: row.remainder.status, expires_at: new Date(row.remainder.expires_at) }, now),
+    },
+    paysRest: row.remainder_of !== null,
     order: row.items === null ? null : {
       items: row.items,
       subtotalMinor: row.subtotal_minor ?? 0,
@@ -155,6 +175,6 @@ export function cryptoAllowed(view: PayerView): boolean {
 export async function readTrackingView(db: Db, trackingToken: string, now: Date): Promise<TrackingView | undefined> {
   const view = await readPayerView(db, { trackingToken }, now);
   if (!view || view.source !== 'payment_link') return undefined;
-  const { livemode, status, amountMinor, currency, description, createdAt, expiresAt, paidAt, canceledAt, business, brand } = view;
-  return { livemode, status, amountMinor, currency, description, createdAt, expiresAt, paidAt, canceledAt, business: { id: business.id, name: business.name }, brand };
+  const { livemode, status, amountMinor, currency, description, createdAt, expiresAt, paidAt, canceledAt, receivedMinor, business, brand } = view;
+  return { livemode, status, amountMinor, currency, description, createdAt, expiresAt, paidAt, canceledAt, receivedMinor, business: { id: business.id, name: business.name }, brand };
 }

@@ -4,6 +4,7 @@ import { defineAction } from '../../verbs/action.ts';
 import { idInput } from '../shared/ids.ts';
 import { applyMove } from './machine.ts';
 import { getPayment } from './queries.ts';
+import { assertNoRemainder } from './remainder.ts';
 import { toPaymentOut } from './schemas.ts';
 
 /**
@@ -24,6 +25,7 @@ export const acceptHeldPayment = defineAction({
       const payment = await getPayment(trx, principal, input.id);
       if (payment.status !== 'held') throw new ApiError('invalid_state', `Payment ${payment.id} is ${payment.status}, not held.`);
       if (!payment.hold_acceptable) throw new ApiError('hold_not_acceptable', `Payment ${payment.id} cannot be accepted: ${payment.hold_reason ?? 'its hold is not acceptable'}.`);
+      await assertNoRemainder(trx, principal, payment, ctx.clock.now());
       const accepted = await applyMove(trx, ctx, payment.id, 'accept', { set: { paid_at: ctx.clock.now() } });
       if (!accepted) throw new ApiError('invalid_state', `Payment ${payment.id} changed meanwhile; try again.`);
       await recordActivity(trx, principal, 'payment.accepted', payment.id, { hold_reason: payment.hold_reason }, ctx.clock.now());

@@ -48,6 +48,7 @@ export function newPayment(principal: Principal, fields: PaymentFields, now: Dat
     txid_out: null,
     plan_label: null,
     payer_language: null,
+    remainder_of: null,
     tracking_token: fields.source === 'payment_link' ? newId('trk') : null,
     ...fields,
     created_at: now,

@@ -8,6 +8,7 @@ import { fromMicros, toMicros } from '../orders/derive.ts';
 import { applyArrival, type Arrival } from './arrival.ts';
 import { applyMove, cannotMove } from './machine.ts';
 import { getPayment } from './queries.ts';
+import { assertNoRemainder } from './remainder.ts';
 import { PaymentIdInput, toPaymentOut, type PaymentOut } from './schemas.ts';
 
 // Test-mode simulations: each outcome drives the same state machine, checks and events as
@@ -92,6 +93,7 @@ export async function simulatePayment(ctx: OperationContext, input: SimulatePaym
       }
       case 'accepted':
         if (!payment.hold_acceptable) throw new ApiError('invalid_state', 'Only a held payment whose hold is acceptable can be accepted.');
+        await assertNoRemainder(trx, principal, payment, now);
         return move('accept', 'be accepted', { set: { paid_at: now } });
       case 'failed':
         return move('fail', 'fail');

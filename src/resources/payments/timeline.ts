@@ -2,6 +2,7 @@ import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
 import { defineAction } from '../../verbs/action.ts';
 import { idInput } from '../shared/ids.ts';
 import { getPayment } from './queries.ts';
+import { readRest, type PaymentRest } from './remainder.ts';
 import { toPaymentOut, type PaymentOut } from './schemas.ts';
 
 // What happened to one payment, for the people who run the business (spec 6.2): every event, every
@@ -41,6 +42,8 @@ export interface PaymentTimeline {
   payment: PaymentOut;
   events: TimelineEvent[];
   notices: TimelineNotice[];
+  /** A held underpayment's rest, asked for or not, or the payment a remainder completes (docs/remainders.md). */
+  rest?: PaymentRest;
 }
 
 export const readPaymentTimeline = defineAction({
@@ -54,7 +57,7 @@ export const readPaymentTimeline = defineAction({
     const { db, principal } = ctx;
     // Found in the caller's business and mode first: everything after is of this payment alone.
     const payment = await getPayment(db, principal, input.id);
-    const [events, deliveries, notices] = await Promise.all([
+    const [events, deliveries, notices, rest] = await Promise.all([
       db.selectFrom('events').select(['id', 'type', 'created_at'])
         .where('payment_id', '=', payment.id).where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode)
         .orderBy('seq').execute(),
@@ -65,6 +68,7 @@ export const readPaymentTimeline = defineAction({
         .orderBy('d.created_at').execute(),
       db.selectFrom('processor_notices').select(['id', 'kind', 'outcome', 'reason', 'received_at'])
         .where('payment_id', '=', payment.id).orderBy('received_at').orderBy('id').execute(),
+      readRest(db, principal, payment, ctx.config.baseUrl, ctx.clock.now()),
     ]);
     return {
       payment: toPaymentOut(payment, ctx.config.baseUrl, ctx.clock.now()),
@@ -79,6 +83,7 @@ export const readPaymentTimeline = defineAction({
         id: Number(notice.id), kind: notice.kind, outcome: notice.outcome, reason: notice.reason, received: unixSeconds(notice.received_at),
         flagged: notice.outcome === 'rejected' || (notice.outcome === 'applied' && notice.reason !== null),
       })),
+      rest,
     };
   },
 });
