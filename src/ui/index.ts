@@ -10,3 +10,4 @@ export { Time } from './components/time.ts';
 export { Money } from './components/money.ts';
 export { Notice } from './components/notice.ts';
 export { QrCode, type QrCodeProps } from './components/qr-code.ts';
+export { StatusBadge, type StatusTone } from './components/status-badge.ts';

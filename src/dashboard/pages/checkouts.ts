@@ -9,6 +9,7 @@ import { DashboardPage, MODE_NAMES, unixTime as at, type BusinessFrame } from '.
 import { FilterForm, Pager, type Filters } from './list.ts';
 import { Facts } from './payment.ts';
 import { COLLECT_BOXES } from './payment-links.ts';
+import { CHECKOUT_KIND_NAMES, ObjectBadge } from '../wording.ts';
 
 // Checkouts (spec 2.2): the list by kind, a new checkout page, changing one (its slug stays),
 // deleting one for good, and the buy-button snippet to copy for each.
@@ -17,7 +18,6 @@ export const CHECKOUT_FIELDS = ['name', 'description', 'amount', 'currency', 'su
 export type CheckoutForm = Partial<Record<(typeof CHECKOUT_FIELDS)[number] | (typeof COLLECT_BOXES)[number]['name'], string>>;
 export type FieldError = { field: string | undefined; message: string };
 
-const KIND_NAMES: Record<CheckoutOut['kind'], string> = { page: 'Checkout page', pricing_table: 'Pricing table', widget: 'Widget' };
 const CARD_PROVIDERS = PROVIDERS.filter((provider) => provider.card);
 const manages = (role: BusinessFrame['role']) => role !== undefined && atLeast(role, 'developer');
 
@@ -45,7 +45,7 @@ export function checkoutsPage({ session, business, mode, role, checkouts, filter
   const path = businessPath(business.id, 'checkouts', mode);
   const rows = checkouts.data.map((checkout) => [
     html`<a href=${objectPath(business.id, 'checkouts', mode, checkout.id)}>${checkout.name}</a>`,
-    KIND_NAMES[checkout.kind],
+    CHECKOUT_KIND_NAMES[checkout.kind],
     Money({ amount: checkout.amount, currency: checkout.currency }),
     html`<code>${checkout.slug}</code>`,
     at(checkout.created),
@@ -63,7 +63,7 @@ export function checkoutsPage({ session, business, mode, role, checkouts, filter
         ${' '}<a class="button" href=${`${path}/new-widget`}>Create a widget</a>
       </p>`}
       ${FilterForm({ path, label: 'Filter checkouts', filters, children: [
-        Select({ name: 'kind', label: 'Kind', value: filters.kind ?? '', options: [{ value: '', label: 'Any' }, ...Object.entries(KIND_NAMES).map(([value, label]) => ({ value, label }))] }),
+        Select({ name: 'kind', label: 'Kind', value: filters.kind ?? '', options: [{ value: '', label: 'Any' }, ...Object.entries(CHECKOUT_KIND_NAMES).map(([value, label]) => ({ value, label }))] }),
       ] })}
       ${Table({ label: 'Checkouts', columns: ['Name', 'Kind', 'Price', 'Slug', 'Created'], rows, empty: 'No checkouts match.' })}
       ${Pager({ path, filters, nextCursor: checkouts.next_cursor, later })}
@@ -166,7 +166,8 @@ export function checkoutPage({ session, business, mode, role, checkout, notice }
         <pre class="body"><code>${snippetOf(checkout)}</code></pre>
       </section>`}
       ${Facts({ label: 'The checkout', facts: [
-        ['Kind', KIND_NAMES[checkout.kind]],
+        ['Status', ObjectBadge({ status: checkout.active ? 'active' : 'deleted' })],
+        ['Kind', CHECKOUT_KIND_NAMES[checkout.kind]],
         [checkout.kind === 'pricing_table' ? 'Lowest plan price' : 'Price', Money({ amount: checkout.amount, currency: checkout.currency })],
         ['Options', checkout.options?.join(' / ') ?? null],
         ['Description', checkout.description],

@@ -8,7 +8,7 @@ import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, MODE_NAMES, unixTime as at, type BusinessFrame } from './frame.ts';
 import { DateFilters, FilterForm, Pager, StatusFilter, type Filters } from './list.ts';
 import { Facts } from './payment.ts';
-import { PaymentStatus } from './payments.ts';
+import { PaymentBadge } from '../wording.ts';
 
 export const LINK_FILTERS = ['status', 'reference', 'from', 'to'] as const;
 
@@ -30,7 +30,7 @@ export function paymentLinksPage({ session, business, mode, role, links, filters
     at(link.created),
     html`<a href=${objectPath(business.id, 'payment_links', mode, link.id)}>${link.description}</a>`,
     Money({ amount: link.amount, currency: link.currency }),
-    PaymentStatus({ status: link.status }),
+    PaymentBadge({ status: link.status, canceled: link.canceled_at !== null }),
     link.customer_email ?? link.customer_name ?? '–',
     at(link.expires_at),
   ]);
@@ -102,7 +102,7 @@ export function paymentLinkPage({ session, business, mode, role, link, notice }:
       ${TextField({ name: 'payer_url', label: 'Payer address (send this to whoever pays)', value: link.url, readOnly: true })}
       ${link.tracking_url !== null && TextField({ name: 'tracking_url', label: 'Tracking address (shows its status, no payer details)', value: link.tracking_url, readOnly: true })}
       ${Facts({ label: 'The payment link', facts: [
-        ['Status', PaymentStatus({ status: link.status })],
+        ['Status', PaymentBadge({ status: link.status, canceled: link.canceled_at !== null })],
         ['Amount', Money({ amount: link.amount, currency: link.currency })],
         ['For', [link.customer_name, link.customer_email].filter(Boolean).join(', ') || null],
         ['Reference', link.reference],

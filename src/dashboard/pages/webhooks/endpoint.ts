@@ -10,6 +10,7 @@ import { businessPath, objectPath } from '../../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from '../frame.ts';
 import { Facts } from '../payment.ts';
 import { DeliveryState, eventsText, managesEndpoints } from './facts.ts';
+import { ObjectBadge } from '../../wording.ts';
 
 // One endpoint: its facts, what can be done with it (edit, roll the secret, a test event,
 // remove), its delivery log (the latest 50), and replaying its failed deliveries with each
@@ -74,6 +75,7 @@ export function webhookEndpointPage({ session, business, mode, role, endpoint, d
       ${notice === 'saved' && Notice({ tone: 'success', children: 'Saved.' })}
       ${notice === 'replaying' && Notice({ tone: 'success', children: 'The replay started: its progress is shown under Replays.' })}
       ${Facts({ label: 'The endpoint', facts: [
+        ['Status', ObjectBadge({ status: endpoint.removed ? 'removed' : 'active' })],
         ['Address', html`<code>${endpoint.url}</code>`],
         ['Events', eventsText(endpoint.events)],
         ['Id', html`<code>${endpoint.id}</code>`],
