@@ -80,8 +80,20 @@ export function errorPlacer(error: FieldError | undefined): (field: string) => s
 
 type TextOptions = { hint?: string; maxLength?: number; type?: 'text' | 'url'; required?: boolean };
 
-/** The settings every kind of checkout has besides its name and price: label, landing address, theme, crypto, routing, what it asks. */
+const SETTINGS_FIELDS = ['button_label', 'success_url', 'theme', 'crypto', 'routing', 'collect'];
+
+/**
+ * The settings every kind of checkout has besides its name and price: label, landing address,
+ * theme, crypto, routing, what it asks. Rarely changed, so folded, unless one of them was refused.
+ */
 export function checkoutSettingsFields(mode: BusinessFrame['mode'], values: CheckoutForm, errorFor: (field: string) => string | undefined): VNode[] {
+  return [html`<details class="form-section" open=${SETTINGS_FIELDS.some((field) => errorFor(field) !== undefined)}>
+    <summary>More settings: button, page after paying, theme, ways to pay, buyer details</summary>
+    ${settingsFields(mode, values, errorFor)}
+  </details>`];
+}
+
+function settingsFields(mode: BusinessFrame['mode'], values: CheckoutForm, errorFor: (field: string) => string | undefined): VNode[] {
   const text = (name: (typeof CHECKOUT_FIELDS)[number], label: string, more: TextOptions = {}) => TextField({ name, label, value: values[name] ?? '', error: errorFor(name), ...more });
   return [
     text('button_label', 'Button label (optional)', { hint: 'Up to 32 characters; the price when empty.', maxLength: 32 }),
