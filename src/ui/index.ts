@@ -11,4 +11,4 @@ export { Money } from './components/money.ts';
 export { Notice } from './components/notice.ts';
 export { QrCode, type QrCodeProps } from './components/qr-code.ts';
 export { StatusBadge, type StatusTone } from './components/status-badge.ts';
-export { CopyField, ShareAddress, type CopyFieldProps, type ShareAddressProps } from './components/copy-field.ts';
+export { CopyButton, CopyField, ShareAddress, type CopyFieldProps, type ShareAddressProps } from './components/copy-field.ts';

@@ -17,12 +17,14 @@
     };
     button.addEventListener('click', async () => {
       try {
-        await navigator.clipboard.writeText(field.value);
+        await navigator.clipboard.writeText('value' in field ? field.value : (field.textContent || '').trim());
         say('Copied');
       } catch {
         // Copying refused (permissions): the value is selected, to copy by hand.
-        field.focus();
-        field.select();
+        if ('select' in field) {
+          field.focus();
+          field.select();
+        }
         say('Not copied: press Ctrl+C (⌘C) to copy the selection');
       }
     });

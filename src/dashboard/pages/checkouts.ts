@@ -3,7 +3,7 @@ import type { Page } from '../../core/pagination.ts';
 import type { CheckoutOut } from '../../resources/checkouts/schemas.ts';
 import { PROVIDERS } from '../../resources/providers/catalogue.ts';
 import { atLeast } from '../../tenancy/roles.ts';
-import { Button, CheckboxGroup, Form, html, Money, Notice, RadioGroup, Select, Table, TextField } from '../../ui/index.ts';
+import { Button, CheckboxGroup, CopyField, Form, html, Money, Notice, RadioGroup, Select, ShareAddress, Table, TextField } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, MODE_NAMES, unixTime as at, type BusinessFrame } from './frame.ts';
 import { FilterForm, Pager, type Filters } from './list.ts';
@@ -32,13 +32,18 @@ export function formOf(checkout: CheckoutOut): CheckoutForm {
   return values;
 }
 
+/** Text as HTML text or a quoted attribute value. */
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
 /**
- * The buy button's two lines for a merchant's site (spec 4.2). The element's own text is only
- * what shows before the script runs; the button then takes its label from the checkout.
+ * The buy button's lines for a merchant's site (spec 4.2), exactly what to paste. Inside the
+ * element a plain link to the checkout: what shows without JavaScript (embed.js replaces it with
+ * the button, whose label then comes from the checkout).
  */
 export function snippetOf(checkout: CheckoutOut): string {
   const origin = new URL(checkout.url).origin;
-  return `<script src="${origin}/embed.js" defer></script>\n<buy-button checkout="${checkout.slug}">Buy</buy-button>`;
+  const label = escapeHtml(checkout.button_label ?? `Buy ${checkout.name}`);
+  return `<script src="${origin}/embed.js" defer></script>\n<buy-button checkout="${escapeHtml(checkout.slug)}"><a href="${escapeHtml(checkout.url)}">${label}</a></buy-button>`;
 }
 
 export function checkoutsPage({ session, business, mode, role, checkouts, filters, later }: BusinessFrame & { checkouts: Page<CheckoutOut>; filters: Filters; later: boolean }): VNode {
@@ -171,11 +176,11 @@ export function checkoutPage({ session, business, mode, role, checkout, notice }
       ${notice === 'created' && Notice({ tone: 'success', children: 'Created. Share its address, or put its buy button on your site.' })}
       ${notice === 'saved' && Notice({ tone: 'success', children: 'Saved. Its address and buy button are unchanged.' })}
       ${!checkout.active && Notice({ tone: 'warning', children: 'Deleted: it takes no new buyers.' })}
-      ${TextField({ name: 'checkout_url', label: 'Address (send it to buyers, or link to it)', value: checkout.url, readOnly: true })}
+      ${ShareAddress({ name: 'checkout_url', label: 'Address (send it to buyers, or link to it)', url: checkout.url, what: 'checkout address', openLabel: 'Open the checkout page' })}
       ${checkout.active && html`<section aria-labelledby="snippet-heading">
         <h2 id="snippet-heading">Buy button</h2>
-        <p>Put these two lines on any page of your site:</p>
-        <pre class="body"><code>${snippetOf(checkout)}</code></pre>
+        ${CopyField({ name: 'snippet', label: 'Put these lines on any page of your site', value: snippetOf(checkout), rows: 3, copyLabel: 'Copy the buy button',
+          hint: 'Without JavaScript the link inside shows instead of the button.' })}
       </section>`}
       ${Facts({ label: 'The checkout', facts: [
         ['Status', ObjectBadge({ status: checkout.active ? 'active' : 'deleted' })],

@@ -3,7 +3,7 @@ import type { Page } from '../../core/pagination.ts';
 import type { PaymentLinkOut } from '../../resources/payment-links/schemas.ts';
 import { PAYMENT_STATUSES } from '../../resources/shared/payment-status.ts';
 import { atLeast } from '../../tenancy/roles.ts';
-import { Button, CheckboxGroup, Form, html, Money, Notice, Table, TextField } from '../../ui/index.ts';
+import { Button, CheckboxGroup, Form, html, Money, Notice, ShareAddress, Table, TextField } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, MODE_NAMES, unixTime as at, type BusinessFrame } from './frame.ts';
 import { DateFilters, FilterForm, Pager, StatusFilter, type Filters } from './list.ts';
@@ -105,8 +105,8 @@ export function paymentLinkPage({ session, business, mode, role, link, notice }:
       <h1>${link.description}</h1>
       ${notice === 'created' && Notice({ tone: 'success', children: 'Created. Send the payer address to whoever pays.' })}
       ${notice === 'canceled' && Notice({ tone: 'success', children: 'Canceled: the link takes no payments.' })}
-      ${TextField({ name: 'payer_url', label: 'Payer address (send this to whoever pays)', value: link.url, readOnly: true })}
-      ${link.tracking_url !== null && TextField({ name: 'tracking_url', label: 'Tracking address (shows its status, no payer details)', value: link.tracking_url, readOnly: true })}
+      ${ShareAddress({ name: 'payer_url', label: 'Payer address (send this to whoever pays)', url: link.url, what: 'payer address', openLabel: 'Open the payer page' })}
+      ${link.tracking_url !== null && ShareAddress({ name: 'tracking_url', label: 'Tracking address (shows its status, no payer details)', url: link.tracking_url, what: 'tracking address', openLabel: 'Open the tracking page' })}
       ${Facts({ label: 'The payment link', facts: [
         ['Status', PaymentBadge({ status: link.status, canceled: link.canceled_at !== null })],
         ['Amount', Money({ amount: link.amount, currency: link.currency })],

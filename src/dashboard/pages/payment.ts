@@ -1,7 +1,7 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { PaymentOut } from '../../resources/payments/schemas.ts';
 import type { PaymentTimeline, TimelineEvent, TimelineNotice } from '../../resources/payments/timeline.ts';
-import { Button, Form, html, Money, Notice } from '../../ui/index.ts';
+import { Button, Form, html, Money, Notice, ShareAddress } from '../../ui/index.ts';
 import { atLeast } from '../../tenancy/roles.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
@@ -79,6 +79,8 @@ export function paymentPage({ session, business, mode, role, timeline, accepted 
       ${accepted && Notice({ tone: 'success', children: 'Accepted: the payment is paid, and payment.paid was sent.' })}
       ${acceptable(payment, role) && html`<p><a class="button primary" href=${objectPath(business.id, 'payments', mode, payment.id, '/accept')}>Accept this payment</a></p>`}
       ${Facts({ label: 'The payment', facts: facts(payment, business, mode) })}
+      <h2>Payer page</h2>
+      ${ShareAddress({ name: 'payer_url', label: 'Payer address (where the payer pays and sees the payment)', url: payment.url, what: 'payer address', openLabel: 'Open the payer page' })}
       <h2>Timeline</h2>
       ${events.length === 0 ? html`<p class="muted">No events yet.</p>` : html`<ol class="timeline" aria-label="Events">${events.map((event) => html`<${EventItem} event=${event} />`)}</ol>`}
       ${notices.length > 0 && html`<section aria-labelledby="notices-heading">

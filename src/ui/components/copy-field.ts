@@ -20,6 +20,18 @@ export interface CopyFieldProps {
   actions?: ComponentChildren;
 }
 
+/**
+ * The button that copies the element `target` (a field's value, else its text), hidden until the
+ * script shows it, and the live region that says what happened; `children` go between them.
+ */
+export function CopyButton({ target, label, children }: { target: string; label: string; children?: ComponentChildren }): VNode {
+  return html`<div class="copy-actions">
+    <button type="button" class="button" data-copy=${target} hidden>${label}</button>
+    ${children}
+    <span class="copy-status" id=${`${target}-status`} aria-live="polite"></span>
+  </div>`;
+}
+
 export function CopyField({ name, label, value, hint, copyLabel, rows, actions }: CopyFieldProps): VNode {
   const id = `copy-${name}`;
   const hintId = hint == null ? undefined : `${id}-hint`;
@@ -29,11 +41,7 @@ export function CopyField({ name, label, value, hint, copyLabel, rows, actions }
     ${rows === undefined
       ? html`<input id=${id} type="text" value=${value} readonly data-select-on-focus aria-describedby=${hintId} />`
       : html`<textarea id=${id} rows=${rows} readonly data-select-on-focus spellcheck="false" aria-describedby=${hintId}>${value}</textarea>`}
-    <div class="copy-actions">
-      <button type="button" class="button" data-copy=${id} hidden>${copyLabel}</button>
-      ${actions}
-      <span class="copy-status" id=${`${id}-status`} role="status"></span>
-    </div>
+    ${CopyButton({ target: id, label: copyLabel, children: actions })}
   </div>`;
 }
 
