@@ -28,7 +28,7 @@ export function keysPage({ session, business, mode, role, manages, keys, created
       <h1>${business.name}: API keys</h1>
       ${created && Notice({ tone: 'warning', children: html`<div>
         <p>The new key${created.name ? ` “${created.name}”` : ''} is shown this once; copy it now:</p>
-        <p><code id="new-secret">${created.secret}</code></p>
+        <p id="new-secret"><code>${created.secret}</code></p>
         ${CopyButton({ target: 'new-secret', label: 'Copy the key' })}
       </div>` })}
       ${Table({ label: 'Secret keys', columns: ['Name', 'Key', 'Access', 'Created', 'Last used', 'State'], rows, empty: 'No keys yet.' })}

@@ -31,7 +31,7 @@ function SecretNotice({ shown }: { shown: SecretShown }): VNode {
     ${shown.rolled && shown.previous_until === null && html`<p>The secret was rolled: the old secret signs nothing further, from now on. The new one is shown this once; copy it now:</p>`}
     ${shown.rolled && shown.previous_until !== null && html`<p>The secret was rolled. The previous secret also signs every request until ${at(shown.previous_until)}
       (a second <code>v1=</code> in <code>Service-Signature</code>), so your receiver can change over. The new one is shown this once; copy it now:</p>`}
-    <p><code id="new-signing-secret">${shown.secret}</code></p>
+    <p id="new-signing-secret"><code>${shown.secret}</code></p>
     ${CopyButton({ target: 'new-signing-secret', label: 'Copy the secret' })}
   </div>` });
 }
