@@ -61,7 +61,9 @@ export function coinAmount(value: string, coin: string | null): string {
 /** A field of an activity entry's details: its name in words and its value, codes named. */
 export function detailsText(details: Record<string, unknown>): string {
   return Object.entries(details).map(([name, value]) => {
-    const shown = typeof value === 'string' ? named(VALUE_NAMES, value) : Array.isArray(value) ? value.map((each) => named(VALUE_NAMES, String(each))).join(', ') : JSON.stringify(value);
+    // A value is named only when it is one of our codes; anything typed is shown as typed.
+    const valueName = (each: unknown) => (typeof each === 'string' && Object.hasOwn(VALUE_NAMES, each) ? VALUE_NAMES[each]! : typeof each === 'string' ? each : JSON.stringify(each));
+    const shown = Array.isArray(value) ? value.map(valueName).join(', ') : valueName(value);
     return `${readable(name).toLowerCase()}: ${shown}`;
   }).join('; ');
 }

@@ -38,12 +38,12 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#
 /**
  * The buy button's lines for a merchant's site (spec 4.2), exactly what to paste. Inside the
  * element a plain link to the checkout: what shows without JavaScript (embed.js replaces it with
- * the button, whose label then comes from the checkout).
+ * the button, whose label then comes from the checkout). Its text is ours, never a typed name, so
+ * the snippet holds nothing a merchant typed (the merchant may change the words when pasting).
  */
 export function snippetOf(checkout: CheckoutOut): string {
   const origin = new URL(checkout.url).origin;
-  const label = escapeHtml(checkout.button_label ?? `Buy ${checkout.name}`);
-  return `<script src="${origin}/embed.js" defer></script>\n<buy-button checkout="${escapeHtml(checkout.slug)}"><a href="${escapeHtml(checkout.url)}">${label}</a></buy-button>`;
+  return `<script src="${origin}/embed.js" defer></script>\n<buy-button checkout="${escapeHtml(checkout.slug)}"><a href="${escapeHtml(checkout.url)}">Buy</a></buy-button>`;
 }
 
 export function checkoutsPage({ session, business, mode, role, checkouts, filters, later }: BusinessFrame & { checkouts: Page<CheckoutOut>; filters: Filters; later: boolean }): VNode {
