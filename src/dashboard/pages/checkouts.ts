@@ -189,9 +189,11 @@ export function checkoutPage({ session, business, mode, role, checkout, notice }
         ['Options', checkout.options?.join(' / ') ?? null],
         ['Description', checkout.description],
         ['Button label', checkout.button_label ?? 'the price'],
-        ['Theme', checkout.theme],
+        ['Theme', checkout.theme === 'dark' ? 'Dark' : 'Light'],
         ['Stablecoin', checkout.crypto ? 'allowed' : 'not offered'],
-        ['Card providers', checkout.routing.choice === 'fixed' ? `always ${checkout.routing.provider}${checkout.routing.fallback ? ', else smart' : ''}` : checkout.routing.choice],
+        ['Card providers', checkout.routing.choice === 'fixed'
+          ? `always ${CARD_PROVIDERS.find((provider) => provider.id === checkout.routing.provider)?.name ?? checkout.routing.provider}${checkout.routing.fallback ? ', else smart' : ''}`
+          : checkout.routing.choice === 'buyer' ? 'the buyer chooses' : 'smart: the best for each buyer'],
         ['Asks for', checkout.collect === null ? null : Object.keys(checkout.collect).join(', ').replaceAll('_', ' ')],
         ['After paying', checkout.success_url],
         ['Created', at(checkout.created)],
