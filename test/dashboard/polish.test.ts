@@ -138,6 +138,21 @@ describe('sharing an address', () => {
     await context.close();
   });
 
+  it('a new API key, shown once, is copied by its button', async () => {
+    const owner = await shop('Key Roasters');
+    const { context, page } = await signedIn(owner);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.t.config.baseUrl });
+    await page.goto(owner.area('keys'));
+    await page.getByLabel('Name').fill('Copied key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.locator('#new-secret code').innerText();
+    expect(secret).toMatch(/^sk_test_\w{32}$/);
+    await page.getByRole('button', { name: 'Copy the key' }).click();
+    await expect.poll(() => page.locator('#new-secret-status').innerText()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await context.close();
+  });
+
   it('without script the address is in a readonly field to select, and no copy button shows', async () => {
     const owner = await shop('Plain Roasters');
     const link = (await app.t.request('POST', '/v1/payment_links', { key: owner.key, body: { amount: '12.00', currency: 'EUR', description: 'Plain beans' } })).body;
