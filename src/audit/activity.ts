@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/database.ts';
+import type { ActivityAction } from './actions.ts';
 
 /** Who acted, as the account activity names them: `key:…`, `agent:…`, `person:…` or `operator`. */
 export function actorOf(principal: Principal): string {
@@ -21,7 +22,7 @@ export interface ActivitySubject {
 }
 
 /** Records an action in the account's activity, inside the caller's transaction. */
-export async function recordActivity(db: Db, by: Principal | ActivitySubject, action: string, subjectId: string, details: Record<string, unknown>, now: Date): Promise<void> {
+export async function recordActivity(db: Db, by: Principal | ActivitySubject, action: ActivityAction, subjectId: string, details: Record<string, unknown>, now: Date): Promise<void> {
   await db
     .insertInto('activity')
     .values({

@@ -9,6 +9,14 @@ import { StartupError } from './errors.ts';
 export type NetworkName = 'polygon' | 'base' | 'ethereum';
 export type Coin = 'polygon_usdc' | 'polygon_usdt' | 'base_usdc' | 'ethereum_usdc';
 
+/** Each coin as people read it: the token, then its network. */
+export const COIN_NAMES: Readonly<Record<Coin, string>> = {
+  polygon_usdc: 'USDC on Polygon',
+  polygon_usdt: 'USDT on Polygon',
+  ethereum_usdc: 'USDC on Ethereum',
+  base_usdc: 'USDC on Base',
+};
+
 export interface TokenConfig {
   /** The coin as the service names it (payments.coin). */
   coin: Coin;

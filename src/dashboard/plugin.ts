@@ -21,18 +21,19 @@ import { registerCustomers } from './routes/customers.ts';
 import { registerCheckouts } from './routes/checkouts.ts';
 import { LOGO_ROUTE, registerSettings } from './routes/settings.ts';
 import { registerHome } from './routes/home.ts';
-import { sendPage } from './routes/send.ts';
+import { nonceOf, sendPage } from './routes/send.ts';
+import { dashboardAssets } from './assets.ts';
 import { SIGN_IN_LINK_PATH } from './routes/sign-in.ts';
 import { registerSignIn } from './routes/sign-in.ts';
 
 // The dashboard, server-rendered: sign-in, the approval of agents' sign-in requests, and each
 // business's areas. Every form carries the session's CSRF token and cross-site posts are
-// refused; pages may not be framed; nothing here runs script. Errors of the verbs (the API's
+// refused; pages may not be framed; the one script (copy buttons) is our own asset. Errors of the verbs (the API's
 // error codes) become a page saying what went wrong, with their status.
 
-// Only our own stylesheet; no script, no frames, no other origin. (No form-action: approving an
-// agent redirects the browser to the agent's own address.)
-const DASHBOARD_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+// Only our own stylesheet and our one script (by this response's nonce); no frames, no other
+// origin. (No form-action: approving an agent redirects the browser to the agent's own address.)
+const dashboardCsp = (nonce: string) => `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'`;
 
 const isMultipart = (contentType: string | undefined) => (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
 
@@ -46,6 +47,7 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
   const requests = new DashboardRequests(context, cookieName);
 
   await scope.register(cookie);
+  await scope.register(dashboardAssets);
   scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, formBodyParser);
   // Dashboard forms are form-encoded (the logo's alone multipart); anything else is refused before it is read.
   scope.addHook('onRequest', async (request) => {
@@ -53,8 +55,8 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
       throw new ApiError('unsupported_media_type', 'Dashboard forms are sent form-encoded (application/x-www-form-urlencoded).');
     }
   });
-  scope.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('Content-Security-Policy', DASHBOARD_CSP);
+  scope.addHook('onSend', async (request, reply, payload) => {
+    reply.header('Content-Security-Policy', dashboardCsp(nonceOf(request)));
     reply.header('X-Frame-Options', 'DENY');
     // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on our own forms.
     reply.header('Referrer-Policy', 'same-origin');

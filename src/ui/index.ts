@@ -12,3 +12,5 @@ export { Money } from './components/money.ts';
 export { Notice } from './components/notice.ts';
 export { QrCode, type QrCodeProps } from './components/qr-code.ts';
 export { renderMail, oneLine, type MailContent, type RenderedMail } from './mail.ts';
+export { StatusBadge, type StatusTone } from './components/status-badge.ts';
+export { CopyButton, CopyField, ShareAddress, type CopyFieldProps, type ShareAddressProps } from './components/copy-field.ts';

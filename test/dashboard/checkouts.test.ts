@@ -30,7 +30,7 @@ describe('checkouts', () => {
     expect(api).toMatchObject({ name: 'House blend <1 kg>', amount: '18.50', currency: 'EUR', theme: 'dark', button_label: 'Buy beans', crypto: true, collect: { shipping_address: true } });
     const page = await m.owner.request('GET', created.location!);
     expect(page.html).toContain(`value="${api.url}"`);
-    expect(page.html).toContain(`&lt;buy-button checkout=&quot;${api.slug}&quot;>Buy&lt;/buy-button>`);
+    expect(page.html).toContain(`&lt;buy-button checkout=&quot;${api.slug}&quot;>&lt;a href=&quot;${api.url}&quot;>Buy&lt;/a>&lt;/buy-button>`);
     expect(page.html).toContain('/embed.js');
 
     const edit = `${m.list}/${id}/edit`;

@@ -17,12 +17,14 @@ it('a merchant finds a held payment, accepts it after confirming, and sees no Te
   await page.getByRole('link', { name: 'Harbour Roasters in Test mode' }).click();
   expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Payments');
   expect(await page.getByRole('link', { name: 'Payments' }).getAttribute('aria-current')).toBe('page');
+  // The filters are folded while none is applied.
+  await page.locator('summary', { hasText: 'Filters' }).click();
   await page.getByLabel('Status').selectOption('held');
   await page.getByRole('button', { name: 'Filter' }).click();
   expect(new URL(page.url()).searchParams.get('status')).toBe('held');
   await page.getByRole('link', { name: 'Espresso blend, 1 kg' }).click();
   const facts = await page.locator('main').innerText();
-  expect(facts).toContain('held');
+  expect(facts).toContain('Held');
   expect(facts).toContain('payment.held');
 
   await page.getByRole('link', { name: 'Accept this payment' }).click();
@@ -92,7 +94,7 @@ it('a merchant creates a checkout page, changes its price (the address stays), d
   await page.getByRole('button', { name: 'Create checkout page' }).click();
   await page.waitForURL(/done=created$/);
   const address = await page.getByLabel(/^Address/).inputValue();
-  expect(await page.locator('pre').innerText()).toContain('<buy-button checkout=');
+  expect(await page.getByLabel('Put these lines on any page of your site').inputValue()).toContain('<buy-button checkout=');
 
   const buyer = await app.browser.newPage();
   await buyer.goto(address);

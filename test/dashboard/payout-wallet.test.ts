@@ -101,7 +101,7 @@ describe('the payout wallet in the dashboard', () => {
     expect(await walletOf(m.biz.id)).toBe(CHECKSUMMED);
     const settings = await m.owner.request('GET', confirmed.location!);
     expect(settings.html).toContain('The payout wallet was changed. Every owner was emailed about it.');
-    expect(settings.html).toContain('business.payout_wallet_changed');
+    expect(settings.html).toContain('Payout wallet changed');
     const [entry] = await t.db.selectFrom('activity').select(['actor', 'details']).where('business_id', '=', m.biz.id).where('action', '=', 'business.payout_wallet_changed').execute();
     expect(entry?.details).toEqual({ payout_wallet: CHECKSUMMED, payout_wallet_before: LIVE_WALLET });
     // Done: the step has nothing left to confirm.

@@ -64,7 +64,7 @@ describe('pricing tables', () => {
       ],
     });
     const page = await m.owner.request('GET', created.location!);
-    expect(page.html).toContain(`&lt;buy-button checkout=&quot;${api.slug}&quot;>Buy&lt;/buy-button>`);
+    expect(page.html).toContain(`&lt;buy-button checkout=&quot;${api.slug}&quot;>&lt;a href=&quot;${api.url}&quot;>Buy&lt;/a>&lt;/buy-button>`);
     expect(page.html).toContain('Regular <strong>(recommended)</strong>');
     expect((await t.request('GET', `/v1/checkouts?kind=pricing_table`, { key: m.key })).body.data.map((c: { id: string }) => c.id)).toEqual([id]);
 
@@ -171,7 +171,7 @@ describe('widgets', () => {
     const api = (await t.request('GET', `/v1/checkouts/${id}`, { key: m.key })).body;
     expect(api).toMatchObject({ kind: 'widget', amount: '14.00', button_label: 'Get beans', plans: [], options: null });
     const page = await m.owner.request('GET', created.location!);
-    expect(page.html).toContain(`&lt;buy-button checkout=&quot;${api.slug}&quot;>Buy&lt;/buy-button>`);
+    expect(page.html).toContain(`&lt;buy-button checkout=&quot;${api.slug}&quot;>&lt;a href=&quot;${api.url}&quot;>Buy&lt;/a>&lt;/buy-button>`);
     expect(page.html).toContain('Widget');
     const payer = await fetch(`${t.url}/c/${api.slug}`);
     expect(payer.status).toBe(200);

@@ -65,11 +65,11 @@ it('a developer adds an endpoint, sees a delivery fail, fixes the address, retri
   expect(await page.getByRole('status').innerText()).toContain('Saved.');
 
   await page.getByRole('link', { name: 'payment.started' }).click();
-  expect(await page.locator('main').innerText()).toContain('retrying');
+  expect(await page.locator('main').innerText()).toContain('Retrying');
   await page.getByRole('button', { name: 'Retry now' }).click();
   await page.waitForURL(/sent=1$/);
   expect(await page.getByRole('status').innerText()).toContain('Sent: the endpoint answered 200.');
-  expect(await page.locator('.facts').innerText()).toContain('delivered');
+  expect(await page.locator('.facts').innerText()).toContain('Delivered');
   expect(at('/right')).toHaveLength(1);
   expect(verifies(at('/right')[0]!, firstSecret)).toBe(true);
   expect(await page.getByRole('table', { name: 'Attempts' }).innerText()).toMatch(/automatic 1 of 7[\s\S]*retry now/);

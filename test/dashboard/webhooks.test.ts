@@ -68,10 +68,14 @@ async function settles(endpointId: string, expected: Record<string, unknown>) {
   await vi.waitFor(async () => expect((await deliveriesOf(endpointId))[0]).toMatchObject(expected), { timeout: 5_000 });
 }
 
-/** The body a delivery page shows, as text. */
+const unescaped = (text: string) => text.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+
+/** The body a delivery page gives exactly as sent (to copy), checking the one shown is it indented. */
 function bodyOf(html: string): string {
-  const shown = /<pre class="body"[^>]*><code>(.*?)<\/code><\/pre>/s.exec(html)?.[1] ?? '';
-  return shown.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+  const exact = unescaped(/<textarea id="copy-body"[^>]*>(.*?)<\/textarea>/s.exec(html)?.[1] ?? '');
+  const shown = unescaped(/<pre class="body"[^>]*><code>(.*?)<\/code><\/pre>/s.exec(html)?.[1] ?? '');
+  expect(shown).toBe(JSON.stringify(JSON.parse(exact), null, 2));
+  return exact;
 }
 
 /** The text of the rows of the table named `label`. */
@@ -274,7 +278,7 @@ describe('the delivery log', () => {
     const [delivery] = await deliveriesOf(added.id);
     const event = await t.db.selectFrom('events').select(['id', 'body']).where('payment_id', '=', paymentId).executeTakeFirstOrThrow();
     const log = await m.viewer.request('GET', added.path);
-    expect(rowsOf(log.html, 'Delivery log')).toEqual([expect.stringMatching(/^payment\.started .+ 1 of 7 retrying the endpoint answered 503 .+UTC$/)]);
+    expect(rowsOf(log.html, 'Delivery log')).toEqual([expect.stringMatching(/^payment\.started .+ 1 of 7 Retrying the endpoint answered 503 .+UTC$/)]);
     const path = `${added.path}/deliveries/${delivery!.id}`;
     const detail = await m.viewer.request('GET', path);
     expect(detail.html).toContain(event.id);

@@ -26,7 +26,7 @@ function payment(v: Fill, more: Partial<PaymentOut> = {}): PaymentOut {
     description: v('Order #1042 at Kestrel Coffee Roasters'), reference: v('WC-1042'), metadata: null, customer_email: v('lena@example.de'),
     customer_id: 'cus_R4nW8kX5pQ9mL3tV7cB2zH6j', order_id: 'ord_T5vR2nXk8Lp4Wq7Mc9Bz3HjF', checkout_id: null, plan_label: null,
     provider: 'moonpay', provider_name: 'MoonPay', method: 'card', network: 'polygon', deposit_address: null, payout_wallet: '0x1111111111111111111111111111111111111111',
-    fee_bps: 100, value_coin: '53.700000', coin: 'USDC', merchant_received: '53.163000', hold_reason: null, hold_acceptable: false,
+    fee_bps: 100, value_coin: '53.700000', coin: 'polygon_usdc', merchant_received: '53.163000', hold_reason: null, hold_acceptable: false,
     txid_in: null, txid_out: null, customer_name: v('Lena Vogt'), memo: null, tracking_url: null, success_url: null,
     url: 'https://pay.kestrelcoffee.example/pay/pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ', created: seconds('2026-03-04T09:12:00Z'), started_at: seconds('2026-03-04T09:13:00Z'),
     paid_at: seconds('2026-03-04T09:16:00Z'), expires_at: seconds('2026-03-05T09:12:00Z'), canceled_at: null, ...more,
@@ -105,6 +105,7 @@ function activity(v: Fill): ActivityEntry[] {
   return [
     { id: 9, action: 'payment.accepted', subject_id: 'pay_N7pL3kWq9Xc2Vb8RmT4HsY6e', details: { hold_reason: v('Less than the amount asked arrived.') }, created: seconds('2026-03-04T10:02:00Z'), by: { kind: 'person', id: 'per_8Hc2LwQ5rT9mXz3vKp7NbY1d', name: v('maya@kestrelcoffee.example') } },
     { id: 8, action: 'webhook_endpoint.created', subject_id: 'we_W4kT8mXq3Lp9Rn2Vc7Bz5HdJ', details: { url: v('https://shop.kestrelcoffee.example/webhooks') }, created: seconds('2026-03-03T16:40:00Z'), by: { kind: 'key', id: 'key_Q2mX8vLr4TnW9pKc3Zb7HfJd', name: v('key “Online shop server” (sk_test_…8fQz)') } },
+    { id: 8, action: 'api_key.created', subject_id: 'key_N7pL3kWq9Xc2Vb8RmT4HsY6e', details: { kind: 'api', access: 'read_only', name: v('Bookkeeping export') }, created: seconds('2026-03-02T11:20:00Z'), by: { kind: 'person', id: 'per_8Hc2LwQ5rT9mXz3vKp7NbY1d', name: v('maya@kestrelcoffee.example') } },
     { id: 7, action: 'business.settings_updated', subject_id: BIZ_ID, details: { commerce: 'paused' }, created: seconds('2026-03-01T08:00:00Z'), by: { kind: 'operator', id: null, name: 'the service\'s operator' } },
   ];
 }

@@ -37,7 +37,7 @@ export const seconds = (iso: string) => Date.parse(iso) / 1000;
 
 function session(v: Fill, email = 'maya@kestrelcoffee.example'): { session: DashboardSession; viewer: Viewer } {
   const csrfToken = v('Yb3kW0pQe7sN1vX9cR5tL2mJ8hF4dA6g');
-  return { session: { personId: v('per_8Hc2LwQ5rT9mXz3vKp7NbY1d'), email: v(email), csrfToken, timeZone: 'UTC', signedInAt: new Date('2026-03-04T10:00:00Z') }, viewer: { csrfToken, timeZone: v('UTC') } };
+  return { session: { personId: v('per_8Hc2LwQ5rT9mXz3vKp7NbY1d'), email: v(email), csrfToken, timeZone: 'UTC', signedInAt: new Date('2026-03-04T10:00:00Z') }, viewer: { csrfToken, timeZone: v('UTC'), nonce: 'Qd7mWz2Lp9Rx4Tn8Vc3BkH' } };
 }
 
 export const roaster = (v: Fill) => ({ id: v('biz_4fT9kQm2VxR7pLw3Zc8HnB1d'), name: v('Kestrel Coffee Roasters') });

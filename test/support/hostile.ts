@@ -45,7 +45,7 @@ export async function watchedPage(browser: Browser, viewport = { width: 360, hei
  * What in the loaded document could run or load something the data put there: script, embedding
  * or styling elements, inline handlers, and links, forms or sources whose URL is javascript: or
  * data:. Empty when the page is inert. (No page of ours has an image, its only svg is a QrCode:
- * an svg.qr-code holding one path with only its d, and its only script is the payer pages' own,
+ * an svg.qr-code holding one path with only its d, and its only script is the payer pages' or the dashboard's own,
  * empty, in the head, by its hashed address; so any other is the data's.)
  */
 export function activeParts(page: Page): Promise<string[]> {
@@ -54,7 +54,7 @@ export function activeParts(page: Page): Promise<string[]> {
     const qrCode = (el) => el.matches('svg.qr-code') && el.children.length === 1 && el.firstElementChild.matches('path')
       && el.firstElementChild.attributes.length === 1 && el.firstElementChild.hasAttribute('d');
     const ownScript = (el) => el.matches('head > script[src][nonce][defer]') && el.attributes.length === 3 && el.textContent === ''
-      && /^\\/assets\\/payer\\.[0-9a-f]{16}\\.js$/.test(el.getAttribute('src'));
+      && /^\\/assets\\/(payer|dashboard)\\.[0-9a-f]{16}\\.js$/.test(el.getAttribute('src'));
     // A business's logo, from our own origin at its hashed address (pages/brand-assets.ts).
     const ownLogo = (el) => el.matches('img[src]') && /^\\/assets\\/logos\\/\\w+\\/[0-9a-f]{16}$/.test(el.getAttribute('src'))
       && [...el.attributes].every((a) => ['src', 'alt', 'class', 'width', 'height'].includes(a.name));

@@ -3,12 +3,13 @@ import type { Page } from '../../core/pagination.ts';
 import type { CheckoutOut } from '../../resources/checkouts/schemas.ts';
 import { PROVIDERS } from '../../resources/providers/catalogue.ts';
 import { atLeast } from '../../tenancy/roles.ts';
-import { Button, CheckboxGroup, Form, html, Money, Notice, RadioGroup, Select, Table, TextField } from '../../ui/index.ts';
+import { Button, CheckboxGroup, CopyField, Form, html, Money, Notice, RadioGroup, Select, ShareAddress, Table, TextField } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, MODE_NAMES, unixTime as at, type BusinessFrame } from './frame.ts';
 import { FilterForm, Pager, type Filters } from './list.ts';
 import { Facts } from './payment.ts';
 import { COLLECT_BOXES } from './payment-links.ts';
+import { CHECKOUT_KIND_NAMES, ObjectBadge } from '../wording.ts';
 
 // Checkouts (spec 2.2): the list by kind, a new checkout page, changing one (its slug stays),
 // deleting one for good, and the buy-button snippet to copy for each.
@@ -17,7 +18,6 @@ export const CHECKOUT_FIELDS = ['name', 'description', 'amount', 'currency', 'su
 export type CheckoutForm = Partial<Record<(typeof CHECKOUT_FIELDS)[number] | (typeof COLLECT_BOXES)[number]['name'], string>>;
 export type FieldError = { field: string | undefined; message: string };
 
-const KIND_NAMES: Record<CheckoutOut['kind'], string> = { page: 'Checkout page', pricing_table: 'Pricing table', widget: 'Widget' };
 const CARD_PROVIDERS = PROVIDERS.filter((provider) => provider.card);
 const manages = (role: BusinessFrame['role']) => role !== undefined && atLeast(role, 'developer');
 
@@ -32,20 +32,25 @@ export function formOf(checkout: CheckoutOut): CheckoutForm {
   return values;
 }
 
+/** Text as HTML text or a quoted attribute value. */
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
 /**
- * The buy button's two lines for a merchant's site (spec 4.2). The element's own text is only
- * what shows before the script runs; the button then takes its label from the checkout.
+ * The buy button's lines for a merchant's site (spec 4.2), exactly what to paste. Inside the
+ * element a plain link to the checkout: what shows without JavaScript (embed.js replaces it with
+ * the button, whose label then comes from the checkout). Its text is ours, never a typed name, so
+ * the snippet holds nothing a merchant typed (the merchant may change the words when pasting).
  */
 export function snippetOf(checkout: CheckoutOut): string {
   const origin = new URL(checkout.url).origin;
-  return `<script src="${origin}/embed.js" defer></script>\n<buy-button checkout="${checkout.slug}">Buy</buy-button>`;
+  return `<script src="${origin}/embed.js" defer></script>\n<buy-button checkout="${escapeHtml(checkout.slug)}"><a href="${escapeHtml(checkout.url)}">Buy</a></buy-button>`;
 }
 
 export function checkoutsPage({ session, business, mode, role, checkouts, filters, later }: BusinessFrame & { checkouts: Page<CheckoutOut>; filters: Filters; later: boolean }): VNode {
   const path = businessPath(business.id, 'checkouts', mode);
   const rows = checkouts.data.map((checkout) => [
     html`<a href=${objectPath(business.id, 'checkouts', mode, checkout.id)}>${checkout.name}</a>`,
-    KIND_NAMES[checkout.kind],
+    CHECKOUT_KIND_NAMES[checkout.kind],
     Money({ amount: checkout.amount, currency: checkout.currency }),
     html`<code>${checkout.slug}</code>`,
     at(checkout.created),
@@ -63,7 +68,7 @@ export function checkoutsPage({ session, business, mode, role, checkouts, filter
         ${' '}<a class="button" href=${`${path}/new-widget`}>Create a widget</a>
       </p>`}
       ${FilterForm({ path, label: 'Filter checkouts', filters, children: [
-        Select({ name: 'kind', label: 'Kind', value: filters.kind ?? '', options: [{ value: '', label: 'Any' }, ...Object.entries(KIND_NAMES).map(([value, label]) => ({ value, label }))] }),
+        Select({ name: 'kind', label: 'Kind', value: filters.kind ?? '', options: [{ value: '', label: 'Any' }, ...Object.entries(CHECKOUT_KIND_NAMES).map(([value, label]) => ({ value, label }))] }),
       ] })}
       ${Table({ label: 'Checkouts', columns: ['Name', 'Kind', 'Price', 'Slug', 'Created'], rows, empty: 'No checkouts match.' })}
       ${Pager({ path, filters, nextCursor: checkouts.next_cursor, later })}
@@ -80,8 +85,20 @@ export function errorPlacer(error: FieldError | undefined): (field: string) => s
 
 type TextOptions = { hint?: string; maxLength?: number; type?: 'text' | 'url'; required?: boolean };
 
-/** The settings every kind of checkout has besides its name and price: label, landing address, theme, crypto, routing, what it asks. */
+const SETTINGS_FIELDS = ['button_label', 'success_url', 'theme', 'crypto', 'routing', 'collect'];
+
+/**
+ * The settings every kind of checkout has besides its name and price: label, landing address,
+ * theme, crypto, routing, what it asks. Rarely changed, so folded, unless one of them was refused.
+ */
 export function checkoutSettingsFields(mode: BusinessFrame['mode'], values: CheckoutForm, errorFor: (field: string) => string | undefined): VNode[] {
+  return [html`<details class="form-section" open=${SETTINGS_FIELDS.some((field) => errorFor(field) !== undefined)}>
+    <summary>More settings: button, page after paying, theme, ways to pay, buyer details</summary>
+    ${settingsFields(mode, values, errorFor)}
+  </details>`];
+}
+
+function settingsFields(mode: BusinessFrame['mode'], values: CheckoutForm, errorFor: (field: string) => string | undefined): VNode[] {
   const text = (name: (typeof CHECKOUT_FIELDS)[number], label: string, more: TextOptions = {}) => TextField({ name, label, value: values[name] ?? '', error: errorFor(name), ...more });
   return [
     text('button_label', 'Button label (optional)', { hint: 'Up to 32 characters; the price when empty.', maxLength: 32 }),
@@ -159,21 +176,24 @@ export function checkoutPage({ session, business, mode, role, checkout, notice }
       ${notice === 'created' && Notice({ tone: 'success', children: 'Created. Share its address, or put its buy button on your site.' })}
       ${notice === 'saved' && Notice({ tone: 'success', children: 'Saved. Its address and buy button are unchanged.' })}
       ${!checkout.active && Notice({ tone: 'warning', children: 'Deleted: it takes no new buyers.' })}
-      ${TextField({ name: 'checkout_url', label: 'Address (send it to buyers, or link to it)', value: checkout.url, readOnly: true })}
+      ${ShareAddress({ name: 'checkout_url', label: 'Address (send it to buyers, or link to it)', url: checkout.url, what: 'checkout address', openLabel: 'Open the checkout page' })}
       ${checkout.active && html`<section aria-labelledby="snippet-heading">
         <h2 id="snippet-heading">Buy button</h2>
-        <p>Put these two lines on any page of your site:</p>
-        <pre class="body"><code>${snippetOf(checkout)}</code></pre>
+        ${CopyField({ name: 'snippet', label: 'Put these lines on any page of your site', value: snippetOf(checkout), rows: 3, copyLabel: 'Copy the buy button',
+          hint: 'Without JavaScript the link inside shows instead of the button.' })}
       </section>`}
       ${Facts({ label: 'The checkout', facts: [
-        ['Kind', KIND_NAMES[checkout.kind]],
+        ['Status', ObjectBadge({ status: checkout.active ? 'active' : 'deleted' })],
+        ['Kind', CHECKOUT_KIND_NAMES[checkout.kind]],
         [checkout.kind === 'pricing_table' ? 'Lowest plan price' : 'Price', Money({ amount: checkout.amount, currency: checkout.currency })],
         ['Options', checkout.options?.join(' / ') ?? null],
         ['Description', checkout.description],
         ['Button label', checkout.button_label ?? 'the price'],
-        ['Theme', checkout.theme],
+        ['Theme', checkout.theme === 'dark' ? 'Dark' : 'Light'],
         ['Stablecoin', checkout.crypto ? 'allowed' : 'not offered'],
-        ['Card providers', checkout.routing.choice === 'fixed' ? `always ${checkout.routing.provider}${checkout.routing.fallback ? ', else smart' : ''}` : checkout.routing.choice],
+        ['Card providers', checkout.routing.choice === 'fixed'
+          ? `always ${CARD_PROVIDERS.find((provider) => provider.id === checkout.routing.provider)?.name ?? checkout.routing.provider}${checkout.routing.fallback ? ', else smart' : ''}`
+          : checkout.routing.choice === 'buyer' ? 'the buyer chooses' : 'smart: the best for each buyer'],
         ['Asks for', checkout.collect === null ? null : Object.keys(checkout.collect).join(', ').replaceAll('_', ' ')],
         ['After paying', checkout.success_url],
         ['Created', at(checkout.created)],

@@ -4,6 +4,7 @@ import { Button, Form, html, Layout, Notice, Time } from '../../ui/index.ts';
 import type { AccountStatus, Role } from '../../db/schema.ts';
 import { AREA_NAMES, BUSINESS_AREAS, businessPath, DASHBOARD, type BusinessArea } from '../paths.ts';
 import type { Mode } from '../requests.ts';
+import { DASHBOARD_SCRIPT_PATH } from '../assets.ts';
 
 // The frame around every dashboard page: who is signed in and the way out; inside a business its
 // areas, the Test/Live switch, and the Test-mode banner.
@@ -62,6 +63,8 @@ export function DashboardPage({ title, session, frame, area, children }: {
     title,
     nav,
     testModeBanner: frame?.mode === 'test' ? 'Test mode: test data only; no real money moves.' : undefined,
+    // The copy buttons' script, on signed-in pages only (signing in runs no script at all).
+    scripts: session ? [DASHBOARD_SCRIPT_PATH] : [],
     children: html`<div>${frame && BusinessNav({ ...frame, area })}${children}</div>`,
   });
 }

@@ -1,6 +1,6 @@
 import type { VNode } from 'preact';
 import type { ApiKeyOut } from '../../resources/api-keys/schemas.ts';
-import { Button, Form, html, Notice, RadioGroup, Table, TextField } from '../../ui/index.ts';
+import { Button, CopyButton, Form, html, Notice, RadioGroup, Table, TextField } from '../../ui/index.ts';
 import { businessPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 
@@ -28,7 +28,8 @@ export function keysPage({ session, business, mode, role, manages, keys, created
       <h1>${business.name}: API keys</h1>
       ${created && Notice({ tone: 'warning', children: html`<div>
         <p>The new key${created.name ? ` “${created.name}”` : ''} is shown this once; copy it now:</p>
-        <p><code>${created.secret}</code></p>
+        <p id="new-secret"><code>${created.secret}</code></p>
+        ${CopyButton({ target: 'new-secret', label: 'Copy the key' })}
       </div>` })}
       ${Table({ label: 'Secret keys', columns: ['Name', 'Key', 'Access', 'Created', 'Last used', 'State'], rows, empty: 'No keys yet.' })}
       ${manages

@@ -1,5 +1,6 @@
 import type { ComponentChildren, VNode } from 'preact';
 import { Button, html, SearchForm, Select, TextField } from '../../ui/index.ts';
+import { PAYMENT_STATUS_BADGES } from '../wording.ts';
 
 // What every list of the dashboard shares: its filters (a GET form, so a filtered list has an
 // address to keep and share) and its pages (newest first, as the API: a cursor to the next page).
@@ -24,19 +25,25 @@ export function Pager({ path, filters, nextCursor, later }: { path: string; filt
   </nav>`;
 }
 
-/** A list's filter form; `fields` are its controls, the button applies them, the link clears them. */
+/**
+ * A list's filter form; `fields` are its controls, the button applies them, the link clears them.
+ * Folded while no filter is applied, so the list comes first; open (and saying so) when one is.
+ */
 export function FilterForm({ path, label, filters, children }: { path: string; label: string; filters: Filters; children: ComponentChildren }): VNode {
-  const filtered = Object.values(filters).some((value) => value !== '');
-  return SearchForm({ action: path, label, children: [
-    children,
-    Button({ children: 'Filter' }),
-    filtered ? html`<p><a href=${path}>Clear filters</a></p>` : null,
-  ] });
+  const applied = Object.values(filters).filter((value) => value !== '').length;
+  return html`<details class="filters" open=${applied > 0}>
+    <summary>${applied === 0 ? 'Filters' : `Filters (${applied} applied)`}</summary>
+    ${SearchForm({ action: path, label, children: [
+      children,
+      Button({ children: 'Filter' }),
+      applied > 0 ? html`<p><a href=${path}>Clear filters</a></p>` : null,
+    ] })}
+  </details>`;
 }
 
-/** A status filter: any, or one of `statuses`. */
-export function StatusFilter({ statuses, value }: { statuses: readonly string[]; value: string }): VNode {
-  return Select({ name: 'status', label: 'Status', value, options: [{ value: '', label: 'Any' }, ...statuses.map((status) => ({ value: status, label: status }))] });
+/** A status filter: any, or one of `statuses` (payment statuses, by their names). */
+export function StatusFilter({ statuses, value }: { statuses: readonly (keyof typeof PAYMENT_STATUS_BADGES)[]; value: string }): VNode {
+  return Select({ name: 'status', label: 'Status', value, options: [{ value: '', label: 'Any' }, ...statuses.map((status) => ({ value: status, label: PAYMENT_STATUS_BADGES[status][0] }))] });
 }
 
 /** From and to dates (inclusive, in UTC) for a list's creation time. */

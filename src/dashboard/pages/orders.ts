@@ -8,7 +8,7 @@ import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 import { DateFilters, FilterForm, Pager, StatusFilter, type Filters } from './list.ts';
 import { Facts } from './payment.ts';
-import { PaymentStatus } from './payments.ts';
+import { PaymentBadge } from '../wording.ts';
 
 export const ORDER_FILTERS = ['status', 'customer_id', 'from', 'to'] as const;
 
@@ -22,7 +22,7 @@ export function ordersPage({ session, business, mode, role, orders, filters, lat
     at(order.created),
     order.summary,
     Money({ amount: order.total, currency: order.currency }),
-    PaymentStatus({ status: order.status }),
+    PaymentBadge({ status: order.status }),
     FULFILLMENT_NAMES[order.fulfillment],
     order.customer?.email ?? '–',
   ]);
@@ -59,7 +59,7 @@ export function orderPage({ session, business, mode, role, order, saved }: Busin
       <h1>Order ${order.display_number}</h1>
       ${saved && Notice({ tone: 'success', children: 'Fulfilment saved.' })}
       ${Facts({ label: 'The order', facts: [
-        ['Status', PaymentStatus({ status: order.status })],
+        ['Status', PaymentBadge({ status: order.status })],
         ['Total', money(order.total)],
         ['Paid', money(order.amount_paid)],
         ['Customer', order.customer === null ? order.customer_name : order.customer.erased ? 'erased' : [order.customer.name, order.customer.email].filter(Boolean).join(', ') || null],

@@ -3,12 +3,12 @@ import type { Page } from '../../core/pagination.ts';
 import type { PaymentLinkOut } from '../../resources/payment-links/schemas.ts';
 import { PAYMENT_STATUSES } from '../../resources/shared/payment-status.ts';
 import { atLeast } from '../../tenancy/roles.ts';
-import { Button, CheckboxGroup, Form, html, Money, Notice, Table, TextField } from '../../ui/index.ts';
+import { Button, CheckboxGroup, Form, html, Money, Notice, ShareAddress, Table, TextField } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, MODE_NAMES, unixTime as at, type BusinessFrame } from './frame.ts';
 import { DateFilters, FilterForm, Pager, StatusFilter, type Filters } from './list.ts';
 import { Facts } from './payment.ts';
-import { PaymentStatus } from './payments.ts';
+import { PaymentBadge } from '../wording.ts';
 
 export const LINK_FILTERS = ['status', 'reference', 'from', 'to'] as const;
 
@@ -20,6 +20,8 @@ export const COLLECT_BOXES = [
   { name: 'collect_shipping_address', label: 'A shipping address' },
   { name: 'collect_billing_address', label: 'A billing address' },
 ] as const;
+/** The form's fields few links need, folded. */
+const OPTIONAL_FIELDS = ['customer_name', 'customer_email', 'customer_phone', 'reference', 'memo', 'expires_in_days', 'success_url'] as const;
 export type LinkForm = Partial<Record<(typeof LINK_FIELDS)[number] | (typeof COLLECT_BOXES)[number]['name'], string>>;
 
 const manages = (role: BusinessFrame['role']) => role !== undefined && atLeast(role, 'developer');
@@ -30,7 +32,7 @@ export function paymentLinksPage({ session, business, mode, role, links, filters
     at(link.created),
     html`<a href=${objectPath(business.id, 'payment_links', mode, link.id)}>${link.description}</a>`,
     Money({ amount: link.amount, currency: link.currency }),
-    PaymentStatus({ status: link.status }),
+    PaymentBadge({ status: link.status, canceled: link.canceled_at !== null }),
     link.customer_email ?? link.customer_name ?? '–',
     at(link.expires_at),
   ]);
@@ -73,14 +75,18 @@ export function paymentLinkNewPage({ session, business, mode, role, values = {},
         text('amount', 'Amount', { hint: 'As a decimal number, such as 25.00.', maxLength: 20, required: true }),
         text('currency', 'Currency', { hint: 'Three letters, such as USD or EUR.', maxLength: 3, required: true }),
         text('description', 'What it is for', { hint: 'Shown to the payer; up to 120 characters.', maxLength: 120, required: true }),
-        text('customer_name', 'Who it is for (optional)', { maxLength: 80 }),
-        text('customer_email', 'Their email (optional)', { hint: 'Filled in on their page.', type: 'email', maxLength: 254 }),
-        text('customer_phone', 'Their phone (optional)', { type: 'tel', maxLength: 40 }),
-        text('reference', 'Your reference (optional)', { hint: 'Your own id for it; up to 64 characters.', maxLength: 64 }),
-        text('memo', 'A note to the payer (optional)', { maxLength: 500 }),
-        text('expires_in_days', 'Days it takes payments', { hint: '1 to 30; 7 when left empty.', type: 'number', maxLength: 2 }),
-        text('success_url', 'Where the payer goes after paying (optional)', { hint: mode === 'live' ? 'An https:// address.' : 'An http:// or https:// address.', type: 'url', maxLength: 2048 }),
         CheckboxGroup({ id: 'field-collect', legend: 'Also ask the payer for', error: errorFor('collect'), boxes: COLLECT_BOXES.map((box) => ({ ...box, checked: values[box.name] === 'on' })) }),
+        // Rarely needed: folded unless something is in them (the form given back) or was refused there.
+        html`<details class="form-section" open=${OPTIONAL_FIELDS.some((name) => (values[name] ?? '') !== '' || errorFor(name) !== undefined)}>
+          <summary>More: who it is for, your reference, a note, how long it is open, the page after paying</summary>
+          ${text('customer_name', 'Who it is for (optional)', { maxLength: 80 })}
+          ${text('customer_email', 'Their email (optional)', { hint: 'Filled in on their page.', type: 'email', maxLength: 254 })}
+          ${text('customer_phone', 'Their phone (optional)', { type: 'tel', maxLength: 40 })}
+          ${text('reference', 'Your reference (optional)', { hint: 'Your own id for it; up to 64 characters.', maxLength: 64 })}
+          ${text('memo', 'A note to the payer (optional)', { maxLength: 500 })}
+          ${text('expires_in_days', 'Days it takes payments', { hint: '1 to 30; 7 when left empty.', type: 'number', maxLength: 2 })}
+          ${text('success_url', 'Where the payer goes after paying (optional)', { hint: mode === 'live' ? 'An https:// address.' : 'An http:// or https:// address.', type: 'url', maxLength: 2048 })}
+        </details>`,
         Button({ variant: 'primary', children: 'Create payment link' }),
       ] })}
     </div>`,
@@ -99,10 +105,10 @@ export function paymentLinkPage({ session, business, mode, role, link, notice }:
       <h1>${link.description}</h1>
       ${notice === 'created' && Notice({ tone: 'success', children: 'Created. Send the payer address to whoever pays.' })}
       ${notice === 'canceled' && Notice({ tone: 'success', children: 'Canceled: the link takes no payments.' })}
-      ${TextField({ name: 'payer_url', label: 'Payer address (send this to whoever pays)', value: link.url, readOnly: true })}
-      ${link.tracking_url !== null && TextField({ name: 'tracking_url', label: 'Tracking address (shows its status, no payer details)', value: link.tracking_url, readOnly: true })}
+      ${ShareAddress({ name: 'payer_url', label: 'Payer address (send this to whoever pays)', url: link.url, what: 'payer address', openLabel: 'Open the payer page' })}
+      ${link.tracking_url !== null && ShareAddress({ name: 'tracking_url', label: 'Tracking address (shows its status, no payer details)', url: link.tracking_url, what: 'tracking address', openLabel: 'Open the tracking page' })}
       ${Facts({ label: 'The payment link', facts: [
-        ['Status', PaymentStatus({ status: link.status })],
+        ['Status', PaymentBadge({ status: link.status, canceled: link.canceled_at !== null })],
         ['Amount', Money({ amount: link.amount, currency: link.currency })],
         ['For', [link.customer_name, link.customer_email].filter(Boolean).join(', ') || null],
         ['Reference', link.reference],

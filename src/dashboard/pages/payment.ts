@@ -1,12 +1,13 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { PaymentOut } from '../../resources/payments/schemas.ts';
 import type { PaymentTimeline, TimelineEvent, TimelineNotice } from '../../resources/payments/timeline.ts';
-import { Button, Form, html, Money, Notice } from '../../ui/index.ts';
+import { Button, Form, html, Money, Notice, ShareAddress } from '../../ui/index.ts';
 import { atLeast } from '../../tenancy/roles.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 import { PaymentStatus } from './payments.ts';
 import { AskForRest, restCounts, RestSection } from './payment-rest.ts';
+import { coinAmount, DeliveryBadge, PaymentBadge, sourceName } from '../wording.ts';
 
 // One payment: its facts, what can be done with it, and its timeline (spec 6.2): every event
 // and each delivery of it, and the processor's notices, the ones that did not match flagged.
@@ -16,15 +17,13 @@ export function Facts({ label, facts }: { label: string; facts: ReadonlyArray<re
   return html`<dl class="facts" aria-label=${label}>${facts.map(([name, value]) => html`<div class="fact-row"><dt>${name}</dt><dd>${value ?? '–'}</dd></div>`)}</dl>`;
 }
 
-const DELIVERY = { pending: 'waiting to be sent', succeeded: 'delivered', failed: 'failed', canceled: 'canceled' } as const;
-
 function EventItem({ event }: { event: TimelineEvent }): VNode {
   return html`<li>
     <p><strong><code>${event.type}</code></strong> ${at(event.created)} <span class="muted">${event.id}</span></p>
     ${event.deliveries.length === 0
       ? html`<p class="muted">Sent to no endpoint.</p>`
       : html`<ul>${event.deliveries.map((delivery) => html`<li>
-          ${DELIVERY[delivery.status]} to <code>${delivery.endpoint_url}</code>
+          ${DeliveryBadge({ status: delivery.status })} to <code>${delivery.endpoint_url}</code>
           ${` · ${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}`}
           ${delivery.last_status !== null && ` · last answer ${delivery.last_status}`}
           ${delivery.last_error !== null && html`<span> · ${delivery.last_error}</span>`}
@@ -43,10 +42,10 @@ function NoticeItem({ notice }: { notice: TimelineNotice }): VNode {
 
 function facts(payment: PaymentOut, business: BusinessFrame['business'], mode: BusinessFrame['mode']): Array<readonly [string, ComponentChildren]> {
   return [
-    ['Status', PaymentStatus({ status: payment.status })],
+    ['Status', PaymentBadge({ status: payment.status })],
     ['Amount', Money({ amount: payment.amount, currency: payment.currency })],
     ['Id', html`<code>${payment.id}</code>`],
-    ['Source', payment.source],
+    ['Source', sourceName(payment.source)],
     ['Reference', payment.reference],
     ['Customer', payment.customer_id === null ? payment.customer_email : html`<span>${payment.customer_email ?? ''} <a href=${`${businessPath(business.id, 'payments', mode)}?customer_id=${encodeURIComponent(payment.customer_id)}`}>their payments</a></span>`],
     ['Order', payment.order_id === null ? null : html`<a href=${objectPath(business.id, 'orders', mode, payment.order_id)}>${payment.order_id}</a>`],
@@ -56,8 +55,8 @@ function facts(payment: PaymentOut, business: BusinessFrame['business'], mode: B
     ['Expires', at(payment.expires_at)],
     ['Canceled', at(payment.canceled_at)],
     ['Paid with', payment.provider_name ?? (payment.method === 'crypto' && payment.started_at !== null ? 'own wallet' : null)],
-    ['Arrived', payment.value_coin === null ? null : `${payment.value_coin} ${payment.coin ?? ''}`],
-    ['Reached you', payment.merchant_received],
+    ['Arrived', payment.value_coin === null ? null : coinAmount(payment.value_coin, payment.coin)],
+    ['Reached you', payment.merchant_received === null ? null : coinAmount(payment.merchant_received, payment.coin)],
     ['Held because', payment.hold_reason],
     ['Deposit address', payment.deposit_address === null ? null : html`<code>${payment.deposit_address}</code>`],
     ['Fee', `${(payment.fee_bps / 100).toFixed(2)}%`],
@@ -86,6 +85,8 @@ export function paymentPage({ session, business, mode, role, timeline, accepted,
       </div>
       ${RestSection({ rest, frame: { business, mode, role }, asked: restAsked })}
       ${Facts({ label: 'The payment', facts: facts(payment, business, mode) })}
+      <h2>Payer page</h2>
+      ${ShareAddress({ name: 'payer_url', label: 'Payer address (where the payer pays and sees the payment)', url: payment.url, what: 'payer address', openLabel: 'Open the payer page' })}
       <h2>Timeline</h2>
       ${events.length === 0 ? html`<p class="muted">No events yet.</p>` : html`<ol class="timeline" aria-label="Events">${events.map((event) => html`<${EventItem} event=${event} />`)}</ol>`}
       ${notices.length > 0 && html`<section aria-labelledby="notices-heading">
@@ -108,7 +109,7 @@ export function paymentAcceptPage({ session, business, mode, role, payment }: Bu
       ${Facts({ label: 'The payment', facts: [
         ['Description', payment.description],
         ['Amount', Money({ amount: payment.amount, currency: payment.currency })],
-        ['Arrived', payment.value_coin === null ? null : `${payment.value_coin} ${payment.coin ?? ''}`],
+        ['Arrived', payment.value_coin === null ? null : coinAmount(payment.value_coin, payment.coin)],
         ['Held because', payment.hold_reason],
       ] })}
       <p>Accepting marks it paid as it is and sends <code>payment.paid</code> to your endpoints, so your systems fulfil the order. It cannot be undone.</p>

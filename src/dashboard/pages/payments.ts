@@ -6,13 +6,12 @@ import { html, Money, Table, TextField } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 import { DateFilters, FilterForm, Pager, StatusFilter, type Filters } from './list.ts';
+import { PaymentBadge } from '../wording.ts';
 
 export const PAYMENT_FILTERS = ['status', 'reference', 'customer_id', 'from', 'to'] as const;
 
-/** A payment's status as people read it, held ones marked. */
-export function PaymentStatus({ status }: { status: string }): VNode {
-  return html`<span class=${`status ${status}`}>${status}</span>`;
-}
+/** A payment's status as a badge (its old name here, for the pages that import it so). */
+export { PaymentBadge as PaymentStatus } from '../wording.ts';
 
 /** The business's payments in one mode, newest first, filtered by status, reference, customer and date. */
 export function paymentsPage({ session, business, mode, role, payments, filters, later }: BusinessFrame & { payments: Page<PaymentOut>; filters: Filters; later: boolean }): VNode {
@@ -21,7 +20,7 @@ export function paymentsPage({ session, business, mode, role, payments, filters,
     at(payment.created),
     html`<a href=${objectPath(business.id, 'payments', mode, payment.id)}>${payment.description}</a>`,
     Money({ amount: payment.amount, currency: payment.currency }),
-    PaymentStatus({ status: payment.status }),
+    PaymentBadge({ status: payment.status }),
     payment.customer_email ?? '–',
     payment.reference ?? '–',
   ]);

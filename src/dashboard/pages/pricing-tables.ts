@@ -12,6 +12,9 @@ import { DashboardPage, MODE_NAMES, type BusinessFrame } from './frame.ts';
 // semicolons; the recommended plan as one radio group.
 
 export const PLAN_SLOTS = Array.from({ length: MAX_PLANS }, (_, index) => index + 1);
+/** Most tables have two or three plans: the first two places are shown, the rest folded. */
+const SHOWN_SLOTS = PLAN_SLOTS.slice(0, 2);
+const MORE_SLOTS = PLAN_SLOTS.slice(2);
 export const PLAN_PARTS = ['name', 'description', 'price_1', 'price_2', 'features'] as const;
 export const PRICING_FIELDS = ['option_1', 'option_2', 'unit_1', 'unit_2', 'recommended',
   ...PLAN_SLOTS.flatMap((slot) => PLAN_PARTS.map((part) => `plan_${slot}_${part}`))] as const;
@@ -42,6 +45,14 @@ export function pricingTableFormPage({ session, business, mode, role, checkout, 
     TextField({ name, label, value: values[name] ?? '', error: errorFor(name), ...more });
   const placed = new Set<string | undefined>(['name', 'description', 'currency', 'plans', 'success_url', 'button_label', 'theme', 'crypto', 'routing', 'collect', ...PRICING_FIELDS]);
   const title = checkout ? `Change ${checkout.name}` : `New ${MODE_NAMES[mode]} pricing table`;
+  const planPlace = (slot: number) => html`<fieldset id=${`field-plan_${slot}`}>
+    <legend>Plan ${slot}</legend>
+    ${text(`plan_${slot}_name`, `Plan ${slot}: name`, { maxLength: 40 })}
+    ${text(`plan_${slot}_description`, `Plan ${slot}: description (optional)`, { maxLength: 140 })}
+    ${text(`plan_${slot}_price_1`, `Plan ${slot}: price`, { hint: 'For the first option, with a switch.', maxLength: 20 })}
+    ${text(`plan_${slot}_price_2`, `Plan ${slot}: price for the second option (with a switch)`, { maxLength: 20 })}
+    ${text(`plan_${slot}_features`, `Plan ${slot}: features (optional)`, { hint: 'Such as: 2 bags a month; Free shipping.', maxLength: 900 })}
+  </fieldset>`;
   return DashboardPage({
     title,
     session,
@@ -50,32 +61,40 @@ export function pricingTableFormPage({ session, business, mode, role, checkout, 
     children: html`<div>
       ${CheckoutFormHeading({ business, mode, checkout, title, back: 'Back to the pricing table', error, placed })}
       ${Form({ action, label: title, children: [
-        text('name', 'Name', { hint: 'Shown to buyers above the plans; up to 80 characters.', maxLength: 80, required: true }),
-        text('description', 'Description (optional)', { hint: 'Up to 280 characters.', maxLength: 280 }),
-        text('currency', 'Currency', { hint: 'USD, EUR, GBP, CAD or AUD: every plan\'s prices are in it.', maxLength: 3, required: true }),
-        html`<fieldset id="field-options">
-          <legend>Switch between two prices (optional)</legend>
-          <p class="muted">Two labels such as Monthly and Yearly: each plan then has a price for each. Leave both empty for one price per plan.</p>
-          ${text('option_1', 'First option', { maxLength: 20 })}
-          ${text('option_2', 'Second option', { maxLength: 20 })}
-          ${text('unit_1', 'Unit of the first price', { hint: 'What a price is for, such as month or one-time.', maxLength: 20, required: true })}
-          ${text('unit_2', 'Unit of the second price (with a switch)', { hint: 'Such as year.', maxLength: 20 })}
-        </fieldset>`,
-        html`<div id="field-plans">
-          <p class="muted">Up to ${PLAN_SLOTS.length} plans; a place left empty is ignored. The table's price is its lowest plan price.</p>
-          ${errorFor('plans') && html`<p class="error-message" id="field-plans-error">Error: ${errorFor('plans')}</p>`}
-        </div>`,
-        ...PLAN_SLOTS.map((slot) => html`<fieldset id=${`field-plan_${slot}`}>
-          <legend>Plan ${slot}</legend>
-          ${text(`plan_${slot}_name`, `Plan ${slot}: name`, { maxLength: 40 })}
-          ${text(`plan_${slot}_description`, `Plan ${slot}: description (optional)`, { maxLength: 140 })}
-          ${text(`plan_${slot}_price_1`, `Plan ${slot}: price`, { hint: 'As a decimal number, such as 9.00 (for the first option, with a switch).', maxLength: 20 })}
-          ${text(`plan_${slot}_price_2`, `Plan ${slot}: price for the second option (with a switch)`, { maxLength: 20 })}
-          ${text(`plan_${slot}_features`, `Plan ${slot}: features (optional)`, { hint: 'Separated by semicolons, such as: 2 bags a month; Free shipping.', maxLength: 900 })}
-        </fieldset>`),
-        RadioGroup({ name: 'recommended', legend: 'Recommended plan', value: values.recommended ?? '', error: errorFor('recommended'), choices: [
-          { value: '', label: 'None' }, ...PLAN_SLOTS.map((slot) => ({ value: String(slot), label: `Plan ${slot}` })),
-        ] }),
+        html`<section class="form-section" aria-labelledby="table-heading">
+          <h2 id="table-heading">The table</h2>
+          ${text('name', 'Name', { hint: 'Shown to buyers above the plans; up to 80 characters.', maxLength: 80, required: true })}
+          ${text('description', 'Description (optional)', { hint: 'Up to 280 characters.', maxLength: 280 })}
+          ${text('currency', 'Currency', { hint: 'USD, EUR, GBP, CAD or AUD: every plan\'s prices are in it.', maxLength: 3, required: true })}
+        </section>`,
+        html`<section class="form-section" aria-labelledby="prices-heading">
+          <h2 id="prices-heading">Prices</h2>
+          <fieldset id="field-options">
+            <legend>Switch between two prices (optional)</legend>
+            <p class="muted">Two labels such as Monthly and Yearly: each plan then has a price for each. Leave both empty for one price per plan.</p>
+            <div class="plan-places">
+              ${text('option_1', 'First option', { maxLength: 20 })}
+              ${text('option_2', 'Second option', { maxLength: 20 })}
+              ${text('unit_1', 'Unit of the first price', { hint: 'What a price is for, such as month or one-time.', maxLength: 20, required: true })}
+              ${text('unit_2', 'Unit of the second price (with a switch)', { hint: 'Such as year.', maxLength: 20 })}
+            </div>
+          </fieldset>
+        </section>`,
+        html`<section class="form-section" aria-labelledby="plans-heading">
+          <h2 id="plans-heading">Plans</h2>
+          <div id="field-plans">
+            <p class="muted">Up to ${PLAN_SLOTS.length} plans; a place left empty is ignored. The table's price is its lowest plan price. Prices are decimal numbers such as 9.00; features are separated by semicolons.</p>
+            ${errorFor('plans') && html`<p class="error-message" id="field-plans-error">Error: ${errorFor('plans')}</p>`}
+          </div>
+          <div class="plan-places">${SHOWN_SLOTS.map(planPlace)}</div>
+          <details class="form-section" open=${MORE_SLOTS.some((slot) => PLAN_PARTS.some((part) => (values[`plan_${slot}_${part}`] ?? '') !== '' || errorFor(`plan_${slot}_${part}`) !== undefined))}>
+            <summary>More plans (${MORE_SLOTS[0]} to ${MORE_SLOTS.at(-1)})</summary>
+            <div class="plan-places">${MORE_SLOTS.map(planPlace)}</div>
+          </details>
+          ${RadioGroup({ name: 'recommended', legend: 'Recommended plan', value: values.recommended ?? '', error: errorFor('recommended'), choices: [
+            { value: '', label: 'None' }, ...PLAN_SLOTS.map((slot) => ({ value: String(slot), label: `Plan ${slot}` })),
+          ] })}
+        </section>`,
         ...checkoutSettingsFields(mode, values, errorFor),
         Button({ variant: 'primary', children: checkout ? 'Save changes' : 'Create pricing table' }),
       ] })}

@@ -9,16 +9,17 @@ import type { GoLiveChecklist } from '../../resources/businesses/go-live.ts';
 import { GoLiveChecklistSection, liveTakesPayments } from './go-live.ts';
 import type { BrandOut } from '../../resources/brand/read.ts';
 import { BrandSection } from './settings-brand.ts';
+import { activityName, detailsText } from '../wording.ts';
 
 // The account: where money goes, whether it takes payments, crypto, the enabled integrations
 // (owners change them; the API enforces them), and the account's activity naming who did what.
 
 const INTEGRATION_NAMES: Record<(typeof INTEGRATIONS)[number], string> = { api: 'The API (secret keys and agents)', payment_links: 'Payment links', checkouts: 'Checkouts' };
 
-/** What an entry of the activity says, in words. */
-function what(entry: ActivityEntry): string {
-  const details = Object.entries(entry.details).map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`).join(', ');
-  return details ? `${entry.action} (${details})` : entry.action;
+/** What an entry of the activity says, in words, its details below. */
+function what(entry: ActivityEntry): VNode {
+  const details = detailsText(entry.details);
+  return html`<span>${activityName(entry.action)}${details && html`<br /><span class="muted">${details}</span>`}</span>`;
 }
 
 /** Whether the account takes payments, truly: paused; or in Live, what keeps buyers from paying. */

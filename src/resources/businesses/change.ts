@@ -1,5 +1,6 @@
 import type { Updateable } from 'kysely';
 import { recordActivity } from '../../audit/activity.ts';
+import type { ActivityAction } from '../../audit/actions.ts';
 import { announceAuthChange } from '../../db/auth-changes.ts';
 import type { BusinessesTable, Integration } from '../../db/schema.ts';
 import { INTEGRATIONS } from '../../tenancy/businesses.ts';
@@ -19,7 +20,7 @@ export interface BusinessChanges extends Omit<Updateable<BusinessesTable>, 'id' 
  * told at once. A new payout wallet is mailed to every owner and its activity names the old one.
  * `check` runs first under the lock, in the transaction (a confirmation's own conditions).
  */
-export async function changeBusiness(ctx: OperationContext, changes: BusinessChanges, action: string, check?: (trx: Db) => Promise<void>): Promise<BusinessOut> {
+export async function changeBusiness(ctx: OperationContext, changes: BusinessChanges, action: ActivityAction, check?: (trx: Db) => Promise<void>): Promise<BusinessOut> {
   const { principal } = ctx;
   const { disable, enable, ...columns } = changes;
   const now = ctx.clock.now();

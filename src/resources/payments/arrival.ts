@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { formatAmount } from '../../core/money.ts';
+import { COIN_NAMES } from '../../core/networks-config.ts';
 import { fromMicros, toMicros } from '../orders/derive.ts';
 import { applyMove, type MachineDeps } from './machine.ts';
 
@@ -10,12 +11,8 @@ import { applyMove, type MachineDeps } from './machine.ts';
 // payout wallet, by a transaction never used before. The same checks serve the processor's
 // Live notices and Test simulations.
 
-export const DOLLAR_COINS: Record<string, string> = {
-  polygon_usdc: 'USDC on Polygon',
-  polygon_usdt: 'USDT on Polygon',
-  ethereum_usdc: 'USDC on Ethereum',
-  base_usdc: 'USDC on Base',
-};
+/** The dollar coins, by their names (every coin the service knows is one). */
+export const DOLLAR_COINS: Readonly<Record<string, string>> = COIN_NAMES;
 
 /** Arrival below this share of the order's USD value fails the check (spec 8 hold threshold). */
 export const HOLD_THRESHOLD_PERCENT = 90n;

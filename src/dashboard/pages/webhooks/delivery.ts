@@ -2,7 +2,7 @@ import type { VNode } from 'preact';
 import { MAX_ATTEMPTS } from '../../../webhooks/deliveries.ts';
 import type { DeliveryDetail } from '../../../webhooks/log/read-delivery.ts';
 import type { AttemptEntry } from '../../../webhooks/log/schemas.ts';
-import { Button, Form, html, Notice, Table } from '../../../ui/index.ts';
+import { Button, CopyField, Form, html, Notice, Table } from '../../../ui/index.ts';
 import { objectPath } from '../../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from '../frame.ts';
 import { Facts } from '../payment.ts';
@@ -12,6 +12,15 @@ import { DeliveryState, managesEndpoints } from './facts.ts';
 // with its answer, and sending it again: retry now while it is retrying, resend once finished.
 
 const TRIGGERS: Record<AttemptEntry['trigger'], string> = { automatic: 'automatic', retry_now: 'retry now', resend: 'resend', test: 'test send' };
+
+/** A JSON body indented for reading; anything else (never expected) as it is. */
+export function prettyBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
 
 /** What a manual send just did, read from its attempt (the newest). */
 function SentNotice({ attempt }: { attempt: AttemptEntry | undefined }): VNode | null {
@@ -66,8 +75,12 @@ export function webhookDeliveryPage({ session, business, mode, role, detail, sen
       <h2>Attempts</h2>
       ${Table({ label: 'Attempts', columns: ['Attempt', 'Sent', 'To', 'Took', 'Result', 'Response'], rows, empty: 'Not sent yet.' })}
       <h2 id="body-heading">Body</h2>
-      <p>Exactly as every attempt sends it; the signature is made afresh each time.</p>
-      <pre class="body" tabindex="0" role="region" aria-labelledby="body-heading"><code>${delivery.body}</code></pre>
+      <p>What every attempt sends, indented for reading; the signature is made afresh each time.</p>
+      <pre class="body" tabindex="0" role="region" aria-labelledby="body-heading"><code>${prettyBody(delivery.body)}</code></pre>
+      <details class="form-section">
+        <summary>The exact bytes sent (to check a signature)</summary>
+        ${CopyField({ name: 'body', label: 'The body on one line, exactly as signed', value: delivery.body, rows: 4, copyLabel: 'Copy the body' })}
+      </details>
     </div>`,
   });
 }

@@ -4,12 +4,13 @@ import type { DeliveryLogEntry } from '../../../webhooks/log/schemas.ts';
 import { MAX_ATTEMPTS } from '../../../webhooks/deliveries.ts';
 import { TEST_EVENT_TYPES } from '../../../webhooks/log/send-test.ts';
 import { REPLAY_STATUS, replayProgress, type ReplayOut } from '../../../webhooks/replays/schemas.ts';
-import { Button, Form, html, Notice, Select, Table, TextField } from '../../../ui/index.ts';
+import { Button, CopyButton, Form, html, Notice, Select, Table, TextField } from '../../../ui/index.ts';
 import type { PageNotices } from '../../notices.ts';
 import { businessPath, objectPath } from '../../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from '../frame.ts';
 import { Facts } from '../payment.ts';
 import { DeliveryState, eventsText, managesEndpoints } from './facts.ts';
+import { ObjectBadge } from '../../wording.ts';
 
 // One endpoint: its facts, what can be done with it (edit, roll the secret, a test event,
 // remove), its delivery log (the latest 50), and replaying its failed deliveries with each
@@ -30,7 +31,8 @@ function SecretNotice({ shown }: { shown: SecretShown }): VNode {
     ${shown.rolled && shown.previous_until === null && html`<p>The secret was rolled: the old secret signs nothing further, from now on. The new one is shown this once; copy it now:</p>`}
     ${shown.rolled && shown.previous_until !== null && html`<p>The secret was rolled. The previous secret also signs every request until ${at(shown.previous_until)}
       (a second <code>v1=</code> in <code>Service-Signature</code>), so your receiver can change over. The new one is shown this once; copy it now:</p>`}
-    <p><code>${shown.secret}</code></p>
+    <p id="new-signing-secret"><code>${shown.secret}</code></p>
+    ${CopyButton({ target: 'new-signing-secret', label: 'Copy the secret' })}
   </div>` });
 }
 
@@ -74,6 +76,7 @@ export function webhookEndpointPage({ session, business, mode, role, endpoint, d
       ${notice === 'saved' && Notice({ tone: 'success', children: 'Saved.' })}
       ${notice === 'replaying' && Notice({ tone: 'success', children: 'The replay started: its progress is shown under Replays.' })}
       ${Facts({ label: 'The endpoint', facts: [
+        ['Status', ObjectBadge({ status: endpoint.removed ? 'removed' : 'active' })],
         ['Address', html`<code>${endpoint.url}</code>`],
         ['Events', eventsText(endpoint.events)],
         ['Id', html`<code>${endpoint.id}</code>`],

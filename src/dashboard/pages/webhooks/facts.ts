@@ -5,6 +5,7 @@ import type { DeliveryLogEntry } from '../../../webhooks/log/schemas.ts';
 import { atLeast } from '../../../tenancy/roles.ts';
 import { html } from '../../../ui/index.ts';
 import type { BusinessFrame } from '../frame.ts';
+import { DeliveryBadge } from '../../wording.ts';
 
 // What the webhook pages say the same way: an endpoint's events, who added it, a delivery's state.
 
@@ -23,10 +24,8 @@ export function AddedBy({ addedBy }: { addedBy: EndpointAddedBy }): VNode {
   return html`<span>By the key ${addedBy.key.name === null ? '' : html`“${addedBy.key.name}” `}<code class="nowrap">${addedBy.key.hint}</code></span>`;
 }
 
-const STATUS_WORDS: Record<DeliveryLogEntry['status'], string> = { pending: 'retrying', succeeded: 'delivered', failed: 'failed', canceled: 'canceled' };
-
 /** A delivery's state and its last answer: the status code or the error. */
 export function DeliveryState({ delivery }: { delivery: Pick<DeliveryLogEntry, 'status' | 'last_status' | 'last_error'> }): VNode {
   const answer = delivery.last_error ?? (delivery.last_status === null ? null : `answered ${delivery.last_status}`);
-  return html`<span><span class=${`status ${delivery.status}`}>${STATUS_WORDS[delivery.status]}</span>${answer !== null && html`<br /><span class="muted">${answer}</span>`}</span>`;
+  return html`<span>${DeliveryBadge({ status: delivery.status })}${answer !== null && html`<br /><span class="muted">${answer}</span>`}</span>`;
 }

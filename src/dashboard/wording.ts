@@ -1,0 +1,119 @@
+import type { VNode } from 'preact';
+import type { ActivityAction } from '../audit/actions.ts';
+import { COIN_NAMES } from '../core/networks-config.ts';
+import type { DeliveryStatus, PaymentStatus } from '../db/schema.ts';
+import type { KEY_KINDS } from '../resources/api-keys/schemas.ts';
+import type { CHECKOUT_KINDS } from '../resources/checkouts/schemas.ts';
+import type { PAYMENT_SOURCES } from '../resources/payments/schemas.ts';
+import { StatusBadge, type StatusTone } from '../ui/index.ts';
+
+// The names people read for the codes the service keeps (activity types, coins, kinds of object,
+// statuses), in one place. Each table is typed by the code's own list, so a new code cannot be
+// shown without a name; a code unknown here (an old row) is shown readably, never raw.
+
+export const ACTIVITY_NAMES: Record<ActivityAction, string> = {
+  'agent.connected': 'Agent connected',
+  'agent.disconnected': 'Agent disconnected',
+  'agent.policy_changed': 'Agent\'s spend policy changed',
+  'agent_approval.approved': 'Agent\'s request approved',
+  'agent_approval.declined': 'Agent\'s request declined',
+  'agent_approval.requested': 'Agent asked for approval',
+  'agent_approval.used': 'Agent used an approval',
+  'api_key.created': 'API key created',
+  'api_key.revoked': 'API key revoked',
+  'business.logo_removed': 'Logo removed',
+  'business.logo_set': 'Logo uploaded',
+  'business.payout_wallet_changed': 'Payout wallet changed',
+  'business.settings_updated': 'Settings changed',
+  'business.updated': 'Account changed',
+  'checkout.deleted': 'Checkout deleted',
+  'checkout.updated': 'Checkout changed',
+  'customer.erased': 'Customer erased',
+  'customer.note_saved': 'Customer note saved',
+  'member.role_set': 'Team member\'s role set',
+  'payment.accepted': 'Held payment accepted',
+  'payment.remainder_requested': 'Rest of an underpayment asked for',
+  'webhook_endpoint.created': 'Webhook endpoint added',
+  'webhook_endpoint.deleted': 'Webhook endpoint removed',
+  'webhook_endpoint.removed_gone': 'Webhook endpoint removed (it answered 410 Gone)',
+  'webhook_endpoint.replay_requested': 'Webhook replay started',
+  'webhook_endpoint.secret_rolled': 'Webhook signing secret rolled',
+  'webhook_endpoint.updated': 'Webhook endpoint changed',
+};
+
+export const SOURCE_NAMES: Record<(typeof PAYMENT_SOURCES)[number], string> = { api: 'Checkout session (API)', checkout: 'Checkout', payment_link: 'Payment link' };
+export const CHECKOUT_KIND_NAMES: Record<(typeof CHECKOUT_KINDS)[number], string> = { page: 'Checkout page', pricing_table: 'Pricing table', widget: 'Widget' };
+export const KEY_KIND_NAMES: Record<(typeof KEY_KINDS)[number], string> = { api: 'API key', plugin: 'Plugin key', legacy: 'Legacy key' };
+
+/** A code no table names (an old row's): its words, capitalised ("removed_gone" → "Removed gone"). */
+function readable(code: string): string {
+  const words = code.replace(/[._]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const named = <T extends string>(table: Record<T, string>, code: string): string =>
+  (Object.hasOwn(table, code) ? table[code as T] : readable(code));
+
+export const activityName = (action: string): string => named(ACTIVITY_NAMES, action);
+export const coinName = (coin: string): string => named(COIN_NAMES, coin);
+export const sourceName = (source: string): string => named(SOURCE_NAMES, source);
+export const checkoutKindName = (kind: string): string => named(CHECKOUT_KIND_NAMES, kind);
+
+/** A coin amount as people read it: "103.680000" and "polygon_usdc" → "103.68 USDC on Polygon" (at least two decimals, no trailing zeros beyond). */
+export function coinAmount(value: string, coin: string | null): string {
+  const [whole, fraction = ''] = value.split('.');
+  const kept = fraction.replace(/0+$/, '').padEnd(2, '0');
+  return `${whole}.${kept} ${coin === null ? '' : coinName(coin)}`.trim();
+}
+
+/** A field of an activity entry's details: its name in words and its value, codes named. */
+export function detailsText(details: Record<string, unknown>): string {
+  return Object.entries(details).map(([name, value]) => {
+    // A value is named only when it is one of our codes; anything typed is shown as typed.
+    const valueName = (each: unknown) => (typeof each === 'string' && Object.hasOwn(VALUE_NAMES, each) ? VALUE_NAMES[each]! : typeof each === 'string' ? each : JSON.stringify(each));
+    const shown = Array.isArray(value) ? value.map(valueName).join(', ') : valueName(value);
+    return `${readable(name).toLowerCase()}: ${shown}`;
+  }).join('; ');
+}
+
+/** Codes that show up as values in activity details. */
+const VALUE_NAMES: Record<string, string> = { ...COIN_NAMES, ...SOURCE_NAMES, payment_links: 'Payment links', checkouts: 'Checkouts', read_only: 'Read only', full: 'Full access' };
+
+type Badge = readonly [label: string, tone: StatusTone];
+
+export const PAYMENT_STATUS_BADGES: Record<PaymentStatus, Badge> = {
+  open: ['Open', 'info'],
+  pending: ['Pending', 'warning'],
+  paid: ['Paid', 'success'],
+  held: ['Held', 'warning'],
+  failed: ['Failed', 'danger'],
+  expired: ['Expired', 'neutral'],
+};
+
+export const DELIVERY_STATUS_BADGES: Record<DeliveryStatus, Badge> = {
+  pending: ['Retrying', 'warning'],
+  succeeded: ['Delivered', 'success'],
+  failed: ['Failed', 'danger'],
+  canceled: ['Canceled', 'neutral'],
+};
+
+const OBJECT_BADGES = {
+  active: ['Active', 'success'],
+  removed: ['Removed', 'neutral'],
+  deleted: ['Deleted', 'neutral'],
+  canceled: ['Canceled', 'neutral'],
+} as const satisfies Record<string, Badge>;
+
+const badge = ([label, tone]: Badge, status: string): VNode => StatusBadge({ label, tone, status });
+
+/** A payment's, an order's or a payment link's status (a link canceled before it was paid says so). */
+export function PaymentBadge({ status, canceled = false }: { status: string; canceled?: boolean }): VNode {
+  if (canceled && status !== 'paid' && status !== 'held') return badge(OBJECT_BADGES.canceled, 'canceled');
+  return badge(Object.hasOwn(PAYMENT_STATUS_BADGES, status) ? PAYMENT_STATUS_BADGES[status as PaymentStatus] : [readable(status), 'neutral'], status);
+}
+
+/** A webhook delivery's status. */
+export const DeliveryBadge = ({ status }: { status: DeliveryStatus }): VNode => badge(DELIVERY_STATUS_BADGES[status], status);
+
+/** Whether a webhook endpoint or a checkout still works: active, or removed / deleted. */
+export const ObjectBadge = ({ status }: { status: keyof typeof OBJECT_BADGES }): VNode => badge(OBJECT_BADGES[status], status);
