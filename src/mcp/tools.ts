@@ -196,7 +196,7 @@ export function approvalAnswer(error: ApiError, call: ToolCallContext): ToolResu
 
 /** The server's name and the guidance every MCP client receives. */
 export const SERVER_INFO = { name: 'payment-service', version: '1.0.0' };
-export const INSTRUCTIONS = 'Payment links, checkouts, checkout sessions, payments, orders and customers of one business in one mode (Test or Live, fixed by the credential). Money is a decimal string such as "25.00". In Test mode simulate_payment plays out what a buyer and the money would do. get_credential tells what this credential may do.';
+export const INSTRUCTIONS = 'Payment links, checkouts, checkout sessions, payments, orders and customers of one business in one mode (Test or Live, fixed by the credential). Money is a decimal string such as "25.00". In Test mode simulate_payment plays out what a buyer and the money would do. get_credential tells what this credential may do. A connected agent\'s create or change beyond what the person who connected it allows (an amount, a daily total, a currency, or any Live change when they asked for that) is not done: it answers approval_required with an approval_url; ask the user to approve it there, then call the same tool again with the same arguments and approval_id. list_events tells what happened since; wait_for_payment waits for a payment to change instead of polling.';
 
 /**
  * Reference an agent can read while working: the API's error codes with their HTTP status, and
