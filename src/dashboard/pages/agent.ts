@@ -98,7 +98,7 @@ export function approvalPage({ session, business, mode, role, manages, approval,
 }): VNode {
   const action = `${approval.path}/decide`;
   const amount = typeof approval.arguments.amount === 'string' && typeof approval.arguments.currency === 'string'
-    ? `${approval.arguments.amount} ${approval.arguments.currency.toUpperCase()}` : null;
+    ? `${approval.arguments.amount} ${approval.arguments.currency}` : null;
   return DashboardPage({
     title: 'An agent asks for approval',
     session,
@@ -106,7 +106,7 @@ export function approvalPage({ session, business, mode, role, manages, approval,
     area: 'agents',
     children: html`<div>
       <p><a href=${objectPath(business.id, 'agents', mode, connection.id)}>The agent's page</a></p>
-      <h1>${operationWords(approval.operation)}${amount && html`: <span class="nowrap">${amount}</span>`}</h1>
+      <h1>${operationWords(approval.operation)}${amount && `: ${amount}`}</h1>
       <p>${agentName(connection)} asked at ${Time({ at: approval.created })} to do this in ${mode === 'live' ? 'Live mode (real money)' : 'Test mode'}. It needs a person because: ${approval.reasons.join('; ')}.</p>
       <p><strong>${STATUS_WORDS[approval.status]}</strong>${approval.decided_by && html`<span> (decided by ${approval.decided_by}${approval.decided && html`, ${Time({ at: approval.decided })}`})</span>`}.
         ${approval.status === 'pending' || approval.status === 'approved' ? html`<span> It expires at ${Time({ at: approval.expires })}.</span>` : null}</p>
