@@ -21,6 +21,7 @@ import { registerCustomers } from './routes/customers.ts';
 import { registerCheckouts } from './routes/checkouts.ts';
 import { registerSettings } from './routes/settings.ts';
 import { registerHome } from './routes/home.ts';
+import { registerBusinessHome } from './routes/business-home.ts';
 import { sendPage } from './routes/send.ts';
 import { SIGN_IN_LINK_PATH } from './routes/sign-in.ts';
 import { registerSignIn } from './routes/sign-in.ts';
@@ -89,6 +90,7 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
 
   await registerSignIn(scope, context, requests, cookieName);
   registerHome(scope, context, requests);
+  registerBusinessHome(scope, requests);
   registerApproval(scope, context, requests);
   registerKeys(scope, requests);
   registerAgents(scope, requests);
