@@ -14,6 +14,7 @@ import type { MemberOut } from '../../src/resources/team/schemas.ts';
 import { BUSINESS_STATES } from './business-states.ts';
 import { WEBHOOK_STATES } from './webhook-states.ts';
 import { PRICING_STATES } from './pricing-states.ts';
+import { HOME_STATES } from './home-states.ts';
 import { PAYER_NOT_PAGES, PAYER_STATES } from './payer-states.ts';
 import { roaster, seconds, signedIn, signedOut, VIEWER, type Fill, type PageState } from './state-kit.ts';
 
@@ -145,6 +146,7 @@ export const PAGE_STATES: readonly PageState[] = [
   signedOut({ fn: requestRefusedPage, name: 'request-refused', shows: 'the OAuth server refusing an agent\'s request it cannot send back' },
     (v) => requestRefusedPage(v('redirect_uri is not one of the client\'s registered redirect URIs.'))),
   ...BUSINESS_STATES,
+  ...HOME_STATES,
   ...WEBHOOK_STATES,
   ...PRICING_STATES,
   ...PAYER_STATES,
