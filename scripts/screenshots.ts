@@ -14,7 +14,8 @@ import { servePages } from '../test/support/serve-pages.ts';
 // data, photographed in headless Chromium into docs/screenshots/ (<state>-<theme>-<width>.png),
 // with a README listing them. Every state light at 1280px; the main pages also light at 360px
 // and dark at 1280px; and the API reference (/docs) at both widths. Not part of npm test: run it
-// after changing a page, and look at the result (`-- --reference` photographs the reference alone).
+// after changing a page, and look at the result (`-- --reference` photographs the reference alone;
+// `-- --only <text>` the states whose name contains the text, leaving the other files as they are).
 
 const OUT = path.join(import.meta.dirname, '../docs/screenshots');
 
@@ -64,7 +65,9 @@ async function main(): Promise<void> {
     console.log(`Wrote ${REFERENCE_SHOTS.length} screenshots of the API reference and README.md.`);
     return;
   }
-  for (const file of readdirSync(OUT)) if (file.endsWith('.png')) rmSync(path.join(OUT, file));
+  const only = process.argv[process.argv.indexOf('--only') + 1];
+  const chosen = (state: PageState) => !process.argv.includes('--only') || (only !== undefined && state.name.includes(only));
+  if (!process.argv.includes('--only')) for (const file of readdirSync(OUT)) if (file.endsWith('.png')) rmSync(path.join(OUT, file));
   const server = await servePages(PAGE_STATES.map((state) => {
     const { page, viewer } = state.render(realistic);
     return renderPage(page, viewer);
@@ -75,19 +78,19 @@ async function main(): Promise<void> {
       const page = await browser.newPage({ viewport: { width: view.width, height: view.width > 360 ? 800 : 740 } });
       await page.emulateMedia({ colorScheme: view.colorScheme });
       for (const [index, state] of PAGE_STATES.entries()) {
-        if (!viewsOf(state).includes(view)) continue;
+        if (!viewsOf(state).includes(view) || !chosen(state)) continue;
         await page.goto(server.url(index));
         await page.screenshot({ path: path.join(OUT, fileOf(state, view)), fullPage: true });
       }
       await page.close();
     }
-    await referenceShots(browser);
+    if (!process.argv.includes('--only')) await referenceShots(browser);
   } finally {
     await browser.close();
     await server.app.close();
   }
   writeFileSync(path.join(OUT, 'README.md'), readme());
-  console.log(`Wrote ${PAGE_STATES.reduce((count, state) => count + viewsOf(state).length, 0)} screenshots and README.md to ${path.relative(process.cwd(), OUT)}/.`);
+  console.log(`Wrote ${PAGE_STATES.filter(chosen).reduce((count, state) => count + viewsOf(state).length, 0)} screenshots and README.md to ${path.relative(process.cwd(), OUT)}/.`);
 }
 
 function readme(): string {

@@ -25,8 +25,8 @@ function PaidCard({ title, totals, which, empty }: { title: string; totals: Paid
       <p class="home-figure">${count(payments, 'payment paid', 'payments paid')}</p>
       <dl class="home-amounts">
         ${shown.map((each) => html`<div>
-          <dt>${each.currency}</dt>
-          <dd>${Money({ amount: which === 'today' ? each.today : each.week, currency: each.currency })} <span class="muted">(${count(which === 'today' ? each.todayCount : each.weekCount, 'payment', 'payments')})</span></dd>
+          <dt>${Money({ amount: which === 'today' ? each.today : each.week, currency: each.currency })}</dt>
+          <dd>${count(which === 'today' ? each.todayCount : each.weekCount, 'payment', 'payments')}</dd>
         </div>`)}
       </dl>
     </div>`}
