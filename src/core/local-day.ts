@@ -2,9 +2,30 @@
 // week" in the person's own time zone. Computed here rather than by PostgreSQL's AT TIME ZONE, whose
 // zone names need not match the ones Intl (which checks a person's zone when saved) knows.
 
-const parts = (timeZone: string) => new Intl.DateTimeFormat('en-US', {
-  timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
-});
+/** One formatter per zone (making one costs more than using it), only for zones this runtime knows. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function parts(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+    });
+    if (formatters.size >= 1_000) formatters.clear();
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** The zone itself if this runtime knows it, else UTC. */
+export function knownZone(timeZone: string): string {
+  try {
+    parts(timeZone);
+    return timeZone;
+  } catch {
+    return 'UTC';
+  }
+}
 
 /** How far the zone's wall clock is ahead of UTC at `at`, in milliseconds. */
 function offsetAt(at: number, timeZone: string): number {

@@ -11,9 +11,17 @@ import { GoLiveChecklistSection } from './go-live.ts';
 
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** "Monday 28 September", the day a moment falls on in the viewer's zone. */
+const dayNames = new Map<string, Intl.DateTimeFormat>();
+
+/** "Monday 28 September", the day a moment falls on in `timeZone` (one the runtime knows: the home's). */
 function dayName(at: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone }).format(at);
+  let format = dayNames.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone });
+    if (dayNames.size >= 1_000) dayNames.clear();
+    dayNames.set(timeZone, format);
+  }
+  return format.format(at);
 }
 
 function PaidCard({ title, totals, which, empty }: { title: string; totals: PaidTotals[]; which: 'today' | 'week'; empty: VNode | string }): VNode {
