@@ -98,6 +98,8 @@ it('the home shows today\'s and this week\'s payments per currency, the held pay
   expect(live).toContain('Nothing to review: no payment is held.');
   expect(await page.getByRole('heading', { name: 'Go-live checklist' }).count()).toBe(1);
   expect(live).toMatch(/\d of 4 still to do/);
+  // No processor reports here: Live buyers cannot pay, said at the top.
+  expect(await page.getByRole('status').first().innerText()).toContain('Live buyers cannot pay yet.');
   await page.getByRole('link', { name: 'Share a payment link' }).click();
   expect(new URL(page.url()).pathname).toBe(`/dashboard/businesses/${id}/live/payment_links`);
 
@@ -156,7 +158,7 @@ it('the navigation is one line at 1280 px, one Menu at 375 px, reaches every are
   await page.keyboard.press('Tab');
   await page.keyboard.press('Enter');
   await page.waitForURL(/kind=pricing_table$/);
-  expect(await page.locator('summary', { hasText: 'Selling' }).getAttribute('class')).toBe('current');
+  expect(await page.locator('summary', { hasText: 'Selling' }).getAttribute('aria-current')).toBe('true');
   // The area shown is marked in its (closed) group.
   expect(await page.locator('.nav-groups a[aria-current="page"]').allTextContents()).toEqual(['Checkouts']);
 

@@ -43,4 +43,9 @@ export const HOME_STATES: readonly PageState[] = [
         networks: [{ network: 'Polygon', tokens: ['USDC'], healthy: true, served: true, reportedAt: new Date('2026-03-04T10:15:00Z'), problem: null }],
       },
     })),
+  signedIn({ fn: businessHomePage, name: 'business-home-live-not-ready', shows: 'a Live home before Live can take payments: the warning at the top, no payout wallet and no network watched in the checklist' },
+    (v, s) => businessHomePage({
+      session: s, ...frame(v), mode: 'live', home: quiet,
+      checklist: { payoutWallet: null, freshSeconds: 120, providers: [], liveEndpoints: 0, networks: [] },
+    })),
 ];

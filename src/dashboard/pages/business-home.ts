@@ -1,10 +1,10 @@
 import type { VNode } from 'preact';
 import type { BusinessHome, PaidTotals } from '../../resources/businesses/home.ts';
 import type { GoLiveChecklist } from '../../resources/businesses/go-live.ts';
-import { html, Money, Time } from '../../ui/index.ts';
+import { html, Money, Notice, Time } from '../../ui/index.ts';
 import { businessPath, DASHBOARD, objectPath } from '../paths.ts';
 import { DashboardPage, MODE_NAMES, type BusinessFrame } from './frame.ts';
-import { GoLiveChecklistSection } from './go-live.ts';
+import { GoLiveChecklistSection, liveTakesPayments } from './go-live.ts';
 
 // A business's home in one mode: what was paid today and this week, what needs the merchant
 // (held payments, failing webhook endpoints) and, in Live, what is left before going live.
@@ -55,6 +55,7 @@ export function businessHomePage({ session, business, mode, role, home, checklis
     area: 'home',
     children: html`<div>
       <h1>Home</h1>
+      ${checklist && !liveTakesPayments(checklist) && Notice({ tone: 'warning', children: html`<span>Live buyers cannot pay yet. <a href="#go-live-heading">See what is left to do</a> in the go-live checklist below.</span>` })}
       <section aria-labelledby="paid-heading">
         <h2 id="paid-heading">${MODE_NAMES[mode]} payments</h2>
         <p class="muted">Counted by when they were paid, in your time zone, ${home.zone} (<a href=${`${DASHBOARD}#zone-heading`}>change it</a>); the week began on ${dayName(home.since.week, home.zone)}.</p>

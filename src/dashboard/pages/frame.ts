@@ -56,7 +56,7 @@ function BusinessNav({ business, mode, role, area }: Omit<BusinessFrame, 'sessio
       ${home}
       ${NAV_GROUPS.map((group) => html`<li>
         <details class="nav-group" name="business-nav">
-          <summary class=${group.links.some((link) => link.area === area) ? 'current' : undefined}>${group.name}</summary>
+          <summary aria-current=${group.links.some((link) => link.area === area) ? 'true' : undefined}>${group.name}</summary>
           <ul>${group.links.map(item)}</ul>
         </details>
       </li>`)}
