@@ -81,6 +81,13 @@ it('the home shows today\'s and this week\'s payments per currency, the held pay
   expect(await card(page, 'Today')).toMatch(/12\.50 USD\s*2 payments/);
   expect(await card(page, 'This week')).toMatch(/122\.50 USD\s*5 payments/);
   expect(await page.locator('main').innerText()).toContain('in your time zone, Pacific/Auckland');
+  // Paid since the last look: today and the week both count it (the week's earlier days are read once).
+  const late = (await app.t.request('POST', '/v1/checkout_sessions', { key, body: { amount: '1.00', currency: 'USD', customer_email: 'ada@buyer.example' } })).body;
+  await app.t.request('POST', `/v1/checkout_sessions/${late.id}/start`, { key, body: {} });
+  await app.t.request('POST', `/v1/payments/${late.id}/simulate`, { key, body: { outcome: 'paid' } });
+  await page.reload();
+  expect(await card(page, 'Today')).toMatch(/13\.50 USD\s*3 payments/);
+  expect(await card(page, 'This week')).toMatch(/123\.50 USD\s*6 payments/);
 
   await page.getByRole('link', { name: 'https://hooks.example.com/failing' }).click();
   expect(new URL(page.url()).pathname).toBe(`/dashboard/businesses/${id}/test/webhooks/${failing}`);

@@ -3,11 +3,13 @@ import { z } from 'zod';
 import { dayAndWeekStart, knownZone } from '../../core/local-day.ts';
 import { formatAmount } from '../../core/money.ts';
 import { defineAction } from '../../verbs/action.ts';
+import { keepPastDays, pastDaysOf, type CurrencySums } from './home-past-days.ts';
 
 // What the dashboard's home page says about a business in one mode: what was paid today and this
 // week (per currency, by the time it was paid), the held payments to review, and the webhook
 // endpoints whose latest attempted delivery failed. One statement, one round trip; each part
-// reads a partial index (migration 0038) or one endpoint's newest deliveries.
+// reads a partial index (migration 0038) or one endpoint's newest deliveries; the week's earlier
+// days, which no longer change, are read once (home-past-days.ts).
 
 export interface PaidTotals {
   currency: string;
@@ -51,23 +53,21 @@ export interface BusinessHome {
 export const HELD_SHOWN = 5;
 
 interface Row {
-  paid: Array<{ currency: string; today_count: number; today_minor: number; week_count: number; week_minor: number }>;
+  /** Paid per currency, today's apart from the earlier days read. */
+  paid: Array<{ currency: string; today: boolean; count: number; minor: number }>;
   held_count: number;
   held: Array<{ id: string; description: string; amount_minor: number; currency: string; created_at: string }>;
   failing: Array<{ id: string; url: string; status: string; last_status: number | null; last_error: string | null; last_attempt_at: string | null }>;
 }
 
-/** The home's one statement (exported for EXPLAIN in the bench's checks). */
-export function homeQuery(businessId: string, livemode: boolean, since: { today: Date; week: Date }, now: Date) {
+/** The home's one statement, reading payments paid from `from` (the week's start, or today's when the earlier days are kept). */
+export function homeQuery(businessId: string, livemode: boolean, since: { today: Date; week: Date }, from: Date, now: Date) {
   const scoped = sql`business_id = ${businessId} AND livemode = ${livemode}`;
   return sql<Row>`SELECT
-      (SELECT coalesce(json_agg(p ORDER BY p.currency), '[]') FROM (
-        SELECT currency,
-          count(*) FILTER (WHERE paid_at >= ${since.today})::int AS today_count,
-          coalesce(sum(amount_minor) FILTER (WHERE paid_at >= ${since.today}), 0)::bigint AS today_minor,
-          count(*)::int AS week_count, sum(amount_minor)::bigint AS week_minor
-        FROM payments WHERE ${scoped} AND status = 'paid' AND paid_at >= ${since.week} AND paid_at <= ${now}
-        GROUP BY currency) p) AS paid,
+      (SELECT coalesce(json_agg(p), '[]') FROM (
+        SELECT currency, paid_at >= ${since.today} AS today, count(*)::int AS count, sum(amount_minor)::bigint AS minor
+        FROM payments WHERE ${scoped} AND status = 'paid' AND paid_at >= ${from} AND paid_at <= ${now}
+        GROUP BY 1, 2) p) AS paid,
       (SELECT count(*)::int FROM payments WHERE ${scoped} AND status = 'held') AS held_count,
       (SELECT coalesce(json_agg(h), '[]') FROM (
         SELECT id, description, amount_minor, currency, created_at FROM payments WHERE ${scoped} AND status = 'held'
@@ -79,6 +79,12 @@ export function homeQuery(businessId: string, livemode: boolean, since: { today:
           WHERE endpoint_id = e.id AND attempts > 0 AND status <> 'canceled'
           ORDER BY created_at DESC, seq DESC NULLS LAST LIMIT 1) d
         WHERE e.business_id = ${businessId} AND e.livemode = ${livemode} AND e.deleted_at IS NULL AND d.status <> 'succeeded') f) AS failing`;
+}
+
+const NONE = { count: 0, minor: 0 };
+
+function sumsOf(rows: Row['paid']): CurrencySums {
+  return new Map(rows.map((p) => [p.currency, { count: p.count, minor: Number(p.minor) }]));
 }
 
 export const readBusinessHome = defineAction({
@@ -93,11 +99,18 @@ export const readBusinessHome = defineAction({
     const { businessId, livemode } = ctx.principal;
     const now = ctx.clock.now();
     const since = dayAndWeekStart(now, timeZone);
-    const { rows: [row] } = await homeQuery(businessId, livemode, since, now).execute(ctx.db);
+    const kept = pastDaysOf(businessId, livemode, since);
+    const { rows: [row] } = await homeQuery(businessId, livemode, since, kept ? since.today : since.week, now).execute(ctx.db);
+    const past = kept ?? sumsOf(row!.paid.filter((p) => !p.today));
+    if (!kept) keepPastDays(businessId, livemode, since, now, past);
+    const today = sumsOf(row!.paid.filter((p) => p.today));
     return {
       zone: timeZone,
       since,
-      paid: row!.paid.map((p) => ({ currency: p.currency, todayCount: p.today_count, today: formatAmount(Number(p.today_minor)), weekCount: p.week_count, week: formatAmount(Number(p.week_minor)) })),
+      paid: [...new Set([...past.keys(), ...today.keys()])].sort().map((currency) => {
+        const [earlier, todays] = [past.get(currency) ?? NONE, today.get(currency) ?? NONE];
+        return { currency, todayCount: todays.count, today: formatAmount(todays.minor), weekCount: earlier.count + todays.count, week: formatAmount(earlier.minor + todays.minor) };
+      }),
       heldCount: row!.held_count,
       held: row!.held.map((h) => ({ id: h.id, description: h.description, amount: formatAmount(h.amount_minor), currency: h.currency, created: new Date(h.created_at) })),
       failing: row!.failing.map((f) => ({
