@@ -172,6 +172,31 @@ function businessWithManyEvents(env: BenchEnv): Promise<ManyPayments> {
   return manyEvents;
 }
 
+let homeReady: Promise<ManyPayments> | undefined;
+
+/**
+ * The business of the many payments as its home page reads it: 5,000 of its payments paid over
+ * the last two days in two currencies, 25 held, and a webhook endpoint. Changes only statuses,
+ * which the list rows do not read. Made once.
+ */
+function businessWithBusyWeek(env: BenchEnv): Promise<ManyPayments> {
+  homeReady ??= (async () => {
+    const many = await businessWithManyPayments(env);
+    const { db } = env.context;
+    const businessId = many.path.split('/')[3]!;
+    const endpoint = await fetch(`${env.serviceUrl}/v1/webhook_endpoints`, { method: 'POST', headers: { ...many.auth, ...JSON_HEADERS }, body: JSON.stringify({ url: 'http://127.0.0.1:9/bench-home' }) });
+    if (endpoint.status !== 201) throw new Error(`Adding the endpoint failed: ${endpoint.status} ${await endpoint.text()}`);
+    await sql`UPDATE payments SET status = 'paid', paid_at = now() - make_interval(secs => (n * 34) % 172800), currency = CASE WHEN n % 3 = 0 THEN 'EUR' ELSE 'USD' END
+      FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM payments WHERE business_id = ${businessId} AND livemode = false LIMIT 5000) AS picked
+      WHERE payments.id = picked.id`.execute(db);
+    await sql`UPDATE payments SET status = 'held', hold_reason = 'Underpaid.' WHERE id IN (
+      SELECT id FROM payments WHERE business_id = ${businessId} AND livemode = false AND status <> 'paid' ORDER BY created_at DESC LIMIT 25)`.execute(db);
+    await sql`VACUUM ANALYZE payments`.execute(db);
+    return { ...many, path: many.path.replace(/\/payments$/, '/home') };
+  })();
+  return homeReady;
+}
+
 const BASELINE_INSERT: RequestSpec = { method: 'POST', path: '/baseline/payment_links', headers: JSON_HEADERS, body: JSON.stringify(SMALL_LINK) };
 
 export const scenarios: readonly Scenario<unknown>[] = [
@@ -299,5 +324,14 @@ export const scenarios: readonly Scenario<unknown>[] = [
     setup: businessWithManyPayments,
     service: ({ path, cookie, deep }) => ({ method: 'GET', path: `${path}?starting_after=${deep}`, headers: { cookie, accept: 'text/html' } }),
     baseline: ({ path, cookie }) => ({ method: 'GET', path, headers: { cookie, accept: 'text/html' } }),
+  }),
+  defineScenario({
+    name: 'dashboard home: a business\'s Test home with 100,000 payments, 5,000 paid in the last two days and 25 held (baseline: GET /v1/payments of the same business)',
+    target: 0.5,
+    baselineOnService: true,
+    baselineLabel: 'REST list',
+    setup: businessWithBusyWeek,
+    service: ({ path, cookie }) => ({ method: 'GET', path, headers: { cookie, accept: 'text/html' } }),
+    baseline: ({ auth }) => ({ method: 'GET', path: '/v1/payments?limit=20', headers: auth }),
   }),
 ];

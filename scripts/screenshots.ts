@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     return;
   }
   writeFileSync(path.join(OUT, 'README.md'), readme());
-  console.log(`Wrote ${PAGE_STATES.reduce((count, state) => count + viewsOf(state).length, 0)} screenshots and README.md to ${path.relative(process.cwd(), OUT)}/.`);
+  console.log(`Wrote ${PAGE_STATES.filter(chosen).reduce((count, state) => count + viewsOf(state).length, 0)} screenshots and README.md to ${path.relative(process.cwd(), OUT)}/.`);
 }
 
 function readme(): string {

@@ -152,6 +152,7 @@ const fixtures: Record<string, Fixture> = {
   set_customer_note: async (owner) => ({ id: (await api(owner, 'create_checkout_session', { amount: '10.00', currency: 'USD', customer_email: `note-${Math.random()}@shop.example` })).customer_id, note: 'Likes decaf' }),
   list_account_activity: async () => ({}),
   read_go_live_checklist: async () => ({}),
+  read_business_home: async () => ({ timeZone: 'UTC' }),
   update_checkout: async (owner) => ({ id: (await api(owner, 'create_checkout', { name: 'Fixture', amount: '10.00', currency: 'USD' })).id, amount: '12.00' }),
   delete_checkout: async (owner) => ({ id: (await api(owner, 'create_checkout', { name: 'Fixture', amount: '10.00', currency: 'USD' })).id }),
   create_pricing_table: async () => ({ name: 'Fixture', currency: 'USD', plans: [{ name: 'Basic', prices: [{ amount: '10.00', unit: 'month' }] }] }),

@@ -23,6 +23,7 @@ import { LOGO_ROUTE, registerSettings } from './routes/settings.ts';
 import { registerHome } from './routes/home.ts';
 import { nonceOf, sendPage } from './routes/send.ts';
 import { dashboardAssets } from './assets.ts';
+import { registerBusinessHome } from './routes/business-home.ts';
 import { SIGN_IN_LINK_PATH } from './routes/sign-in.ts';
 import { registerSignIn } from './routes/sign-in.ts';
 
@@ -93,6 +94,7 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
 
   await registerSignIn(scope, context, requests, cookieName);
   registerHome(scope, context, requests);
+  registerBusinessHome(scope, requests);
   registerApproval(scope, context, requests);
   registerKeys(scope, requests);
   registerAgents(scope, requests);

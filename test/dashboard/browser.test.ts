@@ -7,6 +7,7 @@ import { CSRF_FIELD } from '../../src/ui/index.ts';
 import { seriousViolations } from '../support/accessibility.ts';
 import { LIVE_WALLET } from '../support/harness.ts';
 import type { TestBusiness } from '../support/harness.ts';
+import { openArea } from '../support/dashboard-nav.ts';
 
 // The dashboard's forms in a real headless browser (Debian's Chromium, driven by playwright-core):
 // a create is answered POST, 303, GET, so reloading the page it lands on sends nothing again, and
@@ -72,7 +73,7 @@ describe('dashboard forms in Chromium', () => {
 
     // The page with the secret is kept by no cache: Away and Back asks for it again.
     expect(caching).toEqual(['no-store']);
-    await page.click('a:has-text("Team")');
+    await openArea(page, 'Account', 'Team');
     await page.goBack();
     expect(page.url()).toBe(keysUrl);
     expect(await page.textContent('body')).not.toMatch(SECRET);

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { appWithChromium, ownerSignedIn } from '../support/browser-app.ts';
+import { openArea } from '../support/dashboard-nav.ts';
 
 // The dashboard's business areas in real headless Chromium, as a merchant uses them: accept a
 // held payment from its page, switch to Live and see none of the Test data; create a payment
@@ -15,8 +16,10 @@ it('a merchant finds a held payment, accepts it after confirming, and sees no Te
   expect((await app.t.request('POST', `/v1/payments/${session.id}/simulate`, { key, body: { outcome: 'underpaid' } })).body.status).toBe('held');
 
   await page.getByRole('link', { name: 'Harbour Roasters in Test mode' }).click();
+  expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Home');
+  await openArea(page, 'Payments', 'Payments');
   expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Payments');
-  expect(await page.getByRole('link', { name: 'Payments' }).getAttribute('aria-current')).toBe('page');
+  expect(await page.locator('.nav-groups [aria-current="page"]').allTextContents()).toEqual(['Payments']);
   // The filters are folded while none is applied.
   await page.locator('summary', { hasText: 'Filters' }).click();
   await page.getByLabel('Status').selectOption('held');
@@ -51,7 +54,7 @@ it('a merchant finds a held payment, accepts it after confirming, and sees no Te
 it('a merchant creates a payment link from the form, a buyer opens it, the merchant cancels it and the buyer\'s page says so', async () => {
   const { page, key } = await signedIn('Corner Café');
   await page.getByRole('link', { name: 'Corner Café in Test mode' }).click();
-  await page.getByRole('link', { name: 'Payment links' }).click();
+  await openArea(page, 'Selling', 'Payment links');
   await page.getByRole('link', { name: 'Create a payment link' }).click();
   await page.getByLabel('Amount').fill('12,50');
   await page.getByLabel('Currency').fill('EUR');
@@ -86,7 +89,7 @@ it('a merchant creates a payment link from the form, a buyer opens it, the merch
 it('a merchant creates a checkout page, changes its price (the address stays), deletes it, and a buyer is refused', async () => {
   const { page, key } = await signedIn('Kestrel Coffee');
   await page.getByRole('link', { name: 'Kestrel Coffee in Test mode' }).click();
-  await page.getByRole('link', { name: 'Checkouts' }).click();
+  await openArea(page, 'Selling', 'Checkouts');
   await page.getByRole('link', { name: 'Create a checkout page' }).click();
   await page.getByLabel('Name', { exact: true }).fill('House blend');
   await page.getByLabel('Price').fill('18.50');

@@ -5,6 +5,7 @@ import { unixSeconds } from '../../src/core/clock.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { signaturesOf, startReceiver, verifiesWith, type Receiver } from '../support/receiver.ts';
+import { openArea } from '../support/dashboard-nav.ts';
 
 // The webhooks area in real headless Chromium, as a developer uses it: add an endpoint with a
 // wrong address and see its delivery fail, fix the address, retry the delivery and see it
@@ -37,7 +38,7 @@ it('a developer adds an endpoint, sees a delivery fail, fixes the address, retri
   const { page, key } = await ownerSignedIn({ t, browser }, 'Harbour Roasters');
 
   await page.getByRole('link', { name: 'Harbour Roasters in Test mode' }).click();
-  await page.getByRole('link', { name: 'Webhooks' }).click();
+  await openArea(page, 'Developers', 'Webhooks');
   expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Webhooks');
   await page.getByRole('link', { name: 'Add an endpoint' }).click();
   await page.getByLabel('Address').fill(`${receiver.url}/wrong`);

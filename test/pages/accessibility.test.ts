@@ -44,15 +44,14 @@ afterAll(async () => {
 });
 
 /**
- * Marks the places Tab should stop, in document order: every link and enabled control (a radio
- * group is one stop, its checked choice), a folded section's summary, and whatever else asks to be, such as a scrolling
+ * Marks the places Tab should stop, in document order: every link, disclosure (a folded section's or a menu's summary) and enabled control (a radio
+ * group is one stop, its checked choice) and whatever else asks to be, such as a scrolling
  * table; returns how many there are.
  */
 const MARK_TAB_STOPS = `(() => {
   const focusable = [...document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')]
     .filter((el) => el.getClientRects().length > 0) // not rendered (hidden until a script shows it): no stop
-    // Inside a folded section only its summary is a stop, until it is opened.
-    .filter((el) => { const folded = el.closest('details:not([open])'); return !folded || el === folded.querySelector(':scope > summary'); })
+    .filter((el) => el.checkVisibility()) // inside a closed <details>: no stop until it is opened
     .filter((el) => (el.matches('[tabindex]:not(a, button, input, select, textarea)') ? el.tabIndex >= 0 : !el.disabled && el.type !== 'hidden'));
   const stops = focusable.filter((el) => el.type !== 'radio' || el.checked
     || (!document.querySelector('input[type=radio][name="' + CSS.escape(el.name) + '"]:checked') && document.querySelector('input[type=radio][name="' + CSS.escape(el.name) + '"]') === el));

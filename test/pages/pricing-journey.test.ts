@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { parsePricing } from '../../src/resources/checkouts/plans.ts';
 import { appWithChromium, ownerSignedIn } from '../support/browser-app.ts';
+import { openArea } from '../support/dashboard-nav.ts';
 
 // A pricing table as people meet it in real headless Chromium: a merchant creates one in the
 // dashboard's form (two plans, Monthly and Yearly, the second recommended); a buyer opens its
@@ -16,7 +17,7 @@ const signedIn = (name: string) => ownerSignedIn(app, name);
 it('a merchant creates a pricing table; a buyer picks a plan on its Yearly side and pays in Test; the payment carries the plan and its price', async () => {
   const { page, key } = await signedIn('Kestrel Club');
   await page.getByRole('link', { name: 'Kestrel Club in Test mode' }).click();
-  await page.getByRole('link', { name: 'Checkouts' }).click();
+  await openArea(page, 'Selling', 'Checkouts');
   await page.getByRole('link', { name: 'Create a pricing table' }).click();
   expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('New Test pricing table');
   await page.getByLabel('Name', { exact: true }).fill('Coffee club');

@@ -17,6 +17,7 @@ import { BRAND_STATES } from './brand-states.ts';
 import { WEBHOOK_STATES } from './webhook-states.ts';
 import { AGENT_STATES, agentApproval } from './agent-states.ts';
 import { PRICING_STATES } from './pricing-states.ts';
+import { HOME_STATES } from './home-states.ts';
 import { PAYER_NOT_PAGES, PAYER_STATES } from './payer-states.ts';
 import { roaster, seconds, signedIn, signedOut, VIEWER, type Fill, type PageState } from './state-kit.ts';
 
@@ -153,6 +154,7 @@ export const PAGE_STATES: readonly PageState[] = [
   signedOut({ fn: requestRefusedPage, name: 'request-refused', shows: 'the OAuth server refusing an agent\'s request it cannot send back' },
     (v) => requestRefusedPage(v('redirect_uri is not one of the client\'s registered redirect URIs.'))),
   ...BUSINESS_STATES,
+  ...HOME_STATES,
   ...WEBHOOK_STATES,
   ...AGENT_STATES,
   ...PRICING_STATES,

@@ -2,7 +2,7 @@ import type { ComponentChildren, VNode } from 'preact';
 import type { DashboardSession } from '../../auth/sessions.ts';
 import { Button, Form, html, Layout, Notice, Time } from '../../ui/index.ts';
 import type { AccountStatus, Role } from '../../db/schema.ts';
-import { AREA_NAMES, BUSINESS_AREAS, businessPath, DASHBOARD, type BusinessArea } from '../paths.ts';
+import { AREA_NAMES, businessPath, DASHBOARD, NAV_GROUPS, type BusinessArea, type NavLink } from '../paths.ts';
 import type { Mode } from '../requests.ts';
 import { DASHBOARD_SCRIPT_PATH } from '../assets.ts';
 
@@ -31,17 +31,44 @@ const READ_ONLY_NOTICE: Record<Exclude<AccountStatus, 'active'>, string> = {
 
 export const MODE_NAMES: Record<Mode, string> = { test: 'Test', live: 'Live' };
 
-/** A business's areas in the mode shown (the one shown marked), who the person is there, and the way to the other mode. */
+/** Where a navigation link goes, and whether it is the page shown (an area's first link). */
+function NavItem({ businessId, mode, link, current }: { businessId: string; mode: Mode; link: NavLink; current: boolean }): VNode {
+  return html`<li><a href=${businessPath(businessId, link.area, mode) + (link.rest ?? '')} aria-current=${current ? 'page' : undefined}>${link.name}</a></li>`;
+}
+
+/**
+ * A business's navigation in the mode shown: one bar with the business, its mode, the person's
+ * role and the way to the other mode; then Home and the groups of areas. Without script: on a
+ * desktop each group is a disclosure (<details>, one open at a time), on a phone everything
+ * folds into one Menu disclosure. The two lists are the same links; CSS shows one of them.
+ */
 function BusinessNav({ business, mode, role, area }: Omit<BusinessFrame, 'session'> & { area: BusinessArea | undefined }): VNode {
   const other: Mode = mode === 'test' ? 'live' : 'test';
+  const item = (link: NavLink) => NavItem({ businessId: business.id, mode, link, current: link.area === area && link.rest === undefined });
+  const home = item({ area: 'home', name: AREA_NAMES.home });
   return html`<nav class="business-nav" aria-label=${`${business.name}, ${MODE_NAMES[mode]} mode`}>
-    <p class="business-line"><strong>${business.name}</strong>
-      ${' · '}<span class=${`mode-badge ${mode}`}>${MODE_NAMES[mode]} mode</span>
-      ${role && html`<span>${' · '}you are ${role === 'owner' ? 'an owner' : `a ${role}`}</span>`}
-      ${' · '}<a href=${businessPath(business.id, area ?? 'payments', other)}>Switch to ${MODE_NAMES[other]}</a></p>
-    <ul class="areas">
-      ${BUSINESS_AREAS.map((each) => html`<li><a href=${businessPath(business.id, each, mode)} aria-current=${each === area ? 'page' : undefined}>${AREA_NAMES[each]}</a></li>`)}
+    <div class="business-bar">
+      <p class="business-line"><strong class="business-name">${business.name}</strong>
+        ${' '}<span class=${`mode-badge ${mode}`}>${MODE_NAMES[mode]} mode</span>
+        ${role && html`<span class="business-role">${' '}you are ${role === 'owner' ? 'an owner' : `a ${role}`}</span>`}</p>
+      <a class="mode-switch" href=${businessPath(business.id, area ?? 'home', other)}>Switch to ${MODE_NAMES[other]}</a>
+    </div>
+    <ul class="nav-groups">
+      ${home}
+      ${NAV_GROUPS.map((group) => html`<li>
+        <details class="nav-group" name="business-nav">
+          <summary aria-current=${group.links.some((link) => link.area === area) ? 'true' : undefined}>${group.name}</summary>
+          <ul>${group.links.map(item)}</ul>
+        </details>
+      </li>`)}
     </ul>
+    <details class="nav-menu">
+      <summary>Menu</summary>
+      <ul>
+        ${home}
+        ${NAV_GROUPS.map((group) => html`<li><span class="nav-group-name">${group.name}</span><ul>${group.links.map(item)}</ul></li>`)}
+      </ul>
+    </details>
     ${business.status && business.status !== 'active' && Notice({ tone: 'warning', children: READ_ONLY_NOTICE[business.status] })}
   </nav>`;
 }

@@ -7,8 +7,8 @@ import { DashboardPage } from './frame.ts';
 /** The businesses the person belongs to, with their role in each. */
 export function homePage(session: DashboardSession, businesses: Array<{ id: string; name: string; role: string }>, zone?: { saved?: boolean; error?: string; typed?: string }): VNode {
   const rows = businesses.map((b) => [b.name, b.role, html`<span>
-    <a href=${businessPath(b.id, 'payments', 'test')} aria-label=${`${b.name} in Test mode`}>Test</a>
-    ${' · '}<a href=${businessPath(b.id, 'payments', 'live')} aria-label=${`${b.name} in Live mode`}>Live</a>
+    <a href=${businessPath(b.id, 'home', 'test')} aria-label=${`${b.name} in Test mode`}>Test</a>
+    ${' · '}<a href=${businessPath(b.id, 'home', 'live')} aria-label=${`${b.name} in Live mode`}>Live</a>
   </span>`]);
   return DashboardPage({
     title: 'Businesses',

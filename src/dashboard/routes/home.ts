@@ -27,9 +27,11 @@ export function registerHome(scope: FastifyInstance, context: AppContext, reques
     await setTimeZone(context, session.personId, typed);
     return redirect(reply, '/dashboard?zone=saved');
   });
-  // Addresses from before the Test/Live switch (bookmarks, sign-in links' next) land in Test.
+  // A business's bare address in a mode lands on its home; addresses from before the Test/Live
+  // switch (bookmarks, sign-in links' next) land in Test.
   scope.get('/dashboard/businesses/:business/:area', async (request, reply) => {
     const { business, area } = request.params as { business: string; area: string };
+    if (area === 'test' || area === 'live') return redirect(reply, businessPath(business, 'home', area));
     if (area !== 'keys' && area !== 'agents' && area !== 'team') throw new ApiError('not_found', 'There is no such page.');
     return redirect(reply, businessPath(business, area, 'test'));
   });
