@@ -1,5 +1,5 @@
 import type { ComponentChildren, VNode } from 'preact';
-import { STYLESHEET_PATH } from '../assets.ts';
+import { ICON_PATH, STYLESHEET_PATH } from '../assets.ts';
 import { html, useViewer } from '../render.ts';
 
 export interface LayoutProps {
@@ -37,6 +37,7 @@ export function Layout({ title, brand = 'Payment Service', nav, testModeBanner, 
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>${title} · ${brand}</title>
       <link rel="stylesheet" href=${STYLESHEET_PATH} />
+      <link rel="icon" href=${ICON_PATH} type="image/svg+xml" />
       ${scripts.map((src) => html`<${PageScript} src=${src} />`)}
     </head>
     <body>

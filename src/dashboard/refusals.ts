@@ -1,0 +1,86 @@
+import type { VNode } from 'preact';
+import { ApiError, type ErrorCode } from '../core/errors.ts';
+import { CURRENCIES } from '../core/money.ts';
+import { html, Notice } from '../ui/index.ts';
+import { businessPath } from './paths.ts';
+import type { PersonContext } from './requests.ts';
+
+// A refused dashboard form in a person's words. The API's messages are written for developers
+// (`amount must be a decimal string…`, field names, JSON types); here each code a form can meet
+// becomes a sentence saying how to fix it, with a link where the fix is on another page, and the
+// form is shown again as typed. What a form cannot fix (a role, a missing object) is the error page.
+
+/** Where a fix is made, when it is not in the form itself. */
+export interface RefusalFix {
+  href: string;
+  label: string;
+}
+
+/** A refused form: the field to mark (none: said above the form), the sentence, and where to fix it. */
+export interface FormRefusal {
+  field: string | undefined;
+  message: string;
+  fix?: RefusalFix;
+  status: number;
+}
+
+const MAX_CHARACTERS = /at most ([\d,]+) characters/;
+const AMOUNT_RANGE = /from ([\d.]+) to ([\d.]+)/;
+
+/** Sentences by code, where the API's one names fields or types; the code's message is used as is otherwise. */
+const WORDS: Partial<Record<ErrorCode, (error: ApiError) => string>> = {
+  invalid_amount: (error) => {
+    const range = AMOUNT_RANGE.exec(error.message);
+    return range ? `Enter an amount like 25.00: from ${range[1]} to ${range[2]}, with at most two decimals.` : 'Enter an amount like 25.00, with at most two decimals.';
+  },
+  invalid_currency: () => `Enter a currency as its three letters: ${CURRENCIES.slice(0, -1).join(', ')} or ${CURRENCIES.at(-1)}.`,
+  invalid_email: (error) => (error.message.endsWith('too long.') ? 'This email address is too long.' : 'Enter an email address like name@example.com.'),
+  invalid_expiry: () => 'Enter a whole number of days from 1 to 30, or leave it empty for 7.',
+  too_long: (error) => `Shorten this to at most ${MAX_CHARACTERS.exec(error.message)?.[1] ?? 'the allowed number of'} characters.`,
+  missing_description: () => 'Say what it is for: the payer reads this.',
+  missing_name: () => 'Enter a name.',
+  no_payout_wallet: () => 'Live payments need a payout wallet first: the address your money goes to. Nothing was created, and what you typed is kept below.',
+  commerce_paused: () => 'This account has paused taking payments, so nothing new can be created for buyers. Resume taking payments, then try again: what you typed is kept below.',
+};
+
+/** Codes whose fix is on the Settings page, at its section. */
+const FIXES: Partial<Record<ErrorCode, { section: string; label: string }>> = {
+  no_payout_wallet: { section: 'wallet-heading', label: 'Set a payout wallet in Settings' },
+  commerce_paused: { section: 'payments-heading', label: 'Resume taking payments in Settings' },
+};
+
+/**
+ * The error's message for a person: the code's sentence above, else the API's message with a
+ * leading field name (`description must be…`) said as "This field".
+ */
+export function inPersonsWords(error: ApiError): string {
+  const words = WORDS[error.code];
+  if (words) return words(error);
+  const name = error.field?.split('.').at(-1);
+  if (name !== undefined && error.message.startsWith(`${error.field} `)) return `This field ${error.message.slice(error.field!.length + 1)}`;
+  if (name !== undefined && error.message.startsWith(`${name} `)) return `This field ${error.message.slice(name.length + 1)}`;
+  return error.message;
+}
+
+/**
+ * A refusal a form shows with what was typed (a value refused, 400; a state the person can change,
+ * 409); anything else is thrown on, to the error page.
+ */
+export function formRefusal(error: unknown, ctx: PersonContext): FormRefusal {
+  if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 409)) throw error;
+  const fix = FIXES[error.code];
+  return {
+    field: error.field,
+    message: inPersonsWords(error),
+    status: error.status,
+    ...(fix ? { fix: { href: `${businessPath(ctx.principal.businessId, 'settings', ctx.mode)}#${fix.section}`, label: fix.label } } : {}),
+  };
+}
+
+/** The refusal above a form: its sentence (or `placed`, when a field below is marked) and the link to its fix. */
+export function RefusalNotice({ refusal, placed }: { refusal: Omit<FormRefusal, 'status'>; placed?: string }): VNode {
+  return Notice({ tone: 'error', children: [
+    placed ?? refusal.message,
+    refusal.fix && html`<span> <a href=${refusal.fix.href}>${refusal.fix.label}</a>.</span>`,
+  ] });
+}
