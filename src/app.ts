@@ -121,12 +121,11 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     // the API's error shape, and the connection closed.
     clientErrorHandler: answerMalformedHttp,
     logger: context.config.logLevel === 'silent' ? false : { level: context.config.logLevel, serializers: logSerializers, ...(options.logStream ? { stream: options.logStream } : {}) },
-    // One line per answered request at the default level (below); Fastify's two are replaced.
-    disableRequestLogging: true,
     // Every request has an id (the caller's X-Request-Id when acceptable): on each of its log
     // lines and in its answer's X-Request-Id.
     genReqId: requestId,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // Fastify's two lines a request are replaced by one per answered request at the default level (below).
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
   });
   const allowedMethods = routeTable(app);
   if (options.onRoute) {

@@ -36,11 +36,19 @@ const WORDS: Partial<Record<ErrorCode, (error: ApiError) => string>> = {
   invalid_currency: () => `Enter a currency as its three letters: ${CURRENCIES.slice(0, -1).join(', ')} or ${CURRENCIES.at(-1)}.`,
   invalid_email: (error) => (error.message.endsWith('too long.') ? 'This email address is too long.' : 'Enter an email address like name@example.com.'),
   invalid_expiry: () => 'Enter a whole number of days from 1 to 30, or leave it empty for 7.',
-  too_long: (error) => `Shorten this to at most ${MAX_CHARACTERS.exec(error.message)?.[1] ?? 'the allowed number of'} characters.`,
+  too_long: (error) => {
+    const most = MAX_CHARACTERS.exec(error.message)?.[1];
+    return most ? `Too long: at most ${most} characters.` : error.message;
+  },
+  invalid_url: (error) => {
+    if (error.message.includes('username')) return 'Leave the username and password out of the address.';
+    if (!error.message.includes('must be a full')) return error.message;
+    return error.message.includes('http://') ? 'Enter a full address starting with https:// or http://, like https://example.com/thanks.' : 'Enter a full address starting with https://, like https://example.com/thanks.';
+  },
   missing_description: () => 'Say what it is for: the payer reads this.',
   missing_name: () => 'Enter a name.',
-  no_payout_wallet: () => 'Live payments need a payout wallet first: the address your money goes to. Nothing was created, and what you typed is kept below.',
-  commerce_paused: () => 'This account has paused taking payments, so nothing new can be created for buyers. Resume taking payments, then try again: what you typed is kept below.',
+  no_payout_wallet: () => 'Nothing was created: Live payments need a payout wallet first, the address your money goes to.',
+  commerce_paused: () => 'Nothing was created: this account has paused taking payments.',
 };
 
 /** Codes whose fix is on the Settings page, at its section. */
@@ -49,17 +57,9 @@ const FIXES: Partial<Record<ErrorCode, { section: string; label: string }>> = {
   commerce_paused: { section: 'payments-heading', label: 'Resume taking payments in Settings' },
 };
 
-/**
- * The error's message for a person: the code's sentence above, else the API's message with a
- * leading field name (`description must be…`) said as "This field".
- */
+/** The error's message for a person: the code's sentence above, else the API's own (already in plain words). */
 export function inPersonsWords(error: ApiError): string {
-  const words = WORDS[error.code];
-  if (words) return words(error);
-  const name = error.field?.split('.').at(-1);
-  if (name !== undefined && error.message.startsWith(`${error.field} `)) return `This field ${error.message.slice(error.field!.length + 1)}`;
-  if (name !== undefined && error.message.startsWith(`${name} `)) return `This field ${error.message.slice(name.length + 1)}`;
-  return error.message;
+  return WORDS[error.code]?.(error) ?? error.message;
 }
 
 /**
@@ -81,6 +81,6 @@ export function formRefusal(error: unknown, ctx: PersonContext): FormRefusal {
 export function RefusalNotice({ refusal, placed }: { refusal: Omit<FormRefusal, 'status'>; placed?: string }): VNode {
   return Notice({ tone: 'error', children: [
     placed ?? refusal.message,
-    refusal.fix && html`<span> <a href=${refusal.fix.href}>${refusal.fix.label}</a>.</span>`,
+    refusal.fix && html`<span> <a href=${refusal.fix.href}>${refusal.fix.label}</a>, then send this form again.</span>`,
   ] });
 }
