@@ -14,7 +14,8 @@ import { servePages } from '../test/support/serve-pages.ts';
 // data, photographed in headless Chromium into docs/screenshots/ (<state>-<theme>-<width>.png),
 // with a README listing them. Every state light at 1280px; the main pages also light at 360px
 // and dark at 1280px; and the API reference (/docs) at both widths. Not part of npm test: run it
-// after changing a page, and look at the result (`-- --reference` photographs the reference alone).
+// after changing a page, and look at the result (`-- --reference` photographs the reference alone,
+// `-- --only <state>,<state>` those states alone).
 
 const OUT = path.join(import.meta.dirname, '../docs/screenshots');
 
@@ -64,7 +65,10 @@ async function main(): Promise<void> {
     console.log(`Wrote ${REFERENCE_SHOTS.length} screenshots of the API reference and README.md.`);
     return;
   }
-  for (const file of readdirSync(OUT)) if (file.endsWith('.png')) rmSync(path.join(OUT, file));
+  // `-- --only a,b`: just those states (after changing a few pages); the others' files stay.
+  const only = process.argv.includes('--only') ? new Set((process.argv[process.argv.indexOf('--only') + 1] ?? '').split(',')) : undefined;
+  const wanted = (state: PageState) => only === undefined || only.has(state.name);
+  if (only === undefined) for (const file of readdirSync(OUT)) if (file.endsWith('.png')) rmSync(path.join(OUT, file));
   const server = await servePages(PAGE_STATES.map((state) => {
     const { page, viewer } = state.render(realistic);
     return renderPage(page, viewer);
@@ -75,19 +79,19 @@ async function main(): Promise<void> {
       const page = await browser.newPage({ viewport: { width: view.width, height: view.width > 360 ? 800 : 740 } });
       await page.emulateMedia({ colorScheme: view.colorScheme });
       for (const [index, state] of PAGE_STATES.entries()) {
-        if (!viewsOf(state).includes(view)) continue;
+        if (!viewsOf(state).includes(view) || !wanted(state)) continue;
         await page.goto(server.url(index));
         await page.screenshot({ path: path.join(OUT, fileOf(state, view)), fullPage: true });
       }
       await page.close();
     }
-    await referenceShots(browser);
+    if (only === undefined) await referenceShots(browser);
   } finally {
     await browser.close();
     await server.app.close();
   }
   writeFileSync(path.join(OUT, 'README.md'), readme());
-  console.log(`Wrote ${PAGE_STATES.reduce((count, state) => count + viewsOf(state).length, 0)} screenshots and README.md to ${path.relative(process.cwd(), OUT)}/.`);
+  console.log(`Wrote ${PAGE_STATES.filter(wanted).reduce((count, state) => count + viewsOf(state).length, 0)} screenshots and README.md to ${path.relative(process.cwd(), OUT)}/.`);
 }
 
 function readme(): string {

@@ -3,7 +3,7 @@ import { ApiError, type ErrorCode } from '../core/errors.ts';
 import { CURRENCIES } from '../core/money.ts';
 import { html, Notice } from '../ui/index.ts';
 import { businessPath } from './paths.ts';
-import type { PersonContext } from './requests.ts';
+import type { Mode, PersonContext } from './requests.ts';
 
 // A refused dashboard form in a person's words. The API's messages are written for developers
 // (`amount must be a decimal string…`, field names, JSON types); here each code a form can meet
@@ -68,12 +68,17 @@ export function inPersonsWords(error: ApiError): string {
  */
 export function formRefusal(error: unknown, ctx: PersonContext): FormRefusal {
   if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 409)) throw error;
+  return refusalIn(error, ctx.principal.businessId, ctx.mode);
+}
+
+/** The refusal of `error` on a form of the business `businessId` in `mode` (where its fix links to). */
+export function refusalIn(error: ApiError, businessId: string, mode: Mode): FormRefusal {
   const fix = FIXES[error.code];
   return {
     field: error.field,
     message: inPersonsWords(error),
     status: error.status,
-    ...(fix ? { fix: { href: `${businessPath(ctx.principal.businessId, 'settings', ctx.mode)}#${fix.section}`, label: fix.label } } : {}),
+    ...(fix ? { fix: { href: `${businessPath(businessId, 'settings', mode)}#${fix.section}`, label: fix.label } } : {}),
   };
 }
 

@@ -38,7 +38,7 @@ export function landingPage(): VNode {
 
 /** An address nobody answers, for a browser outside the dashboard and the payer pages (each has its own). */
 export function notFoundPage(): VNode {
-  return Layout({ title: 'Page not found', children: html`<div>
+  return Layout({ title: 'Page not found', children: html`<div class="landing">
     <h1>Page not found</h1>
     <p>There is no page at this address. Check it for a typing mistake, or start again from one of these.</p>
     <ul class="landing-links">

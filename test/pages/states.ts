@@ -15,6 +15,7 @@ import { BUSINESS_STATES } from './business-states.ts';
 import { WEBHOOK_STATES } from './webhook-states.ts';
 import { PRICING_STATES } from './pricing-states.ts';
 import { PAYER_NOT_PAGES, PAYER_STATES } from './payer-states.ts';
+import { DEAD_END_STATES } from './dead-end-states.ts';
 import { roaster, seconds, signedIn, signedOut, VIEWER, type Fill, type PageState } from './state-kit.ts';
 
 export { filledWith, realistic, type Fill, type PageState } from './state-kit.ts';
@@ -148,6 +149,7 @@ export const PAGE_STATES: readonly PageState[] = [
   ...WEBHOOK_STATES,
   ...PRICING_STATES,
   ...PAYER_STATES,
+  ...DEAD_END_STATES,
 ];
 
 /** Exported functions of the page folders that are not pages: what renders them. */
