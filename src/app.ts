@@ -156,14 +156,14 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     done();
   });
   // The log: at debug, each request as it comes in; at info, one line per answer (method, path
-  // without query or credentials, status, milliseconds), so a terminal reads one line a request.
+  // without query or credentials, address, status, milliseconds), so a terminal reads one line a request.
   app.addHook('onRequest', (request, _reply, done) => {
     request.log.debug({ req: request }, 'incoming request');
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
     const ms = Math.round(reply.elapsedTime * 10) / 10;
-    request.log.info({ method: request.method, path: loggedPath(request), status: reply.statusCode, ms }, 'request completed');
+    request.log.info({ method: request.method, path: loggedPath(request), ip: request.ip, status: reply.statusCode, ms }, 'request completed');
     done();
   });
   app.setErrorHandler((error, request, reply) => {
