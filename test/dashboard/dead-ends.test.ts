@@ -63,6 +63,33 @@ describe('a refused dashboard form', () => {
     expect(await page.getAttribute('#field-amount', 'aria-invalid')).toBe('true');
     await page.close();
   });
+  it('the team and key forms, once the error page, keep what was typed and say why beside the field', async () => {
+    const { page, id } = await ownerSignedIn(app, 'Typed Kept');
+    await page.goto(`${base()}/dashboard/businesses/${id}/test/team`);
+    await page.fill('#field-email', 'ada.example.com');
+    await page.selectOption('#field-role', 'developer');
+    // (The browser's own check of type=email is what a person meets first; the server's is what this is about.)
+    await page.evaluate(() => document.querySelector('form[aria-label="Add a person or change a role"]')?.setAttribute('novalidate', ''));
+    const [team] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button:has-text("Save")')]);
+    await page.waitForLoadState('load');
+    expect(team.status()).toBe(400);
+    expect(await page.inputValue('#field-email')).toBe('ada.example.com');
+    expect(await page.inputValue('#field-role')).toBe('developer');
+    expect(await page.textContent('#field-email-error')).toBe('Error: Enter an email address like name@example.com.');
+
+    await page.goto(`${base()}/dashboard/businesses/${id}/test/keys`);
+    await page.evaluate(() => document.querySelector('#field-name')?.removeAttribute('maxlength'));
+    await page.fill('#field-name', 'k'.repeat(81));
+    await page.check('input[name="access"][value="read_only"]');
+    const [keys] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button:has-text("Create key")')]);
+    await page.waitForLoadState('load');
+    expect(keys.status()).toBe(400);
+    expect(await page.inputValue('#field-name')).toBe('k'.repeat(81));
+    expect(await page.isChecked('input[name="access"][value="read_only"]')).toBe(true);
+    expect(await page.textContent('#field-name-error')).toBe('Error: Too long: at most 80 characters.');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
 });
 
 describe('addresses that lead somewhere', () => {
