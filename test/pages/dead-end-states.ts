@@ -1,11 +1,13 @@
 import { ApiError } from '../../src/core/errors.ts';
 import { messagePage } from '../../src/dashboard/pages/message.ts';
+import { keysPage } from '../../src/dashboard/pages/keys.ts';
 import { paymentLinkNewPage } from '../../src/dashboard/pages/payment-links.ts';
+import { teamPage } from '../../src/dashboard/pages/team.ts';
 import { refusalIn } from '../../src/dashboard/refusals.ts';
 import { landingPage, notFoundPage } from '../../src/http/landing.ts';
 import { payerMessagePage } from '../../src/pages/views/message.ts';
 import { de } from '../../src/pages/messages/de.ts';
-import { roaster, signedIn, signedOut, type PageState } from './state-kit.ts';
+import { roaster, seconds, signedIn, signedOut, type PageState } from './state-kit.ts';
 
 // No dead ends (issue 23): the service's start page and "not found" pages, and a form refused
 // for a reason fixed elsewhere (a Live link without a payout wallet), kept as typed.
@@ -22,4 +24,12 @@ export const DEAD_END_STATES: readonly PageState[] = [
   signedIn({ fn: paymentLinkNewPage, name: 'payment-link-no-wallet', main: true, shows: 'a Live link refused for want of a payout wallet: the form as typed, and the link to the wallet in Settings' },
     (v, s) => paymentLinkNewPage({ session: s, business: roaster(v), mode: 'live', role: 'owner', error: noWallet(roaster(v).id),
       values: { amount: v('25.00'), currency: 'EUR', description: v('Gift card for Ada'), reference: v('GC-2041'), collect_phone: 'on' } })),
+  signedIn({ fn: teamPage, name: 'team-refused', shows: 'adding a person refused: the address as typed, and why beside it' },
+    (v, s) => teamPage({ session: s, business: roaster(v), mode: 'test', role: 'owner', isOwner: true,
+      members: [{ object: 'member', person_id: v('per_8Hc2LwQ5rT9mXz3vKp7NbY1d'), email: v('maya@kestrelcoffee.example'), role: 'owner', manages_keys: true, since: seconds('2025-10-01T09:00:00Z') }],
+      refused: { email: v('tomas.kestrelcoffee.example'), role: 'developer', error: refusalIn(new ApiError('invalid_email', 'email must be an email address.', 'email'), roaster(v).id, 'test') } })),
+  signedIn({ fn: keysPage, name: 'keys-refused', shows: 'creating a key refused: the name as typed, and why beside it' },
+    (v, s) => keysPage({ session: s, business: roaster(v), mode: 'test', manages: true, keys: [],
+      refused: { name: v('Online shop server in the Hamburg roastery, the one by the loading dock behind the green door'), access: 'read_only',
+        error: refusalIn(new ApiError('too_long', 'name must be at most 80 characters.', 'name'), roaster(v).id, 'test') } })),
 ];
