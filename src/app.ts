@@ -12,6 +12,7 @@ import { processorNotices } from './http/processor.ts';
 import { restApi } from './http/rest-api.ts';
 import { resourceMetadataUrl } from './http/well-known.ts';
 import { healthRoutes, type Readiness } from './http/health.ts';
+import { isApiPath, landing, notFoundPage, sendFrontPage, wantsPage } from './http/landing.ts';
 import { readinessOf } from './health.ts';
 import { mcpServer } from './mcp/http.ts';
 import { oauthServer } from './oauth/routes.ts';
@@ -124,7 +125,8 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     // Every request has an id (the caller's X-Request-Id when acceptable): on each of its log
     // lines and in its answer's X-Request-Id.
     genReqId: requestId,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // Fastify's two lines a request are replaced by one per answered request at the default level (below).
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
   });
   const allowedMethods = routeTable(app);
   if (options.onRoute) {
@@ -154,6 +156,17 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     metrics.requestAnswered(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
+  // The log: at debug, each request as it comes in; at info, one line per answer (method, path
+  // without query or credentials, address, status, milliseconds), so a terminal reads one line a request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    request.log.debug({ req: request }, 'incoming request');
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const ms = Math.round(reply.elapsedTime * 10) / 10;
+    request.log.info({ method: request.method, path: loggedPath(request), ip: request.ip, status: reply.statusCode, ms }, 'request completed');
+    done();
+  });
   app.setErrorHandler((error, request, reply) => {
     const apiError = asApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
@@ -169,6 +182,8 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     if (request.method === 'OPTIONS') {
       return sendError(request, reply, new ApiError('browser_requests_refused', 'The API is for servers: it does not answer browser (CORS) requests.'));
     }
+    // A person's browser outside the API gets a page with a way on; programs, the API's JSON.
+    if (wantsPage(request) && !isApiPath(path)) return sendFrontPage(reply, 404, notFoundPage());
     return sendError(request, reply, new ApiError('not_found', `There is no ${request.method} ${path}.`));
   });
   app.removeAllContentTypeParsers();
@@ -192,6 +207,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   await app.register(processorNotices, { context });
   await app.register(uiAssets);
   await app.register(brandAssets, { context });
+  await app.register(landing, { baseUrl });
   // /metrics here only behind METRICS_TOKEN; METRICS_PORT serves it on a listener of its own.
   const token = context.config.metrics.token;
   await app.register(healthRoutes, { readiness: options.readiness ?? readinessOf(context.db), metrics, metricsAccess: token ? { token } : 'none' });

@@ -12,6 +12,7 @@ import { PROCESSOR_NOTICES_PATH } from './http/processor.ts';
 import { registerProcessorMetrics } from './processor/metrics.ts';
 import { registerForwardingMetrics } from './processor/forwarding-metrics.ts';
 import { scanChecks } from './processor/status.ts';
+import { startupLines } from './startup.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
 // SIGINT/SIGTERM. --role api serves HTTP only, --role worker runs only the background jobs
@@ -70,9 +71,7 @@ const app = role === 'worker' || role === 'processor' ? undefined : await buildA
 if (app) {
   await app.listen({ port: config.port, host: config.host });
   const businesses = await context.db.selectFrom('businesses').select('id').limit(1).execute();
-  if (businesses.length === 0) {
-    console.log('\nNo business yet. Next, create a demo business and a Test key:\n\n  npm run --silent cli -- demo\n');
-  }
+  console.log(startupLines(config.baseUrl, businesses.length > 0));
 }
 
 if (keys) {

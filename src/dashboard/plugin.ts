@@ -8,6 +8,8 @@ import type { AppContext } from '../verbs/context.ts';
 import type { Operation } from '../verbs/operation.ts';
 import { DashboardOperations } from './perform.ts';
 import { messagePage } from './pages/message.ts';
+import { inPersonsWords } from './refusals.ts';
+import { DASHBOARD } from './paths.ts';
 import { DashboardRequests, Redirect, StaleForm } from './requests.ts';
 import { registerApproval } from './routes/approve.ts';
 import { registerAgents } from './routes/agents.ts';
@@ -85,7 +87,7 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
     if (error instanceof Redirect) return reply.redirect(error.location, 303);
     const session = await requests.session(request).catch(() => undefined);
     if (error instanceof StaleForm) return sendPage(reply, 403, messagePage('Refused', `${error.message} Start again.`));
-    if (error instanceof ApiError && error.status < 500) return sendPage(reply, error.status, messagePage(TITLES[error.status] ?? 'Cannot continue', error.message, session), session);
+    if (error instanceof ApiError && error.status < 500) return sendPage(reply, error.status, messagePage(TITLES[error.status] ?? 'Cannot continue', inPersonsWords(error), session), session);
     const status = (error as { statusCode?: number }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) return sendPage(reply, status, messagePage('Bad request', 'The request could not be read.', session), session);
     request.log.error({ err: error }, 'dashboard request failed');
@@ -106,4 +108,9 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
   registerCustomers(scope, requests, operations);
   registerCheckouts(scope, requests, operations);
   registerSettings(scope, requests);
+  // Any other address under /dashboard (mistyped, or a page that moved) is the dashboard's "not
+  // found" page, in its frame when signed in, with the way back; not the API's JSON.
+  scope.get(`${DASHBOARD}/*`, async () => {
+    throw new ApiError('not_found', 'There is no page at this address. Check it for a typing mistake, or start again from the dashboard.');
+  });
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { ICON_PATH } from '../ui/index.ts';
 import { API_PREFIX } from '../verbs/operation.ts';
 
 // The API reference at GET /docs: Redoc's standalone bundle (npm package `redoc`, served from
@@ -72,7 +73,7 @@ function page(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Payment Service API reference</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="${style.path}">
 </head>
 <body>

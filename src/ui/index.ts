@@ -1,7 +1,7 @@
 // What pages import: the renderer, the reply helper and the components.
 export { html, renderPage, HtmlPage, PageCache, type Viewer } from './render.ts';
 export { sendPage } from './send-page.ts';
-export { STYLESHEET_PATH, uiAssets } from './assets.ts';
+export { FAVICON_PATH, ICON_PATH, STYLESHEET_PATH, uiAssets } from './assets.ts';
 export { Layout, type LayoutProps } from './components/layout.ts';
 export { Table, type TableProps } from './components/table.ts';
 export { Form, SearchForm, Button, CSRF_FIELD, type FormProps, type ButtonProps } from './components/form.ts';

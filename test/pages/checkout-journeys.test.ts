@@ -114,18 +114,21 @@ interface Buyer {
   dialogs: string[];
   /** Script errors, and console errors other than a resource answered 4xx on purpose. */
   problems: string[];
+  /** Console warnings (what a site's developer reads). */
+  warnings: string[];
 }
 
 async function buyer(options: { colorScheme?: 'light' | 'dark' } = {}): Promise<Buyer> {
   const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light' });
   contexts.push(context);
-  const seen: Buyer = { context, page: await context.newPage(), dialogs: [], problems: [] };
+  const seen: Buyer = { context, page: await context.newPage(), dialogs: [], problems: [], warnings: [] };
   context.on('dialog', (dialog) => {
     seen.dialogs.push(dialog.message());
     void dialog.dismiss();
   });
   context.on('weberror', (error) => seen.problems.push(error.error().message));
   context.on('console', (message) => {
+    if (message.type() === 'warning') seen.warnings.push(message.text());
     if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) seen.problems.push(message.text());
   });
   return seen;
@@ -391,8 +394,10 @@ describe('the buy button (embed.js) on a merchant\'s page', () => {
     expect(fromService.filter((request) => !/^(script \/embed\.js|fetch \/c\/[\w-]+\/button\.json)$/.test(request))).toEqual([]);
     expect(fromService.filter((request) => request.startsWith('fetch'))).toHaveLength(4);
     expect(b.dialogs).toEqual([]);
-    // No script error, no CSP refusal; the only console errors are the unknown and deleted checkouts' 404 and 410.
+    // No script error, no CSP refusal; the only console errors are the unknown and deleted checkouts' 404 and 410,
+    // each with a warning for the site's developer saying why its button is hidden.
     expect(b.problems).toEqual([]);
+    expect(b.warnings.filter((text) => text.includes('the button is hidden'))).toHaveLength(2);
   });
 
   it('embed.js is well under 10 KB', async () => {

@@ -29,7 +29,7 @@ export const PRICING_STATES: readonly PageState[] = [
     (v, s) => pricingTableFormPage({ session: s, ...frame(v), values: { ...NEW, unit_1: v('month') } })),
   signedIn({ fn: pricingTableFormPage, name: 'pricing-table-edit-refused', shows: 'changing a pricing table, a plan\'s second price refused beside its field' },
     (v, s) => pricingTableFormPage({ session: s, ...frame(v), checkout: pricingTable(v), values: { ...pricingFormOf(pricingTable(v)), plan_2_price_2: '' },
-      error: { field: 'plan_2_price_2', message: v('amount must be a decimal string such as "25.00".') } })),
+      error: { field: 'plan_2_price_2', message: v('Enter an amount like 25.00: from 1.00 to 100000.00, with at most two decimals.') } })),
   signedIn({ fn: pricingTableFormPage, name: 'pricing-table-no-plans', shows: 'a pricing table refused for having no plan' },
     (v, s) => pricingTableFormPage({ session: s, ...frame(v), values: { ...NEW, name: v('Coffee club'), currency: 'EUR' }, error: { field: 'plans', message: v('A pricing table needs at least one plan.') } })),
   signedIn({ fn: checkoutPage, name: 'pricing-table-detail', main: true, shows: 'a pricing table: its plans and prices per option, the buy-button snippet' },

@@ -19,6 +19,7 @@ import { AGENT_STATES, agentApproval } from './agent-states.ts';
 import { PRICING_STATES } from './pricing-states.ts';
 import { HOME_STATES } from './home-states.ts';
 import { PAYER_NOT_PAGES, PAYER_STATES } from './payer-states.ts';
+import { DEAD_END_STATES } from './dead-end-states.ts';
 import { roaster, seconds, signedIn, signedOut, VIEWER, type Fill, type PageState } from './state-kit.ts';
 
 export { filledWith, realistic, type Fill, type PageState } from './state-kit.ts';
@@ -160,6 +161,7 @@ export const PAGE_STATES: readonly PageState[] = [
   ...PRICING_STATES,
   ...PAYER_STATES,
   ...BRAND_STATES,
+  ...DEAD_END_STATES,
 ];
 
 /** Exported functions of the page folders that are not pages: what renders them. */

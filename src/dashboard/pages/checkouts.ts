@@ -10,13 +10,14 @@ import { FilterForm, Pager, type Filters } from './list.ts';
 import { Facts } from './payment.ts';
 import { COLLECT_BOXES } from './payment-links.ts';
 import { CHECKOUT_KIND_NAMES, ObjectBadge } from '../wording.ts';
+import { RefusalNotice, type RefusalFix } from '../refusals.ts';
 
 // Checkouts (spec 2.2): the list by kind, a new checkout page, changing one (its slug stays),
 // deleting one for good, and the buy-button snippet to copy for each.
 
 export const CHECKOUT_FIELDS = ['name', 'description', 'amount', 'currency', 'success_url', 'theme', 'button_label', 'crypto', 'routing_choice', 'routing_provider', 'routing_fallback'] as const;
 export type CheckoutForm = Partial<Record<(typeof CHECKOUT_FIELDS)[number] | (typeof COLLECT_BOXES)[number]['name'], string>>;
-export type FieldError = { field: string | undefined; message: string };
+export type FieldError = { field: string | undefined; message: string; fix?: RefusalFix };
 
 const CARD_PROVIDERS = PROVIDERS.filter((provider) => provider.card);
 const manages = (role: BusinessFrame['role']) => role !== undefined && atLeast(role, 'developer');
@@ -127,7 +128,7 @@ export function CheckoutFormHeading({ business, mode, checkout, title, back, err
   return html`<div>
     <p><a href=${checkout ? objectPath(business.id, 'checkouts', mode, checkout.id) : businessPath(business.id, 'checkouts', mode)}>${checkout ? back : 'All checkouts'}</a></p>
     <h1>${title}</h1>
-    ${error && Notice({ tone: 'error', children: placed.has(field) ? 'Nothing was saved: see the field marked below.' : error.message })}
+    ${error && RefusalNotice({ refusal: error, ...(placed.has(field) ? { placed: 'Nothing was saved: see the field marked below.' } : {}) })}
     ${checkout && html`<p class="muted">Its address and buy button stay the same: <code>${checkout.slug}</code>.</p>`}
   </div>`;
 }

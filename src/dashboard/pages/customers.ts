@@ -45,8 +45,10 @@ export function customersPage({ session, business, mode, role, customers, filter
 export type CustomerNotice = 'note-saved' | 'erased';
 
 /** One customer: details, counts and spend, their orders, the private note, erasing them. */
-export function customerPage({ session, business, mode, role, customer, orders, note, notice }: BusinessFrame & {
+export function customerPage({ session, business, mode, role, customer, orders, note, notice, noteError }: BusinessFrame & {
   customer: CustomerOut; orders: OrderOut[]; note: string | null; notice?: CustomerNotice;
+  /** The note as typed was refused: why (the field shows what was typed). */
+  noteError?: string;
 }): VNode {
   const path = objectPath(business.id, 'customers', mode, customer.id);
   const address = (value: CustomerOut['shipping_address']) => (value === null ? null : [value.name, value.line1, value.line2, value.postal_code, value.city, value.region, value.country].filter(Boolean).join(', '));
@@ -86,7 +88,7 @@ export function customerPage({ session, business, mode, role, customer, orders, 
         <p class="muted">Seen only here, by your team: never in the API, to agents or in webhooks.</p>
         ${manages(role)
           ? Form({ action: `${path}/note`, label: 'Private note', children: [
-              TextField({ name: 'note', label: 'Note', value: note ?? '', maxLength: 2000 }),
+              TextField({ name: 'note', label: 'Note', value: note ?? '', maxLength: 2000, error: noteError }),
               Button({ children: 'Save note' }),
             ] })
           : html`<p>${note ?? 'No note.'}</p>`}

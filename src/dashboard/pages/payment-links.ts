@@ -9,6 +9,7 @@ import { DashboardPage, MODE_NAMES, unixTime as at, type BusinessFrame } from '.
 import { DateFilters, FilterForm, Pager, StatusFilter, type Filters } from './list.ts';
 import { Facts } from './payment.ts';
 import { PaymentBadge } from '../wording.ts';
+import { RefusalNotice, type FormRefusal } from '../refusals.ts';
 
 export const LINK_FILTERS = ['status', 'reference', 'from', 'to'] as const;
 
@@ -55,8 +56,8 @@ export function paymentLinksPage({ session, business, mode, role, links, filters
   });
 }
 
-/** The create form, with what was typed and the API's refusal beside its field. */
-export function paymentLinkNewPage({ session, business, mode, role, values = {}, error }: BusinessFrame & { values?: LinkForm; error?: { field: string | undefined; message: string } }): VNode {
+/** The create form, with what was typed and why it was refused, beside its field or above the form. */
+export function paymentLinkNewPage({ session, business, mode, role, values = {}, error }: BusinessFrame & { values?: LinkForm; error?: Omit<FormRefusal, 'status'> }): VNode {
   const path = businessPath(business.id, 'payment_links', mode);
   const errorFor = (field: string) => (error?.field === field ? error.message : undefined);
   const unplaced = error && !(LINK_FIELDS as readonly string[]).includes(error.field ?? '') && error.field !== 'collect';
@@ -70,7 +71,7 @@ export function paymentLinkNewPage({ session, business, mode, role, values = {},
     children: html`<div>
       <p><a href=${path}>All payment links</a></p>
       <h1>New ${MODE_NAMES[mode]} payment link</h1>
-      ${error && Notice({ tone: 'error', children: unplaced ? error.message : 'The link was not created: see the field marked below.' })}
+      ${error && RefusalNotice({ refusal: error, ...(unplaced ? {} : { placed: 'The link was not created: see the field marked below.' }) })}
       ${Form({ action: path, label: 'New payment link', children: [
         text('amount', 'Amount', { hint: 'As a decimal number, such as 25.00.', maxLength: 20, required: true }),
         text('currency', 'Currency', { hint: 'Three letters, such as USD or EUR.', maxLength: 3, required: true }),

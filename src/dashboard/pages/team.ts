@@ -6,16 +6,21 @@ import { businessPath } from '../paths.ts';
 import { DashboardPage, type BusinessFrame } from './frame.ts';
 import { NotificationsSection } from './notifications.ts';
 import type { NotificationPreferencesOut } from '../../resources/team/notifications.ts';
+import { RefusalNotice, type FormRefusal } from '../refusals.ts';
 
 /** The people of a business and their roles; owners add people (a viewer unless chosen otherwise) and change roles. */
-export function teamPage({ session, business, mode, role, isOwner, members, saved, notifications }: BusinessFrame & {
+export function teamPage({ session, business, mode, role, isOwner, members, saved, notifications, refused }: BusinessFrame & {
   isOwner: boolean;
   members: MemberOut[];
   /** The signed-in person's own mail preferences for this business. */
   notifications: NotificationPreferencesOut;
   /** Who was just added or given a role (once, after the form). */
   saved?: { email: string; role: MemberOut['role'] };
+  /** The form refused: what was typed, and why. */
+  refused?: { email: string; role: string; error: Omit<FormRefusal, 'status'> };
 }): VNode {
+  const errorFor = (field: string) => (refused?.error.field === field ? refused.error.message : undefined);
+  const placed = refused?.error.field === 'email' || refused?.error.field === 'role';
   const rows = members.map((m) => [m.email, m.role, m.manages_keys ? 'Manages keys and agents' : '']);
   return DashboardPage({
     title: 'Team',
@@ -29,9 +34,10 @@ export function teamPage({ session, business, mode, role, isOwner, members, save
       ${isOwner
         ? html`<section aria-labelledby="set-role">
             <h2 id="set-role">Add a person or change a role</h2>
+            ${refused && RefusalNotice({ refusal: refused.error, ...(placed ? { placed: 'Nothing was changed: see the field marked below.' } : {}) })}
             ${Form({ action: businessPath(business.id, 'team', mode), label: 'Add a person or change a role', children: [
-              TextField({ name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'off' }),
-              Select({ name: 'role', label: 'Role', value: 'viewer', options: ROLES.map((role) => ({ value: role, label: role })) }),
+              TextField({ name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'off', value: refused?.email, error: errorFor('email') }),
+              Select({ name: 'role', label: 'Role', value: refused?.role ?? 'viewer', error: errorFor('role'), options: ROLES.map((role) => ({ value: role, label: role })) }),
               Button({ variant: 'primary', children: 'Save' }),
             ] })}
             <p class="muted">Owners and developers manage keys and connect agents. Taking that away disconnects the agents the person approved.</p>

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ApiError } from '../../core/errors.ts';
 import { formField, type Form } from '../../core/form.ts';
 import { createWidget } from '../../resources/checkouts/create-in-dashboard.ts';
 import { deleteCheckout, updateCheckout } from '../../resources/checkouts/manage.ts';
@@ -9,6 +8,7 @@ import { CHECKOUT_FIELDS, checkoutDeletePage, checkoutFormPage, checkoutPage, ch
 import { COLLECT_BOXES } from '../pages/payment-links.ts';
 import { areaRoute, objectPath } from '../paths.ts';
 import { perform, type DashboardOperations } from '../perform.ts';
+import { formRefusal } from '../refusals.ts';
 import { frameOf, redirect, type DashboardRequests, type PersonContext } from '../requests.ts';
 import { registerPricingTables } from './pricing-tables.ts';
 import { inputOf, valuesOf } from './checkout-form.ts';
@@ -25,10 +25,10 @@ export function registerCheckouts(scope: FastifyInstance, requests: DashboardReq
   const retrieveCheckout = operations.get('retrieve_checkout', CheckoutOut);
   const idOf = (params: unknown) => (params as { checkout: string }).checkout;
   const pathOf = (ctx: PersonContext, id: string) => objectPath(ctx.principal.businessId, 'checkouts', ctx.mode, id);
-  /** A refused field: the form again, as typed, the API's message beside it (roles and limits: the error page). */
+  /** Refused: the form again, as typed, saying how to fix it (roles and limits: the error page). */
   const refusedForm = (reply: FastifyReply, ctx: PersonContext, error: unknown, values: CheckoutForm, checkout?: CheckoutOut, kind?: 'widget') => {
-    if (!(error instanceof ApiError) || error.status !== 400) throw error;
-    return sendPage(reply, 400, checkoutFormPage({ ...frameOf(ctx), ...(checkout ? { checkout } : {}), ...(kind ? { kind } : {}), values, error: { field: error.field, message: error.message } }), ctx.session);
+    const { status, ...refusal } = formRefusal(error, ctx);
+    return sendPage(reply, status, checkoutFormPage({ ...frameOf(ctx), ...(checkout ? { checkout } : {}), ...(kind ? { kind } : {}), values, error: refusal }), ctx.session);
   };
   registerPricingTables(scope, requests, operations);
 

@@ -8,6 +8,7 @@ import { cursorOf, filtersOf, given } from '../filters.ts';
 import { customerErasePage, customerPage, customersPage, type CustomerNotice } from '../pages/customers.ts';
 import { areaRoute, objectPath } from '../paths.ts';
 import { perform, type DashboardOperations } from '../perform.ts';
+import { formRefusal } from '../refusals.ts';
 import { frameOf, redirect, type DashboardRequests, type PersonContext } from '../requests.ts';
 import { sendPage } from './send.ts';
 
@@ -41,7 +42,15 @@ export function registerCustomers(scope: FastifyInstance, requests: DashboardReq
   scope.post(areaRoute('customers', '/:customer/note'), async (request, reply) => {
     const { ctx, form } = await requests.form(request);
     const id = idOf(request.params);
-    await setCustomerNote.run(ctx, { id, note: formField(form, 'note') });
+    try {
+      await setCustomerNote.run(ctx, { id, note: formField(form, 'note') });
+    } catch (error) {
+      // Refused (too long): the customer's page again with the note as typed, saying why.
+      const { status, message } = formRefusal(error, ctx);
+      const customer = await perform(ctx, retrieveCustomer, { id });
+      const orders = await perform(ctx, listOrders, { customer_id: customer.id });
+      return sendPage(reply, status, customerPage({ ...frameOf(ctx), customer, orders: orders.data, note: formField(form, 'note') ?? '', noteError: message }), ctx.session);
+    }
     return redirect(reply, `${pathOf(ctx, id)}?done=note`);
   });
 

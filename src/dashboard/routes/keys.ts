@@ -7,6 +7,7 @@ import { atLeast } from '../../tenancy/roles.ts';
 import { noticeForPage, noticeOfPage } from '../notices.ts';
 import { keysPage } from '../pages/keys.ts';
 import { businessPath } from '../paths.ts';
+import { formRefusal } from '../refusals.ts';
 import { frameOf, redirect, roleOf, type DashboardRequests } from '../requests.ts';
 import { sendPage } from './send.ts';
 
@@ -26,7 +27,16 @@ export function registerKeys(scope: FastifyInstance, requests: DashboardRequests
   });
   scope.post(KEYS, async (request, reply) => {
     const { ctx, form } = await requests.form(request);
-    const key = await createApiKey.run(ctx, { name: formField(form, 'name'), access: formField(form, 'access') });
+    const typed = { name: formField(form, 'name') ?? '', access: formField(form, 'access') ?? '' };
+    let key;
+    try {
+      key = await createApiKey.run(ctx, { name: formField(form, 'name'), access: formField(form, 'access') });
+    } catch (error) {
+      // Refused (a name too long, an unknown access): the page again, as typed, saying why.
+      const { status, ...refusal } = formRefusal(error, ctx);
+      const page = keysPage({ ...frameOf(ctx), manages: atLeast(roleOf(ctx), 'developer'), keys: await listApiKeys.run(ctx, {}), refused: { ...typed, error: refusal } });
+      return sendPage(reply, status, page, ctx.session);
+    }
     await noticeForPage(request, ctx, 'keys', { secret: key.secret, name: key.name });
     return redirect(reply, businessPath(ctx.principal.businessId, 'keys', ctx.mode));
   });

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../core/errors.ts';
 import { formField } from '../../core/form.ts';
 import { PaymentLinkList, PaymentLinkOut } from '../../resources/payment-links/schemas.ts';
 import { createdRangeOf, cursorOf, filtersOf, given } from '../filters.ts';
 import { COLLECT_BOXES, LINK_FIELDS, LINK_FILTERS, paymentLinkNewPage, paymentLinkPage, paymentLinksPage, type LinkForm } from '../pages/payment-links.ts';
 import { areaRoute, objectPath } from '../paths.ts';
 import { perform, type DashboardOperations } from '../perform.ts';
+import { formRefusal } from '../refusals.ts';
 import { frameOf, redirect, type DashboardRequests } from '../requests.ts';
 import { sendPage } from './send.ts';
 
@@ -58,9 +58,9 @@ export function registerPaymentLinks(scope: FastifyInstance, requests: Dashboard
       // Answered by a redirect: a reload shows the link, it does not make another.
       return redirect(reply, `${objectPath(ctx.principal.businessId, 'payment_links', ctx.mode, link.id)}?created=1`);
     } catch (error) {
-      // A refused field: the form again, as typed, the API's message beside the field (roles and limits: the error page).
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      return sendPage(reply, 400, paymentLinkNewPage({ ...frameOf(ctx), values, error: { field: error.field, message: error.message } }), ctx.session);
+      // Refused: the form again, as typed, saying how to fix it (roles and limits: the error page).
+      const { status, ...refusal } = formRefusal(error, ctx);
+      return sendPage(reply, status, paymentLinkNewPage({ ...frameOf(ctx), values, error: refusal }), ctx.session);
     }
   });
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ApiError } from '../../core/errors.ts';
 import { createPricingTable } from '../../resources/checkouts/create-in-dashboard.ts';
 import { updateCheckout } from '../../resources/checkouts/manage.ts';
 import { CheckoutOut } from '../../resources/checkouts/schemas.ts';
 import { PLAN_PARTS, PLAN_SLOTS, PRICING_FIELDS, pricingFormOf, pricingTableFormPage, type PricingForm } from '../pages/pricing-tables.ts';
 import { areaRoute, objectPath } from '../paths.ts';
 import { perform, type DashboardOperations } from '../perform.ts';
+import { formRefusal } from '../refusals.ts';
 import { frameOf, redirect, type DashboardRequests, type PersonContext } from '../requests.ts';
 import { inputOf, valuesOf } from './checkout-form.ts';
 import { sendPage } from './send.ts';
@@ -46,9 +46,8 @@ export function registerPricingTables(scope: FastifyInstance, requests: Dashboar
   const retrieveCheckout = operations.get('retrieve_checkout', CheckoutOut);
   const pathOf = (ctx: PersonContext, id: string) => objectPath(ctx.principal.businessId, 'checkouts', ctx.mode, id);
   const refused = (reply: FastifyReply, ctx: PersonContext, error: unknown, values: PricingForm, slots: number[], checkout?: CheckoutOut) => {
-    if (!(error instanceof ApiError) || error.status !== 400) throw error;
-    const field = formFieldOf(error.field, slots);
-    return sendPage(reply, 400, pricingTableFormPage({ ...frameOf(ctx), ...(checkout ? { checkout } : {}), values, error: { field, message: error.message } }), ctx.session);
+    const { status, ...refusal } = formRefusal(error, ctx);
+    return sendPage(reply, status, pricingTableFormPage({ ...frameOf(ctx), ...(checkout ? { checkout } : {}), values, error: { ...refusal, field: formFieldOf(refusal.field, slots) } }), ctx.session);
   };
 
   scope.get(areaRoute('checkouts', '/new-pricing-table'), async (request, reply) => {

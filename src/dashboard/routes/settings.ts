@@ -18,6 +18,7 @@ import { PICKER_DEFAULT } from '../pages/settings-brand.ts';
 import { PAYOUT_WALLET_STEP, payoutWalletConfirmPage } from '../pages/payout-wallet.ts';
 import { settingsPage } from '../pages/settings.ts';
 import { areaRoute, businessPath } from '../paths.ts';
+import { formRefusal, inPersonsWords } from '../refusals.ts';
 import { frameOf, redirect, type DashboardRequests, type PersonContext } from '../requests.ts';
 import { sendPage } from './send.ts';
 
@@ -94,9 +95,9 @@ export function registerSettings(scope: FastifyInstance, requests: DashboardRequ
       if (wallet !== undefined) asked = (await requestPayoutWalletChange.run(ctx, { payout_wallet: walletOf(wallet) })).pending;
       else await updateBusinessSettings.run(ctx, changesOf(form));
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      const { page } = await render(ctx, undefined, 400, { error: { field: error.field, message: error.message }, typedColor: formField(form, 'brand_color') });
-      return sendPage(reply, 400, page, ctx.session);
+      const { status, ...refusal } = formRefusal(error, ctx);
+      const { page } = await render(ctx, undefined, status, { error: refusal, typedColor: formField(form, 'brand_color') });
+      return sendPage(reply, status, page, ctx.session);
     }
     return redirect(reply, asked ? `${settingsOf(ctx)}${PAYOUT_WALLET_STEP}` : `${settingsOf(ctx)}?saved=1`);
   });
@@ -150,7 +151,7 @@ export function registerSettings(scope: FastifyInstance, requests: DashboardRequ
       await confirmPayoutWalletChange.run(ctx, { payout_wallet: walletOf(formField(form, 'payout_wallet') ?? '') });
     } catch (error) {
       if (!(error instanceof ApiError) || (error.status !== 400 && error.code !== 'invalid_state')) throw error;
-      return sendPage(reply, error.status, await confirmation(ctx, error.message), ctx.session);
+      return sendPage(reply, error.status, await confirmation(ctx, inPersonsWords(error)), ctx.session);
     }
     return redirect(reply, `${settingsOf(ctx)}?saved=wallet`);
   });

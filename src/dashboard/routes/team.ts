@@ -6,6 +6,7 @@ import { setMemberRole } from '../../resources/team/set-role.ts';
 import { noticeForPage, noticeOfPage } from '../notices.ts';
 import { teamPage } from '../pages/team.ts';
 import { businessPath } from '../paths.ts';
+import { formRefusal } from '../refusals.ts';
 import { frameOf, redirect, roleOf, type DashboardRequests } from '../requests.ts';
 import { sendPage } from './send.ts';
 
@@ -20,8 +21,17 @@ export function registerTeam(scope: FastifyInstance, requests: DashboardRequests
   });
   scope.post(TEAM, async (request, reply) => {
     const { ctx, form } = await requests.form(request);
-    const member = await setMemberRole.run(ctx, { email: formField(form, 'email'), role: formField(form, 'role') });
-    await noticeForPage(request, ctx, 'team', { email: member.email, role: member.role });
+    const typed = { email: formField(form, 'email') ?? '', role: formField(form, 'role') ?? '' };
+    try {
+      const member = await setMemberRole.run(ctx, { email: formField(form, 'email'), role: formField(form, 'role') });
+      await noticeForPage(request, ctx, 'team', { email: member.email, role: member.role });
+    } catch (error) {
+      // Refused (an address that is not one, the last owner): the page again, as typed, saying why.
+      const { status, ...refusal } = formRefusal(error, ctx);
+      const page = teamPage({ ...frameOf(ctx), isOwner: roleOf(ctx) === 'owner', members: await listMembers.run(ctx, {}),
+        notifications: await readNotificationPreferences.run(ctx, {}), refused: { ...typed, error: refusal } });
+      return sendPage(reply, status, page, ctx.session);
+    }
     return redirect(reply, businessPath(ctx.principal.businessId, 'team', ctx.mode));
   });
   // The signed-in person's own held-payment mail: on or off.

@@ -13,6 +13,7 @@ import { noticeOfPage } from '../notices.ts';
 import { webhookDeliveryPage } from '../pages/webhooks/delivery.ts';
 import { webhookEndpointPage, type ReplayForm, type SecretShown } from '../pages/webhooks/endpoint.ts';
 import { areaRoute, objectPath } from '../paths.ts';
+import { inPersonsWords } from '../refusals.ts';
 import { frameOf, redirect, type DashboardRequests, type PersonContext } from '../requests.ts';
 import { sendPage } from './send.ts';
 
@@ -67,7 +68,7 @@ export function registerWebhookLog(scope: FastifyInstance, requests: DashboardRe
     } catch (error) {
       // Nothing to replay, one still running, a time that is not one: said beside the field.
       if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 409)) throw error;
-      return sendPage(reply, error.status, await endpointPage(request, ctx, { since: typed, error: error.message }), ctx.session);
+      return sendPage(reply, error.status, await endpointPage(request, ctx, { since: typed, error: inPersonsWords(error) }), ctx.session);
     }
   });
 

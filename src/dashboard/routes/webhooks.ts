@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { VNode } from 'preact';
-import { ApiError } from '../../core/errors.ts';
 import { formField, type Form } from '../../core/form.ts';
 import { PAYMENT_EVENT_TYPES } from '../../events/types.ts';
 import { readWebhookEndpoints } from '../../resources/webhook-endpoints/overview.ts';
@@ -8,7 +7,8 @@ import { rollWebhookSecret } from '../../resources/webhook-endpoints/roll-secret
 import { CreatedWebhookEndpointOut, DeletedWebhookEndpointOut, WebhookEndpointOut } from '../../resources/webhook-endpoints/schemas.ts';
 import { updateWebhookEndpoint } from '../../resources/webhook-endpoints/update.ts';
 import { noticeForPage } from '../notices.ts';
-import { webhookEditPage, webhookNewPage, type EndpointForm, type FormError } from '../pages/webhooks/endpoint-form.ts';
+import { webhookEditPage, webhookNewPage, type EndpointForm } from '../pages/webhooks/endpoint-form.ts';
+import { formRefusal } from '../refusals.ts';
 import { webhooksPage } from '../pages/webhooks/endpoints.ts';
 import { managesEndpoints } from '../pages/webhooks/facts.ts';
 import { webhookRemovePage } from '../pages/webhooks/remove.ts';
@@ -22,12 +22,6 @@ import { sendPage } from './send.ts';
 /** The endpoint form as typed: the event types are boxes, each its own field. */
 function typed(form: Form): EndpointForm {
   return { url: formField(form, 'url')?.trim() ?? '', description: formField(form, 'description')?.trim() ?? '', events: PAYMENT_EVENT_TYPES.filter((type) => formField(form, type) === 'on') };
-}
-
-/** A refusal the form shows beside its field (or above it); any other (a role, not found) is the error page. */
-function formError(error: unknown): FormError & { status: number } {
-  if (error instanceof ApiError && (error.status === 400 || error.status === 409)) return { field: error.field, message: error.message, status: error.status };
-  throw error;
 }
 
 /**
@@ -69,7 +63,7 @@ export function registerWebhooks(scope: FastifyInstance, requests: DashboardRequ
       await noticeForPage(request, ctx, 'webhooks', { endpoint: created.id, secret: created.secret, rolled: false, previous_until: null });
       return redirect(reply, pageOf(ctx, created.id));
     } catch (error) {
-      const { status, ...refused } = formError(error);
+      const { status, ...refused } = formRefusal(error, ctx);
       return sendPage(reply, status, webhookNewPage({ ...frameOf(ctx), values, error: refused }), ctx.session);
     }
   });
@@ -87,7 +81,7 @@ export function registerWebhooks(scope: FastifyInstance, requests: DashboardRequ
       await updateWebhookEndpoint.run(ctx, { id: idOf(request.params), url: values.url, events: values.events, description: values.description || null });
       return redirect(reply, `${pageOf(ctx, idOf(request.params))}?saved=1`);
     } catch (error) {
-      const { status, ...refused } = formError(error);
+      const { status, ...refused } = formRefusal(error, ctx);
       return sendPage(reply, status, webhookEditPage({ ...frameOf(ctx), endpoint: await endpointOf(ctx, request.params), values, error: refused }), ctx.session);
     }
   });

@@ -62,7 +62,11 @@
       // no buyers shows nothing; when the facts cannot be read, the link stays as it is.
       fetch(`${page}/button.json`, { mode: 'cors', credentials: 'omit' })
         .then((response) => {
-          if (response.status === 404 || response.status === 410) link.remove();
+          if (response.status === 404 || response.status === 410) {
+            link.remove();
+            // Nothing for the buyer; the site's developer reads why in the console.
+            console.warn(`<buy-button checkout="${slug}">: ${response.status === 404 ? 'no checkout has this slug' : 'this checkout takes no new buyers'} at ${origin}; the button is hidden.`);
+          }
           return response.ok ? response.json() : null;
         })
         .then((info) => {

@@ -1,5 +1,5 @@
 import type { ComponentChildren, VNode } from 'preact';
-import { STYLESHEET_PATH } from '../assets.ts';
+import { ICON_PATH, STYLESHEET_PATH } from '../assets.ts';
 import { html, useViewer } from '../render.ts';
 
 export interface LayoutProps {
@@ -42,6 +42,7 @@ export function Layout({ title, brand = 'Payment Service', nav, testModeBanner, 
       <title>${title} · ${brand}</title>
       <link rel="stylesheet" href=${STYLESHEET_PATH} />
       ${stylesheets.map((href) => html`<link rel="stylesheet" href=${href} />`)}
+      <link rel="icon" href=${ICON_PATH} type="image/svg+xml" />
       ${scripts.map((src) => html`<${PageScript} src=${src} />`)}
     </head>
     <body>
