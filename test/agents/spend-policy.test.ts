@@ -118,7 +118,7 @@ describe('over REST', () => {
     const page = await signedInPage(s.ownerEmail);
     await page.goto(url);
     await expect.poll(() => page.locator('h1').innerText()).toBe('Create a payment link: 180.00 USD');
-    expect(await page.locator('pre.arguments').innerText()).toContain('"description": "Wholesale <b>order</b>"');
+    expect(await page.locator('dl.arguments').innerText()).toMatch(/description\s+Wholesale <b>order<\/b>/);
     expect(await page.locator('main').innerText()).toContain('180.00 USD is over this agent\'s limit of 100.00 USD per payment');
     expect(await seriousViolations(page)).toEqual([]);
     await decide(page, url, 'Approve this call');

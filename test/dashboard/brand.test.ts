@@ -54,13 +54,13 @@ describe('brand', () => {
     const preview = page.locator('.logo-preview img');
     expect(await preview.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(160);
     // The account's activity names the change.
-    expect(await page.getByRole('table', { name: 'Activity' }).textContent()).toContain('business.logo_set');
+    expect(await page.getByRole('table', { name: 'Activity' }).textContent()).toContain('Logo uploaded');
 
     const payer = await app.browser.newPage();
     const requested: string[] = [];
     payer.on('request', (request) => requested.push(request.url()));
     await payer.goto(await paymentLinkPage(key));
-    const logo = payer.locator('header img.brand-logo');
+    const logo = payer.locator('.business-mark img');
     expect(await logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(160);
     expect(await logo.getAttribute('alt')).toBe('');
     expect(requested.every((url) => url.startsWith(app.t.url))).toBe(true);
@@ -95,10 +95,10 @@ describe('brand', () => {
     await page.getByRole('button', { name: 'Remove logo' }).click();
     await page.waitForLoadState();
     expect(await storedLogo(id)).toBeUndefined();
-    expect(await page.getByRole('table', { name: 'Activity' }).textContent()).toContain('business.logo_removed');
+    expect(await page.getByRole('table', { name: 'Activity' }).textContent()).toContain('Logo removed');
     const after = await app.browser.newPage();
     await after.goto(await paymentLinkPage(key));
-    expect(await after.locator('header img').count()).toBe(0);
+    expect(await after.locator('.business-mark img').count()).toBe(0);
     await after.close();
     await page.close();
   });
@@ -123,7 +123,7 @@ describe('brand', () => {
     await saveColor(FIXTURE_BRAND_COLOR.toUpperCase());
     expect(await page.getByText('Saved.').isVisible()).toBe(true);
     expect((await app.t.db.selectFrom('businesses').select('brand_color').where('id', '=', id).executeTakeFirstOrThrow()).brand_color).toBe(FIXTURE_BRAND_COLOR);
-    expect(await page.getByRole('table', { name: 'Activity' }).textContent()).toContain(`brand_color: ${FIXTURE_BRAND_COLOR}`);
+    expect(await page.getByRole('table', { name: 'Activity' }).textContent()).toContain(`brand color: ${FIXTURE_BRAND_COLOR}`);
 
     const payer = await app.browser.newPage();
     await payer.goto(await paymentLinkPage(key));

@@ -17,6 +17,7 @@ async function sendLinkForm(page: Page, businessId: string, mode: 'test' | 'live
   await page.fill('#field-amount', amount);
   await page.fill('#field-currency', 'EUR');
   await page.fill('#field-description', 'Gift card for Ada');
+  await page.locator('summary', { hasText: 'your reference' }).click();
   await page.fill('#field-reference', 'GC-2041');
   await page.check('#field-collect-collect_phone');
   const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button:has-text("Create payment link")')]);

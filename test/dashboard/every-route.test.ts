@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connectAgent } from '../support/agents.ts';
 import { dashboardMerchant, type DashboardMerchant } from '../support/dashboard.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
@@ -33,9 +34,13 @@ async function objects(m: DashboardMerchant): Promise<Record<string, string>> {
   const link = await api('/v1/payment_links', { amount: '5.00', currency: 'USD', description: 'Beans' });
   const checkout = await api('/v1/checkouts', { name: 'Beans', amount: '5.00', currency: 'USD' });
   const delivery = await t.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).executeTakeFirstOrThrow();
+  // A connected agent over its limit: its approval request waits for a person.
+  const { token, connection } = await connectAgent(t, m.biz, { policy: { liveNeedsApproval: false, limits: [{ currency: 'USD', perObjectMinor: 100, perDayMinor: 100 }] } });
+  const asked = await t.request('POST', '/v1/payment_links', { key: token, body: { amount: '5.00', currency: 'USD', description: 'Beans' } });
+  const approval = String(asked.body.error.approval_url).split('/').pop()!;
   return {
     payment: session.id, order: session.order_id, customer: session.customer_id, link: link.id, checkout: checkout.id,
-    endpoint: endpoint.id, delivery: delivery.id, key: m.keyId, connection: 'agc_none',
+    endpoint: endpoint.id, delivery: delivery.id, key: m.keyId, connection: connection.id, approval,
   };
 }
 

@@ -229,7 +229,7 @@ describe('a rate older than the bound (96 hours)', () => {
       expect(page.status).toBe(200);
       const bought = await browser.request('POST', action, { [CSRF_FIELD]: Browser.form(page.html, action)[CSRF_FIELD]!, email: 'page@buyer.example' }, headers);
       expect(bought.status).toBe(409);
-      expect(bought.html).toContain(language === 'en' ? 'Live payments in GBP cannot start right now' : 'Der Wechselkurs für ihre Währung ist nicht aktuell');
+      expect(bought.html).toContain(language === 'en' ? 'Live payments in this currency cannot start right now' : 'Der Wechselkurs für ihre Währung ist nicht aktuell');
     }
     for (const table of ['payments', 'orders', 'customers'] as const) {
       expect(await t.db.selectFrom(table).select('id').where('business_id', '=', biz.id).execute()).toEqual([]);

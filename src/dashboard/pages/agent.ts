@@ -112,7 +112,10 @@ export function approvalPage({ session, business, mode, role, manages, approval,
         ${approval.status === 'pending' || approval.status === 'approved' ? html`<span> It expires at ${Time({ at: approval.expires })}.</span>` : null}</p>
       ${error && Notice({ tone: 'error', children: error })}
       <h2>Exactly what it asked (<code>${approval.operation}</code>)</h2>
-      <pre class="arguments">${JSON.stringify(approval.arguments, null, 2)}</pre>
+      <dl class="arguments">${Object.entries(approval.arguments).map(([name, value]) => html`<div>
+        <dt><code>${name}</code></dt>
+        <dd>${typeof value === 'string' ? html`<span class="argument">${value}</span>` : html`<pre>${JSON.stringify(value, null, 2)}</pre>`}</dd>
+      </div>`)}</dl>
       <p class="muted">An approval allows this one call with these arguments, once. Anything else the agent asks needs its own approval.</p>
       ${manages && approval.status === 'pending' && Form({ action, label: 'Decide', children: [
         Button({ variant: 'primary', name: 'decision', value: 'approve', children: 'Approve this call' }),

@@ -46,9 +46,9 @@ function refused({ code, field, country, value }: RefusedInput): string {
     case 'coin_unavailable':
       return 'This coin can\'t be accepted right now. Choose another.';
     case 'invalid_plan':
-      return 'Choose a plan.';
+      return 'That plan is not offered here. Choose one of the plans shown.';
     case 'exchange_rate_unavailable':
-      return 'This payment can\'t start right now: the exchange rate for its currency is not up to date. Please try again later.';
+      return 'Live payments in this currency cannot start right now: its exchange rate is not up to date. Please try again later.';
   }
   return 'Please check what you entered here.';
 }
