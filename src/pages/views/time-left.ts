@@ -28,12 +28,24 @@ export function durationParts(ms: number): Duration {
   return { seconds: Math.floor(left / SECOND) };
 }
 
+/** The words already made, by language and parts: a page view asks again many times a minute. */
+const worded = new Map<string, string>();
+const WORDED_MAX = 4096;
+
 /** How long is left, in words of the buyer's language. */
 export function timeLeft(t: Messages, ms: number): string {
-  let format = formats.get(t.lang);
-  if (format === undefined) {
-    format = new DurationFormat(t.lang, { style: 'long' });
-    formats.set(t.lang, format);
+  const parts = durationParts(ms);
+  const key = `${t.lang} ${parts.days ?? ''} ${parts.hours ?? ''} ${parts.minutes ?? ''} ${parts.seconds ?? ''}`;
+  let words = worded.get(key);
+  if (words === undefined) {
+    let format = formats.get(t.lang);
+    if (format === undefined) {
+      format = new DurationFormat(t.lang, { style: 'long' });
+      formats.set(t.lang, format);
+    }
+    words = format.format(parts);
+    if (worded.size >= WORDED_MAX) worded.clear();
+    worded.set(key, words);
   }
-  return format.format(durationParts(ms));
+  return words;
 }
