@@ -102,7 +102,7 @@ it('the home shows today\'s and this week\'s payments per currency, the held pay
   const live = await page.locator('main').innerText();
   expect(live).toContain('No payments yet today. Share a payment link to take one.');
   expect(live).toContain('No payments yet this week.');
-  expect(live).toContain('Nothing to review: no payment is held.');
+  expect(live).toContain('Nothing to review: no held payment needs you.');
   expect(await page.getByRole('heading', { name: 'Go-live checklist' }).count()).toBe(1);
   expect(live).toMatch(/\d of 4 still to do/);
   // No processor reports here: Live buyers cannot pay, said at the top.

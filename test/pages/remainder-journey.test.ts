@@ -35,6 +35,11 @@ it('underpaid, asked for the rest, rest paid: the order is paid with amount_paid
   expect(await main(buyer)).toContain('We received $7.20 of $9.00; $1.80 is missing.');
   expect(await buyer.getByRole('link', { name: /Pay the remaining/ }).count()).toBe(0);
 
+  // The home page lists it to review.
+  const home = `${t.url}/dashboard/businesses/${businessId}/test/home`;
+  await merchant.goto(home);
+  expect(await merchant.locator('section[aria-labelledby="held-heading"]').innerText()).toContain('Espresso blend, 1 kg');
+
   // The merchant asks for the rest on the payment's page.
   const detail = `${t.url}${objectPath(businessId, 'payments', 'test', link.id)}`;
   await merchant.goto(detail);
@@ -93,6 +98,9 @@ it('underpaid, asked for the rest, rest paid: the order is paid with amount_paid
   expect(await merchant.getByLabel('Address the buyer pays the rest at').count()).toBe(0);
   await rest.getByRole('link', { name: remainder.id }).click();
   expect(await main(merchant)).toContain(`The rest of the held payment ${link.id}`);
+  // Paid in full: nothing left to review on the home page.
+  await merchant.goto(home);
+  expect(await merchant.locator('section[aria-labelledby="held-heading"]').innerText()).toContain('Nothing to review: no held payment needs you.');
   await context.close();
   await merchant.close();
 }, 120_000);

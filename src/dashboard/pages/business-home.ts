@@ -67,7 +67,7 @@ export function businessHomePage({ session, business, mode, role, home, checklis
       </section>
       <section aria-labelledby="held-heading">
         <h2 id="held-heading">Held payments to review</h2>
-        ${home.heldCount === 0 ? html`<p>Nothing to review: no payment is held.</p>` : html`<div>
+        ${home.heldCount === 0 ? html`<p>Nothing to review: no held payment needs you.</p>` : html`<div>
           <p><strong>${count(home.heldCount, 'payment is', 'payments are')} held</strong> and need you: open one to see why and what arrived, and accept it if it is right.</p>
           <ul class="home-list">
             ${home.held.map((payment) => html`<li>
