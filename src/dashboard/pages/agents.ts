@@ -3,7 +3,7 @@ import type { AgentConnectionOut } from '../../resources/agent-connections/schem
 import { Button, Form, html, Table } from '../../ui/index.ts';
 import type { AgentApprovalOut } from '../../resources/agent-connections/policy.ts';
 import { businessPath, objectPath } from '../paths.ts';
-import { ApprovalsTable } from './agent.ts';
+import { agentName, ApprovalsTable } from './agent.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 
 /** The agents connected to one business in one mode, who approved each, and Disconnect. */
@@ -11,7 +11,7 @@ export function agentsPage({ session, business, mode, role, manages, connections
   const action = businessPath(business.id, 'agents', mode);
   const rows = connections.map((c) => [
     // An agent without a name is shown by its client_id: the id we gave it, or its metadata document's URL. Neither is its own claim.
-    html`<a href=${objectPath(business.id, 'agents', mode, c.id)}>${c.client_name === null ? html`<code>${c.client_id}</code>` : html`<span><bdi>${c.client_name}</bdi> <span class="muted">(unverified name)</span></span>`}</a>`,
+    html`<a href=${objectPath(business.id, 'agents', mode, c.id)}>${agentName(c)}</a>`,
     c.access === 'full' ? 'Full access' : 'Read only',
     html`<span>${c.approved_by.email}, ${at(c.created)}</span>`,
     at(c.last_used),

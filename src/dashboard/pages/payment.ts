@@ -5,7 +5,6 @@ import { Button, Form, html, Money, Notice, ShareAddress } from '../../ui/index.
 import { atLeast } from '../../tenancy/roles.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
-import { PaymentStatus } from './payments.ts';
 import { AskForRest, restCounts, RestSection } from './payment-rest.ts';
 import { coinAmount, DeliveryBadge, PaymentBadge, sourceName } from '../wording.ts';
 

@@ -16,8 +16,6 @@ export interface LayoutProps {
   theme?: 'light' | 'dark';
   /** More of our own stylesheets (/assets/…), after the base one: a merchant's brand colour. */
   stylesheets?: readonly string[];
-  /** The merchant's logo (our own /assets/… address), beside the brand's name. */
-  logoPath?: string | null | undefined;
   /** Our own script assets (/assets/…) that make the page smoother; it works without them. */
   scripts?: readonly string[];
   /** "Skip to main content", in the page's language. */
@@ -34,7 +32,7 @@ function PageScript({ src }: { src: string }): VNode {
  * The document around every page: head, skip link, header and main landmark. The Test-mode
  * banner is inside the header, so a person moving by landmarks meets it too.
  */
-export function Layout({ title, brand = 'Payment Service', nav, testModeBanner, lang = 'en', theme, stylesheets = [], logoPath, scripts = [], skipLabel = 'Skip to main content', children }: LayoutProps): VNode {
+export function Layout({ title, brand = 'Payment Service', nav, testModeBanner, lang = 'en', theme, stylesheets = [], scripts = [], skipLabel = 'Skip to main content', children }: LayoutProps): VNode {
   return html`<html lang=${lang} data-theme=${theme}>
     <head>
       <meta charset="utf-8" />
@@ -50,7 +48,7 @@ export function Layout({ title, brand = 'Payment Service', nav, testModeBanner, 
       <header>
         ${testModeBanner != null && html`<div class="test-mode-banner" role="note">${testModeBanner}</div>`}
         <div class="site-header">
-          <span class="brand">${logoPath && html`<img class="brand-logo" alt="" src=${logoPath} />`}${brand}</span>
+          <span class="brand">${brand}</span>
           ${nav != null && html`<nav aria-label="Main">${nav}</nav>`}
         </div>
       </header>
