@@ -61,7 +61,7 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
     sendKept(request, reply, key, make, token) {
       const { t, nonce } = pages.of(request);
       reply.header('Content-Language', t.lang);
-      return sendPage(reply, 200, kept.render(JSON.stringify([t.lang, key]), make, { nonce, timeZone: 'UTC', ...(token ? { csrfToken: token } : {}) }));
+      return sendPage(reply, 200, kept.render(`${t.lang}\u0000${key}`, make, { nonce, timeZone: 'UTC', ...(token ? { csrfToken: token } : {}) }));
     },
   };
 

@@ -36,10 +36,10 @@ export interface PayerPages {
   /** Renders a page for this request (with the form token of the page, when it has forms) and sends it. */
   send(request: FastifyRequest, reply: FastifyReply, status: number, page: VNode, token?: string): FastifyReply;
   /**
-   * Sends a page (200) rendered once per `key` and language and kept: the key must hold everything
-   * `make` reads (the whole view, the step), as it is turned into JSON to name the page.
+   * Sends a page (200) rendered once per `key` and language and kept: the key is a text naming
+   * everything `make` reads (the whole view, the step), such as their JSON.
    */
-  sendKept(request: FastifyRequest, reply: FastifyReply, key: unknown, make: () => VNode, token?: string): FastifyReply;
+  sendKept(request: FastifyRequest, reply: FastifyReply, key: string, make: () => VNode, token?: string): FastifyReply;
 }
 
 export class PayerForms {

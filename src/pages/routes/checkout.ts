@@ -41,7 +41,7 @@ export function registerCheckoutRoutes(scope: FastifyInstance, pages: PayerPages
       : () => checkoutPage({ t, view: checkout, action, values, errors });
     // Every buyer of a checkout opens the same page: kept, unless it shows what one buyer typed.
     // The key holds all the page shows: the checkout's view and the option.
-    return retry === undefined && status === 200 ? pages.sendKept(request, reply, { checkout, option }, make, token) : pages.send(request, reply, status, make(), token);
+    return retry === undefined && status === 200 ? pages.sendKept(request, reply, JSON.stringify({ checkout, option }), make, token) : pages.send(request, reply, status, make(), token);
   };
 
   scope.get('/c/:slug', async (request, reply) => render(request, reply, await view(request)));

@@ -6,7 +6,7 @@ import { BUYER_OUTCOMES, simulateAsBuyer, type BuyerOutcome } from '../../resour
 import { startAsBuyer } from '../../resources/payer/start.ts';
 import { keepPayerLanguage } from '../../resources/payer/language.ts';
 import { successUrlFor } from '../../resources/payer/success-url.ts';
-import { buyerOf, readPayerView, type PayerView } from '../../resources/payer/view.ts';
+import { buyerOf, payerViewKey, readPayerView, type PayerView } from '../../resources/payer/view.ts';
 import { offerFor, waysToPay } from '../../resources/payer/ways.ts';
 import { findProvider } from '../../resources/providers/catalogue.ts';
 import { formValues, type PayerPages } from '../requests.ts';
@@ -57,7 +57,7 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     const left = payment.status === 'open' ? timeLeft(t, payment.expiresAt.getTime() - context.clock.now().getTime()) : null;
     // A page is a function of the payment, the step and coin asked for, the offer and the time left: kept, unless it shows what was typed.
     const kept = retry === undefined && status === 200
-      ? { payment, step: choosing || step === 'details' ? step : null, coin: asked, coins: offer?.coins ?? null, refused: offer?.refused?.code ?? null, left }
+      ? `${JSON.stringify([choosing || step === 'details' ? step : null, asked, offer?.coins ?? null, offer?.refused?.code ?? null, left])}\u0000${payerViewKey(payment)}`
       : null;
     const send = (make: () => VNode) => kept ? pages.sendKept(request, reply, kept, make, token) : pages.send(request, reply, status, make(), token);
     switch (payment.status) {

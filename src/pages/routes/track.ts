@@ -18,7 +18,7 @@ export function registerTrackRoutes(scope: FastifyInstance, pages: PayerPages): 
   scope.get('/track/:token', async (request, reply) => {
     const { token, found } = await view(request);
     const statusUrl = `/track/${encodeURIComponent(token)}/status`;
-    return pages.sendKept(request, reply, { found, statusUrl }, () => trackPage({ t: pages.of(request).t, view: found, statusUrl }));
+    return pages.sendKept(request, reply, JSON.stringify({ found, statusUrl }), () => trackPage({ t: pages.of(request).t, view: found, statusUrl }));
   });
   scope.get('/track/:token/status', async (request) => ({ status: (await view(request)).found.status }));
 }

@@ -1,8 +1,9 @@
 import type { Principal } from '../../auth/principal.ts';
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder, type Nullable, type RawBuilder } from 'kysely';
+import { jsonBuildObject } from 'kysely/helpers/postgres';
 import type { Db } from '../../db/database.ts';
 import { template } from '../../db/template.ts';
-import type { OrderItem, PaymentSource, PaymentStatus, Routing, StoredAddress } from '../../db/schema.ts';
+import type { Database, OrderItem, PaymentSource, PaymentStatus, Routing, StoredAddress } from '../../db/schema.ts';
 import type { BusinessState } from '../../tenancy/businesses.ts';
 import { readStatus } from '../shared/payment-status.ts';
 import type { Brand } from '../brand/queries.ts';
@@ -76,6 +77,49 @@ export type TrackingView = Pick<PayerView, 'livemode' | 'status' | 'amountMinor'
 /** A payment found by its id (the payer page), or a payment link by its tracking token. */
 export type PayerLookup = { id: string } | { trackingToken: string };
 
+// The row comes as one JSON text that PostgreSQL builds: one field for the driver to describe and
+// parse instead of some sixty, and the text itself names what the page shows (payerViewKey), so a
+// kept page is found without serializing the view again.
+
+/** The tables of the view's one statement, by their aliases (the left-joined ones may be absent). */
+type ViewTables = Database & {
+  p: Database['payments']; b: Database['businesses']; o: Nullable<Database['orders']>; c: Nullable<Database['checkouts']>; bl: Nullable<Database['business_logos']>;
+};
+
+/** The view's JSON (json_build_object takes at most 100 arguments: so an object per table). */
+const viewJson = ({ ref, selectFrom }: ExpressionBuilder<ViewTables, 'p' | 'b' | 'o' | 'c' | 'bl'>) => jsonBuildObject({
+  p: jsonBuildObject({
+    id: ref('p.id'), business_id: ref('p.business_id'), livemode: ref('p.livemode'), source: ref('p.source'), status: ref('p.status'),
+    amount_minor: ref('p.amount_minor'), currency: ref('p.currency'), description: ref('p.description'), memo: ref('p.memo'),
+    customer_name: ref('p.customer_name'), customer_email: ref('p.customer_email'), collect: ref('p.collect'), success_url: ref('p.success_url'),
+    reference: ref('p.reference'), created_at: ref('p.created_at'), expires_at: ref('p.expires_at'), started_at: ref('p.started_at'),
+    paid_at: ref('p.paid_at'), canceled_at: ref('p.canceled_at'), deposit_address: ref('p.deposit_address'), usd_value_minor: ref('p.usd_value_minor'),
+    provider: ref('p.provider'), provider_name: ref('p.provider_name'), routing: ref('p.routing'), received_minor: ref('p.received_minor'),
+    value_coin: ref('p.value_coin'), remainder_of: ref('p.remainder_of'),
+  }),
+  o: jsonBuildObject({
+    customer_name: ref('o.customer_name'), customer_phone: ref('o.customer_phone'), items: ref('o.items'), subtotal_minor: ref('o.subtotal_minor'),
+    discount_minor: ref('o.discount_minor'), shipping_minor: ref('o.shipping_minor'), tax_minor: ref('o.tax_minor'), total_minor: ref('o.total_minor'),
+    ship_to: ref('o.ship_to'), bill_to: ref('o.bill_to'),
+  }),
+  c: jsonBuildObject({
+    id: ref('c.id'), slug: ref('c.slug'), name: ref('c.name'), theme: ref('c.theme'), button_label: ref('c.button_label'),
+    crypto: ref('c.crypto'), active: ref('c.active'), routing: ref('c.routing'),
+  }),
+  b: jsonBuildObject({
+    name: ref('b.name'), status: ref('b.status'), commerce: ref('b.commerce'), disabled_integrations: ref('b.disabled_integrations'),
+    payout_wallet: ref('b.payout_wallet'), crypto_enabled: ref('b.crypto_enabled'), fee_bps: ref('b.fee_bps'), brand_color: ref('b.brand_color'),
+    logo_sha256: ref('bl.sha256'),
+  }),
+  // The rest asked for this payment (an index lookup: payments_one_remainder's column).
+  remainder: selectFrom('payments as r')
+    .select((r) => jsonBuildObject({ id: r.ref('r.id'), amount_minor: r.ref('r.amount_minor'), status: r.ref('r.status'), expires_at: r.ref('r.expires_at') }).as('j'))
+    .whereRef('r.remainder_of', '=', 'p.id').orderBy('r.created_at', 'desc').limit(1).$asScalar(),
+});
+
+/** The row as the JSON holds it: times as ISO text, a table not joined all nulls. */
+type ViewRow = ReturnType<typeof viewJson> extends RawBuilder<infer R> ? R : never;
+
 // Built once per lookup (by id, by tracking token): the page is read on every load and poll.
 const payerViewQuery = template((db: Db, a: { key: string }, by: 'id' | 'tracking_token') => db
   .selectFrom('payments as p')
@@ -83,82 +127,84 @@ const payerViewQuery = template((db: Db, a: { key: string }, by: 'id' | 'trackin
   .leftJoin('orders as o', 'o.id', 'p.order_id')
   .leftJoin('checkouts as c', 'c.id', 'p.checkout_id')
   .leftJoin('business_logos as bl', 'bl.business_id', 'p.business_id')
-  .select([
-    'p.id', 'p.business_id', 'p.livemode', 'p.source', 'p.status', 'p.amount_minor', 'p.currency', 'p.description', 'p.memo', 'p.customer_name',
-    'p.customer_email', 'p.collect', 'p.success_url', 'p.reference', 'p.created_at', 'p.expires_at', 'p.started_at', 'p.paid_at',
-    'p.canceled_at', 'p.deposit_address', 'p.usd_value_minor', 'p.provider', 'p.provider_name', 'p.routing', 'p.received_minor', 'p.value_coin', 'p.remainder_of',
-    'o.customer_name as order_customer_name', 'o.customer_phone', 'o.items', 'o.subtotal_minor', 'o.discount_minor', 'o.shipping_minor', 'o.tax_minor', 'o.total_minor', 'o.ship_to', 'o.bill_to',
-    'c.id as checkout_id', 'c.slug', 'c.name as checkout_name', 'c.theme', 'c.button_label', 'c.crypto', 'c.active', 'c.routing as checkout_routing',
-    'b.name as business_name', 'b.status as business_status', 'b.commerce as business_commerce', 'b.disabled_integrations as business_disabled_integrations',
-    'b.payout_wallet as business_payout_wallet', 'b.crypto_enabled as business_crypto_enabled', 'b.fee_bps as business_fee_bps',
-    'b.brand_color', 'bl.sha256 as logo_sha256',
-  ])
-  // The rest asked for this payment (an index lookup: payments_one_remainder's column).
-  .select((eb) => eb.selectFrom('payments as r')
-    .select(sql<RemainderJson>`json_build_object('id', r.id, 'amount_minor', r.amount_minor, 'status', r.status, 'expires_at', r.expires_at)`.as('j'))
-    .whereRef('r.remainder_of', '=', 'p.id').orderBy('r.created_at', 'desc').limit(1).as('remainder'))
+  .select((eb) => sql<string>`${viewJson(eb)}::text`.as('row'))
   .where(by === 'id' ? 'p.id' : 'p.tracking_token', '=', a.key), (by) => by);
 
-interface RemainderJson { id: string; amount_minor: number; status: PaymentStatus; expires_at: string }
+/** What each view was read from (its JSON text), for payerViewKey. */
+const readFrom = new WeakMap<PayerView, string>();
+
+/**
+ * A text naming everything the view holds: the row it was read from and what `now` made of it
+ * (the statuses), or the view as JSON when it was not read here.
+ */
+export function payerViewKey(view: PayerView): string {
+  const row = readFrom.get(view);
+  return row === undefined ? JSON.stringify(view) : `${view.status}\u0000${view.remainder?.status ?? ''}\u0000${row}`;
+}
 
 /** The payer's view of a payment, as it reads at `now`; undefined when there is no such payment. */
 export async function readPayerView(db: Db, lookup: PayerLookup, now: Date): Promise<PayerView | undefined> {
-  const [row] = 'id' in lookup
+  const [found] = 'id' in lookup
     ? await payerViewQuery(db, { key: lookup.id }, 'id')
     : await payerViewQuery(db, { key: lookup.trackingToken }, 'tracking_token');
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    livemode: row.livemode,
-    source: row.source,
-    status: readStatus(row, now),
-    amountMinor: row.amount_minor,
-    currency: row.currency,
-    description: row.description,
-    memo: row.memo,
-    customerName: row.customer_name,
-    given: { name: row.order_customer_name, phone: row.customer_phone },
-    customerEmail: row.customer_email,
-    collect: row.collect,
-    successUrl: row.success_url,
-    reference: row.reference,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    startedAt: row.started_at,
-    paidAt: row.paid_at,
-    canceledAt: row.canceled_at,
-    depositAddress: row.deposit_address,
-    usdValueMinor: row.usd_value_minor,
-    provider: row.provider,
-    providerName: row.provider_name,
-    receivedMinor: row.received_minor,
-    valueCoin: row.value_coin,
-    remainder: row.remainder === null ? null : {
-      id: row.remainder.id, amountMinor: row.remainder.amount_minor, status: readStatus({ status: row.remainder.status, expires_at: new Date(row.remainder.expires_at) }, now),
+  if (!found) return undefined;
+  const { p, o, c, b, remainder } = JSON.parse(found.row) as ViewRow;
+  const at = (time: string | null) => (time === null ? null : new Date(time));
+  const expiresAt = new Date(p.expires_at);
+  const view: PayerView = {
+    id: p.id,
+    livemode: p.livemode,
+    source: p.source,
+    status: readStatus({ status: p.status, expires_at: expiresAt }, now),
+    amountMinor: p.amount_minor,
+    currency: p.currency,
+    description: p.description,
+    memo: p.memo,
+    customerName: p.customer_name,
+    given: { name: o.customer_name, phone: o.customer_phone },
+    customerEmail: p.customer_email,
+    collect: p.collect,
+    successUrl: p.success_url,
+    reference: p.reference,
+    createdAt: new Date(p.created_at),
+    expiresAt,
+    startedAt: at(p.started_at),
+    paidAt: at(p.paid_at),
+    canceledAt: at(p.canceled_at),
+    depositAddress: p.deposit_address,
+    usdValueMinor: p.usd_value_minor,
+    provider: p.provider,
+    providerName: p.provider_name,
+    receivedMinor: p.received_minor,
+    valueCoin: p.value_coin,
+    remainder: remainder === null ? null : {
+      id: remainder.id, amountMinor: remainder.amount_minor, status: readStatus({ status: remainder.status, expires_at: new Date(remainder.expires_at) }, now),
     },
-    paysRest: row.remainder_of !== null,
-    order: row.items === null ? null : {
-      items: row.items,
-      subtotalMinor: row.subtotal_minor ?? 0,
-      discountMinor: row.discount_minor ?? 0,
-      shippingMinor: row.shipping_minor ?? 0,
-      taxMinor: row.tax_minor ?? 0,
-      totalMinor: row.total_minor ?? 0,
-      shipTo: row.ship_to,
-      billTo: row.bill_to,
+    paysRest: p.remainder_of !== null,
+    order: o.items === null ? null : {
+      items: o.items,
+      subtotalMinor: o.subtotal_minor ?? 0,
+      discountMinor: o.discount_minor ?? 0,
+      shippingMinor: o.shipping_minor ?? 0,
+      taxMinor: o.tax_minor ?? 0,
+      totalMinor: o.total_minor ?? 0,
+      shipTo: o.ship_to,
+      billTo: o.bill_to,
     },
     business: {
-      id: row.business_id, name: row.business_name, status: row.business_status, commerce: row.business_commerce,
-      disabled_integrations: row.business_disabled_integrations, payout_wallet: row.business_payout_wallet,
-      crypto_enabled: row.business_crypto_enabled, fee_bps: row.business_fee_bps,
+      id: p.business_id, name: b.name, status: b.status, commerce: b.commerce,
+      disabled_integrations: b.disabled_integrations, payout_wallet: b.payout_wallet,
+      crypto_enabled: b.crypto_enabled, fee_bps: b.fee_bps,
     },
-    brand: { color: row.brand_color, logo: row.logo_sha256 },
-    checkout: row.checkout_id === null || row.slug === null ? null : {
-      id: row.checkout_id, slug: row.slug, name: row.checkout_name ?? '', theme: row.theme ?? 'light',
-      buttonLabel: row.button_label, crypto: row.crypto ?? true, active: row.active ?? true,
+    brand: { color: b.brand_color, logo: b.logo_sha256 },
+    checkout: c.id === null || c.slug === null ? null : {
+      id: c.id, slug: c.slug, name: c.name ?? '', theme: c.theme ?? 'light',
+      buttonLabel: c.button_label, crypto: c.crypto ?? true, active: c.active ?? true,
     },
-    routing: row.checkout_routing ?? row.routing ?? SMART,
+    routing: c.routing ?? p.routing ?? SMART,
   };
+  readFrom.set(view, found.row);
+  return view;
 }
 
 /** The buyer on this payment's page: its business and mode, no scopes, holding only this payment. */
