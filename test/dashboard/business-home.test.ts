@@ -169,6 +169,20 @@ it('the navigation is one line at 1280 px, one Menu at 375 px, reaches every are
   // The area shown is marked in its (closed) group.
   expect(await page.locator('.nav-groups a[aria-current="page"]').allTextContents()).toEqual(['Checkouts']);
 
+  // An open group closes with Escape, focus back on its summary; and with a click elsewhere.
+  const selling = page.locator('details.nav-group', { has: page.locator('summary', { hasText: 'Selling' }) });
+  await page.locator('summary', { hasText: 'Selling' }).focus();
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Tab');
+  expect(await selling.getAttribute('open')).not.toBeNull();
+  await page.keyboard.press('Escape');
+  expect(await selling.getAttribute('open')).toBeNull();
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Selling');
+  await page.keyboard.press('Enter');
+  expect(await selling.getAttribute('open')).not.toBeNull();
+  await page.locator('main h1').click();
+  expect(await selling.getAttribute('open')).toBeNull();
+
   // A phone: the groups are gone, one Menu, closed, that opens and leads on.
   await page.setViewportSize({ width: 375, height: 800 });
   await page.goto(`${app.t.config.baseUrl}/dashboard/businesses/${id}/test/home`);
