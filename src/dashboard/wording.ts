@@ -1,5 +1,6 @@
 import type { VNode } from 'preact';
 import type { ActivityAction } from '../audit/actions.ts';
+import type { AgentApprovalOut } from '../resources/agent-connections/policy.ts';
 import { COIN_NAMES } from '../core/networks-config.ts';
 import type { DeliveryStatus, PaymentStatus } from '../db/schema.ts';
 import type { KEY_KINDS } from '../resources/api-keys/schemas.ts';
@@ -104,6 +105,14 @@ const OBJECT_BADGES = {
   canceled: ['Canceled', 'neutral'],
 } as const satisfies Record<string, Badge>;
 
+export const APPROVAL_STATUS_BADGES: Record<AgentApprovalOut['status'], Badge> = {
+  pending: ['Waiting for a person', 'warning'],
+  approved: ['Approved, not used yet', 'info'],
+  declined: ['Declined', 'neutral'],
+  used: ['Approved and used', 'success'],
+  expired: ['Expired', 'neutral'],
+};
+
 const badge = ([label, tone]: Badge, status: string): VNode => StatusBadge({ label, tone, status });
 
 /** A payment's, an order's or a payment link's status (a link canceled before it was paid says so). */
@@ -117,3 +126,10 @@ export const DeliveryBadge = ({ status }: { status: DeliveryStatus }): VNode => 
 
 /** Whether a webhook endpoint or a checkout still works: active, or removed / deleted. */
 export const ObjectBadge = ({ status }: { status: keyof typeof OBJECT_BADGES }): VNode => badge(OBJECT_BADGES[status], status);
+
+/** Where an agent's request for approval stands. */
+export const ApprovalBadge = ({ status }: { status: AgentApprovalOut['status'] }): VNode => badge(APPROVAL_STATUS_BADGES[status], status);
+
+/** Whether an agent connection still works. */
+export const ConnectionBadge = ({ connected }: { connected: boolean }): VNode =>
+  connected ? badge(['Connected', 'success'], 'connected') : badge(['Disconnected', 'neutral'], 'disconnected');

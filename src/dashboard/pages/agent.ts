@@ -3,6 +3,7 @@ import type { AgentApprovalOut, AgentConnectionDetail } from '../../resources/ag
 import type { AgentConnectionOut } from '../../resources/agent-connections/schemas.ts';
 import { Button, Form, html, Notice, Table, Time } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
+import { ApprovalBadge, ConnectionBadge } from '../wording.ts';
 import { DashboardPage, type BusinessFrame } from './frame.ts';
 import { PolicyFields, type PolicyValues } from './agent-policy.ts';
 
@@ -25,10 +26,6 @@ export function operationWords(operation: string): string {
   return OPERATION_WORDS[operation] ?? operation;
 }
 
-const STATUS_WORDS: Record<AgentApprovalOut['status'], string> = {
-  pending: 'Waiting for a person', approved: 'Approved, not used yet', declined: 'Declined', used: 'Approved and used', expired: 'Expired',
-};
-
 export function agentName(connection: Pick<AgentConnectionOut, 'client_name' | 'client_id'>): VNode {
   return connection.client_name === null ? html`<code>${connection.client_id}</code>` : html`<span><bdi>${connection.client_name}</bdi> <span class="muted">(unverified name)</span></span>`;
 }
@@ -42,7 +39,7 @@ export function ApprovalsTable({ label, approvals, empty }: { label: string; app
       Time({ at: approval.created }),
       html`<a href=${approval.path}>${operationWords(approval.operation)}</a>`,
       approval.reasons.join('; '),
-      STATUS_WORDS[approval.status],
+      ApprovalBadge({ status: approval.status }),
     ]),
     empty,
   });
@@ -67,7 +64,7 @@ export function agentPage({ session, business, mode, role, manages, detail, valu
     children: html`<div>
       <p><a href=${businessPath(business.id, 'agents', mode)}>Connected agents</a></p>
       <h1>${agentName(connection)}</h1>
-      <p>${connection.access === 'full' ? 'Full access' : 'Read only'} · approved by ${connection.approved_by.email} · ${connected ? 'connected' : 'disconnected'}</p>
+      <p>${connection.access === 'full' ? 'Full access' : 'Read only'} · approved by ${connection.approved_by.email} · ${ConnectionBadge({ connected })}</p>
       ${saved && Notice({ tone: 'success', children: 'The policy is saved: it applies from the agent\'s next call.' })}
       <h2>Today</h2>
       ${Table({
@@ -108,8 +105,9 @@ export function approvalPage({ session, business, mode, role, manages, approval,
       <p><a href=${objectPath(business.id, 'agents', mode, connection.id)}>The agent's page</a></p>
       <h1>${operationWords(approval.operation)}${amount && `: ${amount}`}</h1>
       <p>${agentName(connection)} asked at ${Time({ at: approval.created })} to do this in ${mode === 'live' ? 'Live mode (real money)' : 'Test mode'}. It needs a person because: ${approval.reasons.join('; ')}.</p>
-      <p><strong>${STATUS_WORDS[approval.status]}</strong>${approval.decided_by && html`<span> (decided by ${approval.decided_by}${approval.decided && html`, ${Time({ at: approval.decided })}`})</span>`}.
-        ${approval.status === 'pending' || approval.status === 'approved' ? html`<span> It expires at ${Time({ at: approval.expires })}.</span>` : null}</p>
+      <p class="state-actions">${ApprovalBadge({ status: approval.status })}
+        ${approval.decided_by && html`<span>Decided by ${approval.decided_by}${approval.decided && html`, ${Time({ at: approval.decided })}`}.</span>`}
+        ${approval.status === 'pending' || approval.status === 'approved' ? html`<span>It expires at ${Time({ at: approval.expires })}.</span>` : null}</p>
       ${error && Notice({ tone: 'error', children: error })}
       <h2>Exactly what it asked (<code>${approval.operation}</code>)</h2>
       <dl class="arguments">${Object.entries(approval.arguments).map(([name, value]) => html`<div>

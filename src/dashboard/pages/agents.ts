@@ -3,6 +3,7 @@ import type { AgentConnectionOut } from '../../resources/agent-connections/schem
 import { Button, Form, html, Table } from '../../ui/index.ts';
 import type { AgentApprovalOut } from '../../resources/agent-connections/policy.ts';
 import { businessPath, objectPath } from '../paths.ts';
+import { ConnectionBadge } from '../wording.ts';
 import { agentName, ApprovalsTable } from './agent.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 
@@ -16,10 +17,10 @@ export function agentsPage({ session, business, mode, role, manages, connections
     html`<span>${c.approved_by.email}, ${at(c.created)}</span>`,
     at(c.last_used),
     c.disconnected !== null
-      ? html`<span>Disconnected ${at(c.disconnected)}</span>`
-      : manages
-        ? Form({ action: `${action}/${encodeURIComponent(c.id)}/disconnect`, label: `Disconnect ${c.client_name ?? c.client_id}`, children: Button({ variant: 'danger', children: 'Disconnect' }) })
-        : 'Connected',
+      ? html`<div class="state-actions">${ConnectionBadge({ connected: false })}<span>${at(c.disconnected)}</span></div>`
+      : html`<div class="state-actions">${ConnectionBadge({ connected: true })}${manages && Form({
+        action: `${action}/${encodeURIComponent(c.id)}/disconnect`, label: `Disconnect ${c.client_name ?? c.client_id}`, children: Button({ variant: 'danger', children: 'Disconnect' }),
+      })}</div>`,
   ]);
   return DashboardPage({
     title: 'Connected agents',
