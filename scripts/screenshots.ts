@@ -5,9 +5,12 @@ import { chromium, type Browser } from 'playwright-core';
 import { apiReference } from '../src/http/docs.ts';
 import { openApiDocument } from '../src/http/openapi.ts';
 import { operations } from '../src/operations.ts';
+import { heldForStaffMail } from '../src/dashboard/mails/held-payment.ts';
+import { heldNoticeMail, receiptMail } from '../src/pages/mails/payment.ts';
 import { renderPage } from '../src/ui/index.ts';
 import { PAGE_STATES, realistic, type PageState } from '../test/pages/states.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../test/support/chromium.ts';
+import { ITEMS, mailFacts } from '../test/support/mail-facts.ts';
 import { servePages } from '../test/support/serve-pages.ts';
 
 // npm run screenshots: every page in every state of test/pages/states.ts, with a coffee roaster's
@@ -60,6 +63,29 @@ async function referenceShots(browser: Browser): Promise<void> {
   }
 }
 
+/** The HTML of the mails (pages/mails, dashboard/mails), as a mail client's web view shows it. */
+const MAIL_SHOTS = [
+  { name: 'mail-receipt', shows: 'the buyer\'s receipt of a checkout with two lines, in Test mode', html: () => receiptMail(mailFacts({ livemode: false, items: ITEMS })).html, widths: [1280, 360] },
+  { name: 'mail-held-buyer', shows: 'the buyer\'s notice that their underpaid payment is held, in German', html: () => heldNoticeMail(mailFacts({ language: 'de' })).html, widths: [1280, 360] },
+  { name: 'mail-held-staff', shows: 'the mail to a business\'s owners and developers about a held payment', html: () => heldForStaffMail(mailFacts()).html, widths: [1280, 360] },
+] as const;
+const mailFile = (shot: (typeof MAIL_SHOTS)[number], width: number) => `${shot.name}-light-${width}.png`;
+
+async function mailShots(browser: Browser): Promise<number> {
+  let written = 0;
+  for (const shot of MAIL_SHOTS) {
+    if (ONLY && !ONLY.some((prefix) => shot.name.startsWith(prefix))) continue;
+    for (const width of shot.widths) {
+      const page = await browser.newPage({ viewport: { width, height: width > 360 ? 800 : 740 } });
+      await page.setContent(shot.html());
+      await page.screenshot({ path: path.join(OUT, mailFile(shot, width)), fullPage: true });
+      await page.close();
+      written += 1;
+    }
+  }
+  return written;
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   if (process.argv.includes('--reference')) {
@@ -76,6 +102,7 @@ async function main(): Promise<void> {
     return renderPage(page, viewer);
   }));
   const browser = await chromium.launch({ executablePath: ensureChromium(), args: CHROMIUM_ARGS });
+  let mailed = 0;
   try {
     for (const view of VIEWS) {
       const page = await browser.newPage({ viewport: { width: view.width, height: view.width > 360 ? 800 : 740 } });
@@ -87,17 +114,18 @@ async function main(): Promise<void> {
       }
       await page.close();
     }
+    mailed = await mailShots(browser);
     if (!ONLY) await referenceShots(browser);
   } finally {
     await browser.close();
     await server.app.close();
   }
   if (ONLY) {
-    console.log(`Wrote ${ours.size} screenshots to ${path.relative(process.cwd(), OUT)}/.`);
+    console.log(`Wrote ${ours.size + mailed} screenshots to ${path.relative(process.cwd(), OUT)}/.`);
     return;
   }
   writeFileSync(path.join(OUT, 'README.md'), readme());
-  console.log(`Wrote ${PAGE_STATES.filter(chosen).reduce((count, state) => count + viewsOf(state).length, 0)} screenshots and README.md to ${path.relative(process.cwd(), OUT)}/.`);
+  console.log(`Wrote ${PAGE_STATES.filter(chosen).reduce((count, state) => count + viewsOf(state).length, mailed)} screenshots and README.md to ${path.relative(process.cwd(), OUT)}/.`);
 }
 
 function readme(): string {
@@ -114,6 +142,7 @@ also at a 360px phone width and in the dark theme. Run the script again after ch
 | State | What it shows | Screenshots |
 | --- | --- | --- |
 ${rows.join('\n')}
+${MAIL_SHOTS.map((shot) => `| ${shot.name} | ${shot.shows} (its HTML alternative) | ${shot.widths.map((width) => `[light ${width}px](${mailFile(shot, width)})`).join(' · ')} |`).join('\n')}
 | api-reference | the API reference at /docs (Redoc, from the OpenAPI document): an operation with its request and response examples | ${REFERENCE_SHOTS.map((shot) => `[light ${shot.width}px](${shot.file})`).join(' · ')} |
 `;
 }

@@ -1,10 +1,13 @@
+import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { html } from './render.ts';
 
 // A mail's two alternatives, text and HTML, from one description of it: the HTML through the
 // escaping renderer (and its guard: no script, no style, no unsafe link), the text the same
 // parts in the same order. HTML mail keeps to what mail clients render: a table, plain
-// attributes (width, cellpadding), no stylesheet, no remote image.
+// attributes (width, cellpadding), no stylesheet, no remote image. The content sits in the middle
+// cell of three: 560 pixels wide on a desktop, and narrower on a phone, since a table cell's
+// width gives way where a table's own would not.
 
 export interface MailContent {
   /** The subject line: one line whatever the parts hold (a CR or LF could forge a header). */
@@ -52,30 +55,46 @@ function textOf(mail: MailContent): string {
   ].join('\n');
 }
 
+/** Longer than this without a space, a word could push a phone's screen wider: it gets places to break. */
+const LONG_WORD = 20;
+
+/**
+ * Text with a <wbr> after each / _ - . @ ? & = of a long word (addresses, ids), and every 20
+ * characters of a run with none: mail has no stylesheet to wrap a long word on a phone.
+ */
+function breakable(text: string): Array<string | VNode> {
+  return text.split(/(\s+)/).flatMap((word) => {
+    if (word.length <= LONG_WORD) return [word];
+    const pieces = word.match(/[^/_\-.@?&=]*[/_\-.@?&=]?/g)!.filter((piece) => piece !== '')
+      .flatMap((piece) => piece.match(new RegExp(`.{1,${LONG_WORD}}`, 'gsu'))!);
+    return pieces.flatMap((piece, index) => (index === 0 ? [piece] : [html`<wbr />`, piece]));
+  });
+}
+
 function htmlOf(mail: MailContent): string {
   const body = html`<html lang=${mail.lang}>
-    <head><meta charset="utf-8" /><title>${oneLine(mail.subject)}</title></head>
+    <head><meta charset="utf-8" /><meta name="viewport" content="width=device-width, initial-scale=1" /><title>${oneLine(mail.subject)}</title></head>
     <body>
-      <table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0"><tr><td align="center">
-        <table role="presentation" width="560" cellpadding="16" cellspacing="0" border="0">
+      <table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0"><tr><td></td><td width="560">
+        <table role="presentation" width="100%" cellpadding="16" cellspacing="0" border="0">
           ${mail.banner && html`<tr><td bgcolor="#fff3cd"><strong>${mail.banner}</strong></td></tr>`}
           <tr><td>
-            <p><strong>${mail.brand}</strong></p>
-            <h1>${mail.heading}</h1>
-            ${mail.paragraphs.map((paragraph) => html`<p>${paragraph}</p>`)}
+            <p><strong>${breakable(mail.brand)}</strong></p>
+            <h1>${breakable(mail.heading)}</h1>
+            ${mail.paragraphs.map((paragraph) => html`<p>${breakable(paragraph)}</p>`)}
             <table cellpadding="4" cellspacing="0" border="0">
-              ${mail.facts.map((fact) => html`<tr><th align="left" valign="top">${fact.label}</th><td>${fact.value}</td></tr>`)}
+              ${mail.facts.map((fact) => html`<tr><th align="left" valign="top">${fact.label}</th><td>${breakable(fact.value)}</td></tr>`)}
             </table>
             ${mail.items && html`<h2>${mail.items.heading}</h2>
               <table cellpadding="4" cellspacing="0" border="0">
-                ${mail.items.rows.map((row) => html`<tr><td>${row.name}</td><td align="right">${row.amount}</td></tr>`)}
+                ${mail.items.rows.map((row) => html`<tr><td>${breakable(row.name)}</td><td align="right">${row.amount}</td></tr>`)}
               </table>`}
             ${mail.link && html`<p><a href=${mail.link.url}>${mail.link.label}</a></p>`}
             <hr />
-            <p><small>${mail.footer}</small></p>
+            <p><small>${breakable(mail.footer)}</small></p>
           </td></tr>
         </table>
-      </td></tr></table>
+      </td><td></td></tr></table>
     </body>
   </html>`;
   return `<!doctype html>${renderToString(body)}`;

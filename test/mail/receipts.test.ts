@@ -11,6 +11,8 @@ import { reportProcessorStatus } from '../support/processor-status.ts';
 // by the Test simulation or the processor's Live notice: the same applyMove writes the mail.
 
 const kit = paymentMailKit();
+/** The HTML without the places to break a long word that it offers a phone (<wbr>). */
+const unbroken = (html: string) => html.replaceAll('<wbr/>', '');
 
 describe('the receipt', () => {
   it('reaches each buyer of a Test link paid by simulation with the business, what, amount, time, reference and tracking link, and nothing of the other buyer', async () => {
@@ -31,7 +33,7 @@ describe('the receipt', () => {
     expect(kit.mailsTo(ann.email)).toHaveLength(1);
     const paidAt = (await kit.t.db.selectFrom('payments').select('paid_at').where('id', '=', beans.id).executeTakeFirstOrThrow()).paid_at!;
     const shown = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }).format(paidAt);
-    for (const part of [forAnn.text, forAnn.html!]) {
+    for (const part of [forAnn.text, unbroken(forAnn.html!)]) {
       expect(part).toContain(m.name);
       expect(part).toContain('Ethiopia Guji, 1 kg');
       expect(part).toContain('$25.00');
@@ -47,7 +49,7 @@ describe('the receipt', () => {
     expect(forAnn.html).toContain(`<a href="${beans.tracking_url}">`);
     // Only this payment's buyer: nothing of the other's.
     for (const [mail, other, otherLink] of [[forAnn, bob, mugs], [forBob, ann, beans]] as const) {
-      for (const part of [mail.text, mail.html!, JSON.stringify(mail.headers)]) {
+      for (const part of [mail.text, unbroken(mail.html!), JSON.stringify(mail.headers)]) {
         expect(part).not.toContain(other.email);
         expect(part).not.toContain(other.name);
         expect(part).not.toContain(otherLink.id);
@@ -139,7 +141,7 @@ describe('hostile input', () => {
     expect(mail.headers['x-injected']).toBeUndefined();
     expect(mail.subject).toBe('Your receipt from Evil <b>Shop</b> Bcc: victim@evil.example X-Injected: yes');
     expect(kit.smtp.received.flatMap((received) => received.to)).not.toContain('victim@evil.example');
-    const html = mail.html!;
+    const html = unbroken(mail.html!);
     expect(html).not.toContain('<script');
     expect(html).not.toContain('<img');
     expect(html).not.toContain('<b>Shop</b>');
