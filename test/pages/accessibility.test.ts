@@ -37,6 +37,7 @@ beforeAll(async () => {
     page.on('request', (request) => requested.push(request.url()));
     tabs.set(`${view.colorScheme} ${view.width}`, { page, requested });
   }
+  tabs.set('keyboard', { page: await browser.newPage({ viewport: { width: 1280, height: 800 } }), requested: [] });
 }, 600_000);
 afterAll(async () => {
   await browser?.close();
@@ -70,8 +71,10 @@ const FOCUS = `(() => {
   };
 })()`;
 
+// A state's five checks run at once, each in a tab of its own: most of a check is waiting on the
+// browser, and the file is the longest of the suite.
 describe.each(PAGE_STATES.map((state, index) => ({ name: state.name, index })))('$name', ({ index }) => {
-  it.each(VIEWS)('$colorScheme, $width px: no serious or critical violation, no sideways scroll, nothing from another origin', async ({ colorScheme, width }) => {
+  it.concurrent.each(VIEWS)('$colorScheme, $width px: no serious or critical violation, no sideways scroll, nothing from another origin', async ({ colorScheme, width }) => {
     const { page, requested } = tabs.get(`${colorScheme} ${width}`)!;
     requested.length = 0;
     await page.goto(server.url(index));
@@ -85,8 +88,8 @@ describe.each(PAGE_STATES.map((state, index) => ({ name: state.name, index })))(
     expect(requested.filter((url) => !url.startsWith(`${server.origin}/`))).toEqual([]);
   });
 
-  it('Tab reaches every link, control and button in order, and shows where it is', async () => {
-    const { page } = tabs.get('light 1280')!;
+  it.concurrent('Tab reaches every link, control and button in order, and shows where it is', async () => {
+    const { page } = tabs.get('keyboard')!;
     await page.goto(server.url(index));
     const stops = await page.evaluate<number>(MARK_TAB_STOPS);
     const reached: { stop: string; visible: boolean }[] = [];
