@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { heldForStaffMail } from '../../src/dashboard/mails/held-payment.ts';
 import type { MadeMail } from '../../src/mail/payment-mails.ts';
 import { heldNoticeMail, receiptMail } from '../../src/pages/mails/payment.ts';
-import { axeFindings } from '../support/accessibility.ts';
+import { axeFindings, VIEWS } from '../support/accessibility.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { ITEMS, mailFacts as facts } from '../support/mail-facts.ts';
 
@@ -24,12 +24,6 @@ const MAILS: Array<{ name: string; mail: MadeMail; hostile?: boolean }> = [
   { name: 'held notice to the staff with typed markup', mail: heldForStaffMail(facts({ description: HOSTILE, business: HOSTILE })), hostile: true },
 ];
 
-const VIEWS = [
-  { colorScheme: 'light', width: 1280 },
-  { colorScheme: 'dark', width: 1280 },
-  { colorScheme: 'light', width: 360 },
-  { colorScheme: 'dark', width: 360 },
-] as const;
 
 let browser: Browser;
 const tabs = new Map<string, { page: Page; requested: string[]; dialogs: string[] }>();

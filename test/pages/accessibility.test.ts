@@ -1,7 +1,7 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderPage } from '../../src/ui/index.ts';
-import { axeFindings, preloadAxe } from '../support/accessibility.ts';
+import { axeFindings, preloadAxe, VIEWS } from '../support/accessibility.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { servePages, type ServedPages } from '../support/serve-pages.ts';
 import { PAGE_STATES, realistic } from './states.ts';
@@ -11,12 +11,6 @@ import { PAGE_STATES, realistic } from './states.ts';
 // phone; the phone never scrolls sideways; the keyboard reaches every control in order and shows
 // where it is; and nothing is requested from another origin.
 
-const VIEWS = [
-  { colorScheme: 'light', width: 1280 },
-  { colorScheme: 'dark', width: 1280 },
-  { colorScheme: 'light', width: 360 },
-  { colorScheme: 'dark', width: 360 },
-] as const;
 
 let browser: Browser;
 let server: ServedPages;

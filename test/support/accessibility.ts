@@ -19,6 +19,14 @@ export interface AxeFindings {
   undecided: Violation[];
 }
 
+/** The views every page and mail is checked in: both themes, on a desktop and a 360px phone. */
+export const VIEWS = [
+  { colorScheme: 'light', width: 1280 },
+  { colorScheme: 'dark', width: 1280 },
+  { colorScheme: 'light', width: 360 },
+  { colorScheme: 'dark', width: 360 },
+] as const;
+
 type Results = Pick<axe.AxeResults, 'violations' | 'incomplete'>;
 
 const worst = (results: axe.Result[]): Violation[] => results
