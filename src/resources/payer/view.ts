@@ -83,39 +83,47 @@ export type PayerLookup = { id: string } | { trackingToken: string };
 
 /** The tables of the view's one statement, by their aliases (the left-joined ones may be absent). */
 type ViewTables = Database & {
-  p: Database['payments']; b: Database['businesses']; o: Nullable<Database['orders']>; c: Nullable<Database['checkouts']>; bl: Nullable<Database['business_logos']>;
+  p: Database['payments']; b: Database['businesses']; o: Nullable<Database['orders']>; bl: Nullable<Database['business_logos']>;
 };
 
 /** The view's JSON (json_build_object takes at most 100 arguments: so an object per table). */
-const viewJson = ({ ref, selectFrom }: ExpressionBuilder<ViewTables, 'p' | 'b' | 'o' | 'c' | 'bl'>) => jsonBuildObject({
-  p: jsonBuildObject({
-    id: ref('p.id'), business_id: ref('p.business_id'), livemode: ref('p.livemode'), source: ref('p.source'), status: ref('p.status'),
-    amount_minor: ref('p.amount_minor'), currency: ref('p.currency'), description: ref('p.description'), memo: ref('p.memo'),
-    customer_name: ref('p.customer_name'), customer_email: ref('p.customer_email'), collect: ref('p.collect'), success_url: ref('p.success_url'),
-    reference: ref('p.reference'), created_at: ref('p.created_at'), expires_at: ref('p.expires_at'), started_at: ref('p.started_at'),
-    paid_at: ref('p.paid_at'), canceled_at: ref('p.canceled_at'), deposit_address: ref('p.deposit_address'), usd_value_minor: ref('p.usd_value_minor'),
-    provider: ref('p.provider'), provider_name: ref('p.provider_name'), routing: ref('p.routing'), received_minor: ref('p.received_minor'),
-    value_coin: ref('p.value_coin'), remainder_of: ref('p.remainder_of'),
-  }),
-  o: jsonBuildObject({
-    customer_name: ref('o.customer_name'), customer_phone: ref('o.customer_phone'), items: ref('o.items'), subtotal_minor: ref('o.subtotal_minor'),
-    discount_minor: ref('o.discount_minor'), shipping_minor: ref('o.shipping_minor'), tax_minor: ref('o.tax_minor'), total_minor: ref('o.total_minor'),
-    ship_to: ref('o.ship_to'), bill_to: ref('o.bill_to'),
-  }),
-  c: jsonBuildObject({
-    id: ref('c.id'), slug: ref('c.slug'), name: ref('c.name'), theme: ref('c.theme'), button_label: ref('c.button_label'),
-    crypto: ref('c.crypto'), active: ref('c.active'), routing: ref('c.routing'),
-  }),
-  b: jsonBuildObject({
-    name: ref('b.name'), status: ref('b.status'), commerce: ref('b.commerce'), disabled_integrations: ref('b.disabled_integrations'),
-    payout_wallet: ref('b.payout_wallet'), crypto_enabled: ref('b.crypto_enabled'), fee_bps: ref('b.fee_bps'), brand_color: ref('b.brand_color'),
-    logo_sha256: ref('bl.sha256'),
-  }),
-  // The rest asked for this payment (an index lookup: payments_one_remainder's column).
-  remainder: selectFrom('payments as r')
-    .select((r) => jsonBuildObject({ id: r.ref('r.id'), amount_minor: r.ref('r.amount_minor'), status: r.ref('r.status'), expires_at: r.ref('r.expires_at') }).as('j'))
-    .whereRef('r.remainder_of', '=', 'p.id').orderBy('r.created_at', 'desc').limit(1).$asScalar(),
-});
+function viewJson(eb: ExpressionBuilder<ViewTables, 'p' | 'b' | 'o' | 'bl'>) {
+  const { ref } = eb;
+  return jsonBuildObject({
+    p: jsonBuildObject({
+      id: ref('p.id'), business_id: ref('p.business_id'), livemode: ref('p.livemode'), source: ref('p.source'), status: ref('p.status'),
+      amount_minor: ref('p.amount_minor'), currency: ref('p.currency'), description: ref('p.description'), memo: ref('p.memo'),
+      customer_name: ref('p.customer_name'), customer_email: ref('p.customer_email'), collect: ref('p.collect'), success_url: ref('p.success_url'),
+      reference: ref('p.reference'), created_at: ref('p.created_at'), expires_at: ref('p.expires_at'), started_at: ref('p.started_at'),
+      paid_at: ref('p.paid_at'), canceled_at: ref('p.canceled_at'), deposit_address: ref('p.deposit_address'), usd_value_minor: ref('p.usd_value_minor'),
+      provider: ref('p.provider'), provider_name: ref('p.provider_name'), routing: ref('p.routing'), received_minor: ref('p.received_minor'),
+      value_coin: ref('p.value_coin'), remainder_of: ref('p.remainder_of'),
+    }),
+    o: jsonBuildObject({
+      customer_name: ref('o.customer_name'), customer_phone: ref('o.customer_phone'), items: ref('o.items'), subtotal_minor: ref('o.subtotal_minor'),
+      discount_minor: ref('o.discount_minor'), shipping_minor: ref('o.shipping_minor'), tax_minor: ref('o.tax_minor'), total_minor: ref('o.total_minor'),
+      ship_to: ref('o.ship_to'), bill_to: ref('o.bill_to'),
+    }),
+    // The checkout bought, looked up only for a payment that has one (most have none: a join would
+    // open the table for every page).
+    c: eb.case().when('p.checkout_id', 'is not', null).then(eb.selectFrom('checkouts as c')
+      .select((c) => jsonBuildObject({
+        id: c.ref('c.id'), slug: c.ref('c.slug'), name: c.ref('c.name'), theme: c.ref('c.theme'), button_label: c.ref('c.button_label'),
+        crypto: c.ref('c.crypto'), active: c.ref('c.active'), routing: c.ref('c.routing'),
+      }).as('j'))
+      .whereRef('c.id', '=', 'p.checkout_id').$asScalar()).end(),
+    b: jsonBuildObject({
+      name: ref('b.name'), status: ref('b.status'), commerce: ref('b.commerce'), disabled_integrations: ref('b.disabled_integrations'),
+      payout_wallet: ref('b.payout_wallet'), crypto_enabled: ref('b.crypto_enabled'), fee_bps: ref('b.fee_bps'), brand_color: ref('b.brand_color'),
+      logo_sha256: ref('bl.sha256'),
+    }),
+    // The rest asked for this payment (an index lookup: payments_one_remainder's column), which only
+    // a held payment can have (docs/remainders.md: it stays held), so looked up only then.
+    remainder: eb.case().when('p.status', '=', 'held').then(eb.selectFrom('payments as r')
+      .select((r) => jsonBuildObject({ id: r.ref('r.id'), amount_minor: r.ref('r.amount_minor'), status: r.ref('r.status'), expires_at: r.ref('r.expires_at') }).as('j'))
+      .whereRef('r.remainder_of', '=', 'p.id').orderBy('r.created_at', 'desc').limit(1).$asScalar()).end(),
+  });
+}
 
 /** The row as the JSON holds it: times as ISO text, a table not joined all nulls. */
 type ViewRow = ReturnType<typeof viewJson> extends RawBuilder<infer R> ? R : never;
@@ -125,7 +133,6 @@ const payerViewQuery = template((db: Db, a: { key: string }, by: 'id' | 'trackin
   .selectFrom('payments as p')
   .innerJoin('businesses as b', 'b.id', 'p.business_id')
   .leftJoin('orders as o', 'o.id', 'p.order_id')
-  .leftJoin('checkouts as c', 'c.id', 'p.checkout_id')
   .leftJoin('business_logos as bl', 'bl.business_id', 'p.business_id')
   .select((eb) => sql<string>`${viewJson(eb)}::text`.as('row'))
   .where(by === 'id' ? 'p.id' : 'p.tracking_token', '=', a.key), (by) => by);
@@ -197,11 +204,8 @@ export async function readPayerView(db: Db, lookup: PayerLookup, now: Date): Pro
       crypto_enabled: b.crypto_enabled, fee_bps: b.fee_bps,
     },
     brand: { color: b.brand_color, logo: b.logo_sha256 },
-    checkout: c.id === null || c.slug === null ? null : {
-      id: c.id, slug: c.slug, name: c.name ?? '', theme: c.theme ?? 'light',
-      buttonLabel: c.button_label, crypto: c.crypto ?? true, active: c.active ?? true,
-    },
-    routing: c.routing ?? p.routing ?? SMART,
+    checkout: c === null ? null : { id: c.id, slug: c.slug, name: c.name, theme: c.theme, buttonLabel: c.button_label, crypto: c.crypto, active: c.active },
+    routing: c?.routing ?? p.routing ?? SMART,
   };
   readFrom.set(view, found.row);
   return view;
