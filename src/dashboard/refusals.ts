@@ -43,7 +43,10 @@ const WORDS: Partial<Record<ErrorCode, (error: ApiError) => string>> = {
   invalid_url: (error) => {
     if (error.message.includes('username')) return 'Leave the username and password out of the address.';
     if (!error.message.includes('must be a full')) return error.message;
-    return error.message.includes('http://') ? 'Enter a full address starting with https:// or http://, like https://example.com/thanks.' : 'Enter a full address starting with https://, like https://example.com/thanks.';
+    // A webhook endpoint's address (its field is url) or a page the buyer goes on to.
+    const like = error.field === 'url' ? 'https://example.com/webhooks' : 'https://example.com/thanks';
+    if (error.message.includes('http://localhost')) return `Enter a full address starting with https://, like ${like} (http:// only for this machine, localhost, in Test mode).`;
+    return error.message.includes('http://') ? `Enter a full address starting with https:// or http://, like ${like}.` : `Enter a full address starting with https://, like ${like}.`;
   },
   missing_description: () => 'Say what it is for: the payer reads this.',
   missing_name: () => 'Enter a name.',

@@ -69,7 +69,8 @@ export function coinAmount(value: string, coin: string | null): string {
 
 /** A field of an activity entry's details: its name in words and its value, codes named. */
 export function detailsText(details: Record<string, unknown>): string {
-  return Object.entries(details).map(([name, value]) => {
+  return Object.entries(details).filter(([name]) => !UNSHOWN_DETAILS.has(name)).map(([name, value]) => {
+    if (name === 'byte_size' && typeof value === 'number') return `size: ${Math.ceil(value / 1024)} KB`;
     // A value is named only when it is one of our codes; anything typed is shown as typed.
     const valueName = (each: unknown) => (typeof each === 'string' && Object.hasOwn(VALUE_NAMES, each) ? VALUE_NAMES[each]! : typeof each === 'string' ? each : JSON.stringify(each));
     const shown = Array.isArray(value) ? value.map(valueName).join(', ') : valueName(value);
@@ -77,8 +78,14 @@ export function detailsText(details: Record<string, unknown>): string {
   }).join('; ');
 }
 
+/** Details kept for the record that say nothing to a person (a logo's hash). */
+const UNSHOWN_DETAILS = new Set(['sha256']);
+
 /** Codes that show up as values in activity details. */
-const VALUE_NAMES: Record<string, string> = { ...COIN_NAMES, ...SOURCE_NAMES, payment_links: 'Payment links', checkouts: 'Checkouts', read_only: 'Read only', full: 'Full access' };
+const VALUE_NAMES: Record<string, string> = {
+  ...COIN_NAMES, ...SOURCE_NAMES, payment_links: 'Payment links', checkouts: 'Checkouts', read_only: 'Read only', full: 'Full access',
+  'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/webp': 'WebP', 'image/gif': 'GIF',
+};
 
 type Badge = readonly [label: string, tone: StatusTone];
 

@@ -166,8 +166,9 @@ it('the navigation is one line at 1280 px, one Menu at 375 px, reaches every are
   await page.keyboard.press('Enter');
   await page.waitForURL(/kind=pricing_table$/);
   expect(await page.locator('summary', { hasText: 'Selling' }).getAttribute('aria-current')).toBe('true');
-  // The area shown is marked in its (closed) group.
-  expect(await page.locator('.nav-groups a[aria-current="page"]').allTextContents()).toEqual(['Checkouts']);
+  // The page shown is marked in its (closed) group: the pricing tables, not the checkouts they are among.
+  expect(await page.locator('.nav-groups a[aria-current="page"]').allTextContents()).toEqual(['Pricing tables']);
+  expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Pricing tables');
 
   // An open group closes with Escape, focus back on its summary; and with a click elsewhere.
   const selling = page.locator('details.nav-group', { has: page.locator('summary', { hasText: 'Selling' }) });

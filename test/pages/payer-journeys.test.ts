@@ -609,6 +609,32 @@ describe('a checkout session with an order', () => {
   });
 });
 
+describe('a phone number the business can call', () => {
+  it('is refused beside its field in the buyer\'s words when it is not digits, or too few, and taken as typed when it is', async () => {
+    const m = await merchant('Courier Co');
+    const link = await createLink(m, { description: 'Same-day delivery', amount: '12.00', collect: { phone: true } });
+    const b = await buyer();
+    const { page } = b;
+    await page.goto(pathOf(link.url));
+    await page.getByLabel('Email').fill('sender@example.com');
+    const phone = page.getByLabel('Phone');
+    for (const typed of ['call me after six', '12', '+1 (202) 555-0143 or 0144 or 0145']) {
+      await phone.fill(typed);
+      const refused = page.waitForResponse((response) => response.request().method() === 'POST');
+      await page.getByRole('button', { name: 'Continue to payment' }).click();
+      expect((await refused).status(), typed).toBe(400);
+      expect(await page.locator('#field-phone-error').innerText()).toBe('Error: Enter your phone number in digits, with the country code, such as +1 415 555 0100.');
+      expect(await phone.inputValue()).toBe(typed);
+    }
+    expect((await readLink(m, link.id)).started_at).toBeNull();
+    await phone.fill('+1 (202) 555-0143');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByRole('heading', { name: 'How would you like to pay?' }).waitFor();
+    const order = await t.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('o.customer_phone').where('p.id', '=', link.id).executeTakeFirstOrThrow();
+    expect(order.customer_phone).toBe('+1 (202) 555-0143');
+  });
+});
+
 describe('limits and form tokens', () => {
   it('over the pages\' 12 starts a minute the buyer is told to try again in a minute (429, Retry-After); a refused form uses none; the merchant\'s own starts are apart', async () => {
     const m = await merchant('Busy Bakery');

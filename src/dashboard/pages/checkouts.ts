@@ -6,7 +6,7 @@ import { atLeast } from '../../tenancy/roles.ts';
 import { Button, CheckboxGroup, CopyField, Form, html, Money, Notice, RadioGroup, Select, ShareAddress, Table, TextField } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, MODE_NAMES, unixTime as at, type BusinessFrame } from './frame.ts';
-import { FilterForm, Pager, type Filters } from './list.ts';
+import { emptyList, FilterForm, type Filters, Pager } from './list.ts';
 import { Facts } from './payment.ts';
 import { COLLECT_BOXES } from './payment-links.ts';
 import { CHECKOUT_KIND_NAMES, ObjectBadge } from '../wording.ts';
@@ -49,6 +49,8 @@ export function snippetOf(checkout: CheckoutOut): string {
 
 export function checkoutsPage({ session, business, mode, role, checkouts, filters, later }: BusinessFrame & { checkouts: Page<CheckoutOut>; filters: Filters; later: boolean }): VNode {
   const path = businessPath(business.id, 'checkouts', mode);
+  // The list of pricing tables is the navigation's own entry.
+  const heading = filters.kind === 'pricing_table' ? 'Pricing tables' : 'Checkouts';
   const rows = checkouts.data.map((checkout) => [
     html`<a href=${objectPath(business.id, 'checkouts', mode, checkout.id)}>${checkout.name}</a>`,
     CHECKOUT_KIND_NAMES[checkout.kind],
@@ -57,12 +59,13 @@ export function checkoutsPage({ session, business, mode, role, checkouts, filter
     at(checkout.created),
   ]);
   return DashboardPage({
-    title: 'Checkouts',
+    title: heading,
     session,
     frame: { business, mode, role },
     area: 'checkouts',
+    place: filters.kind === 'pricing_table' ? '?kind=pricing_table' : undefined,
     children: html`<div>
-      <h1>Checkouts</h1>
+      <h1>${heading}</h1>
       ${manages(role) && html`<p>
         <a class="button primary" href=${`${path}/new`}>Create a checkout page</a>
         ${' '}<a class="button" href=${`${path}/new-pricing-table`}>Create a pricing table</a>
@@ -71,7 +74,7 @@ export function checkoutsPage({ session, business, mode, role, checkouts, filter
       ${FilterForm({ path, label: 'Filter checkouts', filters, children: [
         Select({ name: 'kind', label: 'Kind', value: filters.kind ?? '', options: [{ value: '', label: 'Any' }, ...Object.entries(CHECKOUT_KIND_NAMES).map(([value, label]) => ({ value, label }))] }),
       ] })}
-      ${Table({ label: 'Checkouts', columns: ['Name', 'Kind', 'Price', 'Slug', 'Created'], rows, empty: 'No checkouts match.' })}
+      ${Table({ label: 'Checkouts', columns: ['Name', 'Kind', 'Price', 'Slug', 'Created'], rows, empty: emptyList(filters, 'checkouts') })}
       ${Pager({ path, filters, nextCursor: checkouts.next_cursor, later })}
     </div>`,
   });

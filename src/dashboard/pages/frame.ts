@@ -42,9 +42,9 @@ function NavItem({ businessId, mode, link, current }: { businessId: string; mode
  * desktop each group is a disclosure (<details>, one open at a time), on a phone everything
  * folds into one Menu disclosure. The two lists are the same links; CSS shows one of them.
  */
-function BusinessNav({ business, mode, role, area }: Omit<BusinessFrame, 'session'> & { area: BusinessArea | undefined }): VNode {
+function BusinessNav({ business, mode, role, area, place }: Omit<BusinessFrame, 'session'> & { area: BusinessArea | undefined; place: string | undefined }): VNode {
   const other: Mode = mode === 'test' ? 'live' : 'test';
-  const item = (link: NavLink) => NavItem({ businessId: business.id, mode, link, current: link.area === area && link.rest === undefined });
+  const item = (link: NavLink) => NavItem({ businessId: business.id, mode, link, current: link.area === area && link.rest === place });
   const home = item({ area: 'home', name: AREA_NAMES.home });
   return html`<nav class="business-nav" aria-label=${`${business.name}, ${MODE_NAMES[mode]} mode`}>
     <div class="business-bar">
@@ -74,12 +74,14 @@ function BusinessNav({ business, mode, role, area }: Omit<BusinessFrame, 'sessio
 }
 
 /** A page of the dashboard: signed in or not, in a business (and mode) or not. */
-export function DashboardPage({ title, session, frame, area, children }: {
+export function DashboardPage({ title, session, frame, area, place, children }: {
   title: string;
   session?: DashboardSession | undefined;
   frame?: Omit<BusinessFrame, 'session'>;
   /** The area the page belongs to, marked in the navigation. */
   area?: BusinessArea;
+  /** Which of the area's links the page is, when not its first (the rest of that link: `?kind=pricing_table`). */
+  place?: string | undefined;
   children: ComponentChildren;
 }): VNode {
   const nav = session && html`<span>
@@ -92,6 +94,6 @@ export function DashboardPage({ title, session, frame, area, children }: {
     testModeBanner: frame?.mode === 'test' ? 'Test mode: test data only; no real money moves.' : undefined,
     // The copy buttons' script, on signed-in pages only (signing in runs no script at all).
     scripts: session ? [DASHBOARD_SCRIPT_PATH] : [],
-    children: html`<div>${frame && BusinessNav({ ...frame, area })}${children}</div>`,
+    children: html`<div>${frame && BusinessNav({ ...frame, area, place })}${children}</div>`,
   });
 }

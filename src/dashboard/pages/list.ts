@@ -8,6 +8,11 @@ import { PAYMENT_STATUS_BADGES } from '../wording.ts';
 /** The filters a list was asked for, as they go back into its links and its form. */
 export type Filters = Record<string, string>;
 
+/** What an empty list says: nothing matches the filters applied, or there is nothing yet. */
+export function emptyList(filters: Filters, things: string): string {
+  return Object.values(filters).some((value) => value !== '') ? `No ${things} match.` : `No ${things} yet.`;
+}
+
 /** `path` with the filters and, for a later page, the cursor. */
 export function listHref(path: string, filters: Filters, startingAfter?: string): string {
   const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));

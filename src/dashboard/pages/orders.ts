@@ -6,7 +6,7 @@ import { atLeast } from '../../tenancy/roles.ts';
 import { Button, Form, html, Money, Notice, RadioGroup, Table, TextField } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
-import { DateFilters, FilterForm, Pager, StatusFilter, type Filters } from './list.ts';
+import { DateFilters, emptyList, FilterForm, type Filters, Pager, StatusFilter } from './list.ts';
 import { Facts } from './payment.ts';
 import { PaymentBadge } from '../wording.ts';
 
@@ -38,7 +38,7 @@ export function ordersPage({ session, business, mode, role, orders, filters, lat
         TextField({ name: 'customer_id', label: 'Customer id', value: filters.customer_id ?? '', maxLength: 100 }),
         ...DateFilters({ filters }),
       ] })}
-      ${Table({ label: 'Orders', columns: ['Order', 'Created', 'Items', 'Total', 'Status', 'Fulfilment', 'Customer'], rows, empty: 'No orders match.' })}
+      ${Table({ label: 'Orders', columns: ['Order', 'Created', 'Items', 'Total', 'Status', 'Fulfilment', 'Customer'], rows, empty: emptyList(filters, 'orders') })}
       ${Pager({ path, filters, nextCursor: orders.next_cursor, later })}
     </div>`,
   });

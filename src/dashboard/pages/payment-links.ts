@@ -6,7 +6,7 @@ import { atLeast } from '../../tenancy/roles.ts';
 import { Button, CheckboxGroup, Form, html, Money, Notice, ShareAddress, Table, TextField } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, MODE_NAMES, unixTime as at, type BusinessFrame } from './frame.ts';
-import { DateFilters, FilterForm, Pager, StatusFilter, type Filters } from './list.ts';
+import { DateFilters, emptyList, FilterForm, type Filters, Pager, StatusFilter } from './list.ts';
 import { Facts } from './payment.ts';
 import { PaymentBadge } from '../wording.ts';
 import { RefusalNotice, type FormRefusal } from '../refusals.ts';
@@ -50,7 +50,7 @@ export function paymentLinksPage({ session, business, mode, role, links, filters
         TextField({ name: 'reference', label: 'Reference', value: filters.reference ?? '', maxLength: 64 }),
         ...DateFilters({ filters }),
       ] })}
-      ${Table({ label: 'Payment links', columns: ['Created', 'Description', 'Amount', 'Status', 'For', 'Expires'], rows, empty: 'No payment links match.' })}
+      ${Table({ label: 'Payment links', columns: ['Created', 'Description', 'Amount', 'Status', 'For', 'Expires'], rows, empty: emptyList(filters, 'payment links') })}
       ${Pager({ path, filters, nextCursor: links.next_cursor, later })}
     </div>`,
   });

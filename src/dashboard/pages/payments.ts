@@ -5,7 +5,7 @@ import { PAYMENT_STATUSES } from '../../resources/shared/payment-status.ts';
 import { html, Money, Table, TextField } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
-import { DateFilters, FilterForm, Pager, StatusFilter, type Filters } from './list.ts';
+import { DateFilters, emptyList, FilterForm, type Filters, Pager, StatusFilter } from './list.ts';
 import { PaymentBadge } from '../wording.ts';
 
 export const PAYMENT_FILTERS = ['status', 'reference', 'customer_id', 'from', 'to'] as const;
@@ -37,7 +37,7 @@ export function paymentsPage({ session, business, mode, role, payments, filters,
         TextField({ name: 'customer_id', label: 'Customer id', value: filters.customer_id ?? '', maxLength: 100 }),
         ...DateFilters({ filters }),
       ] })}
-      ${Table({ label: 'Payments', columns: ['Created', 'Description', 'Amount', 'Status', 'Customer', 'Reference'], rows, empty: 'No payments match.' })}
+      ${Table({ label: 'Payments', columns: ['Created', 'Description', 'Amount', 'Status', 'Customer', 'Reference'], rows, empty: emptyList(filters, 'payments') })}
       ${Pager({ path, filters, nextCursor: payments.next_cursor, later })}
     </div>`,
   });

@@ -24,6 +24,9 @@ export interface BrandSectionProps {
 export function BrandSection({ brand, owner, paths, typedColor, error }: BrandSectionProps): VNode {
   const fieldError = (field: string) => (error?.field === field ? error.message : undefined);
   const color = typedColor ?? brand.color ?? '';
+  // The picker shows the colour the text field holds (a refused one too, so the two agree), and
+  // the form says what both showed: a later change to either is what the person asks for.
+  const picker = /^#[0-9a-f]{6}$/i.test(color.trim()) ? color.trim().toLowerCase() : brand.color ?? PICKER_DEFAULT;
   return html`<section aria-labelledby="brand-heading">
     <h2 id="brand-heading">Brand</h2>
     <p>Your logo and colour on the pages your buyers pay on.</p>
@@ -42,10 +45,10 @@ export function BrandSection({ brand, owner, paths, typedColor, error }: BrandSe
     <h3>Colour</h3>
     ${owner
       ? Form({ action: paths.settings, label: 'Brand colour', children: [
-          html`<input type="hidden" name="brand_color_was" value=${brand.color ?? ''} />`,
+          html`<input type="hidden" name="brand_color_was" value=${color} />`,
           html`<div class="field">
             <label for="field-brand_color_picker">Pick a colour</label>
-            <input id="field-brand_color_picker" name="brand_color_picker" type="color" value=${brand.color ?? PICKER_DEFAULT} />
+            <input id="field-brand_color_picker" name="brand_color_picker" type="color" value=${picker} />
           </div>`,
           TextField({ name: 'brand_color', label: 'or type it (#rrggbb)', value: color, maxLength: 7, autocomplete: 'off', error: fieldError('brand_color'),
             hint: `The pay button's colour, under white text: it needs a contrast of at least ${MIN_CONTRAST}:1 with white, so very light colours are refused. Empty it for the service's own colour.` }),

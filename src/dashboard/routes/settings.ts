@@ -47,7 +47,7 @@ function brandColorOf(form: Form): string | null | undefined {
   if (typed === undefined) return undefined;
   const was = formField(form, 'brand_color_was') ?? '';
   const picked = formField(form, 'brand_color_picker');
-  const chosen = typed.trim() !== was ? typed : picked !== undefined && picked !== (was || PICKER_DEFAULT) ? picked : typed;
+  const chosen = typed.trim() !== was.trim() ? typed : picked !== undefined && picked !== (was.trim().toLowerCase() || PICKER_DEFAULT) ? picked : typed;
   return chosen.trim() === '' ? null : chosen;
 }
 

@@ -26,7 +26,7 @@ function refused({ code, field, country, value }: RefusedInput): string {
       return 'Das ist länger, als dieses Feld erlaubt. Bitte kürzen Sie es.';
     case 'invalid_customer':
       if (whole === 'name') return 'Geben Sie Ihren Namen ein (höchstens 200 Zeichen).';
-      if (whole === 'phone') return 'Geben Sie Ihre Telefonnummer ein (höchstens 40 Zeichen).';
+      if (whole === 'phone') return value ? 'Geben Sie Ihre Telefonnummer in Ziffern mit Ländervorwahl ein, etwa +49 30 1234567.' : 'Geben Sie Ihre Telefonnummer ein.';
       break;
     case 'invalid_address':
       if (part && ADDRESS_PARTS[part]) return ADDRESS_PARTS[part];

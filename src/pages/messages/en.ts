@@ -25,7 +25,7 @@ function refused({ code, field, country, value }: RefusedInput): string {
       return 'This is longer than the field takes. Please shorten it.';
     case 'invalid_customer':
       if (whole === 'name') return 'Enter your name (at most 200 characters).';
-      if (whole === 'phone') return 'Enter your phone number (at most 40 characters).';
+      if (whole === 'phone') return value ? 'Enter your phone number in digits, with the country code, such as +1 415 555 0100.' : 'Enter your phone number.';
       break;
     case 'invalid_address':
       if (part === 'country') return 'Choose your country from the list.';

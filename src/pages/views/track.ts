@@ -23,7 +23,7 @@ export function trackPage({ t, view, statusUrl }: { t: Messages; view: TrackingV
         <div><dt>${t.created}</dt><dd>${moment(t, view.createdAt)}</dd></div>
         ${view.paidAt && html`<div><dt>${t.paidOn}</dt><dd>${moment(t, view.paidAt)}</dd></div>`}
         ${view.canceledAt && html`<div><dt>${t.canceledOn}</dt><dd>${moment(t, view.canceledAt)}</dd></div>`}
-        ${!view.paidAt && !view.canceledAt && html`<div><dt>${t.expiresAt}</dt><dd>${moment(t, view.expiresAt)}</dd></div>`}
+        ${(view.status === 'open' || view.status === 'pending') && !view.canceledAt && html`<div><dt>${t.expiresAt}</dt><dd>${moment(t, view.expiresAt)}</dd></div>`}
       </dl>
     </div>`,
   });

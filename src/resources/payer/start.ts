@@ -21,10 +21,24 @@ export async function startAsBuyer(app: AppContext, view: PayerView, details: Re
   return startCheckoutSession({ ...app, principal: buyerOf(view) }, input);
 }
 
+/**
+ * A phone number as a person types one: digits with spaces, dots, dashes, slashes or brackets, a
+ * leading + for the country code, and from 5 to 15 digits (E.164's most). The API keeps a store's
+ * phone as it was sent (spec 2.6); a buyer asked for theirs gives one the business can call.
+ */
+const PHONE = /^\+?[\d\s().\-/]+$/;
+export function looksLikePhone(text: string): boolean {
+  const digits = text.replace(/\D/g, '').length;
+  return PHONE.test(text.trim()) && digits >= 5 && digits <= 15;
+}
+
 /** What the merchant's `collect` asks for (spec 2.9) the buyer must give; the API's start takes it when sent. */
 export function requireCollected(collect: Record<string, boolean> | null, details: Record<string, unknown>): void {
   if (collect?.name && !details.name) throw new ApiError('invalid_customer', 'Enter your name.', 'name');
   if (collect?.phone && !details.phone) throw new ApiError('invalid_customer', 'Enter your phone number.', 'phone');
+  if (collect?.phone && typeof details.phone === 'string' && !looksLikePhone(details.phone)) {
+    throw new ApiError('invalid_customer', 'Enter a phone number in digits, such as +1 415 555 0100.', 'phone');
+  }
   for (const kind of ['shipping_address', 'billing_address'] as const) {
     if (collect?.[kind] && !details[kind]) throw new ApiError('invalid_address', `Enter your ${kind === 'shipping_address' ? 'shipping' : 'billing'} address.`, kind);
   }
