@@ -39,6 +39,7 @@ function payment(v: Fill, more: Partial<PayerView> = {}): PayerView {
     amountMinor: 2450,
     currency: 'USD',
     description: v('Ethiopia Guji, 1 kg whole beans'),
+    planLabel: null,
     memo: v('Thanks for the wholesale order. Beans roast on Tuesday and ship the same day.'),
     customerName: v('Priya Raman'),
     given: { name: null, phone: null },
@@ -202,6 +203,8 @@ export const PAYER_STATES: readonly PageState[] = [
     const view = payment(v, started({ status: 'paid', paidAt: new Date('2026-03-04T09:14:00Z'), provider: 'moonpay', providerName: 'MoonPay' }));
     return payPaidPage({ t, view, next: v.after('https://kestrelcoffee.example/thanks?order=', 'pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ') });
   }),
+  payer({ fn: payPaidPage, name: 'pay-paid-plan', shows: 'paid on a pricing table: the plan and option chosen under what was paid' }, (v, t) =>
+    payPaidPage({ t, view: payment(v, started({ status: 'paid', source: 'checkout', description: v('Coffee club: Heavy'), planLabel: v('Heavy, Yearly: 300.00 USD / year'), amountMinor: 30000, paidAt: new Date('2026-03-04T09:14:00Z'), providerName: 'USDC on Polygon' })), next: null })),
   payer({ main: true, fn: payPaidPage, name: 'pay-paid-no-next', shows: 'paid, with no success address: the receipt is the last page' }, (v, t) =>
     payPaidPage({ t, view: payment(v, started({ status: 'paid', paidAt: new Date('2026-03-04T09:14:00Z'), providerName: 'USDC on Polygon' })), next: null })),
   payer({ main: true, fn: payHeldPage, name: 'pay-held', shows: 'less than asked arrived: how much arrived and is missing, what happens next, in plain words' },

@@ -2,7 +2,7 @@ import type { VNode } from 'preact';
 import type { PaymentRest } from '../../resources/payments/remainder.ts';
 import type { PaymentOut } from '../../resources/payments/schemas.ts';
 import { atLeast } from '../../tenancy/roles.ts';
-import { Button, Form, html, Money, Notice, TextField } from '../../ui/index.ts';
+import { Button, Form, html, Money, Notice, ShareAddress } from '../../ui/index.ts';
 import { objectPath } from '../paths.ts';
 import type { BusinessFrame } from './frame.ts';
 import { PaymentStatus } from './payments.ts';
@@ -45,7 +45,7 @@ export function RestSection({ rest, frame, asked }: { rest: PaymentRest | undefi
       <div class="fact-row"><dt>Payment</dt><dd><a href=${objectPath(business.id, 'payments', mode, remainder.id)}>${remainder.id}</a></dd></div>
     </dl>
     ${COUNTING.slice(0, 2).includes(remainder.status)
-      ? TextField({ name: 'rest_url', label: 'Address the buyer pays the rest at', value: remainder.url, readOnly: true })
+      ? ShareAddress({ name: 'rest_url', label: 'Address the buyer pays the rest at', url: remainder.url, what: 'address of the rest', openLabel: 'Open its payer page' })
       : remainder.status !== 'paid' && html`<p class="muted">It was not paid in time; you can ask for the rest again.</p>`}
   </section>`;
 }

@@ -1,4 +1,5 @@
 import type { ComponentChildren, VNode } from 'preact';
+import type { PaymentRest } from '../../resources/payments/remainder.ts';
 import type { PaymentOut } from '../../resources/payments/schemas.ts';
 import type { PaymentTimeline, TimelineEvent, TimelineNotice } from '../../resources/payments/timeline.ts';
 import { Button, Form, html, Money, Notice, ShareAddress } from '../../ui/index.ts';
@@ -39,12 +40,27 @@ function NoticeItem({ notice }: { notice: TimelineNotice }): VNode {
   </li>`;
 }
 
-function facts(payment: PaymentOut, business: BusinessFrame['business'], mode: BusinessFrame['mode']): Array<readonly [string, ComponentChildren]> {
+/**
+ * What arrived: in the payment's currency as its buyer was told (a held payment), then in the coin
+ * that came; and what is missing of a held underpayment.
+ */
+function arrival(payment: PaymentOut, rest: PaymentRest | undefined): Array<readonly [string, ComponentChildren]> {
+  const coin = payment.value_coin === null ? null : coinAmount(payment.value_coin, payment.coin);
+  const received = rest?.received ?? null;
+  return [
+    ['Arrived', received === null ? coin : html`<span>${Money({ amount: received, currency: payment.currency })}${coin && ` (${coin})`}</span>`],
+    ['Missing', rest?.missing ? Money({ amount: rest.missing, currency: payment.currency }) : null],
+  ];
+}
+
+function facts(payment: PaymentOut, rest: PaymentRest | undefined, business: BusinessFrame['business'], mode: BusinessFrame['mode']): Array<readonly [string, ComponentChildren]> {
   return [
     ['Status', PaymentBadge({ status: payment.status })],
     ['Amount', Money({ amount: payment.amount, currency: payment.currency })],
     ['Id', html`<code>${payment.id}</code>`],
     ['Source', sourceName(payment.source)],
+    // Only a pricing table's payment has a plan: no empty row on the others.
+    ...(payment.plan_label === null ? [] : [['Plan', payment.plan_label] as const]),
     ['Reference', payment.reference],
     ['Customer', payment.customer_id === null ? payment.customer_email : html`<span>${payment.customer_email ?? ''} <a href=${`${businessPath(business.id, 'payments', mode)}?customer_id=${encodeURIComponent(payment.customer_id)}`}>their payments</a></span>`],
     ['Order', payment.order_id === null ? null : html`<a href=${objectPath(business.id, 'orders', mode, payment.order_id)}>${payment.order_id}</a>`],
@@ -54,7 +70,7 @@ function facts(payment: PaymentOut, business: BusinessFrame['business'], mode: B
     ['Expires', at(payment.expires_at)],
     ['Canceled', at(payment.canceled_at)],
     ['Paid with', payment.provider_name ?? (payment.method === 'crypto' && payment.started_at !== null ? 'own wallet' : null)],
-    ['Arrived', payment.value_coin === null ? null : coinAmount(payment.value_coin, payment.coin)],
+    ...arrival(payment, rest),
     ['Reached you', payment.merchant_received === null ? null : coinAmount(payment.merchant_received, payment.coin)],
     ['Held because', payment.hold_reason],
     ['Deposit address', payment.deposit_address === null ? null : html`<code>${payment.deposit_address}</code>`],
@@ -83,7 +99,8 @@ export function paymentPage({ session, business, mode, role, timeline, accepted,
         ${AskForRest({ payment, rest, frame: { business, mode, role } })}
       </div>
       ${RestSection({ rest, frame: { business, mode, role }, asked: restAsked })}
-      ${Facts({ label: 'The payment', facts: facts(payment, business, mode) })}
+      ${rest?.remainder && html`<h2>This payment</h2>`}
+      ${Facts({ label: 'The payment', facts: facts(payment, rest, business, mode) })}
       <h2>Payer page</h2>
       ${ShareAddress({ name: 'payer_url', label: 'Payer address (where the payer pays and sees the payment)', url: payment.url, what: 'payer address', openLabel: 'Open the payer page' })}
       <h2>Timeline</h2>
@@ -97,7 +114,7 @@ export function paymentPage({ session, business, mode, role, timeline, accepted,
 }
 
 /** The confirmation step before a held payment is accepted as paid. */
-export function paymentAcceptPage({ session, business, mode, role, payment }: BusinessFrame & { payment: PaymentOut }): VNode {
+export function paymentAcceptPage({ session, business, mode, role, payment, rest }: BusinessFrame & { payment: PaymentOut; rest?: PaymentRest | undefined }): VNode {
   return DashboardPage({
     title: `Accept payment ${payment.id}`,
     session,
@@ -108,7 +125,7 @@ export function paymentAcceptPage({ session, business, mode, role, payment }: Bu
       ${Facts({ label: 'The payment', facts: [
         ['Description', payment.description],
         ['Amount', Money({ amount: payment.amount, currency: payment.currency })],
-        ['Arrived', payment.value_coin === null ? null : coinAmount(payment.value_coin, payment.coin)],
+        ...arrival(payment, rest),
         ['Held because', payment.hold_reason],
       ] })}
       <p>Accepting marks it paid as it is and sends <code>payment.paid</code> to your endpoints, so your systems fulfil the order. It cannot be undone.</p>

@@ -39,10 +39,10 @@ export function registerPayments(scope: FastifyInstance, requests: DashboardRequ
   scope.get(areaRoute('payments', '/:payment/accept'), async (request, reply) => {
     const ctx = await requests.page(request);
     const frame = frameOf(ctx);
-    const payment = await perform(ctx, retrievePayment, { id: idOf(request.params) });
-    // Nothing to confirm (no longer held, or not for this person): the payment as it is.
-    if (!acceptable(payment, frame.role)) return redirect(reply, objectPath(ctx.principal.businessId, 'payments', ctx.mode, payment.id));
-    return sendPage(reply, 200, paymentAcceptPage({ ...frame, payment }), ctx.session);
+    const { payment, rest } = await readPaymentTimeline.run(ctx, { id: idOf(request.params) });
+    // Nothing to confirm (no longer held, its rest asked for, or not for this person): the payment as it is.
+    if (!acceptable(payment, frame.role, rest)) return redirect(reply, objectPath(ctx.principal.businessId, 'payments', ctx.mode, payment.id));
+    return sendPage(reply, 200, paymentAcceptPage({ ...frame, payment, rest }), ctx.session);
   });
 
   scope.post(areaRoute('payments', '/:payment/accept'), async (request, reply) => {

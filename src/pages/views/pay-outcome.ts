@@ -24,7 +24,7 @@ export function payPaidPage({ t, view, next }: { t: Messages; view: PayerView; n
       <section aria-labelledby="receipt-heading" class="receipt">
         <h2 id="receipt-heading">${t.receipt}</h2>
         <dl>
-          <div><dt>${t.description}</dt><dd>${view.description}</dd></div>
+          <div><dt>${t.description}</dt><dd>${view.description}${view.planLabel && ` (${view.planLabel})`}</dd></div>
           <div><dt>${t.amount}</dt><dd>${price(t, view.amountMinor, view.currency)}</dd></div>
           ${view.paidAt && html`<div><dt>${t.paidOn}</dt><dd>${moment(t, view.paidAt)}</dd></div>`}
           ${view.providerName && html`<div><dt>${t.paidWith}</dt><dd>${view.providerName}</dd></div>`}

@@ -11,6 +11,7 @@ import { moment, OrderSummary, price } from './frame.ts';
 export function PaymentSummary({ t, view, timeLeft }: { t: Messages; view: PayerView; timeLeft: string | null }): VNode {
   return html`<section class="payment-summary" aria-labelledby="summary-heading">
     <h1 id="summary-heading">${view.description}</h1>
+    ${view.planLabel && html`<p class="plan-label">${view.planLabel}</p>`}
     ${view.customerName && html`<p class="muted">${t.forWhom(view.customerName)}</p>`}
     <p class="amount-due"><span class="muted">${t.amountDue}</span> <strong>${price(t, view.amountMinor, view.currency)}</strong></p>
     ${view.paysRest && view.order && html`<p class="pays-rest">${t.paysRestText(price(t, view.order.totalMinor - view.amountMinor, view.currency), price(t, view.order.totalMinor, view.currency))}</p>`}

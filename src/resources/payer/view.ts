@@ -20,6 +20,8 @@ export interface PayerView {
   amountMinor: number;
   currency: string;
   description: string;
+  /** Pricing tables: the plan, option and price the buyer chose. */
+  planLabel: string | null;
   /** Payment links: the note to the payer, and who the link is for. */
   memo: string | null;
   customerName: string | null;
@@ -97,7 +99,7 @@ function viewJson(eb: ExpressionBuilder<ViewTables, 'p' | 'b' | 'o' | 'bl'>) {
       reference: ref('p.reference'), created_at: ref('p.created_at'), expires_at: ref('p.expires_at'), started_at: ref('p.started_at'),
       paid_at: ref('p.paid_at'), canceled_at: ref('p.canceled_at'), deposit_address: ref('p.deposit_address'), usd_value_minor: ref('p.usd_value_minor'),
       provider: ref('p.provider'), provider_name: ref('p.provider_name'), routing: ref('p.routing'), received_minor: ref('p.received_minor'),
-      value_coin: ref('p.value_coin'), remainder_of: ref('p.remainder_of'),
+      value_coin: ref('p.value_coin'), remainder_of: ref('p.remainder_of'), plan_label: ref('p.plan_label'),
     }),
     o: jsonBuildObject({
       customer_name: ref('o.customer_name'), customer_phone: ref('o.customer_phone'), items: ref('o.items'), subtotal_minor: ref('o.subtotal_minor'),
@@ -166,6 +168,7 @@ export async function readPayerView(db: Db, lookup: PayerLookup, now: Date): Pro
     amountMinor: p.amount_minor,
     currency: p.currency,
     description: p.description,
+    planLabel: p.plan_label,
     memo: p.memo,
     customerName: p.customer_name,
     given: { name: o.customer_name, phone: o.customer_phone },

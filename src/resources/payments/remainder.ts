@@ -50,6 +50,8 @@ export async function assertNoRemainder(db: Db, principal: Principal, payment: P
 
 /** What the dashboard shows of a payment's rest (read with its timeline). */
 export interface PaymentRest {
+  /** What arrived of a held payment, in the payment's currency (two decimals), as its buyer was told; null for other payments. */
+  received: string | null;
   /** A held underpayment's missing amount, in the payment's currency (two decimals); null for other payments. */
   missing: string | null;
   /** Whether the rest can be asked for now (the action decides anyway). */
@@ -64,6 +66,7 @@ export async function readRest(db: Db, principal: Principal, payment: PaymentWit
   const remainder = await findRemainder(db, principal, payment.id);
   const underpaid = isHeldUnderpayment(payment);
   return {
+    received: payment.status === 'held' && payment.received_minor !== null ? formatAmount(payment.received_minor) : null,
     missing: underpaid ? formatAmount(payment.amount_minor - (payment.received_minor ?? 0)) : null,
     askable: underpaid && !(remainder && stillCounts(remainder, now)),
     remainder: remainder ? toPaymentOut({ ...remainder, customer_id: payment.customer_id }, baseUrl, now) : null,
