@@ -1,5 +1,7 @@
 import { parseMoment } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
+import type { Page } from '../core/pagination.ts';
+import { inPersonsWords } from './refusals.ts';
 import type { Filters } from './pages/list.ts';
 
 // A list page's query string, read as the API reads its own: each filter once, as text; the
@@ -47,4 +49,17 @@ export function createdRangeOf(filters: Filters): { created_gte?: number; create
 /** Only the filters given, for an operation's input. */
 export function given(filters: Filters, names: readonly string[]): Record<string, string> {
   return Object.fromEntries(names.filter((name) => filters[name]).map((name) => [name, filters[name]!]));
+}
+
+/**
+ * A list read with the person's filters. A filter the API refuses (a date that is not one) is no
+ * dead end: the list page comes back with what was typed and the refusal in words, nothing listed.
+ */
+export async function readFiltered<T>(read: () => Promise<Page<T>>): Promise<{ list: Page<T>; refused: string | undefined; status: number }> {
+  try {
+    return { list: await read(), refused: undefined, status: 200 };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 400) throw error;
+    return { list: { data: [], has_more: false, next_cursor: null }, refused: inPersonsWords(error), status: 400 };
+  }
 }

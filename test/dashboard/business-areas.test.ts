@@ -70,6 +70,17 @@ describe('payments', () => {
       expect(refused.status, query).toBe(400);
       expect(refused.html, query).toContain(text);
     }
+    // A refused filter is no dead end: the list page again, its navigation and filter form open
+    // with what was typed, the refusal above it, nothing listed.
+    for (const area of ['payments', 'payment_links', 'orders'] as const) {
+      const refused = await m.owner.request('GET', `${m.area(area)}?from=yesterday&to=2026-03-01`);
+      expect(refused.status, area).toBe(400);
+      expect(refused.html, area).toContain('Created from must be a date such as 2026-11-24. Nothing is listed until it is fixed.');
+      expect(refused.html, area).toContain('<details class="filters" open>');
+      expect(refused.html, area).toContain('value="yesterday"');
+      expect(refused.html, area).toContain('value="2026-03-01"');
+      expect(refused.html, area).toContain('class="business-nav"');
+    }
   });
 
   it('shows a payment with its timeline: events, their deliveries and the processor notices', async () => {

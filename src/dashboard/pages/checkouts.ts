@@ -47,7 +47,7 @@ export function snippetOf(checkout: CheckoutOut): string {
   return `<script src="${origin}/embed.js" defer></script>\n<buy-button checkout="${escapeHtml(checkout.slug)}"><a href="${escapeHtml(checkout.url)}">Buy</a></buy-button>`;
 }
 
-export function checkoutsPage({ session, business, mode, role, checkouts, filters, later }: BusinessFrame & { checkouts: Page<CheckoutOut>; filters: Filters; later: boolean }): VNode {
+export function checkoutsPage({ session, business, mode, role, checkouts, filters, later, refused }: BusinessFrame & { checkouts: Page<CheckoutOut>; filters: Filters; later: boolean; refused?: string | undefined }): VNode {
   const path = businessPath(business.id, 'checkouts', mode);
   // The list of pricing tables is the navigation's own entry.
   const heading = filters.kind === 'pricing_table' ? 'Pricing tables' : 'Checkouts';
@@ -71,7 +71,7 @@ export function checkoutsPage({ session, business, mode, role, checkouts, filter
         ${' '}<a class="button" href=${`${path}/new-pricing-table`}>Create a pricing table</a>
         ${' '}<a class="button" href=${`${path}/new-widget`}>Create a widget</a>
       </p>`}
-      ${FilterForm({ path, label: 'Filter checkouts', filters, children: [
+      ${FilterForm({ path, label: 'Filter checkouts', filters, refused, children: [
         Select({ name: 'kind', label: 'Kind', value: filters.kind ?? '', options: [{ value: '', label: 'Any' }, ...Object.entries(CHECKOUT_KIND_NAMES).map(([value, label]) => ({ value, label }))] }),
       ] })}
       ${Table({ label: 'Checkouts', columns: ['Name', 'Kind', 'Price', 'Slug', 'Created'], rows, empty: emptyList(filters, 'checkouts') })}

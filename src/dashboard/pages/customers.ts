@@ -17,7 +17,7 @@ const manages = (role: BusinessFrame['role']) => role !== undefined && atLeast(r
 const spent = (customer: CustomerOut) => Object.entries(customer.spent).map(([currency, amount]) => Money({ amount, currency }));
 const nameOf = (customer: CustomerOut) => (customer.erased ? 'Details erased' : customer.name ?? customer.email ?? customer.id);
 
-export function customersPage({ session, business, mode, role, customers, filters, later }: BusinessFrame & { customers: Page<CustomerOut>; filters: Filters; later: boolean }): VNode {
+export function customersPage({ session, business, mode, role, customers, filters, later, refused }: BusinessFrame & { customers: Page<CustomerOut>; filters: Filters; later: boolean; refused?: string | undefined }): VNode {
   const path = businessPath(business.id, 'customers', mode);
   const rows = customers.data.map((customer) => [
     html`<a href=${objectPath(business.id, 'customers', mode, customer.id)}>${nameOf(customer)}</a>`,
@@ -33,7 +33,7 @@ export function customersPage({ session, business, mode, role, customers, filter
     area: 'customers',
     children: html`<div>
       <h1>Customers</h1>
-      ${FilterForm({ path, label: 'Find a customer', filters, children: [
+      ${FilterForm({ path, label: 'Find a customer', filters, refused, children: [
         TextField({ name: 'email', label: 'Email', hint: 'The whole address, in any letter case.', type: 'email', value: filters.email ?? '', maxLength: 254 }),
       ] })}
       ${Table({ label: 'Customers', columns: ['Customer', 'Email', 'Orders', 'Spent', 'Last order'], rows, empty: filters.email ? 'No customer has this email.' : 'No customers yet.' })}

@@ -1,5 +1,5 @@
 import type { ComponentChildren, VNode } from 'preact';
-import { Button, html, SearchForm, Select, TextField } from '../../ui/index.ts';
+import { Button, html, Notice, SearchForm, Select, TextField } from '../../ui/index.ts';
 import { PAYMENT_STATUS_BADGES } from '../wording.ts';
 
 // What every list of the dashboard shares: its filters (a GET form, so a filtered list has an
@@ -34,10 +34,11 @@ export function Pager({ path, filters, nextCursor, later }: { path: string; filt
  * A list's filter form; `fields` are its controls, the button applies them, the link clears them.
  * Folded while no filter is applied, so the list comes first; open (and saying so) when one is.
  */
-export function FilterForm({ path, label, filters, children }: { path: string; label: string; filters: Filters; children: ComponentChildren }): VNode {
+export function FilterForm({ path, label, filters, refused, children }: { path: string; label: string; filters: Filters; refused?: string | undefined; children: ComponentChildren }): VNode {
   const applied = Object.values(filters).filter((value) => value !== '').length;
   return html`<details class="filters" open=${applied > 0}>
     <summary>${applied === 0 ? 'Filters' : `Filters (${applied} applied)`}</summary>
+    ${refused && Notice({ tone: 'error', children: html`<p>${refused} Nothing is listed until it is fixed.</p>` })}
     ${SearchForm({ action: path, label, children: [
       children,
       Button({ children: 'Filter' }),

@@ -15,7 +15,7 @@ export const ORDER_FILTERS = ['status', 'customer_id', 'from', 'to'] as const;
 const FULFILLMENT_NAMES: Record<OrderOut['fulfillment'], string> = { none: 'Nothing to fulfil', unfulfilled: 'Not fulfilled yet', fulfilled: 'Fulfilled' };
 
 /** The business's orders in one mode, newest first. */
-export function ordersPage({ session, business, mode, role, orders, filters, later }: BusinessFrame & { orders: Page<OrderOut>; filters: Filters; later: boolean }): VNode {
+export function ordersPage({ session, business, mode, role, orders, filters, later, refused }: BusinessFrame & { orders: Page<OrderOut>; filters: Filters; later: boolean; refused?: string | undefined }): VNode {
   const path = businessPath(business.id, 'orders', mode);
   const rows = orders.data.map((order) => [
     html`<a href=${objectPath(business.id, 'orders', mode, order.id)}>${order.display_number}</a>`,
@@ -33,7 +33,7 @@ export function ordersPage({ session, business, mode, role, orders, filters, lat
     area: 'orders',
     children: html`<div>
       <h1>Orders</h1>
-      ${FilterForm({ path, label: 'Filter orders', filters, children: [
+      ${FilterForm({ path, label: 'Filter orders', filters, refused, children: [
         StatusFilter({ statuses: PAYMENT_STATUSES, value: filters.status ?? '' }),
         TextField({ name: 'customer_id', label: 'Customer id', value: filters.customer_id ?? '', maxLength: 100 }),
         ...DateFilters({ filters }),

@@ -27,7 +27,7 @@ export type LinkForm = Partial<Record<(typeof LINK_FIELDS)[number] | (typeof COL
 
 const manages = (role: BusinessFrame['role']) => role !== undefined && atLeast(role, 'developer');
 
-export function paymentLinksPage({ session, business, mode, role, links, filters, later }: BusinessFrame & { links: Page<PaymentLinkOut>; filters: Filters; later: boolean }): VNode {
+export function paymentLinksPage({ session, business, mode, role, links, filters, later, refused }: BusinessFrame & { links: Page<PaymentLinkOut>; filters: Filters; later: boolean; refused?: string | undefined }): VNode {
   const path = businessPath(business.id, 'payment_links', mode);
   const rows = links.data.map((link) => [
     at(link.created),
@@ -45,7 +45,7 @@ export function paymentLinksPage({ session, business, mode, role, links, filters
     children: html`<div>
       <h1>Payment links</h1>
       ${manages(role) && html`<p><a class="button primary" href=${`${path}/new`}>Create a payment link</a></p>`}
-      ${FilterForm({ path, label: 'Filter payment links', filters, children: [
+      ${FilterForm({ path, label: 'Filter payment links', filters, refused, children: [
         StatusFilter({ statuses: PAYMENT_STATUSES, value: filters.status ?? '' }),
         TextField({ name: 'reference', label: 'Reference', value: filters.reference ?? '', maxLength: 64 }),
         ...DateFilters({ filters }),

@@ -14,7 +14,7 @@ export const PAYMENT_FILTERS = ['status', 'reference', 'customer_id', 'from', 't
 export { PaymentBadge as PaymentStatus } from '../wording.ts';
 
 /** The business's payments in one mode, newest first, filtered by status, reference, customer and date. */
-export function paymentsPage({ session, business, mode, role, payments, filters, later }: BusinessFrame & { payments: Page<PaymentOut>; filters: Filters; later: boolean }): VNode {
+export function paymentsPage({ session, business, mode, role, payments, filters, later, refused }: BusinessFrame & { payments: Page<PaymentOut>; filters: Filters; later: boolean; refused?: string | undefined }): VNode {
   const path = businessPath(business.id, 'payments', mode);
   const rows = payments.data.map((payment) => [
     at(payment.created),
@@ -31,7 +31,7 @@ export function paymentsPage({ session, business, mode, role, payments, filters,
     area: 'payments',
     children: html`<div>
       <h1>Payments</h1>
-      ${FilterForm({ path, label: 'Filter payments', filters, children: [
+      ${FilterForm({ path, label: 'Filter payments', filters, refused, children: [
         StatusFilter({ statuses: PAYMENT_STATUSES, value: filters.status ?? '' }),
         TextField({ name: 'reference', label: 'Reference', value: filters.reference ?? '', maxLength: 64 }),
         TextField({ name: 'customer_id', label: 'Customer id', value: filters.customer_id ?? '', maxLength: 100 }),

@@ -3,7 +3,7 @@ import { formField, type Form } from '../../core/form.ts';
 import { createWidget } from '../../resources/checkouts/create-in-dashboard.ts';
 import { deleteCheckout, updateCheckout } from '../../resources/checkouts/manage.ts';
 import { CheckoutList, CheckoutOut } from '../../resources/checkouts/schemas.ts';
-import { cursorOf, filtersOf, given } from '../filters.ts';
+import { cursorOf, filtersOf, given, readFiltered } from '../filters.ts';
 import { CHECKOUT_FIELDS, checkoutDeletePage, checkoutFormPage, checkoutPage, checkoutsPage, formOf, type CheckoutForm, type CheckoutNotice } from '../pages/checkouts.ts';
 import { COLLECT_BOXES } from '../pages/payment-links.ts';
 import { areaRoute, objectPath } from '../paths.ts';
@@ -36,8 +36,8 @@ export function registerCheckouts(scope: FastifyInstance, requests: DashboardReq
     const ctx = await requests.page(request);
     const filters = filtersOf(request.query, ['kind']);
     const startingAfter = cursorOf(request.query);
-    const checkouts = await perform(ctx, listCheckouts, { ...given(filters, ['kind']), ...(startingAfter ? { starting_after: startingAfter } : {}) });
-    return sendPage(reply, 200, checkoutsPage({ ...frameOf(ctx), checkouts, filters, later: startingAfter !== undefined }), ctx.session);
+    const { list: checkouts, refused, status } = await readFiltered(() => perform(ctx, listCheckouts, { ...given(filters, ['kind']), ...(startingAfter ? { starting_after: startingAfter } : {}) }));
+    return sendPage(reply, status, checkoutsPage({ ...frameOf(ctx), checkouts, filters, later: startingAfter !== undefined, refused }), ctx.session);
   });
 
   scope.get(areaRoute('checkouts', '/new'), async (request, reply) => {

@@ -4,7 +4,7 @@ import { eraseCustomer } from '../../resources/customers/erase.ts';
 import { readCustomerNote, setCustomerNote } from '../../resources/customers/note.ts';
 import { CustomerList, CustomerOut } from '../../resources/customers/schemas.ts';
 import { OrderList } from '../../resources/orders/schemas.ts';
-import { cursorOf, filtersOf, given } from '../filters.ts';
+import { cursorOf, filtersOf, given, readFiltered } from '../filters.ts';
 import { customerErasePage, customerPage, customersPage, type CustomerNotice } from '../pages/customers.ts';
 import { areaRoute, objectPath } from '../paths.ts';
 import { perform, type DashboardOperations } from '../perform.ts';
@@ -26,8 +26,8 @@ export function registerCustomers(scope: FastifyInstance, requests: DashboardReq
     const ctx = await requests.page(request);
     const filters = filtersOf(request.query, ['email']);
     const startingAfter = cursorOf(request.query);
-    const customers = await perform(ctx, listCustomers, { ...given(filters, ['email']), ...(startingAfter ? { starting_after: startingAfter } : {}) });
-    return sendPage(reply, 200, customersPage({ ...frameOf(ctx), customers, filters, later: startingAfter !== undefined }), ctx.session);
+    const { list: customers, refused, status } = await readFiltered(() => perform(ctx, listCustomers, { ...given(filters, ['email']), ...(startingAfter ? { starting_after: startingAfter } : {}) }));
+    return sendPage(reply, status, customersPage({ ...frameOf(ctx), customers, filters, later: startingAfter !== undefined, refused }), ctx.session);
   });
 
   scope.get(areaRoute('customers', '/:customer'), async (request, reply) => {

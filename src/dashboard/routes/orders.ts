@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { formField } from '../../core/form.ts';
 import { OrderList, OrderOut } from '../../resources/orders/schemas.ts';
-import { createdRangeOf, cursorOf, filtersOf, given } from '../filters.ts';
+import { createdRangeOf, cursorOf, filtersOf, given, readFiltered } from '../filters.ts';
 import { ORDER_FILTERS, orderPage, ordersPage } from '../pages/orders.ts';
 import { areaRoute, objectPath } from '../paths.ts';
 import { perform, type DashboardOperations } from '../perform.ts';
@@ -19,10 +19,10 @@ export function registerOrders(scope: FastifyInstance, requests: DashboardReques
     const ctx = await requests.page(request);
     const filters = filtersOf(request.query, ORDER_FILTERS);
     const startingAfter = cursorOf(request.query);
-    const orders = await perform(ctx, listOrders, {
+    const { list: orders, refused, status } = await readFiltered(() => perform(ctx, listOrders, {
       ...given(filters, ['status', 'customer_id']), ...createdRangeOf(filters), ...(startingAfter ? { starting_after: startingAfter } : {}),
-    });
-    return sendPage(reply, 200, ordersPage({ ...frameOf(ctx), orders, filters, later: startingAfter !== undefined }), ctx.session);
+    }));
+    return sendPage(reply, status, ordersPage({ ...frameOf(ctx), orders, filters, later: startingAfter !== undefined, refused }), ctx.session);
   });
 
   scope.get(areaRoute('orders', '/:order'), async (request, reply) => {

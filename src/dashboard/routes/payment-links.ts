@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { formField } from '../../core/form.ts';
 import { PaymentLinkList, PaymentLinkOut } from '../../resources/payment-links/schemas.ts';
-import { createdRangeOf, cursorOf, filtersOf, given } from '../filters.ts';
+import { createdRangeOf, cursorOf, filtersOf, given, readFiltered } from '../filters.ts';
 import { COLLECT_BOXES, LINK_FIELDS, LINK_FILTERS, paymentLinkNewPage, paymentLinkPage, paymentLinksPage, type LinkForm } from '../pages/payment-links.ts';
 import { areaRoute, objectPath } from '../paths.ts';
 import { perform, type DashboardOperations } from '../perform.ts';
@@ -35,10 +35,10 @@ export function registerPaymentLinks(scope: FastifyInstance, requests: Dashboard
     const ctx = await requests.page(request);
     const filters = filtersOf(request.query, LINK_FILTERS);
     const startingAfter = cursorOf(request.query);
-    const links = await perform(ctx, listLinks, {
+    const { list: links, refused, status } = await readFiltered(() => perform(ctx, listLinks, {
       ...given(filters, ['status', 'reference']), ...createdRangeOf(filters), ...(startingAfter ? { starting_after: startingAfter } : {}),
-    });
-    return sendPage(reply, 200, paymentLinksPage({ ...frameOf(ctx), links, filters, later: startingAfter !== undefined }), ctx.session);
+    }));
+    return sendPage(reply, status, paymentLinksPage({ ...frameOf(ctx), links, filters, later: startingAfter !== undefined, refused }), ctx.session);
   });
 
   scope.get(areaRoute('payment_links', '/new'), async (request, reply) => {

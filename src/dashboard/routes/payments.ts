@@ -3,7 +3,7 @@ import { acceptHeldPayment } from '../../resources/payments/accept.ts';
 import { askForRemainder } from '../../resources/payments/remainder.ts';
 import { PaymentList, PaymentOut } from '../../resources/payments/schemas.ts';
 import { readPaymentTimeline } from '../../resources/payments/timeline.ts';
-import { createdRangeOf, cursorOf, filtersOf, given } from '../filters.ts';
+import { createdRangeOf, cursorOf, filtersOf, given, readFiltered } from '../filters.ts';
 import { acceptable, paymentAcceptPage, paymentPage } from '../pages/payment.ts';
 import { PAYMENT_FILTERS, paymentsPage } from '../pages/payments.ts';
 import { areaRoute, objectPath } from '../paths.ts';
@@ -21,10 +21,10 @@ export function registerPayments(scope: FastifyInstance, requests: DashboardRequ
     const ctx = await requests.page(request);
     const filters = filtersOf(request.query, PAYMENT_FILTERS);
     const startingAfter = cursorOf(request.query);
-    const payments = await perform(ctx, listPayments, {
+    const { list: payments, refused, status } = await readFiltered(() => perform(ctx, listPayments, {
       ...given(filters, ['status', 'reference', 'customer_id']), ...createdRangeOf(filters), ...(startingAfter ? { starting_after: startingAfter } : {}),
-    });
-    return sendPage(reply, 200, paymentsPage({ ...frameOf(ctx), payments, filters, later: startingAfter !== undefined }), ctx.session);
+    }));
+    return sendPage(reply, status, paymentsPage({ ...frameOf(ctx), payments, filters, later: startingAfter !== undefined, refused }), ctx.session);
   });
 
   scope.get(areaRoute('payments', '/:payment'), async (request, reply) => {
