@@ -23,7 +23,7 @@ export function customersPage({ session, business, mode, role, customers, filter
     html`<a href=${objectPath(business.id, 'customers', mode, customer.id)}>${nameOf(customer)}</a>`,
     customer.email ?? '–',
     String(customer.orders_count),
-    html`<span>${spent(customer).map((money, index) => html`<span>${index > 0 ? ', ' : ''}${money}</span>`)}</span>`,
+    spent(customer).length === 0 ? '–' : html`<span>${spent(customer).map((money, index) => html`<span>${index > 0 ? ', ' : ''}${money}</span>`)}</span>`,
     at(customer.last_order_at),
   ]);
   return DashboardPage({
