@@ -77,7 +77,13 @@ it('a merchant creates a payment link from the form, a buyer opens it, the merch
   expect(await buyer.getByRole('heading', { level: 1 }).innerText()).toBe('Catering, 12 May');
   expect(await buyer.getByLabel('Phone').count()).toBe(1);
 
-  await page.getByRole('button', { name: 'Cancel this link' }).click();
+  // Canceling asks first: leaving the confirmation keeps the link; confirming cancels it.
+  await page.getByRole('link', { name: 'Cancel this link…' }).click();
+  expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Cancel this payment link?');
+  await page.getByRole('link', { name: 'Keep the link' }).click();
+  expect((await app.t.request('GET', `/v1/payment_links/${listed[0]!.id}`, { key })).body.canceled_at).toBeNull();
+  await page.getByRole('link', { name: 'Cancel this link…' }).click();
+  await page.getByRole('button', { name: 'Cancel the link for good' }).click();
   await page.waitForURL(/canceled=1$/);
   expect(await page.getByRole('status').innerText()).toContain('Canceled');
   await buyer.reload();

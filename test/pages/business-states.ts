@@ -4,7 +4,7 @@ import type { PaymentOut } from '../../src/resources/payments/schemas.ts';
 import type { PaymentTimeline } from '../../src/resources/payments/timeline.ts';
 import { orderPage, ordersPage } from '../../src/dashboard/pages/orders.ts';
 import { paymentAcceptPage, paymentPage } from '../../src/dashboard/pages/payment.ts';
-import { paymentLinkNewPage, paymentLinkPage, paymentLinksPage } from '../../src/dashboard/pages/payment-links.ts';
+import { paymentLinkCancelPage, paymentLinkNewPage, paymentLinkPage, paymentLinksPage } from '../../src/dashboard/pages/payment-links.ts';
 import { paymentsPage } from '../../src/dashboard/pages/payments.ts';
 import { customerErasePage, customerPage, customersPage } from '../../src/dashboard/pages/customers.ts';
 import { settingsPage } from '../../src/dashboard/pages/settings.ts';
@@ -169,6 +169,8 @@ export const BUSINESS_STATES: readonly PageState[] = [
     (v, s) => paymentLinkNewPage({ session: s, ...frame(v) })),
   signedIn({ fn: paymentLinkNewPage, name: 'payment-link-refused', shows: 'the form again after the API refused a field, with its message beside it' },
     (v, s) => paymentLinkNewPage({ session: s, ...frame(v), values: { amount: v('12,50'), currency: 'EUR', description: v('Gift card'), collect_phone: 'on' }, error: { field: 'amount', message: v('Enter an amount like 25.00: from 1.00 to 100000.00, with at most two decimals.') } })),
+  signedIn({ fn: paymentLinkCancelPage, name: 'payment-link-cancel', shows: 'the confirmation step before a link is canceled for good' },
+    (v, s) => paymentLinkCancelPage({ session: s, ...frame(v), link: link(v) })),
   signedIn({ fn: paymentLinkPage, name: 'payment-link-created', main: true, shows: 'a link right after it was created: the addresses to copy, its facts, cancel' },
     (v, s) => paymentLinkPage({ session: s, ...frame(v), link: link(v), notice: 'created' })),
   signedIn({ fn: paymentLinkPage, name: 'payment-link-canceled', shows: 'a canceled link' },

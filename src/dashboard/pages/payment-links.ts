@@ -126,8 +126,32 @@ export function paymentLinkPage({ session, business, mode, role, link, notice }:
       ${manages(role) && link.status === 'open' && link.canceled_at === null && html`<section aria-labelledby="cancel-heading">
         <h2 id="cancel-heading">Cancel the link</h2>
         <p>The payer's page will say it takes no payments. This cannot be undone.</p>
-        ${Form({ action: objectPath(business.id, 'payment_links', mode, link.id, '/cancel'), label: 'Cancel the link', children: Button({ variant: 'danger', children: 'Cancel this link' }) })}
+        <p><a class="button danger" href=${objectPath(business.id, 'payment_links', mode, link.id, '/cancel')}>Cancel this link…</a></p>
       </section>`}
+    </div>`,
+  });
+}
+
+/** The confirmation step before a payment link is canceled for good. */
+export function paymentLinkCancelPage({ session, business, mode, role, link }: BusinessFrame & { link: PaymentLinkOut }): VNode {
+  const path = objectPath(business.id, 'payment_links', mode, link.id);
+  return DashboardPage({
+    title: `Cancel the link ${link.description}`,
+    session,
+    frame: { business, mode, role },
+    area: 'payment_links',
+    children: html`<div>
+      <h1>Cancel this payment link?</h1>
+      ${Facts({ label: 'The link', facts: [
+        ['Description', link.description],
+        ['Amount', Money({ amount: link.amount, currency: link.currency })],
+        ['For', link.customer_email ?? link.customer_name],
+      ] })}
+      <p>Its payer page will say it takes no payments, and a buyer who has it open cannot pay. This cannot be undone: to take this payment later, create a new link.</p>
+      ${Form({ action: `${path}/cancel`, label: 'Cancel the link', children: [
+        Button({ variant: 'danger', children: 'Cancel the link for good' }),
+        html`<a href=${path}>Keep the link</a>`,
+      ] })}
     </div>`,
   });
 }

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { formField } from '../../core/form.ts';
+import { atLeast } from '../../tenancy/roles.ts';
 import { PaymentLinkList, PaymentLinkOut } from '../../resources/payment-links/schemas.ts';
 import { createdRangeOf, cursorOf, filtersOf, given, readFiltered } from '../filters.ts';
-import { COLLECT_BOXES, LINK_FIELDS, LINK_FILTERS, paymentLinkNewPage, paymentLinkPage, paymentLinksPage, type LinkForm } from '../pages/payment-links.ts';
+import { COLLECT_BOXES, LINK_FIELDS, LINK_FILTERS, paymentLinkCancelPage, paymentLinkNewPage, paymentLinkPage, paymentLinksPage, type LinkForm } from '../pages/payment-links.ts';
 import { areaRoute, objectPath } from '../paths.ts';
 import { perform, type DashboardOperations } from '../perform.ts';
 import { formRefusal } from '../refusals.ts';
-import { frameOf, redirect, type DashboardRequests } from '../requests.ts';
+import { frameOf, redirect, roleOf, type DashboardRequests } from '../requests.ts';
 import { sendPage } from './send.ts';
 
 /** The create form's values as the API's input: empty fields left out, the days a number, the ticked boxes as collect. */
@@ -70,6 +71,14 @@ export function registerPaymentLinks(scope: FastifyInstance, requests: Dashboard
     const query = request.query as { created?: unknown; canceled?: unknown };
     const notice = query.created === '1' ? 'created' : query.canceled === '1' && link.canceled_at !== null ? 'canceled' : undefined;
     return sendPage(reply, 200, paymentLinkPage({ ...frameOf(ctx), link, ...(notice ? { notice } : {}) }), ctx.session);
+  });
+
+  scope.get(areaRoute('payment_links', '/:link/cancel'), async (request, reply) => {
+    const ctx = await requests.page(request);
+    const link = await perform(ctx, retrieveLink, { id: idOf(request.params) });
+    // Nothing to confirm (paid, expired or canceled already, or not for this person): the link as it is.
+    if (!atLeast(roleOf(ctx), 'developer') || link.status !== 'open' || link.canceled_at !== null) return redirect(reply, objectPath(ctx.principal.businessId, 'payment_links', ctx.mode, link.id));
+    return sendPage(reply, 200, paymentLinkCancelPage({ ...frameOf(ctx), link }), ctx.session);
   });
 
   scope.post(areaRoute('payment_links', '/:link/cancel'), async (request, reply) => {
