@@ -96,7 +96,9 @@ describe('statuses and names', () => {
     const { context, page } = await signedIn(owner);
     await page.goto(owner.area(`payments/${held}`));
     const heldText = await page.locator('main').innerText();
-    expect(heldText).toMatch(/Arrived\s+\d+\.\d\d USDC on Polygon/);
+    // What arrived, in the payment's currency as the buyer was told, the coin beside it; and what is missing.
+    expect(heldText).toMatch(/Arrived\s+\d+\.\d\d USD \(\d+\.\d\d USDC on Polygon\)/);
+    expect(heldText).toMatch(/Missing\s+8\.00 USD/);
     expect(heldText).toMatch(/Status\s+Held/);
     expect(heldText).not.toMatch(CODES);
 
