@@ -257,7 +257,12 @@ describe('payment links', () => {
 
     const cancel = `${list}/${id}/cancel`;
     expect((await m.viewer.request('GET', `${list}/${id}`)).html).not.toContain(cancel);
-    const canceled = await m.owner.request('POST', cancel, Browser.form(page.html, cancel));
+    // The link's page leads to a confirmation, which holds the form; a viewer is sent back to the link.
+    expect((await m.viewer.request('GET', cancel)).status).toBe(303);
+    const confirm = await m.owner.request('GET', cancel);
+    expect(confirm.status).toBe(200);
+    expect(confirm.html).toContain('Cancel this payment link?');
+    const canceled = await m.owner.request('POST', cancel, Browser.form(confirm.html, cancel));
     expect(canceled.status).toBe(303);
     expect((await m.owner.request('GET', canceled.location!)).html).toContain('Canceled: the link takes no payments.');
     expect((await t.request('GET', `/v1/payment_links/${id}`, { key: m.key })).body.canceled_at).not.toBeNull();
