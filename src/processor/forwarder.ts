@@ -178,7 +178,13 @@ export class Forwarder {
     }
     const done = new Set(txs.filter((tx) => tx.state === 'final').flatMap((tx) => tx.shares));
     const left = sharesOf(forward).filter(({ share }) => !done.has(share));
-    const attempt = await attemptFor(this.#deps, forward, left);
+    const attempt = await attemptFor(this.#deps, forward, left).catch(async (error: unknown) => {
+      // Another processor passing at once signed this forward meanwhile, and its transaction moving
+      // the money is what made this estimate fail: that transaction goes on, this forward has not failed.
+      if (error instanceof CannotForward && (await transactionsOf(db, forward.id)).some((tx) => tx.state === 'signed' || tx.state === 'broadcast' || tx.state === 'mined')) return null;
+      throw error;
+    });
+    if (attempt === null) return;
     if (attempt.transactions.length === 0) {
       await this.#completeIfDone(forward, txs, attempt.movedElsewhere);
       return;
