@@ -38,6 +38,9 @@ const MAX_RETRY_MS = 60 * 60_000;
 /** Each replacement bids this much more (nodes want at least 10 % to replace). */
 const BUMP_PERCENT = 125n;
 
+/** A transaction still on its way: signed, broadcast or mined, not yet final, reverted or replaced. */
+const isLive = (tx: ForwardTransactionRow): boolean => tx.state === 'signed' || tx.state === 'broadcast' || tx.state === 'mined';
+
 export class Forwarder {
   readonly network: NetworkConfig;
   readonly #deps: ForwarderDeps;
@@ -105,7 +108,7 @@ export class Forwarder {
   /** Moves one forward on from what its rows say. */
   async advance(forward: ForwardRow): Promise<void> {
     const txs = await transactionsOf(this.#deps.db, forward.id);
-    const live = txs.filter((tx) => tx.state === 'signed' || tx.state === 'broadcast' || tx.state === 'mined');
+    const live = txs.filter(isLive);
     if (live.length === 0) {
       if (await this.#completeIfDone(forward, txs)) return;
       await this.#attempt(forward, txs);
@@ -125,7 +128,7 @@ export class Forwarder {
     const after = await transactionsOf(this.#deps.db, forward.id);
     const reverted = after.filter((tx) => tx.state === 'reverted' && !txs.some((before) => before.id === tx.id && before.state === 'reverted'));
     if (reverted.length > 0) throw new CannotForward(await explainRevert(this.#deps, forward, reverted[0]!));
-    if (after.every((tx) => tx.state !== 'signed' && tx.state !== 'broadcast' && tx.state !== 'mined')) await this.#completeIfDone(forward, after);
+    if (!after.some(isLive)) await this.#completeIfDone(forward, after);
   }
 
   /** Marks the forward final (and enqueues its settlement notice) once every share is in a final transaction. */
@@ -181,7 +184,7 @@ export class Forwarder {
     const attempt = await attemptFor(this.#deps, forward, left).catch(async (error: unknown) => {
       // Another processor passing at once signed this forward meanwhile, and its transaction moving
       // the money is what made this estimate fail: that transaction goes on, this forward has not failed.
-      if (error instanceof CannotForward && (await transactionsOf(db, forward.id)).some((tx) => tx.state === 'signed' || tx.state === 'broadcast' || tx.state === 'mined')) return null;
+      if (error instanceof CannotForward && (await transactionsOf(db, forward.id)).some(isLive)) return null;
       throw error;
     });
     if (attempt === null) return;
