@@ -3,9 +3,9 @@ import { sql } from 'kysely';
 import type { Address } from 'viem';
 import { systemClock } from '../src/core/clock.ts';
 import type { Db } from '../src/db/database.ts';
-import { ChainClient } from '../src/processor/chain-client.ts';
-import { Detector } from '../src/processor/detector.ts';
-import { WatchedAddresses } from '../src/processor/watched-addresses.ts';
+import { ChainClient } from '../src/processor/chain/chain-client.ts';
+import { Detector } from '../src/processor/detection/detector.ts';
+import { WatchedAddresses } from '../src/processor/detection/watched-addresses.ts';
 import { testTokenAbi } from '../test/support/chain-contracts.ts';
 import { startPolygonChain } from '../test/support/processor-chain.ts';
 

@@ -5,7 +5,7 @@ import { systemClock } from '../src/core/clock.ts';
 import type { NetworkConfig } from '../src/core/networks-config.ts';
 import { PROCESSOR_NOTICES_PATH } from '../src/http/processor.ts';
 import { startProcessor } from '../src/processor/processor.ts';
-import { DEFAULT_POLL_MS } from '../src/processor/detection.ts';
+import { DEFAULT_POLL_MS } from '../src/processor/detection/detection.ts';
 import { createApiKey } from '../src/resources/api-keys/create.ts';
 import { updateBusiness } from '../src/resources/businesses/update-account.ts';
 import { createBusiness } from '../src/tenancy/businesses.ts';

@@ -52,7 +52,7 @@ function port(text: string | undefined): number {
 async function start(options: { port: number; blockSeconds: number }): Promise<void> {
   // Loaded only here: `pay` needs none of it.
   const { embeddedDepositSeed } = await import('../src/runtime.ts');
-  const { ProcessorKeys } = await import('../src/processor/keys.ts');
+  const { ProcessorKeys } = await import('../src/processor/chain/keys.ts');
   const { readFile } = await import('node:fs/promises');
   const { startChain } = await import('../test/support/chain.ts');
   const { deployTestTokens } = await import('../test/support/chain-tokens.ts');

@@ -8,7 +8,7 @@ import type { Db } from './db/database.ts';
 // Readiness of this process for its role (main.ts --role): the database answers, every migration
 // this code brings is applied, and, where the role runs them, the background workers run. An
 // api-only process has no workers to check. A process running the processor adds a check per
-// network it watches (processor/status.ts scanChecks: a scan reached the final block lately).
+// network it watches (processor/operating/status.ts scanChecks: a scan reached the final block lately).
 
 /** A check that takes longer than this counts as failed: a probe must answer while the database does not. */
 const CHECK_TIMEOUT_MS = 2_000;

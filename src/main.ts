@@ -6,12 +6,12 @@ import { readinessOf } from './health.ts';
 import { operations } from './operations.ts';
 import { loadSecrets, openRuntime, startWorkers, type Runtime } from './runtime.ts';
 import { startProcessor, type Processor } from './processor/processor.ts';
-import { requireFeeWallet, startForwarding, type Forwarding } from './processor/forwarding.ts';
-import { loadProcessorKeys, type ProcessorKeys } from './processor/keys.ts';
+import { requireFeeWallet, startForwarding, type Forwarding } from './processor/forwarding/forwarding.ts';
+import { loadProcessorKeys, type ProcessorKeys } from './processor/chain/keys.ts';
 import { PROCESSOR_NOTICES_PATH } from './http/processor.ts';
-import { registerProcessorMetrics } from './processor/metrics.ts';
-import { registerForwardingMetrics } from './processor/forwarding-metrics.ts';
-import { scanChecks } from './processor/status.ts';
+import { registerProcessorMetrics } from './processor/operating/metrics.ts';
+import { registerForwardingMetrics } from './processor/forwarding/forwarding-metrics.ts';
+import { scanChecks } from './processor/operating/status.ts';
 import { startupLines } from './startup.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on

@@ -1,8 +1,8 @@
-import { forwardingSections } from '../processor/forwarding-status.ts';
-import { depositsWaitingForFinality } from '../processor/unfinal.ts';
-import { networkStatuses, reportedNetworks, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/status.ts';
+import { forwardingSections } from '../processor/forwarding/forwarding-status.ts';
+import { depositsWaitingForFinality } from '../processor/detection/unfinal.ts';
+import { networkStatuses, reportedNetworks, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/operating/status.ts';
 import { ApiError, StartupError } from '../core/errors.ts';
-import type { SweepOutcome, SweepPlan } from '../processor/sweep.ts';
+import type { SweepOutcome, SweepPlan } from '../processor/forwarding/sweep.ts';
 import { oneOf, required, type Command } from './command.ts';
 
 // `processor status`: each network as the processor last saw it, from the database alone (no
@@ -117,7 +117,7 @@ export const processorCommands: Record<string, Command> = {
       if (!network) throw new ApiError('invalid_state', `${networkName} is not configured here: set ${networkName.toUpperCase()}_RPC_URL as the processor has it.`);
       // Loaded only here: every other command (and processor status) stays without viem and keys.
       const [{ loadProcessorKeys }, { ForwardChain }, sweep] = await Promise.all([
-        import('../processor/keys.ts'), import('../processor/forward-chain.ts'), import('../processor/sweep.ts'),
+        import('../processor/chain/keys.ts'), import('../processor/chain/forward-chain.ts'), import('../processor/forwarding/sweep.ts'),
       ]);
       let keys;
       try {

@@ -136,7 +136,7 @@ export interface Config {
   mail: MailConfig;
   /** The chains the processor watches: those whose RPC URL is set (core/networks-config.ts). */
   networks: NetworkConfig[];
-  /** What only the processor role reads (src/processor/keys.ts, forwarding.ts). */
+  /** What only the processor role reads (src/processor/chain/keys.ts, forwarding/forwarding.ts). */
   processor: ProcessorConfig;
   fxRates: FxRatesConfig;
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../verbs/context.ts';
-import { receiveProcessorNotice } from '../processor/notices.ts';
+import { receiveProcessorNotice } from '../resources/processor-notices/receive.ts';
 import { MINUTE } from '../core/clock.ts';
 import { ApiError, rateLimited } from '../core/errors.ts';
 import { WindowCounter } from '../core/rate-limiter.ts';

@@ -3,13 +3,13 @@ import { SECOND, unixSeconds, type Clock } from '../core/clock.ts';
 import type { NetworkConfig, NetworkName } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
 import type { DepositAddresses } from '../core/deposit-addresses.ts';
-import { ChainClient, type ChainClientOptions } from './chain-client.ts';
-import { DEFAULT_POLL_MS, startDetection, type Detection } from './detection.ts';
-import type { DetectorOptions } from './detector.ts';
-import { NetworkLocks } from './network-locks.ts';
-import { confirmFinalTransfers, deliverDueNotices, postNotice, type NoticeSender } from './outbox.ts';
-import { recordUnfinalDeposits } from './unfinal.ts';
-import { findMissingDepositIndexes } from './watched-addresses.ts';
+import { ChainClient, type ChainClientOptions } from './chain/chain-client.ts';
+import { DEFAULT_POLL_MS, startDetection, type Detection } from './detection/detection.ts';
+import type { DetectorOptions } from './detection/detector.ts';
+import { NetworkLocks } from './operating/network-locks.ts';
+import { confirmFinalTransfers, deliverDueNotices, postNotice, type NoticeSender } from './notices/outbox.ts';
+import { recordUnfinalDeposits } from './detection/unfinal.ts';
+import { findMissingDepositIndexes } from './detection/watched-addresses.ts';
 
 // The processor (issue 22) as its role runs it. Each poll, for every network whose lock this
 // processor holds: scan to the final block, enqueue deposit.confirmed for what became final,

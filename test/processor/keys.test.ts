@@ -6,7 +6,7 @@ import { HDKey } from '@scure/bip32';
 import { describe, expect, it } from 'vitest';
 import { DepositAddresses } from '../../src/core/deposit-addresses.ts';
 import { StartupError } from '../../src/core/errors.ts';
-import { GAS_WALLET_PATH, loadProcessorKeys } from '../../src/processor/keys.ts';
+import { GAS_WALLET_PATH, loadProcessorKeys } from '../../src/processor/chain/keys.ts';
 import { TEST_DEPOSIT_WALLET } from '../support/harness.ts';
 
 // The processor's keys: the seed read only by the processor role, from PROCESSOR_SEED_FILE or the
@@ -79,5 +79,5 @@ it('only the processor role loads the seed: no file under src/ reads it but the 
   await walk(root);
   // runtime.ts makes the embedded default's seed and keeps only its xpub; main.ts loads the keys for --role processor (and all);
   // the operator's `processor sweep` (cli/processor.ts) signs a stray token's move where the seed is, and loads it only when run.
-  expect(readers.sort()).toEqual(['cli/processor.ts', 'main.ts', 'processor/keys.ts', 'runtime.ts']);
+  expect(readers.sort()).toEqual(['cli/processor.ts', 'main.ts', 'processor/chain/keys.ts', 'runtime.ts']);
 });

@@ -40,7 +40,7 @@ export const eip3009Abi = parseAbi([
   'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
 ]);
 
-/** Multicall3's aggregate3, as the processor calls it (src/processor/forward-chain.ts). */
+/** Multicall3's aggregate3, as the processor calls it (src/processor/chain/forward-chain.ts). */
 export const multicall3Abi = parseAbi([
   'struct Call3 { address target; bool allowFailure; bytes callData; }',
   'struct Result { bool success; bytes returnData; }',

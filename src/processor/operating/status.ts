@@ -1,7 +1,7 @@
-import { MINUTE } from '../core/clock.ts';
-import type { NetworkConfig, TokenConfig } from '../core/networks-config.ts';
-import type { Db } from '../db/database.ts';
-import { sixDecimals } from './outbox.ts';
+import { MINUTE } from '../../core/clock.ts';
+import type { NetworkConfig, TokenConfig } from '../../core/networks-config.ts';
+import type { Db } from '../../db/database.ts';
+import { sixDecimals } from '../notices/outbox.ts';
 
 // Each network's state as operators read it (`processor status`, the metrics, /readyz), from the
 // database alone: what the scans wrote (scan-state.ts), the cursor, the watch list and the

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
-import type { Database } from '../db/schema.ts';
-import type { TransferLog } from './chain-client.ts';
+import type { Database } from '../../db/schema.ts';
+import type { TransferLog } from '../chain/chain-client.ts';
 
 // Writing transfers down, for the scan and for the reconciliation's re-scan alike: each once by
 // (network, transaction, log index); one a reorganisation removed and then put back is `final`

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../../db/database.ts';
 
 // Each network's scans, written down as they happen (processor.network_scans, migrations/0029):
 // the head and final block read, when a scan last reached the final block, its last error and

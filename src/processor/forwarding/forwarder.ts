@@ -1,15 +1,15 @@
 import type { Hex } from 'viem';
-import type { Clock } from '../core/clock.ts';
-import type { NetworkConfig } from '../core/networks-config.ts';
-import type { Db } from '../db/database.ts';
-import type { ForwardShare } from '../db/schema.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { NetworkConfig } from '../../core/networks-config.ts';
+import type { Db } from '../../db/database.ts';
+import type { ForwardShare } from '../../db/schema.ts';
 import { attemptFor, CannotForward, explainRevert, isFinalReceipt, requireGas, sharesOf } from './forward-attempts.ts';
-import { revertReason, type ForwardChain } from './forward-chain.ts';
+import { revertReason, type ForwardChain } from '../chain/forward-chain.ts';
 import { checkGasWallet } from './gas-wallet.ts';
 import { feeCap, feesOf, signAndStore, storeReplacement, transactionsOf, type Fees, type ForwardTransactionRow } from './forward-transactions.ts';
-import type { ProcessorKeys } from './keys.ts';
+import type { ProcessorKeys } from '../chain/keys.ts';
 import { planForwards, type ForwarderDeps, type ForwardRow } from './forward-plans.ts';
-import { enqueueNotice, sixDecimals } from './outbox.ts';
+import { enqueueNotice, sixDecimals } from '../notices/outbox.ts';
 
 export type { ForwarderDeps, ForwardRow };
 

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
-import { MINUTE, SECOND, unixSeconds, type Clock } from '../core/clock.ts';
-import type { NetworkConfig } from '../core/networks-config.ts';
-import type { Db } from '../db/database.ts';
-import type { OutgoingNoticeKind } from '../db/schema.ts';
-import { signatureHeader } from '../webhooks/signature.ts';
+import { MINUTE, SECOND, unixSeconds, type Clock } from '../../core/clock.ts';
+import type { NetworkConfig } from '../../core/networks-config.ts';
+import type { Db } from '../../db/database.ts';
+import type { OutgoingNoticeKind } from '../../db/schema.ts';
+import { signatureHeader } from '../../webhooks/signature.ts';
 
 // The processor's notices to the service (issue 22, must have 5), delivered at least once. A
 // notice is a row of processor.notices_out, written in the same transaction as what it reports
@@ -12,7 +12,7 @@ import { signatureHeader } from '../webhooks/signature.ts';
 // redelivery harmless. The sender posts it signed with PROCESSOR_SECRET, exactly as the service
 // checks (spec 6.4's scheme, the Processor-Signature header), and retries with a growing wait.
 
-/** A notice body as src/processor/notices.ts parses it. */
+/** A notice body as src/resources/processor-notices/receive.ts parses it. */
 export interface OutgoingNotice {
   id: string;
   type: OutgoingNoticeKind;

@@ -13,7 +13,7 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from 'viem';
-import type { NetworkConfig } from '../core/networks-config.ts';
+import type { NetworkConfig } from '../../core/networks-config.ts';
 import { ChainClient, type BlockHeader, type ChainClientOptions } from './chain-client.ts';
 
 // What forwarding asks of a network: balances, nonces, fees, simulations, broadcasts, receipts,

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { DAY, type Clock } from '../core/clock.ts';
-import type { Db } from '../db/database.ts';
-import type { DepositAddresses } from '../core/deposit-addresses.ts';
+import { DAY, type Clock } from '../../core/clock.ts';
+import type { Db } from '../../db/database.ts';
+import type { DepositAddresses } from '../../core/deposit-addresses.ts';
 
 // The Live deposit addresses the processor watches, held in memory so a scan matches each
 // transfer's recipient locally: 100,000 addresses cost the RPC calls 10 do. Each is watched from

@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
-import { withTimeout } from '../core/timeout.ts';
-import type { Db } from '../db/database.ts';
+import { withTimeout } from '../../core/timeout.ts';
+import type { Db } from '../../db/database.ts';
 import { forwardsSummary } from './forwarding-status.ts';
 import { gasWalletStatus } from './gas-wallet.ts';
 

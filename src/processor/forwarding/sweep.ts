@@ -1,15 +1,15 @@
 import type { Selectable } from 'kysely';
 import { encodeFunctionData, formatUnits, parseAbi, type Address, type Hex } from 'viem';
-import type { Clock } from '../core/clock.ts';
-import { ApiError } from '../core/errors.ts';
-import type { NetworkConfig } from '../core/networks-config.ts';
-import type { Db } from '../db/database.ts';
-import type { ProcessorSweepsTable } from '../db/schema.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ApiError } from '../../core/errors.ts';
+import type { NetworkConfig } from '../../core/networks-config.ts';
+import type { Db } from '../../db/database.ts';
+import type { ProcessorSweepsTable } from '../../db/schema.ts';
 import { DEPOSIT_PRICE_PERCENT } from './forward-attempts.ts';
-import { isRevert, revertReason, tokenAbi, type ForwardChain } from './forward-chain.ts';
+import { isRevert, revertReason, tokenAbi, type ForwardChain } from '../chain/forward-chain.ts';
 import { sign, takeNonce } from './forward-transactions.ts';
-import type { ProcessorKeys } from './keys.ts';
-import { TRANSFER_EVENT } from './chain-client.ts';
+import type { ProcessorKeys } from '../chain/keys.ts';
+import { TRANSFER_EVENT } from '../chain/chain-client.ts';
 
 // `processor sweep` (issue 22, must have 6): a stray token moved from a watched deposit address to
 // the payment's payout wallet (`merchant`) or PROCESSOR_FEE_WALLET (`operator`), through

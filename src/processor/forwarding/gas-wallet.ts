@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
-import type { Clock } from '../core/clock.ts';
-import type { Db } from '../db/database.ts';
-import type { ForwardChain } from './forward-chain.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Db } from '../../db/database.ts';
+import type { ForwardChain } from '../chain/forward-chain.ts';
 
 // The gas wallet as the operator sees it: each forwarding pass reads its balance and writes it
 // down with the low-gas threshold of the moment, so the status command and the metrics answer

@@ -1,6 +1,6 @@
-import type { Db } from '../db/database.ts';
+import type { Db } from '../../db/database.ts';
 import { gasWalletStatus } from './gas-wallet.ts';
-import { tokenTotals, type StatusSection } from './status.ts';
+import { tokenTotals, type StatusSection } from '../operating/status.ts';
 
 // What `processor status` shows of forwarding, from the database alone: the deposits still to
 // forward (final transfers without a final forward), the forwards pending and failed with why, and

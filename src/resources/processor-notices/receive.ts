@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { AppContext } from '../verbs/context.ts';
-import { ApiError } from '../core/errors.ts';
-import { unixSeconds } from '../core/clock.ts';
-import { parseOrThrow, coded } from '../core/validation.ts';
-import type { Db } from '../db/database.ts';
-import { applyArrival } from '../resources/payments/arrival.ts';
-import { applyMove } from '../resources/payments/machine.ts';
-import { findProvider } from '../resources/providers/catalogue.ts';
-import { verifySignature } from '../webhooks/signature.ts';
-import { NETWORK_COINS, NETWORK_NAMES } from '../core/networks-config.ts';
-import { recordNetworkStatus } from '../resources/networks/served.ts';
+import type { AppContext } from '../../verbs/context.ts';
+import { ApiError } from '../../core/errors.ts';
+import { unixSeconds } from '../../core/clock.ts';
+import { parseOrThrow, coded } from '../../core/validation.ts';
+import type { Db } from '../../db/database.ts';
+import { applyArrival } from '../payments/arrival.ts';
+import { applyMove } from '../payments/machine.ts';
+import { findProvider } from '../providers/catalogue.ts';
+import { verifySignature } from '../../webhooks/signature.ts';
+import { NETWORK_COINS, NETWORK_NAMES } from '../../core/networks-config.ts';
+import { recordNetworkStatus } from '../networks/served.ts';
 
 // Signed notices from the payment processor about Live money (issue 3, "Live money"): a deposit
 // confirmed at a payment's deposit address, and later its settlement to the merchant; and the

@@ -1,8 +1,8 @@
-import type { Clock } from '../core/clock.ts';
-import type { NetworkConfig } from '../core/networks-config.ts';
-import type { Db } from '../db/database.ts';
-import type { ChainClient } from './chain-client.ts';
-import { tokenTotals, type StatusSection } from './status.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { NetworkConfig } from '../../core/networks-config.ts';
+import type { Db } from '../../db/database.ts';
+import type { ChainClient } from '../chain/chain-client.ts';
+import { tokenTotals, type StatusSection } from '../operating/status.ts';
 import type { WatchedAddresses } from './watched-addresses.ts';
 
 // Deposits waiting for finality (issue 22, must have 6): what the blocks after the final one hold

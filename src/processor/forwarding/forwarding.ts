@@ -1,11 +1,11 @@
-import type { Clock } from '../core/clock.ts';
-import { StartupError } from '../core/errors.ts';
-import type { NetworkConfig } from '../core/networks-config.ts';
-import type { Db } from '../db/database.ts';
-import type { ChainClientOptions } from './chain-client.ts';
-import { ForwardChain } from './forward-chain.ts';
+import type { Clock } from '../../core/clock.ts';
+import { StartupError } from '../../core/errors.ts';
+import type { NetworkConfig } from '../../core/networks-config.ts';
+import type { Db } from '../../db/database.ts';
+import type { ChainClientOptions } from '../chain/chain-client.ts';
+import { ForwardChain } from '../chain/forward-chain.ts';
 import { Forwarder, StepInterrupted, type ForwarderOptions } from './forwarder.ts';
-import type { ProcessorKeys } from './keys.ts';
+import type { ProcessorKeys } from '../chain/keys.ts';
 
 import { rememberGasWallet } from './gas-wallet.ts';
 

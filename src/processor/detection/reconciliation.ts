@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
-import { DAY, HOUR, MINUTE, type Clock } from '../core/clock.ts';
-import type { Db } from '../db/database.ts';
-import { RangeRefused, RpcUnavailable, type BlockHeader, type ChainClient, type TransferLog } from './chain-client.ts';
+import { DAY, HOUR, MINUTE, type Clock } from '../../core/clock.ts';
+import type { Db } from '../../db/database.ts';
+import { RangeRefused, RpcUnavailable, type BlockHeader, type ChainClient, type TransferLog } from '../chain/chain-client.ts';
 import { distinctLogs, recordTransfers } from './recorded-transfers.ts';
 import { recordReconciled } from './scan-state.ts';
 

@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Clock } from '../core/clock.ts';
-import { withTimeout } from '../core/timeout.ts';
-import type { Db } from '../db/database.ts';
+import type { Clock } from '../../core/clock.ts';
+import { withTimeout } from '../../core/timeout.ts';
+import type { Db } from '../../db/database.ts';
 import { networkStatuses, type NetworkStatus } from './status.ts';
 
 // The processor's Prometheus series, on the registry the other roles' /metrics serve (METRICS_PORT).

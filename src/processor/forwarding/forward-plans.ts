@@ -1,11 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { Address } from 'viem';
-import type { Clock } from '../core/clock.ts';
-import type { NetworkConfig } from '../core/networks-config.ts';
-import type { Db } from '../db/database.ts';
-import type { ProcessorForwardsTable } from '../db/schema.ts';
-import type { ForwardChain } from './forward-chain.ts';
-import type { ProcessorKeys } from './keys.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { NetworkConfig } from '../../core/networks-config.ts';
+import type { Db } from '../../db/database.ts';
+import type { ProcessorForwardsTable } from '../../db/schema.ts';
+import type { ForwardChain } from '../chain/forward-chain.ts';
+import type { ProcessorKeys } from '../chain/keys.ts';
 
 // A forward is written down for each final transfer to a watched address that has a payout wallet,
 // before anything about it is signed: what it moves (net = value − ⌊value × fee_bps ÷ 10,000⌋,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { HDKey } from '@scure/bip32';
 import { toHex, type PrivateKeyAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { StartupError } from '../core/errors.ts';
+import { StartupError } from '../../core/errors.ts';
 
 // The processor's keys (issue 22, must have 1): only the processor role loads the deposit seed.
 // The service holds the account xpub (m/44'/60'/0'/0) and derives deposit address i as its child i;

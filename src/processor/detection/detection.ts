@@ -1,8 +1,8 @@
-import type { Clock } from '../core/clock.ts';
-import type { NetworkConfig } from '../core/networks-config.ts';
-import { StartupError } from '../core/errors.ts';
-import type { Db } from '../db/database.ts';
-import { ChainClient, RpcUnavailable, type ChainClientOptions } from './chain-client.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { NetworkConfig } from '../../core/networks-config.ts';
+import { StartupError } from '../../core/errors.ts';
+import type { Db } from '../../db/database.ts';
+import { ChainClient, RpcUnavailable, type ChainClientOptions } from '../chain/chain-client.ts';
 import { ChainIdMismatch, Detector, type DetectorOptions } from './detector.ts';
 import { listenForDepositAddresses, WatchedAddresses } from './watched-addresses.ts';
 

@@ -1,7 +1,7 @@
-import type { Clock } from '../core/clock.ts';
-import type { NetworkConfig } from '../core/networks-config.ts';
-import type { Db } from '../db/database.ts';
-import { RangeRefused, RpcUnavailable, type BlockHeader, type ChainClient, type TransferLog } from './chain-client.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { NetworkConfig } from '../../core/networks-config.ts';
+import type { Db } from '../../db/database.ts';
+import { RangeRefused, RpcUnavailable, type BlockHeader, type ChainClient, type TransferLog } from '../chain/chain-client.ts';
 import { Reconciler, type ReconcileOptions, type ReconcileResult } from './reconciliation.ts';
 import { distinctLogs, recordTransfers } from './recorded-transfers.ts';
 import { recordFailure, recordObserved, recordScanned } from './scan-state.ts';

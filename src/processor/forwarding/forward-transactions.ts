@@ -1,9 +1,9 @@
 import { sql, type Selectable } from 'kysely';
 import { keccak256, type Address, type Hex, type PrivateKeyAccount } from 'viem';
-import type { Clock } from '../core/clock.ts';
-import type { Db } from '../db/database.ts';
-import type { ForwardShare, ProcessorForwardTransactionsTable } from '../db/schema.ts';
-import type { ForwardChain } from './forward-chain.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Db } from '../../db/database.ts';
+import type { ForwardShare, ProcessorForwardTransactionsTable } from '../../db/schema.ts';
+import type { ForwardChain } from '../chain/forward-chain.ts';
 
 // A forward's transactions as the database keeps them: each sender's nonce taken in the database
 // transaction that stores the transaction signed with it (raw bytes and hash), before anything is

@@ -9,8 +9,8 @@ import {
   type PrivateKeyAccount,
   type TypedDataDomain,
 } from 'viem';
-import type { ForwardShare } from '../db/schema.ts';
-import { tokenAbi, type ForwardChain } from './forward-chain.ts';
+import type { ForwardShare } from '../../db/schema.ts';
+import { tokenAbi, type ForwardChain } from '../chain/forward-chain.ts';
 
 // EIP-3009 authorizations as forwarding signs them: each share's nonce is derived from the forward
 // (network, deposit transaction, log index, share), the authorization never expires and the

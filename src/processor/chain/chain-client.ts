@@ -1,5 +1,5 @@
 import { createPublicClient, http, parseAbiItem, type Address, type PublicClient } from 'viem';
-import type { NetworkConfig } from '../core/networks-config.ts';
+import type { NetworkConfig } from '../../core/networks-config.ts';
 
 // One network's JSON-RPC, over every configured URL. Our own failover and retry rather than
 // viem's: viem retries -32005, which providers also answer to a log range too wide, and the

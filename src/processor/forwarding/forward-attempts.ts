@@ -1,12 +1,12 @@
 import { encodeFunctionData, formatUnits, type Address, type Hex, type TransactionReceipt } from 'viem';
-import { MULTICALL3 } from '../core/networks-config.ts';
-import type { Db } from '../db/database.ts';
-import type { ForwardShare } from '../db/schema.ts';
+import { MULTICALL3 } from '../../core/networks-config.ts';
+import type { Db } from '../../db/database.ts';
+import type { ForwardShare } from '../../db/schema.ts';
 import { authorizationNonce, signedTransfer, tokenDomain, UnknownDomain } from './authorizations.ts';
-import { isRevert, multicallAbi, revertReason, tokenAbi, type ForwardChain } from './forward-chain.ts';
+import { isRevert, multicallAbi, revertReason, tokenAbi, type ForwardChain } from '../chain/forward-chain.ts';
 import type { ForwardRow } from './forward-plans.ts';
 import type { ForwardTransactionRow, TransactionToSign } from './forward-transactions.ts';
-import type { ProcessorKeys } from './keys.ts';
+import type { ProcessorKeys } from '../chain/keys.ts';
 
 // What one attempt at a forward sends, decided before anything is signed: every call is first run
 // against the chain (eth_call), so a payout wallet the token refuses or an empty gas wallet fails
