@@ -23,6 +23,7 @@ import { forgetIdempotencyKeys } from './resources/checkout-sessions/idempotency
 import { forgetDeliveryHistory } from './webhooks/retention.ts';
 import { forgetExpiredNotices } from './auth/notices.ts';
 import { forgetExpiredSessions } from './auth/sessions.ts';
+import { forgetOldProcessorNotices } from './resources/processor-notices/retention.ts';
 import { forgetOAuthLeftovers } from './agents/retention.ts';
 import { expireDuePayments, oldestUnexpiredDueAt } from './resources/payments/expire.ts';
 import { requeueOverdue, runDeliveryJob } from './webhooks/deliveries.ts';
@@ -195,7 +196,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
  */
 export async function forgetExpired(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
   let total = 0;
-  for (const forget of [forgetIdempotencyKeys, forgetDeliveryHistory, forgetExpiredSessions, forgetExpiredNotices, forgetOAuthLeftovers, forgetOldMail, forgetStaleWalletChanges]) total += await forget(ctx);
+  for (const forget of [forgetIdempotencyKeys, forgetDeliveryHistory, forgetExpiredSessions, forgetExpiredNotices, forgetOAuthLeftovers, forgetOldMail, forgetStaleWalletChanges, forgetOldProcessorNotices]) total += await forget(ctx);
   return total;
 }
 

@@ -61,6 +61,12 @@ export class Metrics implements RefusalRecorder {
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });
+  readonly #forgedNotices = new Counter({
+    name: 'processor_notices_refused_total',
+    help: 'Processor notices refused before anything was written: unsigned, badly signed or stale signatures, by reason.',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   readonly #due = new Gauge({ name: 'webhook_deliveries_due', help: 'Pending webhook deliveries whose attempt is due now (the delivery queue).', registers: [this.registry] });
   readonly #oldestDue = new Gauge({ name: 'webhook_oldest_due_delivery_seconds', help: 'How long the longest-waiting due delivery has been due; 0 when none is.', registers: [this.registry] });
   readonly #expiryLag = new Gauge({ name: 'payment_expiry_lag_seconds', help: 'How far past its expiry time the oldest unexpired due payment is; 0 when none is.', registers: [this.registry] });
@@ -102,6 +108,11 @@ export class Metrics implements RefusalRecorder {
   /** An event's first delivery attempt was sent `seconds` after the event was created. */
   firstDeliverySent(seconds: number): void {
     this.#deliveryLatency.observe(Math.max(0, seconds));
+  }
+
+  /** A notice refused at its signature: counted, never written (issue 30, must have 7). */
+  noticeRefused(reason: string): void {
+    this.#forgedNotices.labels(reason).inc();
   }
 
   refusals(limit: string): () => void {

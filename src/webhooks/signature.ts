@@ -15,18 +15,20 @@ export function signatureHeader(secrets: readonly string[], timestamp: number, b
   return [`t=${timestamp}`, ...secrets.map((secret) => `v1=${signatureHex(secret, timestamp, body)}`)].join(',');
 }
 
-export type Verification = { ok: true } | { ok: false; reason: string };
+/** Why a signature was refused, as a short stable word (a metric's label). */
+export type SignatureRefusal = 'missing' | 'malformed' | 'stale' | 'mismatch';
+export type Verification = { ok: true } | { ok: false; refusal: SignatureRefusal; reason: string };
 
 /** Checks a signature header against one secret, with the 300-second tolerance, in constant time. */
 export function verifySignature(header: string | undefined, secret: string, body: string, nowSeconds: number): Verification {
-  if (!header) return { ok: false, reason: 'no signature header' };
+  if (!header) return { ok: false, refusal: 'missing', reason: 'no signature header' };
   const parts = header.split(',').map((part) => part.trim());
   const t = parts.find((part) => /^t=\d{1,12}$/.test(part));
   const signatures = parts.filter((part) => /^v1=[0-9a-f]{64}$/.test(part)).map((part) => part.slice(3));
-  if (!t || signatures.length === 0 || parts.length !== signatures.length + 1) return { ok: false, reason: 'malformed signature header' };
+  if (!t || signatures.length === 0 || parts.length !== signatures.length + 1) return { ok: false, refusal: 'malformed', reason: 'malformed signature header' };
   const timestamp = Number(t.slice(2));
-  if (Math.abs(nowSeconds - timestamp) > SIGNATURE_TOLERANCE_SECONDS) return { ok: false, reason: 'timestamp outside the 300-second tolerance' };
+  if (Math.abs(nowSeconds - timestamp) > SIGNATURE_TOLERANCE_SECONDS) return { ok: false, refusal: 'stale', reason: 'timestamp outside the 300-second tolerance' };
   const expected = Buffer.from(signatureHex(secret, timestamp, body), 'hex');
   const matches = signatures.some((hex) => timingSafeEqual(Buffer.from(hex, 'hex'), expected));
-  return matches ? { ok: true } : { ok: false, reason: 'signature does not match' };
+  return matches ? { ok: true } : { ok: false, refusal: 'mismatch', reason: 'signature does not match' };
 }

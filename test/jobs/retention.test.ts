@@ -102,3 +102,17 @@ it('deletes a backlog larger than one batch, attempts included', async () => {
     + (SELECT count(*) FROM webhook_delivery_attempts WHERE endpoint_id = ${endpoint})::int AS n`.execute(t.db);
   expect(left.rows[0]!.n).toBe(0);
 });
+
+it('keeps processor notices that changed nothing 30 days, and applied ones with their payment', async () => {
+  const row = (id: string, outcome: 'applied' | 'rejected' | 'duplicate', daysAgo: number) => ({
+    notice_id: id, kind: 'deposit.confirmed', payment_id: null, outcome, reason: null, body: '{}', body_sha256: id, body_length: 2,
+    received_at: new Date(t.clock.now().getTime() - daysAgo * DAY),
+  });
+  await t.db.insertInto('processor_notices').values([
+    row('ntc_old_rejected', 'rejected', 31), row('ntc_old_duplicate', 'duplicate', 31), row('ntc_old_applied', 'applied', 400),
+    row('ntc_young_rejected', 'rejected', 29),
+  ]).execute();
+  await forgetExpired(t.context);
+  const left = await t.db.selectFrom('processor_notices').select('notice_id').where('notice_id', 'like', 'ntc_%').orderBy('notice_id').execute();
+  expect(left.map((notice) => notice.notice_id)).toEqual(['ntc_old_applied', 'ntc_young_rejected']);
+});

@@ -77,22 +77,24 @@ type StatusNotice = z.output<typeof StatusNotice>;
 
 export type NoticeOutcome = { outcome: 'applied' | 'duplicate' | 'rejected'; reason: string | null; paymentId: string | null };
 
-type Deps = Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs' | 'processorSecret' | 'paymentMails'>;
+type Deps = Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs' | 'processorSecret' | 'paymentMails' | 'metrics'>;
 
 /**
- * Records a notice. Only a verified one keeps its body; a refused one keeps a digest and its
- * length, so what anyone may post costs the database a small row.
+ * Records a notice whose signature held (a refused signature writes nothing: see
+ * receiveProcessorNotice). A body with NUL (which PostgreSQL text refuses) is kept as its digest and length.
  */
-async function record(db: Db, now: Date, raw: string, verified: boolean, notice: { id?: string; type?: string }, result: NoticeOutcome): Promise<NoticeOutcome> {
+async function record(db: Db, now: Date, raw: string, notice: { id?: string; type?: string }, result: NoticeOutcome): Promise<NoticeOutcome> {
   await db.insertInto('processor_notices').values({
-    notice_id: verified ? notice.id ?? null : null, kind: verified ? notice.type ?? null : null, payment_id: result.paymentId,
+    notice_id: notice.id ?? null, kind: notice.type ?? null, payment_id: result.paymentId,
     outcome: result.outcome, reason: result.reason, received_at: now,
-    body: verified && !raw.includes('\u0000') ? raw : null,
+    body: raw.includes('\u0000') ? null : raw,
     body_sha256: createHash('sha256').update(raw).digest('hex'),
     body_length: Buffer.byteLength(raw),
   }).execute();
   return result;
 }
+
+const BODY_NOT_JSON = 'body is not JSON without NUL characters';
 
 async function apply(trx: Db, deps: Deps, notice: MoneyNotice): Promise<NoticeOutcome> {
   const rejected = (reason: string, paymentId: string | null = null): NoticeOutcome => ({ outcome: 'rejected', reason, paymentId });
@@ -135,7 +137,7 @@ async function receiveStatus(deps: Deps, now: Date, rawBody: string, notice: Sta
   const refused = age > fresh ? `It was sent ${age} s ago, older than PROCESSOR_STATUS_FRESH_SECONDS (${fresh} s).`
     : age < -STATUS_AHEAD_SECONDS ? `Its sent_at is ${-age} s ahead of the service's clock.` : null;
   if (refused !== null) {
-    await record(deps.db, now, rawBody, true, notice, { outcome: 'rejected', reason: refused, paymentId: null });
+    await record(deps.db, now, rawBody, notice, { outcome: 'rejected', reason: refused, paymentId: null });
     throw new ApiError('invalid_request', `The status is refused: ${refused}`, 'sent_at');
   }
   const changed = await recordNetworkStatus(deps.db, {
@@ -160,26 +162,28 @@ export async function receiveProcessorNotice(deps: Deps, rawBody: string, signat
   } catch {
     parsed = undefined;
   }
+  // Anyone may post here: a refused signature is counted (a metric, and the route's per-address
+  // limit), never written, so forged notices cost the database nothing (issue 30, must have 7).
   if (!verification.ok) {
-    await record(deps.db, now, rawBody, false, {}, { outcome: 'rejected', reason: verification.reason, paymentId: null });
+    deps.metrics.noticeRefused(verification.refusal);
     throw new ApiError('invalid_signature', `The notice is not signed correctly: ${verification.reason}.`);
   }
   if (parsed === undefined || /\\u0000/i.test(rawBody)) {
-    await record(deps.db, now, rawBody, true, {}, { outcome: 'rejected', reason: 'body is not JSON without NUL characters', paymentId: null });
+    await record(deps.db, now, rawBody, {}, { outcome: 'rejected', reason: BODY_NOT_JSON, paymentId: null });
     throw new ApiError('invalid_json', 'The notice is not valid JSON.');
   }
   let notice: ProcessorNotice;
   try {
     notice = parseOrThrow(ProcessorNotice, parsed);
   } catch (error) {
-    await record(deps.db, now, rawBody, true, {}, { outcome: 'rejected', reason: error instanceof Error ? error.message : 'invalid notice', paymentId: null });
+    await record(deps.db, now, rawBody, {}, { outcome: 'rejected', reason: error instanceof Error ? error.message : 'invalid notice', paymentId: null });
     throw error;
   }
   if (notice.type === 'processor.status') return receiveStatus(deps, now, rawBody, notice);
   return deps.db.transaction().execute(async (trx) => {
     const seen = await trx.selectFrom('processor_notices').select('payment_id')
       .where('notice_id', '=', notice.id).where('outcome', '=', 'applied').executeTakeFirst();
-    if (seen) return record(trx, now, rawBody, true, notice, { outcome: 'duplicate', reason: 'This notice was already applied.', paymentId: seen.payment_id });
-    return record(trx, now, rawBody, true, notice, await apply(trx, deps, notice));
+    if (seen) return record(trx, now, rawBody, notice, { outcome: 'duplicate', reason: 'This notice was already applied.', paymentId: seen.payment_id });
+    return record(trx, now, rawBody, notice, await apply(trx, deps, notice));
   });
 }
