@@ -24,7 +24,7 @@ export interface JsonColumns<T> {
 export const JSON_COLUMNS = {
   payments: {
     dates: { created_at: true, updated_at: true, expires_at: true, started_at: true, provider_reached_at: true, paid_at: true, canceled_at: true },
-    numerics: ['value_coin', 'merchant_received'],
+    numerics: ['value_coin', 'merchant_received', 'forwarded_net'],
   },
   orders: {
     dates: { created_at: true, updated_at: true, paid_at: true, fulfilled_at: true },

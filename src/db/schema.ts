@@ -224,7 +224,11 @@ export interface PaymentsTable {
   hold_reason: string | null;
   hold_acceptable: Generated<boolean>;
   txid_in: string | null;
+  /** The log of txid_in that paid it (migration 0042: an arrival is a transfer); null when not reported. */
+  txid_in_log_index: ColumnType<number | null, number | null | undefined, number | null>;
   txid_out: string | null;
+  /** What reached the payout wallet for it, whatever its state: the sum of its ledger's forward_net rows (migration 0042). */
+  forwarded_net: ColumnType<string | null, string | null | undefined, string | null>;
   plan_label: string | null;
   /** The payer page's language when the buyer started ('en', 'de'; migration 0034); null: English. */
   payer_language: string | null;
@@ -393,6 +397,35 @@ export interface ProcessorNoticesTable {
   body_length: number | null;
   received_at: Timestamp;
 }
+
+export type ChainMovementKind = 'deposit' | 'forward_net' | 'forward_fee' | 'gas_top_up' | 'sweep';
+export type DepositDisposition = 'paid' | 'held' | 'extra';
+
+/** One on-chain movement of a payment's money (migration 0042): the service's books of Live money. */
+export interface ChainMovementsTable {
+  id: string;
+  business_id: string;
+  livemode: boolean;
+  payment_id: string;
+  kind: ChainMovementKind;
+  network: string;
+  tx_hash: string;
+  log_index: number | null;
+  block_number: ColumnType<number | null, number | null, number | null>;
+  from_address: string;
+  to_address: string;
+  token: string | null;
+  coin: string;
+  /** Base units (numeric(78, 0) as PostgreSQL writes it), of a coin with `decimals`. */
+  value: string;
+  decimals: number;
+  deposit_tx_hash: string | null;
+  deposit_log_index: number | null;
+  disposition: DepositDisposition | null;
+  needs_review: Generated<boolean>;
+  recorded_at: Timestamp;
+}
+export type ChainMovementRow = Selectable<ChainMovementsTable>;
 
 /** The processor's latest report on one network (migration 0025, processor.status notices). */
 export interface ProcessorNetworksTable {
@@ -863,6 +896,7 @@ export interface Database {
   webhook_replays: WebhookReplaysTable;
   webhook_replay_deliveries: WebhookReplayDeliveriesTable;
   processor_notices: ProcessorNoticesTable;
+  chain_movements: ChainMovementsTable;
   processor_networks: ProcessorNetworksTable;
   fx_rates: FxRatesTable;
   fx_rate_overrides: FxRateOverridesTable;

@@ -51,6 +51,7 @@ function sampleRows(type: PaymentEventType, livemode: boolean, now: Date): { pay
     hold_reason: after.hold ? 'underpaid' : null, hold_acceptable: !!after.hold,
     txid_in: after.paid || after.hold ? '0x5a4d000000000000000000000000000000000000000000000000000000000001' : null,
     txid_out: after.settled ? '0x5a4d000000000000000000000000000000000000000000000000000000000002' : null,
+    txid_in_log_index: null, forwarded_net: after.settled ? '49.500000' : null,
     plan_label: null, payer_language: null, remainder_of: null, updated_at: now,
   };
   return { payment, order, customer };

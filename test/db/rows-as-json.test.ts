@@ -65,7 +65,7 @@ const payment: Required<Insertable<PaymentsTable>> = {
   provider: 'coinbase', provider_name: 'Coinbase', method: 'crypto', network: 'base', deposit_address: '0x2222222222222222222222222222222222222222', deposit_index: 7,
   payout_wallet: '0x1111111111111111111111111111111111111111', fee_bps: 100, usd_value_minor: 4000,
   value_coin: '123456789012345678.123456', coin: 'USDC', merchant_received: '987654321098765432.654321', received_minor: 3960,
-  hold_reason: 'amount_mismatch', hold_acceptable: true, txid_in: '0xin', txid_out: '0xout', plan_label: 'Monthly', payer_language: 'de', remainder_of: 'pay_json', updated_at: at(13),
+  hold_reason: 'amount_mismatch', hold_acceptable: true, txid_in: '0xin', txid_in_log_index: 3, txid_out: '0xout', forwarded_net: '987654321098765432.654321', plan_label: 'Monthly', payer_language: 'de', remainder_of: 'pay_json', updated_at: at(13),
 };
 
 describe('a row with every column set, read as JSON and revived', () => {

@@ -295,8 +295,9 @@ describe('the arrival checks', () => {
     const Rollback = class extends Error {};
     await t.db.transaction().execute(async (trx) => {
       // The table as it was before 0023, holding what the case-sensitive check let through.
-      await sql`DROP INDEX payments_txid_in`.execute(trx);
+      await sql`DROP INDEX payments_transfer_in`.execute(trx);
       await sql`ALTER TABLE payments ALTER COLUMN txid_in TYPE text, ALTER COLUMN txid_out TYPE text`.execute(trx);
+      await sql`ALTER TABLE chain_movements ALTER COLUMN tx_hash TYPE text, ALTER COLUMN deposit_tx_hash TYPE text`.execute(trx);
       await sql`DROP DOMAIN lowercase_txid`.execute(trx);
       await sql`CREATE UNIQUE INDEX payments_txid_in ON payments (txid_in) WHERE txid_in IS NOT NULL`.execute(trx);
       await trx.updateTable('payments').set({ txid_in: `0x${hex.toUpperCase()}`, txid_out: '0xAA' }).where('id', '=', later.id).execute();

@@ -31,7 +31,10 @@ export function deriveOrder(payments: readonly PaymentRow[], now: Date): OrderFa
   for (const p of sorted) {
     if (p.status === 'paid') amountPaidMinor += p.amount_minor;
     else if (p.status === 'held') amountPaidMinor += p.received_minor ?? 0;
-    if (p.merchant_received !== null) receivedMicros = (receivedMicros ?? 0n) + toMicros(p.merchant_received);
+    // What the books say reached the merchant (every forward, held and extra ones too); a payment
+    // settled before the books (or by a Test simulation) by its merchant_received.
+    const reached = p.forwarded_net ?? p.merchant_received;
+    if (reached !== null) receivedMicros = (receivedMicros ?? 0n) + toMicros(reached);
   }
   const paidTimes = sorted.map((p) => p.paid_at).filter((d): d is Date => d !== null).sort((a, b) => a.getTime() - b.getTime());
   return {

@@ -9,7 +9,9 @@ import { applyMove, type MachineDeps } from './machine.ts';
 // Money arriving at a payment, and the checks of spec 3 that decide paid or held: a dollar
 // coin, at least 90 % of the order's USD value locked at start, forwarded to the merchant's
 // payout wallet, by a transaction never used before. The same checks serve the processor's
-// Live notices and Test simulations.
+// Live notices and Test simulations. "A transaction never used before" is read as a transfer
+// (network, transaction, log index) never used before (issue 30): exchanges batch withdrawals,
+// and one transaction's two Transfer logs to two deposit addresses pay both payments.
 
 /** The dollar coins, by their names (every coin the service knows is one). */
 export const DOLLAR_COINS: Readonly<Record<string, string>> = COIN_NAMES;
@@ -23,6 +25,8 @@ export interface Arrival {
   coin: string;
   network: string;
   txidIn: string;
+  /** The Transfer log of txidIn that brought it; null when not reported (the whole transaction counts). */
+  logIndex?: number | null;
   /** The wallet the processor forwarded the money to, when it says. */
   forwardedTo: string | null;
   /** Forwarding details when the processor already has them. */
@@ -48,7 +52,10 @@ function judge(payment: PaymentRow, arrival: Arrival, txidUsedElsewhere: boolean
   const valueMicros = toMicros(arrival.valueCoin);
   const proportional = usdMicros === 0n ? 0 : Number((BigInt(payment.amount_minor) * valueMicros) / usdMicros);
   const received = Math.min(payment.amount_minor, proportional);
-  if (txidUsedElsewhere) return hold(`Transaction ${arrival.txidIn} already paid another payment.`, false, 0);
+  if (txidUsedElsewhere) {
+    const transfer = arrival.logIndex == null ? `Transaction ${arrival.txidIn}` : `Transfer ${arrival.logIndex} of transaction ${arrival.txidIn}`;
+    return hold(`${transfer} already paid another payment.`, false, 0);
+  }
   if (arrival.forwardedTo !== null && payment.payout_wallet !== null
     && arrival.forwardedTo.toLowerCase() !== payment.payout_wallet.toLowerCase()) {
     return hold(`The money was forwarded to ${arrival.forwardedTo}, which is not the merchant's payout wallet.`, false, received);
@@ -75,7 +82,11 @@ export async function applyArrival(db: Db, deps: MachineDeps, payment: PaymentRo
   const arrival: Arrival = { ...given, txidIn: given.txidIn.toLowerCase(), txidOut: given.txidOut?.toLowerCase() ?? null };
   // Arrivals naming one transaction take turns, so it pays one payment at most.
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`txid:${arrival.txidIn}`}, 0))`.execute(db);
-  const used = await db.selectFrom('payments').select('id').where(sql`lower(txid_in)`, '=', arrival.txidIn).where('id', '<>', payment.id).executeTakeFirst();
+  // A transfer is used when another payment names it, or names its whole transaction (no log index).
+  const logIndex = arrival.logIndex ?? null;
+  const used = await db.selectFrom('payments').select('id').where(sql`lower(txid_in)`, '=', arrival.txidIn).where('id', '<>', payment.id)
+    .$if(logIndex !== null, (query) => query.where((eb) => eb.or([eb('txid_in_log_index', 'is', null), eb('txid_in_log_index', '=', logIndex)])))
+    .executeTakeFirst();
   const verdict = judge(payment, arrival, used !== undefined);
   const provider = arrival.provider ?? null;
   const row = await applyMove(db, deps, payment.id, verdict.move, {
@@ -85,6 +96,7 @@ export async function applyArrival(db: Db, deps: MachineDeps, payment: PaymentRo
       network: arrival.network,
       // A transaction that already paid another payment is named in the reason, not stored.
       txid_in: used ? null : arrival.txidIn,
+      txid_in_log_index: used ? null : logIndex,
       // What reached the merchant is recorded for a paid payment only, never for a hold.
       txid_out: verdict.move === 'pay' ? arrival.txidOut ?? null : null,
       merchant_received: verdict.move === 'pay' ? arrival.merchantReceived ?? null : null,

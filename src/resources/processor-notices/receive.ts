@@ -1,14 +1,11 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../../verbs/context.ts';
 import { ApiError } from '../../core/errors.ts';
 import { unixSeconds } from '../../core/clock.ts';
 import { parseOrThrow, coded } from '../../core/validation.ts';
 import type { Db } from '../../db/database.ts';
-import { applyArrival } from '../payments/arrival.ts';
-import { applyMove } from '../payments/machine.ts';
-import { findProvider } from '../providers/catalogue.ts';
+import { applyMoneyNotice, MoneyNotice, type NoticeOutcome } from './money.ts';
 import { verifySignature } from '../../webhooks/signature.ts';
 import { NETWORK_COINS, NETWORK_NAMES } from '../../core/networks-config.ts';
 import { recordNetworkStatus } from '../networks/served.ts';
@@ -20,23 +17,7 @@ import { recordNetworkStatus } from '../networks/served.ts';
 // Transaction ids and addresses are hex, whose letter case the chain ignores: they are
 // lowercased as they are read, so every comparison and everything stored is in one case.
 
-const coin = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/);
 const invalid = (message: string) => coded('invalid_request', message);
-
-const MoneyNotice = z.object({
-  id: z.string(invalid('id must be a string.')).min(1).max(200),
-  type: z.enum(['deposit.confirmed', 'settlement.completed'], invalid('type must be deposit.confirmed or settlement.completed.')),
-  deposit_address: z.string(invalid('deposit_address must be a string.')).min(1).max(100).toLowerCase(),
-  payment_id: z.string().max(100).nullish(),
-  coin: z.string(invalid('coin must be a string.')).min(1).max(40).optional(),
-  network: z.string().min(1).max(40).optional(),
-  amount: coin.optional(),
-  txid: z.string().min(1).max(200).toLowerCase().optional(),
-  forwarded_to: z.string().max(100).toLowerCase().nullish(),
-  txid_out: z.string().max(200).toLowerCase().nullish(),
-  merchant_received: coin.nullish(),
-  provider: z.string().max(40).nullish(),
-});
 
 // processor.status (issue 22, must-have 7): what the processor watches and how it is doing, per
 // network, every ~15 s. Block numbers are decimal strings (a chain's height outgrows no number
@@ -72,10 +53,7 @@ export const ProcessorNotice = z.discriminatedUnion('type', [MoneyNotice, Status
   error: (issue) => (issue.code === 'invalid_union' ? invalid('type must be deposit.confirmed, settlement.completed or processor.status.').error : undefined),
 });
 export type ProcessorNotice = z.output<typeof ProcessorNotice>;
-type MoneyNotice = z.output<typeof MoneyNotice>;
 type StatusNotice = z.output<typeof StatusNotice>;
-
-export type NoticeOutcome = { outcome: 'applied' | 'duplicate' | 'rejected'; reason: string | null; paymentId: string | null };
 
 type Deps = Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs' | 'processorSecret' | 'paymentMails' | 'metrics'>;
 
@@ -95,34 +73,6 @@ async function record(db: Db, now: Date, raw: string, notice: { id?: string; typ
 }
 
 const BODY_NOT_JSON = 'body is not JSON without NUL characters';
-
-async function apply(trx: Db, deps: Deps, notice: MoneyNotice): Promise<NoticeOutcome> {
-  const rejected = (reason: string, paymentId: string | null = null): NoticeOutcome => ({ outcome: 'rejected', reason, paymentId });
-  const payment = await trx.selectFrom('payments').selectAll().where(sql`lower(deposit_address)`, '=', notice.deposit_address)
-    .where('deposit_address', 'is not', null).where('livemode', '=', true).forUpdate().executeTakeFirst();
-  if (!payment) return rejected('No Live payment has this deposit address.');
-  if (notice.payment_id && notice.payment_id !== payment.id) return rejected(`The deposit address belongs to ${payment.id}, not ${notice.payment_id}.`, payment.id);
-
-  if (notice.type === 'deposit.confirmed') {
-    if (!notice.coin || !notice.network || !notice.amount || !notice.txid || !notice.forwarded_to) {
-      return rejected('A deposit needs coin, network, amount, txid and forwarded_to (the wallet it is forwarded to).', payment.id);
-    }
-    const provider = notice.provider ? findProvider(notice.provider) : undefined;
-    const outcome = await applyArrival(trx, deps, payment, {
-      valueCoin: notice.amount, coin: notice.coin, network: notice.network, txidIn: notice.txid,
-      forwardedTo: notice.forwarded_to ?? null, txidOut: notice.txid_out ?? null, merchantReceived: notice.merchant_received ?? null,
-      provider: provider ? { id: provider.id, name: provider.name } : null,
-    });
-    return outcome.move === 'none' ? rejected(outcome.reason, payment.id) : { outcome: 'applied', reason: outcome.move === 'hold' ? outcome.payment.hold_reason : null, paymentId: payment.id };
-  }
-  if (!notice.txid_out || !notice.merchant_received) return rejected('A settlement needs txid_out and merchant_received.', payment.id);
-  if (payment.txid_out !== null) return { outcome: 'duplicate', reason: 'The settlement is already recorded.', paymentId: payment.id };
-  if (payment.status === 'paid' && payment.hold_reason !== null) {
-    return rejected('The payment was accepted from a hold; its settlement details are not recorded.', payment.id);
-  }
-  const settled = await applyMove(trx, deps, payment.id, 'settle', { set: { txid_out: notice.txid_out, merchant_received: notice.merchant_received } });
-  return settled ? { outcome: 'applied', reason: null, paymentId: payment.id } : rejected(`A settlement applies to a paid payment; this one is ${payment.status}.`, payment.id);
-}
 
 /** How far ahead of the service's clock a status may say it was sent (the signature's own tolerance). */
 const STATUS_AHEAD_SECONDS = 300;
@@ -184,6 +134,6 @@ export async function receiveProcessorNotice(deps: Deps, rawBody: string, signat
     const seen = await trx.selectFrom('processor_notices').select('payment_id')
       .where('notice_id', '=', notice.id).where('outcome', '=', 'applied').executeTakeFirst();
     if (seen) return record(trx, now, rawBody, notice, { outcome: 'duplicate', reason: 'This notice was already applied.', paymentId: seen.payment_id });
-    return record(trx, now, rawBody, notice, await apply(trx, deps, notice));
+    return record(trx, now, rawBody, notice, await applyMoneyNotice(trx, deps, notice));
   });
 }
