@@ -8,6 +8,7 @@ import { eventOperations } from './resources/events/operations.ts';
 import { orderOperations } from './resources/orders/operations.ts';
 import { paymentLinkOperations } from './resources/payment-links/operations.ts';
 import { paymentOperations } from './resources/payments/operations.ts';
+import { ledgerOperations } from './resources/ledger/operations.ts';
 import { webhookEndpointOperations } from './resources/webhook-endpoints/operations.ts';
 import { deliveryOperations } from './webhooks/log/operations.ts';
 
@@ -21,6 +22,7 @@ export const operations: readonly Operation[] = ([
   ...webhookEndpointOperations,
   ...checkoutSessionOperations,
   ...paymentOperations,
+  ...ledgerOperations,
   ...orderOperations,
   ...eventOperations,
   ...deliveryOperations,

@@ -22,6 +22,7 @@ export const OPERATIONS = {
   list_payments: { method: 'GET', path: '/v1/payments', query: ['limit', 'starting_after', 'status', 'reference', 'source', 'order_id', 'customer_id', 'created_gte', 'created_lte'], headers: {}, body: false },
   simulate_payment: { method: 'POST', path: '/v1/payments/{id}/simulate', query: [], headers: { approvalId: 'Approval-Id' }, body: true },
   wait_for_payment: { method: 'GET', path: '/v1/payments/{id}/wait', query: ['status', 'timeout'], headers: {}, body: false },
+  list_payment_transfers: { method: 'GET', path: '/v1/payments/{id}/transfers', query: [], headers: {}, body: false },
   retrieve_order: { method: 'GET', path: '/v1/orders/{id}', query: [], headers: {}, body: false },
   update_order: { method: 'PATCH', path: '/v1/orders/{id}', query: [], headers: { approvalId: 'Approval-Id' }, body: true },
   list_orders: { method: 'GET', path: '/v1/orders', query: ['limit', 'starting_after', 'customer_id', 'store_order_id', 'status', 'created_gte', 'created_lte'], headers: {}, body: false },

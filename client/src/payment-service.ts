@@ -229,6 +229,17 @@ export class PaymentService extends ApiClient {
   }
 
   /**
+   * List a payment's on-chain transfers: List the on-chain movements of a payment's money, as the chain recorded them: each deposit that reached its deposit address (paid, held, or extra: money that came after it was paid, for you to look at), and what forwarded each: the net to your payout wallet, the fee, gas top-ups. Each has its transaction, log index, addresses, exact amount and a block explorer link. Unlike merchant_received (empty for a held or accepted payment, as the spec says), these add up to what reached your wallet. Live payments only; a Test payment has none.
+   *
+   * Requires the scope `payments:read`.
+   *
+   * `GET /v1/payments/{id}/transfers` (scope `payments:read`)
+   */
+  listPaymentTransfers(input: OperationInput<'list_payment_transfers'>, options?: CallOptions<'list_payment_transfers'>): Promise<OperationOutput<'list_payment_transfers'>> {
+    return this.call('list_payment_transfers', input, options);
+  }
+
+  /**
    * Get order: Get one order by its ord_ id with every item line, totals, amount_paid, payment_ids, fulfilment and timeline. An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency.
    *
    * Requires the scope `orders:read`.

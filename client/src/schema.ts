@@ -377,6 +377,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments/{id}/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a payment's on-chain transfers
+         * @description List the on-chain movements of a payment's money, as the chain recorded them: each deposit that reached its deposit address (paid, held, or extra: money that came after it was paid, for you to look at), and what forwarded each: the net to your payout wallet, the fee, gas top-ups. Each has its transaction, log index, addresses, exact amount and a block explorer link. Unlike merchant_received (empty for a held or accepted payment, as the spec says), these add up to what reached your wallet. Live payments only; a Test payment has none.
+         *
+         *     Requires the scope `payments:read`.
+         */
+        get: operations["list_payment_transfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orders/{id}": {
         parameters: {
             query?: never;
@@ -1329,6 +1351,64 @@ export interface components {
             has_more: boolean;
             /** @description The id to pass as starting_after for the next page; null on the last page. */
             next_cursor: string | null;
+        };
+        /** @description One on-chain movement of a payment's money: the service's books, as the chain recorded it. */
+        Transfer: {
+            /** @description `mov_…` */
+            id: string;
+            /**
+             * @description Always `transfer`.
+             * @constant
+             */
+            object: "transfer";
+            /** @description The payment (`pay_…`) whose money moved. */
+            payment_id: string;
+            /** @description false = Test, true = Live. */
+            livemode: boolean;
+            /**
+             * @description `deposit` (money that reached the deposit address), `forward_net` (to the merchant's payout wallet), `forward_fee` (the fee, to the service's fee wallet), `gas_top_up` (the network's own coin sent to the deposit address to pay for its forward), `sweep` (a stray token the operator moved off the deposit address).
+             * @enum {string}
+             */
+            kind: "deposit" | "forward_net" | "forward_fee" | "gas_top_up" | "sweep";
+            /** @description The network, such as `polygon`. */
+            network: string;
+            /** @description The transaction, lowercase hex. */
+            txid: string;
+            /** @description The Transfer log's index in its block; null for a movement of the native coin (no log). */
+            log_index: number | null;
+            /** @description The block it is in; null when not reported. */
+            block_number: number | null;
+            /** @description The sending address, lowercase. */
+            from: string;
+            /** @description The receiving address, lowercase. */
+            to: string;
+            /** @description The token contract, lowercase; null for the network's native coin. */
+            token: string | null;
+            /** @description What moved, such as `polygon_usdc` (or `polygon_pol` for the native coin). */
+            coin: string;
+            /** @description The amount, an exact decimal string in `coin` with its own decimals (six for the dollar coins). */
+            amount: string;
+            /** @description For a forward share or a top-up: the deposit transaction it moves on. */
+            deposit_txid: string | null;
+            /** @description For a forward share or a top-up: the deposit's log index. */
+            deposit_log_index: number | null;
+            /** @description For a deposit: `paid` (it paid the payment), `held` (it arrived and the payment was held), `extra` (it came to a payment already paid or held: forwarded as any deposit, for the merchant to look at); null for other kinds. */
+            disposition: ("paid" | "held" | "extra") | null;
+            /** @description True for money the merchant should look at (an extra arrival). */
+            needs_review: boolean;
+            /** @description The transaction on the network's block explorer. */
+            explorer_url: string;
+            /** @description When the service recorded it, Unix seconds. */
+            created: number;
+        };
+        /** @description A payment's on-chain movements. */
+        TransferList: {
+            /** @constant */
+            object: "list";
+            /** @description The payment's movements, oldest first: each deposit, then the shares and top-ups that forwarded it. */
+            data: components["schemas"]["Transfer"][];
+            /** @description Always false: a payment's movements come in one answer. */
+            has_more: boolean;
         };
         /** @description An order: what was bought and where it ships. Its status follows all of its payments; amounts are decimal strings in the order currency. */
         Order: {
@@ -2377,6 +2457,8 @@ export type SchemaStartedCheckoutSession = components['schemas']['StartedCheckou
 export type SchemaCardProvider = components['schemas']['CardProvider'];
 export type SchemaPayment = components['schemas']['Payment'];
 export type SchemaPaymentList = components['schemas']['PaymentList'];
+export type SchemaTransfer = components['schemas']['Transfer'];
+export type SchemaTransferList = components['schemas']['TransferList'];
 export type SchemaOrder = components['schemas']['Order'];
 export type SchemaOrderList = components['schemas']['OrderList'];
 export type SchemaOrderItem = components['schemas']['OrderItem'];
@@ -2544,7 +2626,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_d4tzrNcqSGtMSRpcmHma9kmC
+                 * @example pay_dyUjNOrms3GFfJCmPKcliEff
                  */
                 id: string;
             };
@@ -2586,7 +2668,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_IjYkDEwvoBLW1tXUSKPhCnhH
+                 * @example pay_eHXb7YFE60mLdUWW6Mvxsind
                  */
                 id: string;
             };
@@ -2702,7 +2784,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (chk_…).
-                 * @example chk_Rlj8I9qe6g3WZFxqjYwwQSWc
+                 * @example chk_pPSt4xJFieAq947HbLFIEwyT
                  */
                 id: string;
             };
@@ -2733,7 +2815,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (cus_…).
-                 * @example cus_ILwRAhZEtyH0D8kB7XBhllwq
+                 * @example cus_cbuvujU54SU92UUaDk7fa4wW
                  */
                 id: string;
             };
@@ -2872,7 +2954,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_acd1J7bBIpDrveRfFHoD62zu
+                 * @example we_Cp2TLagUNOWseBwGyUN4dXXv
                  */
                 id: string;
             };
@@ -2909,7 +2991,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_5vdP2sI1iW809Lgkb3uamuFL
+                 * @example we_M56J8URMRPt2HIrbh2L3pMVi
                  */
                 id: string;
             };
@@ -2996,7 +3078,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_ldyCK4sb2qYa8i0fjGnn857D
+                 * @example pay_npSvHGYoFB5lfcLcDcDT9M6d
                  */
                 id: string;
             };
@@ -3030,7 +3112,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_QPgQPoboRRUkuKwnABFkdEcw
+                 * @example pay_zceQpl68v4N6VrbySzWWPELO
                  */
                 id: string;
             };
@@ -3076,7 +3158,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_ldyCK4sb2qYa8i0fjGnn857D
+                 * @example pay_npSvHGYoFB5lfcLcDcDT9M6d
                  */
                 id: string;
             };
@@ -3179,7 +3261,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_QPgQPoboRRUkuKwnABFkdEcw
+                 * @example pay_zceQpl68v4N6VrbySzWWPELO
                  */
                 id: string;
             };
@@ -3236,7 +3318,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_ldyCK4sb2qYa8i0fjGnn857D
+                 * @example pay_npSvHGYoFB5lfcLcDcDT9M6d
                  */
                 id: string;
             };
@@ -3260,6 +3342,37 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    list_payment_transfers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (pay_…).
+                 * @example pay_npSvHGYoFB5lfcLcDcDT9M6d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     retrieve_order: {
         parameters: {
             query?: never;
@@ -3267,7 +3380,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_cMYOf8tLcMnXuMPpOCqmGgVo
+                 * @example ord_S9pC8O28EDtLsvvJZFVyYd4P
                  */
                 id: string;
             };
@@ -3301,7 +3414,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_cMYOf8tLcMnXuMPpOCqmGgVo
+                 * @example ord_S9pC8O28EDtLsvvJZFVyYd4P
                  */
                 id: string;
             };
@@ -3383,7 +3496,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_cMYOf8tLcMnXuMPpOCqmGgVo
+                 * @example ord_S9pC8O28EDtLsvvJZFVyYd4P
                  */
                 id: string;
             };
@@ -3427,7 +3540,7 @@ export interface operations {
                 type?: "payment.started" | "payment.paid" | "payment.held" | "payment.updated" | "payment.failed" | "payment.expired" | "payment.canceled";
                 /**
                  * @description Only events about this payment (pay_…).
-                 * @example pay_ldyCK4sb2qYa8i0fjGnn857D
+                 * @example pay_npSvHGYoFB5lfcLcDcDT9M6d
                  */
                 payment_id?: string;
                 /** @description Only objects created at or after this Unix time (seconds). */
@@ -3463,7 +3576,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (evt_…).
-                 * @example evt_F6T5YEFHfE2Q5XNX7XLb1YY5
+                 * @example evt_snKwf309KqY1w54uQpLhxAIm
                  */
                 id: string;
             };
@@ -3504,7 +3617,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_8EzTVJvOmVsaLVyydvEvuonN
+                 * @example we_6ONBZUPIjUmtjAPD9wwakk40
                  */
                 id: string;
             };
@@ -3535,7 +3648,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (dlv_…).
-                 * @example dlv_719117bb47524404bab5c83cd067012c
+                 * @example dlv_e62334710d3a4ba6842ed2b52011cddf
                  */
                 id: string;
             };
@@ -3569,7 +3682,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (dlv_…).
-                 * @example dlv_719117bb47524404bab5c83cd067012c
+                 * @example dlv_e62334710d3a4ba6842ed2b52011cddf
                  */
                 id: string;
             };
@@ -3612,7 +3725,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (dlv_…).
-                 * @example dlv_ceceaef77f394462ab6e05863fcd0114
+                 * @example dlv_844af5d6d0a843fbb58a64bf8504ef2f
                  */
                 id: string;
             };

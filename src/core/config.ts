@@ -2,12 +2,14 @@ import { z } from 'zod';
 import path from 'node:path';
 import { Secret } from './secret.ts';
 import { StartupError } from './errors.ts';
-import { networksConfig, type NetworkConfig } from './networks-config.ts';
+import { networksConfig, type NetworkConfig, type NetworkName } from './networks-config.ts';
 import { checksumHolds } from './deposit-addresses.ts';
 
 // Environment -> typed, validated configuration. Every variable is documented in the README.
 const Port = z.coerce.number().int().min(0).max(65535);
 const PerMinute = z.coerce.number().int().min(1);
+/** A block explorer's origin (and path prefix), without a trailing slash: the books link `<url>/tx/<hash>`. */
+const ExplorerUrl = z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, ''));
 const Key = z.string().min(1);
 // Banxa's hosted page is https://<partner>.banxa.com/, so the partner reference must be one DNS label.
 const DNS_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
@@ -43,6 +45,9 @@ const Env = z.object({
   PROCESSOR_STATUS_FRESH_SECONDS: z.coerce.number().int().min(15).max(86_400).default(120),
   PROCESSOR_NOTICES_URL: z.url({ protocol: /^https?$/ }).optional(),
   PROCESSOR_POLL_MS: z.coerce.number().int().min(200).max(60_000).default(2_000),
+  POLYGON_EXPLORER_URL: ExplorerUrl.default('https://polygonscan.com'),
+  BASE_EXPLORER_URL: ExplorerUrl.default('https://basescan.org'),
+  ETHEREUM_EXPLORER_URL: ExplorerUrl.default('https://etherscan.io'),
   METRICS_PORT: Port.optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{32,}$/, 'at least 32 visible ASCII characters (no spaces)').optional(),
@@ -122,6 +127,8 @@ export interface Config {
   processorNoticesUrl: string | undefined;
   /** How often the processor scans, confirms, forwards and delivers its notices. */
   processorPollMs: number;
+  /** Each network's block explorer, where the books link a transaction (`<url>/tx/<hash>`). */
+  explorers: Record<NetworkName, string>;
   logLevel: string;
   metrics: MetricsConfig;
   trustProxy: boolean;
@@ -276,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     processorStatusFreshSeconds: e.PROCESSOR_STATUS_FRESH_SECONDS,
     processorNoticesUrl: e.PROCESSOR_NOTICES_URL,
     processorPollMs: e.PROCESSOR_POLL_MS,
+    explorers: { polygon: e.POLYGON_EXPLORER_URL, base: e.BASE_EXPLORER_URL, ethereum: e.ETHEREUM_EXPLORER_URL },
     logLevel: e.LOG_LEVEL,
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN === undefined ? undefined : new Secret(e.METRICS_TOKEN) },
     trustProxy: e.TRUST_PROXY === 'true',

@@ -12,6 +12,7 @@ import {
 } from '../resources/orders/schemas.ts';
 import { PaymentLinkList, PaymentLinkOut } from '../resources/payment-links/schemas.ts';
 import { PaymentList, PaymentOut } from '../resources/payments/schemas.ts';
+import { TransferList, TransferOut } from '../resources/ledger/schemas.ts';
 import { addressField, addressOut } from '../resources/shared/addresses.ts';
 import { collectField } from '../resources/shared/fields.ts';
 import {
@@ -31,7 +32,7 @@ const NAMED: ReadonlyArray<readonly [z.ZodType, string]> = [
   [WebhookEndpointOut, 'WebhookEndpoint'], [CreatedWebhookEndpointOut, 'WebhookEndpointWithSecret'],
   [DeletedWebhookEndpointOut, 'DeletedWebhookEndpoint'], [WebhookEndpointList, 'WebhookEndpointList'],
   [CheckoutSessionOut, 'CheckoutSession'], [StartedCheckoutSessionOut, 'StartedCheckoutSession'], [CardProviderOut, 'CardProvider'],
-  [PaymentOut, 'Payment'], [PaymentList, 'PaymentList'],
+  [PaymentOut, 'Payment'], [PaymentList, 'PaymentList'], [TransferOut, 'Transfer'], [TransferList, 'TransferList'],
   [OrderOut, 'Order'], [OrderList, 'OrderList'], [OrderItemOut, 'OrderItem'], [OrderTimelineEntryOut, 'OrderTimelineEntry'],
   [OrderStoreOut, 'OrderStore'], [OrderCustomerOut, 'OrderCustomer'],
   [CredentialOut, 'Credential'],

@@ -169,6 +169,8 @@ async function journey(): Promise<void> {
   // Reading what happened; the order fulfilled and partly refunded.
   await call('retrieve_payment', 'GET', `/v1/payments/${session.id}`, 200, { key });
   await call('list_payments', 'GET', '/v1/payments?limit=2&source=api', 200, { key });
+  // A Test payment moved no money on a chain: its books are empty (a Live one's list each transfer).
+  await call('list_payment_transfers', 'GET', `/v1/payments/${session.id}/transfers`, 200, { key });
   await call('retrieve_order', 'GET', `/v1/orders/${session.order_id}`, 200, { key });
   await call('list_orders', 'GET', `/v1/orders?store_order_id=1001`, 200, { key });
   await call('update_order', 'PATCH', `/v1/orders/${session.order_id}`, 200, { key, body: { fulfillment: 'fulfilled' } });

@@ -53,6 +53,9 @@ async function runUntil(done: () => Promise<boolean>, what: string): Promise<voi
   }
   throw new Error(`${what}: not reached. Log:\n${logs.slice(-20).join('\n')}`);
 }
+/** What the books say reached the payout wallet for a payment, in base units. */
+const bookedToPayout = async (id: string) => (await t.db.selectFrom('chain_movements').select('value').where('payment_id', '=', id).where('kind', '=', 'forward_net').execute())
+  .reduce((sum, row) => sum + BigInt(row.value), 0n);
 const forwardsDone = async (address: string) => {
   const forwards = await t.db.selectFrom('processor.forwards').select('state').where('deposit_address', '=', address.toLowerCase()).execute();
   return forwards.length > 0 && forwards.every((forward) => forward.state === 'final');
@@ -198,6 +201,9 @@ describe('when what arrives is not what was asked', () => {
     expect(held).toMatchObject({ status: 'held', value_coin: '20.000000' });
     expect(held.hold_reason).toContain('Underpaid');
     expect(await balance('usdc', payout) - before).toBe(split(usdc(20)).net);
+    // The books hold what the chain did, though spec 3 leaves a held payment's merchant_received empty.
+    expect(held.merchant_received).toBeNull();
+    expect(await bookedToPayout(id)).toBe(split(usdc(20)).net);
   });
 
   it('overpaid: paid, and the whole arrival is forwarded', async () => {
@@ -220,9 +226,12 @@ describe('when what arrives is not what was asked', () => {
     const payment = await api('GET', `/v1/payments/${id}`);
     expect(payment).toMatchObject({ status: 'paid', value_coin: '10.000000' });
     expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.paid', 'payment.updated']);
-    // The second deposit is told, and the service keeps it as a notice it did not apply.
+    // The second deposit is in the books as an extra arrival for the merchant to look at, and so is its forward.
     const notices = await t.db.selectFrom('processor_notices').select(['outcome']).where('payment_id', '=', id).where('kind', '=', 'deposit.confirmed').execute();
-    expect(notices.map((notice) => notice.outcome).sort()).toEqual(['applied', 'rejected']);
+    expect(notices.map((notice) => notice.outcome)).toEqual(['applied', 'applied']);
+    const deposits = await t.db.selectFrom('chain_movements').select(['disposition', 'needs_review', 'value']).where('payment_id', '=', id).where('kind', '=', 'deposit').orderBy('block_number').orderBy('log_index').execute();
+    expect(deposits).toEqual([{ disposition: 'paid', needs_review: false, value: String(usdc(10)) }, { disposition: 'extra', needs_review: true, value: String(usdc(5)) }]);
+    expect(await bookedToPayout(id)).toBe(await balance('usdc', payout) - before);
   });
 
   it('late, after the payment expired: still found, paid, and forwarded', async () => {

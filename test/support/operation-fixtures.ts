@@ -123,6 +123,7 @@ export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
     start_checkout_session: async (key) => ({ path: `/v1/checkout_sessions/${await session(key)}/start`, body: { email: 'buyer@shop.example' } }),
     retrieve_payment: async (key) => ({ path: `/v1/payments/${await session(key)}` }),
     list_payments: async () => ({ path: '/v1/payments' }),
+    list_payment_transfers: async (key) => ({ path: `/v1/payments/${await session(key)}/transfers` }),
     simulate_payment: async (key) => ({ path: `/v1/payments/${await session(key)}/simulate`, body: { outcome: 'failed' } }),
     retrieve_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}` }),
     list_orders: async () => ({ path: '/v1/orders' }),

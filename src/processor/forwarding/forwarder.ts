@@ -10,6 +10,7 @@ import { feeCap, feesOf, signAndStore, storeReplacement, transactionsOf, type Fe
 import type { ProcessorKeys } from '../chain/keys.ts';
 import { planForwards, type ForwarderDeps, type ForwardRow } from './forward-plans.ts';
 import { enqueueNotice, sixDecimals } from '../notices/outbox.ts';
+import { forwardMovements } from '../notices/settlement.ts';
 
 export type { ForwarderDeps, ForwardRow };
 
@@ -147,6 +148,9 @@ export class Forwarder {
         id: `settlement:${forward.network}:${forward.transfer_tx_hash}:${forward.transfer_log_index}`,
         type: 'settlement.completed', deposit_address: forward.deposit_address, payment_id: forward.payment_id, network: forward.network,
         txid_out: txidOut, merchant_received: sixDecimals(BigInt(forward.net)),
+        coin: this.network.tokens.find((token) => token.address === forward.token)?.coin,
+        transfer_txid: forward.transfer_tx_hash, transfer_log_index: forward.transfer_log_index,
+        movements: forwardMovements(forward, txs, moved, 6),
       }, now);
       return updated;
     });

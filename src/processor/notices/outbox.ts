@@ -25,6 +25,33 @@ export interface OutgoingNotice {
   forwarded_to?: string | null;
   txid_out?: string | null;
   merchant_received?: string | null;
+  // The books (issue 30): a deposit as the chain identifies it ...
+  log_index?: number;
+  block_number?: number;
+  from_address?: string;
+  token?: string;
+  /** Base units, a decimal string. */
+  value?: string;
+  decimals?: number;
+  // ... and what a forward moved.
+  transfer_txid?: string;
+  transfer_log_index?: number;
+  movements?: OutgoingMovement[];
+}
+
+/** One movement a settlement reports, as src/resources/processor-notices/money.ts reads it. */
+export interface OutgoingMovement {
+  kind: 'forward_net' | 'forward_fee' | 'gas_top_up';
+  txid: string;
+  log_index: number | null;
+  block_number: number | null;
+  from: string;
+  to: string;
+  /** Null for the network's native coin. */
+  token: string | null;
+  /** Base units, a decimal string. */
+  value: string;
+  decimals: number;
 }
 
 /** A claimed notice is not offered to another sender for this long (a sender that died mid-post). */
@@ -63,7 +90,7 @@ export async function confirmFinalTransfers(db: Db, clock: Clock, network: Netwo
   return db.transaction().execute(async (trx) => {
     const transfers = await trx.selectFrom('processor.transfers as t')
       .innerJoin('processor.watched_addresses as w', 'w.address', 't.to_address')
-      .select(['t.tx_hash', 't.log_index', 't.token', 't.to_address', 't.value', 'w.payment_id', 'w.payout_wallet'])
+      .select(['t.tx_hash', 't.log_index', 't.block_number', 't.token', 't.from_address', 't.to_address', 't.value', 'w.payment_id', 'w.payout_wallet'])
       .where('t.network', '=', network.name).where('t.status', '=', 'final').where('t.confirmed_notice_id', 'is', null)
       .orderBy('t.block_number').orderBy('t.log_index').limit(limit)
       .forUpdate('t').skipLocked().execute();
@@ -78,6 +105,8 @@ export async function confirmFinalTransfers(db: Db, clock: Clock, network: Netwo
         id, type: 'deposit.confirmed', deposit_address: transfer.to_address, payment_id: transfer.payment_id,
         coin, network: network.name, amount: sixDecimals(BigInt(transfer.value)), txid: transfer.tx_hash,
         forwarded_to: transfer.payout_wallet,
+        log_index: transfer.log_index, block_number: Number(transfer.block_number), from_address: transfer.from_address,
+        token: transfer.token, value: String(transfer.value), decimals: 6,
       }, now);
       await trx.updateTable('processor.transfers').set({ confirmed_notice_id: id })
         .where('network', '=', network.name).where('tx_hash', '=', transfer.tx_hash).where('log_index', '=', transfer.log_index).execute();
