@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { booksCommands } from './cli/books.ts';
 import { keyCommands } from './cli/keys.ts';
 import { moneyCommands } from './cli/money.ts';
 import { outboxCommands } from './cli/outbox.ts';
@@ -20,6 +21,7 @@ const commands: Record<string, Command> = {
   ...tenancyCommands,
   ...keyCommands,
   ...moneyCommands,
+  ...booksCommands,
   ...webhookCommands,
   ...replayCommands,
   ...outboxCommands,

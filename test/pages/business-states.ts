@@ -1,5 +1,6 @@
 import type { PaymentLinkOut } from '../../src/resources/payment-links/schemas.ts';
 import type { OrderOut } from '../../src/resources/orders/schemas.ts';
+import type { TransferOut } from '../../src/resources/ledger/schemas.ts';
 import type { PaymentOut } from '../../src/resources/payments/schemas.ts';
 import type { PaymentTimeline } from '../../src/resources/payments/timeline.ts';
 import { orderPage, ordersPage } from '../../src/dashboard/pages/orders.ts';
@@ -131,22 +132,45 @@ const REMAINDER = (v: Fill): PaymentOut => payment(v, {
   id: 'pay_Rm4Xq8Vk2Lp7Tn3Wc9Bz5HsD', status: 'open', source: 'api', amount: '9.60', paid_at: null, started_at: null, value_coin: null, merchant_received: null,
   url: 'https://pay.kestrelcoffee.example/pay/pay_Rm4Xq8Vk2Lp7Tn3Wc9Bz5HsD',
 });
+const BOOKS = { from: '2026-03-01', to: '2026-03-31' };
+/** A held payment's books: 14.40 USDC arrived; 14.256 to the payout wallet and 0.144 fee (1 %). */
+function transfers(): TransferOut[] {
+  const deposit = '0x7f3a9c21e4b8d6052f1e9a3c7b5d2e8f4a6c1b9d3e5f7a2c4b6d8e0f1a3c5e7b';
+  const forward = '0x2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c2b4d6f8e0a1c3e5b7d9f1a3c5e7b9d0f2a';
+  const row = (fields: Partial<TransferOut>): TransferOut => ({
+    id: 'mov_Dp4Xq8Vk2Lp7Tn3Wc9Bz5HsA', object: 'transfer', payment_id: 'pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ', livemode: true, kind: 'deposit', network: 'polygon',
+    txid: deposit, log_index: 41, block_number: 68_215_004, from: '0x4b20993bc481177ec7e8f571cecae8a9e22c02db', to: '0x9d5e2f1c7a3b8e4d6f0a2c5b7e9d1f3a5c7e9b2d',
+    token: '0x3c499c542cef5e3811e1192ce70d8cc03d5c3359', coin: 'polygon_usdc', amount: '14.400000', deposit_txid: null, deposit_log_index: null,
+    disposition: 'held', needs_review: false, explorer_url: `https://polygonscan.com/tx/${deposit}`, created: seconds('2026-03-04T10:02:00Z'), ...fields,
+  });
+  const share = { deposit_txid: deposit, deposit_log_index: 41, disposition: null, txid: forward, explorer_url: `https://polygonscan.com/tx/${forward}`, block_number: 68_215_131, created: seconds('2026-03-04T10:07:00Z') };
+  return [
+    row({}),
+    row({ ...share, id: 'mov_Nt5Xq8Vk2Lp7Tn3Wc9Bz5HsB', kind: 'forward_net', log_index: 12, from: '0x9d5e2f1c7a3b8e4d6f0a2c5b7e9d1f3a5c7e9b2d', to: '0x8f3cf7ad23cd3cadbd9735aff958023239c6a063', amount: '14.256000' }),
+    row({ ...share, id: 'mov_Fe6Xq8Vk2Lp7Tn3Wc9Bz5HsC', kind: 'forward_fee', log_index: 13, from: '0x9d5e2f1c7a3b8e4d6f0a2c5b7e9d1f3a5c7e9b2d', to: '0x1f98431c8ad98523631ae4a59f267346ea31f984', amount: '0.144000' }),
+  ];
+}
 const frame = (v: Fill, role: 'owner' | 'viewer' = 'owner') => ({ business: roaster(v), mode: 'test' as const, role });
 
 export const BUSINESS_STATES: readonly PageState[] = [
   signedIn({ fn: paymentsPage, name: 'payments-list', main: true, shows: 'Test payments: paid, held, open and expired, with the filters and a next page' },
-    (v, s) => paymentsPage({ session: s, ...frame(v), payments: { data: payments(v), has_more: true, next_cursor: 'pay_H8wK4mPz2Rt7Xn5Lc3Vq9BdS' }, filters: { status: '', reference: '', customer_id: '', from: '', to: '' }, later: false })),
+    (v, s) => paymentsPage({ session: s, ...frame(v), payments: { data: payments(v), has_more: true, next_cursor: 'pay_H8wK4mPz2Rt7Xn5Lc3Vq9BdS' }, filters: { status: '', reference: '', customer_id: '', from: '', to: '' }, later: false, books: BOOKS })),
   signedIn({ fn: paymentsPage, name: 'payments-filtered', shows: 'payments filtered by status and day, on a later page, none matching' },
-    (v, s) => paymentsPage({ session: s, ...frame(v), payments: page, filters: { status: 'held', reference: 'WC-1042', customer_id: '', from: '2026-03-01', to: '2026-03-04' }, later: true })),
+    (v, s) => paymentsPage({ session: s, ...frame(v), payments: page, filters: { status: 'held', reference: 'WC-1042', customer_id: '', from: '2026-03-01', to: '2026-03-04' }, later: true, books: BOOKS })),
   signedIn({ fn: paymentsPage, name: 'payments-filter-refused', shows: 'a filter that is not a date: the form again with what was typed and the refusal, nothing listed' },
     (v, s) => paymentsPage({ session: s, ...frame(v), payments: page, filters: { status: '', reference: v('WC-1042'), customer_id: '', from: v('yesterday'), to: '' }, later: false,
-      refused: 'Created from must be a date such as 2026-11-24.' })),
+      refused: 'Created from must be a date such as 2026-11-24.', books: BOOKS })),
   signedIn({ fn: paymentsPage, name: 'payments-live-empty', shows: 'no Live payments yet (Live mode: no Test banner)' },
-    (v, s) => paymentsPage({ session: s, business: roaster(v), mode: 'live', role: 'owner', payments: page, filters: {}, later: false })),
+    (v, s) => paymentsPage({ session: s, business: roaster(v), mode: 'live', role: 'owner', payments: page, filters: {}, later: false, books: BOOKS })),
+  signedIn({ fn: paymentsPage, name: 'payments-books-refused', shows: 'the books export refused (a day that is not one): the list again, the export form with what was typed and why' },
+    (v, s) => paymentsPage({ session: s, business: roaster(v), mode: 'live', role: 'owner', payments: page, filters: {}, later: false, books: { from: v('last month'), to: '2026-03-31' },
+      booksRefused: 'From must be a date, YYYY-MM-DD.' })),
   signedIn({ fn: paymentPage, name: 'payment-paid', main: true, shows: 'a paid payment: its facts, events with a delivery being retried, and a notice that did not match' },
     (v, s) => paymentPage({ session: s, ...frame(v), timeline: timeline(v) })),
   signedIn({ fn: paymentPage, name: 'payment-held', main: true, shows: 'a held underpayment its developer may accept, or ask the buyer the rest of' },
     (v, s) => paymentPage({ session: s, ...frame(v), timeline: { ...timeline(v, HELD_UNDERPAID(v)), rest: { received: '14.40', missing: '9.60', askable: true, remainder: null, of: null } } })),
+  signedIn({ fn: paymentPage, name: 'payment-live-books', main: true, shows: 'a Live held underpayment and its books: what arrived, what reached the payout wallet, the fee and the gas, each transaction linked' },
+    (v, s) => paymentPage({ session: s, business: roaster(v), mode: 'live', role: 'owner', transfers: transfers(), timeline: { ...timeline(v, { ...HELD_UNDERPAID(v), livemode: true, deposit_address: '0x9d5e2f1c7a3b8e4d6f0a2c5b7e9d1f3a5c7e9b2d', network: 'polygon', coin: 'polygon_usdc' }), rest: { received: '14.40', missing: '9.60', askable: true, remainder: null, of: null } } })),
   signedIn({ fn: paymentPage, name: 'payment-rest-asked', main: true, shows: 'right after asking for the rest: the remainder and the address the buyer pays it at' },
     (v, s) => paymentPage({ session: s, ...frame(v), restAsked: true, timeline: { ...timeline(v, HELD_UNDERPAID(v)), rest: { received: '14.40', missing: '9.60', askable: false, remainder: REMAINDER(v), of: null } } })),
   signedIn({ fn: paymentPage, name: 'payment-remainder', shows: 'a remainder paid: its page names the held payment it completes' },

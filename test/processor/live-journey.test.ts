@@ -3,7 +3,16 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { PNG } from 'pngjs';
 import type { Address, PrivateKeyAccount } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { encodeFunctionData, parseAbi } from 'viem';
 import { DAY } from '../../src/core/clock.ts';
+import { acceptHeldPayment } from '../../src/resources/payments/accept.ts';
+import { askForRemainder } from '../../src/resources/payments/remainder.ts';
+import { runCli } from '../support/cli.ts';
+import { multicall3Abi } from '../support/chain-contracts.ts';
+import { asOperatorOn } from '../support/operator.ts';
 import { toChecksumAddress } from '../../src/core/deposit-addresses.ts';
 import type { NetworkConfig } from '../../src/core/networks-config.ts';
 import { startForwarding, type Forwarding } from '../../src/processor/forwarding/forwarding.ts';
@@ -262,4 +271,95 @@ describe('when what arrives is not what was asked', () => {
     expect((await paymentRow(id)).status).toBe('open');
     expect(await t.db.selectFrom('processor.transfers').select('tx_hash').where('to_address', '=', address).execute()).toEqual([]);
   });
+});
+
+describe('the books agree with the chain (issue 30)', () => {
+  const erc20 = parseAbi(['function approve(address spender, uint256 value) returns (bool)', 'function transferFrom(address from, address to, uint256 value) returns (bool)']);
+  const sumOf = (rows: Array<{ value: string }>) => rows.reduce((sum, row) => sum + BigInt(row.value), 0n);
+  const booked = async (ids: string[], kind: 'forward_net' | 'forward_fee') =>
+    sumOf(await t.db.selectFrom('chain_movements').select('value').where('payment_id', 'in', ids).where('kind', '=', kind).execute());
+
+  it('one transaction paying two deposit addresses pays both payments', async () => {
+    const first = await started('10.00');
+    const second = await started('12.00');
+    const { chain, tokens } = polygonChain;
+    const buyer = chain.accounts.buyer;
+    const batch = polygon.multicall as Address;
+    await chain.confirm(await chain.wallet(buyer).writeContract({ address: tokens.address.usdc, abi: erc20, functionName: 'approve', args: [batch, usdc(22)] }));
+    // One transaction, two Transfer logs, as an exchange's batched withdrawal.
+    const receipt = await chain.confirm(await chain.wallet(buyer).writeContract({
+      address: batch, abi: multicall3Abi, functionName: 'aggregate3', args: [[first, second].map(({ address }, index) => ({
+        target: tokens.address.usdc, allowFailure: false,
+        callData: encodeFunctionData({ abi: erc20, functionName: 'transferFrom', args: [buyer.address, address, usdc(index === 0 ? 10 : 12)] }),
+      }))],
+    }));
+    await runUntil(async () => (await forwardsDone(first.address)) && (await forwardsDone(second.address)), 'both paid and forwarded');
+    for (const { id } of [first, second]) {
+      const payment = await api('GET', `/v1/payments/${id}`);
+      expect(payment, id).toMatchObject({ status: 'paid', txid_in: receipt.transactionHash.toLowerCase() });
+      const transfers = await api('GET', `/v1/payments/${id}/transfers`);
+      expect(transfers.data.filter((transfer: any) => transfer.kind === 'deposit')).toEqual([
+        expect.objectContaining({ txid: receipt.transactionHash.toLowerCase(), disposition: 'paid', from: buyer.address.toLowerCase() }),
+      ]);
+    }
+    const logs = (await api('GET', `/v1/payments/${first.id}/transfers`)).data[0].log_index;
+    expect(logs).not.toBe((await api('GET', `/v1/payments/${second.id}/transfers`)).data[0].log_index);
+  });
+
+  it('a held underpayment, its rest, an extra transfer and an accepted hold: the books, the CSV and the orders equal the wallets to the unit', async () => {
+    const [payoutBefore, feeBefore] = [await balance('usdc', payout), await balance('usdc', feeWallet)];
+    const buyer = polygonChain.chain.accounts.buyer;
+    // Held: 20 of 30 arrives; the merchant asks for the rest, which the buyer pays; then 2 more come to the paid rest.
+    const held = await started('30.00');
+    await polygonChain.tokens.transfer('usdc', buyer, held.address, usdc(20));
+    await runUntil(() => forwardsDone(held.address), 'the held money forwarded');
+    const { remainder } = await askForRemainder.run(await asOperatorOn(t.context, 'payment', held.id), { id: held.id });
+    const rest = await api('POST', `/v1/checkout_sessions/${remainder.id}/start`, { email: 'ann@buyer.example' });
+    const restAddress = String(rest.deposit_address).toLowerCase() as Address;
+    await expect.poll(() => processor.detection.watched.has(restAddress), { timeout: 5_000, interval: 20 }).toBe(true);
+    await polygonChain.tokens.transfer('usdc', buyer, restAddress, usdc(10));
+    await runUntil(async () => (await paymentRow(remainder.id)).txid_out !== null, 'the rest paid and settled');
+    await polygonChain.tokens.transfer('usdc', buyer, restAddress, usdc(2));
+    // Accepted: 25 of 30 arrives (held), and the merchant accepts it as paid.
+    const accepted = await started('30.00');
+    await polygonChain.tokens.transfer('usdc', buyer, accepted.address, usdc(25));
+    await runUntil(async () => (await paymentRow(accepted.id)).status === 'held', 'held');
+    await acceptHeldPayment.run(await asOperatorOn(t.context, 'payment', accepted.id), { id: accepted.id });
+    await runUntil(async () => (await forwardsDone(restAddress)) && (await t.db.selectFrom('processor.forwards').select('state').where('deposit_address', '=', restAddress).execute()).length === 2
+      && (await forwardsDone(accepted.address)), 'everything forwarded');
+    await expect.poll(async () => (await t.db.selectFrom('chain_movements').select('id').where('payment_id', 'in', [held.id, remainder.id, accepted.id]).execute()).length,
+      { timeout: 10_000 }).toBe(12);
+
+    const payoutGot = await balance('usdc', payout) - payoutBefore;
+    const feeGot = await balance('usdc', feeWallet) - feeBefore;
+    expect(payoutGot).toBe(split(usdc(20)).net + split(usdc(10)).net + split(usdc(2)).net + split(usdc(25)).net);
+    const ids = [held.id, remainder.id, accepted.id];
+    expect(await booked(ids, 'forward_net')).toBe(payoutGot);
+    expect(await booked(ids, 'forward_fee')).toBe(feeGot);
+    // Spec 3 keeps merchant_received empty for a hold and an accepted hold; the orders' received say what reached the wallet.
+    expect(await api('GET', `/v1/payments/${held.id}`)).toMatchObject({ status: 'held', merchant_received: null });
+    expect(await api('GET', `/v1/payments/${accepted.id}`)).toMatchObject({ status: 'paid', merchant_received: null });
+    const sixDecimals = (units: bigint) => `${units / 1_000_000n}.${String(units % 1_000_000n).padStart(6, '0')}`;
+    const heldOrder = await api('GET', `/v1/orders/${(await paymentRow(held.id)).order_id}`);
+    expect(heldOrder).toMatchObject({ status: 'paid', received: sixDecimals(split(usdc(20)).net + split(usdc(10)).net + split(usdc(2)).net) });
+    expect(await api('GET', `/v1/orders/${(await paymentRow(accepted.id)).order_id}`)).toMatchObject({ received: sixDecimals(split(usdc(25)).net) });
+    const extra = (await api('GET', `/v1/payments/${remainder.id}/transfers`)).data.filter((transfer: any) => transfer.kind === 'deposit');
+    expect(extra.map((transfer: any) => [transfer.disposition, transfer.amount, transfer.needs_review])).toEqual([['paid', '10.000000', false], ['extra', '2.000000', true]]);
+
+    // The accountant's CSV, exported by the operator's CLI, adds up the same.
+    const folder = await mkdtemp(path.join(tmpdir(), 'books-'));
+    const day = (offset: number) => new Date(t.clock.now().getTime() + offset * DAY).toISOString().slice(0, 10);
+    const out = path.join(folder, 'books.csv');
+    const business = (await paymentRow(held.id)).business_id;
+    const cli = await runCli(t, ['books', 'export', '--business', business, '--from', day(-400 + 40), '--to', day(1), '--out', out, '--json'], { DATA_DIR: folder });
+    expect(cli.code, cli.stderr).toBe(0);
+    const [header, ...lines] = (await readFile(out, 'utf8')).trimEnd().split('\r\n');
+    const columns = header!.split(',');
+    const rows = lines.map((line) => Object.fromEntries(line.split(',').map((cell, index) => [columns[index], cell]))).filter((row) => ids.includes(row.payment_id!));
+    expect(rows).toHaveLength(4);
+    const units = (text: string) => BigInt(text.replace('.', ''));
+    expect(rows.reduce((sum, row) => sum + units(row.net!), 0n)).toBe(payoutGot);
+    expect(rows.reduce((sum, row) => sum + units(row.fee!), 0n)).toBe(feeGot);
+    expect(rows.find((row) => row.disposition === 'extra')).toMatchObject({ payment_id: remainder.id, needs_review: 'true', amount: '2.000000' });
+  }, 120_000);
 });

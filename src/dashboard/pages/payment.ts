@@ -7,6 +7,8 @@ import { atLeast } from '../../tenancy/roles.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 import { AskForRest, restCounts, RestSection } from './payment-rest.ts';
+import { forwardedTotal, PaymentBooks } from './payment-books.ts';
+import type { TransferOut } from '../../resources/ledger/schemas.ts';
 import { coinAmount, DeliveryBadge, PaymentBadge, sourceName } from '../wording.ts';
 
 // One payment: its facts, what can be done with it, and its timeline (spec 6.2): every event
@@ -53,7 +55,7 @@ function arrival(payment: PaymentOut, rest: PaymentRest | undefined): Array<read
   ];
 }
 
-function facts(payment: PaymentOut, rest: PaymentRest | undefined, business: BusinessFrame['business'], mode: BusinessFrame['mode']): Array<readonly [string, ComponentChildren]> {
+function facts(payment: PaymentOut, rest: PaymentRest | undefined, transfers: readonly TransferOut[], business: BusinessFrame['business'], mode: BusinessFrame['mode']): Array<readonly [string, ComponentChildren]> {
   return [
     ['Status', PaymentBadge({ status: payment.status })],
     ['Amount', Money({ amount: payment.amount, currency: payment.currency })],
@@ -71,7 +73,8 @@ function facts(payment: PaymentOut, rest: PaymentRest | undefined, business: Bus
     ['Canceled', at(payment.canceled_at)],
     ['Paid with', payment.provider_name ?? (payment.method === 'crypto' && payment.started_at !== null ? 'own wallet' : null)],
     ...arrival(payment, rest),
-    ['Reached you', payment.merchant_received === null ? null : coinAmount(payment.merchant_received, payment.coin)],
+    // By the books: a held or accepted payment's money reached the merchant too, though spec 3 leaves merchant_received empty.
+    ['Reached you', forwardedTotal(transfers) ?? (payment.merchant_received === null ? null : coinAmount(payment.merchant_received, payment.coin))],
     ['Held because', payment.hold_reason],
     ['Deposit address', payment.deposit_address === null ? null : html`<code>${payment.deposit_address}</code>`],
     ['Fee', `${(payment.fee_bps / 100).toFixed(2)}%`],
@@ -83,7 +86,7 @@ export function acceptable(payment: PaymentOut, role: BusinessFrame['role'], res
   return payment.status === 'held' && payment.hold_acceptable && role !== undefined && atLeast(role, 'developer') && !restCounts(rest);
 }
 
-export function paymentPage({ session, business, mode, role, timeline, accepted, restAsked = false }: BusinessFrame & { timeline: PaymentTimeline; accepted?: boolean; restAsked?: boolean }): VNode {
+export function paymentPage({ session, business, mode, role, timeline, transfers = [], accepted, restAsked = false }: BusinessFrame & { timeline: PaymentTimeline; transfers?: readonly TransferOut[]; accepted?: boolean; restAsked?: boolean }): VNode {
   const { payment, events, notices, rest } = timeline;
   return DashboardPage({
     title: `Payment ${payment.id}`,
@@ -100,7 +103,8 @@ export function paymentPage({ session, business, mode, role, timeline, accepted,
       </div>
       ${RestSection({ rest, frame: { business, mode, role }, asked: restAsked })}
       ${rest?.remainder && html`<h2>This payment</h2>`}
-      ${Facts({ label: 'The payment', facts: facts(payment, rest, business, mode) })}
+      ${Facts({ label: 'The payment', facts: facts(payment, rest, transfers, business, mode) })}
+      ${(payment.livemode || transfers.length > 0) && PaymentBooks({ transfers })}
       <h2>Payer page</h2>
       ${ShareAddress({ name: 'payer_url', label: 'Payer address (where the payer pays and sees the payment)', url: payment.url, what: 'payer address', openLabel: 'Open the payer page' })}
       <h2>Timeline</h2>

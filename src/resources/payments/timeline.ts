@@ -81,7 +81,8 @@ export const readPaymentTimeline = defineAction({
       })),
       notices: notices.map((notice) => ({
         id: Number(notice.id), kind: notice.kind, outcome: notice.outcome, reason: notice.reason, received: unixSeconds(notice.received_at),
-        flagged: notice.outcome === 'rejected' || (notice.outcome === 'applied' && notice.reason !== null),
+        // A settlement booked for a held, accepted or extra arrival is not a mismatch: it says what moved.
+        flagged: notice.outcome === 'rejected' || (notice.outcome === 'applied' && notice.reason !== null && notice.kind !== 'settlement.completed'),
       })),
       rest,
     };
