@@ -694,3 +694,82 @@ describe('refused notices from one address', () => {
     expect((await post()).status).toBe(401);
   });
 });
+
+describe('the books: each transfer as the chain identifies it (issue 30)', () => {
+  const TOKEN = '0x3c499c542cef5e3811e1192ce70d8cc03d5c3359';
+  const BUYER = '0x4b20993bc481177ec7e8f571cecae8a9e22c02db';
+  const FEE_WALLET = '0x1f98431c8ad98523631ae4a59f267346ea31f984';
+  const identified = (address: string, tx: string, logIndex: number, amount = '40.000000', fields: Record<string, unknown> = {}) => deposit(address, {
+    txid: tx, amount, log_index: logIndex, block_number: 1000 + logIndex, from_address: BUYER, token: TOKEN,
+    value: String(BigInt(amount.replace('.', ''))), decimals: 6, ...fields,
+  });
+  const forwardOf = (address: string, tx: string, logIndex: number, net: bigint, fee: bigint) => settlement(address, {
+    network: 'polygon', coin: 'polygon_usdc', merchant_received: `${net / 1_000_000n}.${String(net % 1_000_000n).padStart(6, '0')}`, transfer_txid: tx, transfer_log_index: logIndex,
+    movements: [
+      { kind: 'forward_net', txid: txid(), log_index: 7, block_number: 1100, from: address.toLowerCase(), to: LIVE_WALLET.toLowerCase(), token: TOKEN, value: String(net), decimals: 6 },
+      { kind: 'forward_fee', txid: txid(), log_index: 8, block_number: 1100, from: address.toLowerCase(), to: FEE_WALLET, token: TOKEN, value: String(fee), decimals: 6 },
+    ],
+  });
+  const transfers = async (id: string) => (await api('GET', `/v1/payments/${id}/transfers`)).data as any[];
+
+  it('one transaction with two Transfer logs to two deposit addresses pays both; the same transfer again, in any letter case, is a duplicate', async () => {
+    const [a, b] = [await started(), await started()];
+    const tx = txid();
+    expect(await deliver(identified(a.address, tx, 3))).toMatchObject({ outcome: 'applied', payment_id: a.id });
+    expect(await deliver(identified(b.address, tx.toUpperCase().replace('0X', '0x'), 4))).toMatchObject({ outcome: 'applied', payment_id: b.id });
+    expect(await payment(a.id)).toMatchObject({ status: 'paid', txid_in: tx });
+    expect(await payment(b.id)).toMatchObject({ status: 'paid', txid_in: tx });
+    expect(await deliver(identified(a.address, tx.toUpperCase().replace('0X', '0x'), 3))).toMatchObject({ outcome: 'duplicate', payment_id: a.id });
+    expect((await transfers(a.id)).map((row) => [row.kind, row.txid, row.log_index, row.disposition])).toEqual([['deposit', tx, 3, 'paid']]);
+    // A forged notice naming a's transfer for b's address is one transfer paying twice: held, not acceptable.
+    const c = await started();
+    expect(await deliver(identified(c.address, tx, 3))).toMatchObject({ outcome: 'duplicate', payment_id: a.id });
+    const d = await started();
+    await deliver(deposit(d.address, { txid: tx }));
+    expect(await payment(d.id)).toMatchObject({ status: 'held', hold_acceptable: false });
+  });
+
+  it('a held payment\'s forward is booked, not refused; its merchant_received stays empty and its order\'s received is what arrived at the wallet', async () => {
+    const { id, address } = await started();
+    const tx = txid();
+    await deliver(identified(address, tx, 0, '20.000000'));
+    const answer = await deliver(forwardOf(address, tx, 0, 19_800_000n, 200_000n));
+    expect(answer).toMatchObject({ outcome: 'applied', payment_id: id });
+    expect(await payment(id)).toMatchObject({ status: 'held', merchant_received: null, txid_out: null });
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.held']);
+    const order = await api('GET', `/v1/orders/${(await payment(id)).order_id}`);
+    expect(order.received).toBe('19.800000');
+    expect((await transfers(id)).map((row) => [row.kind, row.amount])).toEqual([['deposit', '20.000000'], ['forward_net', '19.800000'], ['forward_fee', '0.200000']]);
+    // Not flagged as a mismatch on the timeline: it says what moved.
+    const row = await t.db.selectFrom('processor_notices').select(['outcome', 'reason']).where('payment_id', '=', id).where('kind', '=', 'settlement.completed').executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ outcome: 'applied', reason: expect.stringMatching(/^Recorded in the books/) });
+  });
+
+  it('an extra transfer to a paid payment is booked for the merchant to look at; its forward adds to the order, not to merchant_received', async () => {
+    const { id, address } = await started();
+    const first = txid();
+    await deliver(identified(address, first, 0));
+    await deliver(forwardOf(address, first, 0, 39_600_000n, 400_000n));
+    const extra = txid();
+    expect((await deliver(identified(address, extra, 5, '5.000000'))).reason).toMatch(/^Recorded as an extra arrival/);
+    await deliver(forwardOf(address, extra, 5, 4_950_000n, 50_000n));
+    expect(await payment(id)).toMatchObject({ status: 'paid', value_coin: '40.000000', merchant_received: '39.600000' });
+    expect(await typesOf(t, id)).toEqual(['payment.started', 'payment.paid', 'payment.updated']);
+    expect((await api('GET', `/v1/orders/${(await payment(id)).order_id}`)).received).toBe('44.550000');
+    const deposits = (await transfers(id)).filter((row) => row.kind === 'deposit');
+    expect(deposits.map((row) => [row.disposition, row.needs_review])).toEqual([['paid', false], ['extra', true]]);
+  });
+
+  it('refuses a notice whose transfer fields are not what the chain has: 400, nothing changes', async () => {
+    const { id, address } = await started();
+    for (const fields of [{ log_index: -1 }, { log_index: '3' }, { from_address: 'nobody' }, { token: '0x12' }, { value: '12.5' }, { decimals: 40 }]) {
+      const sent = await send(identified(address, txid(), 0, '40.000000', fields));
+      expect(sent.status, JSON.stringify(fields)).toBe(400);
+      expect(sent.body.error.code).toBe('invalid_request');
+    }
+    expect((await deliver(identified(address, txid(), 0, '40.000000', { value: '1' }))).outcome).toBe('rejected');
+    expect((await deliver(identified(address, txid(), 0, '40.000000', { decimals: 18, value: '40000000000000000000' }))).reason).toMatch(/6 decimals/);
+    expect(await payment(id)).toMatchObject({ status: 'open' });
+    expect(await transfers(id)).toEqual([]);
+  });
+});
