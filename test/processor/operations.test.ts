@@ -12,7 +12,7 @@ import { readinessOf } from '../../src/health.ts';
 import { ChainClient } from '../../src/processor/chain/chain-client.ts';
 import { Detector } from '../../src/processor/detection/detector.ts';
 import { registerProcessorMetrics } from '../../src/processor/operating/metrics.ts';
-import { describeError } from '../../src/processor/detection/scan-state.ts';
+import { publicText } from '../../src/core/public-text.ts';
 import { scanChecks } from '../../src/processor/operating/status.ts';
 import { WatchedAddresses } from '../../src/processor/detection/watched-addresses.ts';
 import type { TestChain } from '../support/chain.ts';
@@ -178,7 +178,7 @@ describe('when scans fail', () => {
   });
 
   it('keeps an RPC URL\'s path (where providers put the API key) out of the error it stores', () => {
-    expect(describeError(new Error('request to https://polygon-mainnet.infura.io/v3/0123456789abcdef failed\nmore')))
+    expect(publicText(new Error('request to https://polygon-mainnet.infura.io/v3/0123456789abcdef failed\nmore')))
       .toBe('request to https://polygon-mainnet.infura.io failed');
   });
 });

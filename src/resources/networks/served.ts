@@ -2,6 +2,7 @@ import { SECOND } from '../../core/clock.ts';
 import { ACCEPTED_COINS, isAcceptedCoin, type AcceptedCoinId } from '../../core/payment-request.ts';
 import { NETWORK_NAMES, type NetworkName } from '../../core/networks-config.ts';
 import type { Db } from '../../db/database.ts';
+import { publicText } from '../../core/public-text.ts';
 import type { Selectable } from 'kysely';
 import type { ProcessorNetworksTable } from '../../db/schema.ts';
 
@@ -56,7 +57,7 @@ export async function recordNetworkStatus(db: Db, report: { id: string; sentAt: 
   const rows = report.networks.map((status) => ({
     network: status.network, chain_id: status.chainId, coins: [...status.coins],
     healthy: status.healthy, head_block: status.headBlock, final_block: status.finalBlock, cursor_block: status.cursorBlock,
-    problem: status.problem, reported_at: report.sentAt, received_at: report.receivedAt, notice_id: report.id,
+    problem: status.problem === null ? null : publicText(status.problem), reported_at: report.sentAt, received_at: report.receivedAt, notice_id: report.id,
   }));
   const written = await db.insertInto('processor_networks').values(rows)
     .onConflict((oc) => oc.column('network').doUpdateSet((eb) => ({
