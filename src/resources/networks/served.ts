@@ -42,11 +42,22 @@ export async function networkReports(db: Db): Promise<NetworkReport[]> {
  * its order) that a served network's processor watches. Empty when nothing is served.
  */
 export async function servedCoins(db: Db, now: Date, freshSeconds: number): Promise<AcceptedCoinId[]> {
-  const watched = new Set<string>();
+  return (await coinsByHealth(db, now, freshSeconds)).served;
+}
+
+/**
+ * Every accepted coin a processor reported watching, split: `served` (its network healthy and
+ * recent) and `delayed` (reported, but not served now: the node is down or the report stale).
+ * A deposit address already shown keeps both: its money is found once the network is back.
+ */
+export async function coinsByHealth(db: Db, now: Date, freshSeconds: number): Promise<{ served: AcceptedCoinId[]; delayed: AcceptedCoinId[] }> {
+  const served = new Set<string>();
+  const reported = new Set<string>();
   for (const report of await networkReports(db)) {
-    if (isServed(report, now, freshSeconds)) for (const coin of report.coins) watched.add(coin);
+    for (const coin of report.coins) (isServed(report, now, freshSeconds) ? served : reported).add(coin);
   }
-  return (Object.keys(ACCEPTED_COINS) as AcceptedCoinId[]).filter((coin) => watched.has(coin) && isAcceptedCoin(coin));
+  const accepted = (Object.keys(ACCEPTED_COINS) as AcceptedCoinId[]).filter((coin) => isAcceptedCoin(coin));
+  return { served: accepted.filter((coin) => served.has(coin)), delayed: accepted.filter((coin) => reported.has(coin) && !served.has(coin)) };
 }
 
 /**
