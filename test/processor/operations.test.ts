@@ -161,7 +161,8 @@ describe('when scans fail', () => {
     const [polygonStatus] = JSON.parse(stdout).networks;
     expect(polygonStatus.lag_blocks).toBe(5);
     expect(polygonStatus.scan_errors).toBe(1);
-    expect(polygonStatus.last_error).toEqual({ message: expect.stringMatching(/^scan: polygon: eth_getLogs failed on every RPC URL: /), at: expect.any(String) });
+    // Each URL by its origin, and why: the proxy's 429 in words.
+    expect(polygonStatus.last_error).toEqual({ message: `scan: polygon: eth_getLogs failed on every RPC URL (${proxy.url}: HTTP status 429)`, at: expect.any(String) });
     expect((await status()).stdout).toMatch(/ {2}last error: \S+ \(\d+ s ago\): scan: polygon: eth_getLogs failed/);
     const text = await scrape();
     expect(valueOf(text, 'processor_scan_errors_total{network="polygon"}')).toBe(1);

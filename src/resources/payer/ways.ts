@@ -27,9 +27,10 @@ export type Offer = { coins: AcceptedCoinId[]; delayed: AcceptedCoinId[]; refuse
 export async function offerFor(app: Pick<AppContext, 'db' | 'clock' | 'config'>, view: PayerView): Promise<Offer> {
   // A buyer already shown a deposit address may have paid: the address stays valid through an
   // outage (the processor finds the money once its node answers), so it is never taken back.
+  // While some network is served it is offered as usual; when none is, the networks reported.
   if (view.livemode && view.startedAt !== null && view.depositAddress !== null) {
     const { served, delayed } = await coinsByHealth(app.db, app.clock.now(), app.config.processorStatusFreshSeconds);
-    return { coins: [...served, ...delayed], delayed, refused: null };
+    return served.length > 0 ? { coins: served, delayed: [], refused: null } : { coins: delayed, delayed, refused: null };
   }
   try {
     return { coins: await coinsForStart(app, view.livemode, view.routing), delayed: [], refused: null };
