@@ -5,6 +5,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { signIn } from '../support/dashboard.ts';
+import { postSignedNotice, statusNotice } from '../support/processor-status.ts';
 import { freePort, startTestApp, TEST_SECRETS, type TestApp } from '../support/harness.ts';
 
 // The all-in-one (`npm start`, src/main.ts) with Polygon's RPC URL pointing at a loopback port
@@ -102,11 +103,21 @@ it('never shows or keeps the API key in the URL: not on the go-live checklist, n
   const business = await t.business({ name: 'Checklist Shop' });
   const owner = await t.db.selectFrom('memberships as m').innerJoin('people as p', 'p.id', 'm.person_id').select('p.email')
     .where('m.business_id', '=', business.id).where('m.role', '=', 'owner').executeTakeFirstOrThrow();
+  // Defence in depth: a processor that did not cut its URLs (an older one) is cut by the service as it receives.
+  const leaky = `base: eth_chainId failed. URL: ${rpcOrigin}/v2/${SECRET} Request body: {"method":"eth_chainId"}`;
+  const at = Math.floor(t.clock.now().getTime() / 1000);
+  expect((await postSignedNotice(t, statusNotice([{ network: 'base', healthy: false, problem: leaky }], at))).status).toBe(200);
+  // A refused one (too old) is kept with its body: cut too.
+  expect((await postSignedNotice(t, statusNotice([{ network: 'base', healthy: false, problem: leaky }], at - 3_600), at)).status).toBe(400);
+  expect((await t.db.selectFrom('processor_networks').select('problem').where('network', '=', 'base').executeTakeFirstOrThrow()).problem)
+    .toBe(`base: eth_chainId failed. URL: ${rpcOrigin} Request body: {"method":"eth_chainId"}`);
+
   const browser = await signIn(t, owner.email);
   const page = await browser.visit(`/dashboard/businesses/${business.id}/live/settings`);
   expect(page.status).toBe(200);
   expect(page.html).toContain('not healthy');
   expect(page.html).toContain(`${rpcOrigin}: connection refused`);
+  expect(page.html).toContain(`URL: ${rpcOrigin} Request body`);
   expect(page.html).not.toContain(SECRET);
 
   // Every row of every processor table, and the service's tables the processor writes to.
