@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/clock.ts';
 import type { NetworkConfig } from '../../core/networks-config.ts';
 import type { Db } from '../../db/database.ts';
+import { publicText } from '../../core/public-text.ts';
 import { RangeRefused, RpcUnavailable, type BlockHeader, type ChainClient, type TransferLog } from '../chain/chain-client.ts';
 import { Reconciler, type ReconcileOptions, type ReconcileResult } from './reconciliation.ts';
 import { distinctLogs, recordTransfers } from './recorded-transfers.ts';
@@ -151,7 +152,7 @@ export class Detector {
         result.reconciliation = await this.#reconciler.afterScan(final, { catchUp: final.number - from + 1n > MAX_RANGE });
       } catch (error) {
         // The scan itself holds; the next due pass tries again.
-        this.#options.log?.(`[processor] ${network}: balance reconciliation failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.#options.log?.(`[processor] ${network}: balance reconciliation failed: ${publicText(error)}`);
         await recordFailure(this.#db, network, error, this.#clock.now(), 'reconciliation').catch(() => undefined);
       }
     }
