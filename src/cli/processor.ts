@@ -1,6 +1,6 @@
 import { forwardingSections } from '../processor/forwarding/forwarding-status.ts';
 import { depositsWaitingForFinality } from '../processor/detection/unfinal.ts';
-import { networkStatuses, reportedNetworks, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/operating/status.ts';
+import { networkStatuses, reportedNetworks, scanFailing, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/operating/status.ts';
 import { ApiError, StartupError } from '../core/errors.ts';
 import type { SweepOutcome, SweepPlan } from '../processor/forwarding/sweep.ts';
 import { oneOf, required, type Command } from './command.ts';
@@ -19,7 +19,7 @@ function asJson(status: NetworkStatus, configured: boolean, now: Date, withinMs:
     network: status.network,
     configured,
     chain_id: status.chainId,
-    health: scanHealth(status, now, withinMs),
+    health: scanFailing(status) ? 'failing' as const : scanHealth(status, now, withinMs),
     head_block: status.headBlock,
     final_block: status.finalBlock,
     cursor: status.cursor,
@@ -41,6 +41,7 @@ function asJson(status: NetworkStatus, configured: boolean, now: Date, withinMs:
 
 const healthWords = (withinMs: number) => ({
   ok: 'healthy',
+  failing: 'unhealthy: its scans fail (last error below); retried with backoff',
   stale: `no scan reached the final block in the last ${withinMs / 60_000} minutes`,
   never: 'never scanned',
 }) as const;

@@ -3,6 +3,7 @@ import { SECOND, unixSeconds, type Clock } from '../core/clock.ts';
 import type { NetworkConfig, NetworkName } from '../core/networks-config.ts';
 import type { Db } from '../db/database.ts';
 import type { DepositAddresses } from '../core/deposit-addresses.ts';
+import { publicText } from '../core/public-text.ts';
 import { ChainClient, type ChainClientOptions } from './chain/chain-client.ts';
 import { DEFAULT_POLL_MS, startDetection, type Detection } from './detection/detection.ts';
 import type { DetectorOptions } from './detection/detector.ts';
@@ -15,9 +16,12 @@ import { findMissingDepositIndexes } from './detection/watched-addresses.ts';
 // processor holds: scan to the final block, enqueue deposit.confirmed for what became final,
 // forward; then deliver the notices that are due. Every STATUS_EVERY_MS it tells the service which
 // networks it watches and whether they are healthy (a signed processor.status notice): the
-// service offers buyers only networks a healthy processor watched recently.
+// service offers buyers only networks a healthy processor watched recently. A network whose scans
+// fail is retried with backoff (retryWaitMs) and reported unhealthy meanwhile; the others go on.
 
 export const STATUS_EVERY_MS = 15 * SECOND;
+/** The longest wait between a failing network's tries. */
+export const MAX_RETRY_WAIT_MS = 60 * SECOND;
 /** A network is healthy when its last successful scan is this recent, in polls (and at least 30 s). */
 const HEALTHY_WITHIN_POLLS = 3;
 
@@ -29,6 +33,17 @@ export interface NetworkHealth {
   /** The cursor after the last successful scan: every block before it is scanned. */
   cursorBlock: bigint | null;
   lastError: string | null;
+  /** Scans failed in a row (a probe that failed counts): the wait before the next try grows with them. */
+  failures: number;
+}
+
+/**
+ * The wait after `failures` failed scans in a row: one poll, then doubling to a minute (at the
+ * default 2 s poll: 2 s, 4 s, 8 s, 16 s, 32 s, then every 60 s). Each try after the first failure
+ * is a probe of every URL once (the chain id) before a whole scan: cheap while the node is down.
+ */
+export function retryWaitMs(failures: number, pollMs: number): number {
+  return failures === 0 ? 0 : Math.min(pollMs * 2 ** (failures - 1), Math.max(MAX_RETRY_WAIT_MS, pollMs));
 }
 
 export interface Processor {
@@ -74,31 +89,49 @@ export async function startProcessor(deps: {
   const found = await findMissingDepositIndexes(deps.db, deps.deposits);
   if (found > 0) log(`[processor] found the child index of ${found} deposit address(es) started before indexes were kept`);
   const health = new Map<NetworkName, NetworkHealth>(deps.networks.map((network) => [network.name, {
-    network: network.name, active: false, lastScanAt: null, cursorBlock: null, lastError: null,
+    network: network.name, active: false, lastScanAt: null, cursorBlock: null, lastError: null, failures: 0,
   }]));
-  const problem = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
+  // Every text the processor says or stores: the first line, URLs cut to their origin.
+  const problem = (error: unknown) => publicText(error);
+  /** When each failing network is tried next (real time, as the loop's timer runs). */
+  const retryAt = new Map<NetworkName, number>();
 
   const deliver = () => deliverDueNotices(deps.db, deps.clock, deps.sender, { log })
     .catch((error: unknown) => log(`[processor] delivering notices failed: ${problem(error)}`));
 
-  const poll = async () => {
+  /** `onlyDue` (the loop): a failing network is skipped until its wait is over; a poll asked for (tests) tries every one. */
+  const poll = async (onlyDue = false) => {
     const held = await locks.take(deps.networks.map((network) => network.name));
+    const waiting = new Set<NetworkName>();
     await Promise.all(detection.detectors.map(async (detector) => {
       const network = detector.network;
       const state = health.get(network.name)!;
       state.active = held.has(network.name);
       if (!state.active) return;
+      if (onlyDue && Date.now() < (retryAt.get(network.name) ?? 0)) {
+        waiting.add(network.name);
+        return;
+      }
       try {
+        // After a failure, one quick try of every URL first: a node still down costs one request per URL.
+        if (state.failures > 0) await detector.probe();
         const scanned = await detector.scan();
+        if (state.failures > 0) log(`[processor] ${network.name}: scanning again after ${state.failures} failed tries`);
         state.lastScanAt = deps.clock.now();
         state.cursorBlock = scanned.nextBlock;
         state.lastError = null;
+        state.failures = 0;
+        retryAt.delete(network.name);
       } catch (error) {
-        // The next poll scans again from the same cursor; the status says why meanwhile.
+        // The next try scans again from the same cursor; the status says why meanwhile.
         state.lastError = problem(error);
-        log(`[processor] ${network.name}: scan failed: ${state.lastError}`);
+        state.failures += 1;
+        const wait = retryWaitMs(state.failures, pollMs);
+        retryAt.set(network.name, Date.now() + wait);
+        log(`[processor] ${network.name}: scan failed (${state.failures} in a row; next try in ${Math.round(wait / 1000)} s): ${state.lastError}`);
       }
       await confirmFinalTransfers(deps.db, deps.clock, network).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
+      if (state.failures > 0) return;
       // For the status only: a failure here costs nothing but its count.
       await recordUnfinalDeposits(deps.db, deps.clock, clients.get(network.name)!, network, detection.watched)
         .catch((error: unknown) => log(`[processor] ${network.name}: reading deposits not final yet failed: ${problem(error)}`));
@@ -106,7 +139,8 @@ export async function startProcessor(deps: {
     // The deposits found are told before anything is forwarded: a buyer's page turns paid without waiting for gas.
     await deliver();
     if ((deps.steps ?? []).length === 0) return;
-    await Promise.all(deps.networks.filter((network) => held.has(network.name)).map(async (network) => {
+    // A network waiting out its node's failures is not forwarded either: forwarding needs the same node.
+    await Promise.all(deps.networks.filter((network) => held.has(network.name) && !waiting.has(network.name)).map(async (network) => {
       for (const step of deps.steps ?? []) {
         await step(network).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
       }
@@ -139,7 +173,7 @@ export async function startProcessor(deps: {
     const body = JSON.stringify({ id: `status:${randomUUID()}`, type: 'processor.status', sent_at: unixSeconds(now), networks });
     // Not retried: the next status, STATUS_EVERY_MS later, says the same or newer.
     const delivery = await postNotice(deps.sender, body, now);
-    if (delivery.state !== 'delivered') log(`[processor] the status was not taken: ${delivery.answer.slice(0, 300)}`);
+    if (delivery.state !== 'delivered') log(`[processor] the status was not taken: ${problem(delivery.answer)}`);
   };
 
   let stopped = false;
@@ -148,7 +182,7 @@ export async function startProcessor(deps: {
   let lastStatusAt = 0;
   const loop = () => {
     if (stopped) return;
-    running = poll().then(async () => {
+    running = poll(true).then(async () => {
       if (Date.now() - lastStatusAt >= (options.statusEveryMs ?? STATUS_EVERY_MS)) {
         lastStatusAt = Date.now();
         await reportStatus();
@@ -161,7 +195,7 @@ export async function startProcessor(deps: {
 
   return {
     detection,
-    poll,
+    poll: () => poll(),
     reportStatus,
     health: () => [...health.values()].map((state) => ({ ...state })),
     async stop() {

@@ -131,11 +131,16 @@ describe('Live with Polygon healthy only', () => {
     expect(both.html).toContain('?coin=base_usdc');
     expect((await page(`${url}?coin=base_usdc`)).html).toContain('USDC on the Base network');
 
-    // The processor falls silent: past the freshness bound, the address is no longer shown.
+    // The processor falls silent: past the freshness bound, the buyer already shown the address
+    // keeps it (they may have paid) and reads that confirming may take longer, never "don't pay".
     await t.jump(121 * SECOND);
     const silent = await page(url);
-    expect(silent.html).toMatch(UNAVAILABLE);
-    expect(silent.html).not.toMatch(/0x[0-9a-fA-F]{40}/);
+    expect(silent.html).not.toMatch(UNAVAILABLE);
+    expect(silent.html).toContain('Confirmation on Polygon and Base may take longer than usual right now.');
+    expect(silent.html.toLowerCase()).toContain(started.body.deposit_address.toLowerCase().slice(2, 12));
+    // A buyer who has not started is refused, in words, with no address.
+    const fresh = await link(live);
+    expect((await page(fresh.url)).html).toMatch(UNAVAILABLE);
   });
 });
 

@@ -12,7 +12,7 @@ import { readinessOf } from '../../src/health.ts';
 import { ChainClient } from '../../src/processor/chain/chain-client.ts';
 import { Detector } from '../../src/processor/detection/detector.ts';
 import { registerProcessorMetrics } from '../../src/processor/operating/metrics.ts';
-import { describeError } from '../../src/processor/detection/scan-state.ts';
+import { publicText } from '../../src/core/public-text.ts';
 import { scanChecks } from '../../src/processor/operating/status.ts';
 import { WatchedAddresses } from '../../src/processor/detection/watched-addresses.ts';
 import type { TestChain } from '../support/chain.ts';
@@ -161,7 +161,8 @@ describe('when scans fail', () => {
     const [polygonStatus] = JSON.parse(stdout).networks;
     expect(polygonStatus.lag_blocks).toBe(5);
     expect(polygonStatus.scan_errors).toBe(1);
-    expect(polygonStatus.last_error).toEqual({ message: expect.stringMatching(/^scan: polygon: eth_getLogs failed on every RPC URL: /), at: expect.any(String) });
+    // Each URL by its origin, and why: the proxy's 429 in words.
+    expect(polygonStatus.last_error).toEqual({ message: `scan: polygon: eth_getLogs failed on every RPC URL (${proxy.url}: HTTP status 429)`, at: expect.any(String) });
     expect((await status()).stdout).toMatch(/ {2}last error: \S+ \(\d+ s ago\): scan: polygon: eth_getLogs failed/);
     const text = await scrape();
     expect(valueOf(text, 'processor_scan_errors_total{network="polygon"}')).toBe(1);
@@ -178,7 +179,7 @@ describe('when scans fail', () => {
   });
 
   it('keeps an RPC URL\'s path (where providers put the API key) out of the error it stores', () => {
-    expect(describeError(new Error('request to https://polygon-mainnet.infura.io/v3/0123456789abcdef failed\nmore')))
+    expect(publicText(new Error('request to https://polygon-mainnet.infura.io/v3/0123456789abcdef failed\nmore')))
       .toBe('request to https://polygon-mainnet.infura.io failed');
   });
 });

@@ -20,6 +20,8 @@ export type RpcFaults = {
   tooManyRequests?: number;
   /** The next `n` requests are never answered: held until the client gives up or `hangLimitMs`. */
   hang?: number;
+  /** Every connection is closed unanswered, as a node that went away (an outage): the client reads "connection closed". */
+  down?: boolean;
   /** Limits tooManyRequests and hang to these JSON-RPC methods (a batch matches if any call does). */
   only?: string[];
 };
@@ -94,6 +96,10 @@ export async function startRpcProxy(upstream: string, { hangLimitMs = 30_000 } =
   };
 
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
+    if (faults.down) {
+      requests += 1;
+      return void request.socket.destroy();
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of request as AsyncIterable<Buffer>) {

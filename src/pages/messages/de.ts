@@ -117,6 +117,7 @@ export const de: Messages = {
   coinOption: (token, network) => `${token} im ${network}-Netzwerk`,
   unavailableTitle: 'Dieses Unternehmen kann gerade keine Zahlungen annehmen',
   unavailableText: 'Es wurde nichts berechnet. Bitte senden Sie für diese Zahlung jetzt kein Geld; versuchen Sie es später erneut oder wenden Sie sich an das Unternehmen.',
+  confirmationDelayed: (networks: readonly string[]) => `Die Bestätigung auf ${networks.join(' und ')} kann gerade länger dauern als üblich. Diese Adresse bleibt gültig: Geld, das an sie gesendet wird, wird gefunden und bestätigt, sobald das Netzwerk wieder erreichbar ist, und diese Seite zeigt es dann an.`,
   qrLabel: (token, network) => `QR-Code: eine Zahlungsanforderung über ${token} im ${network}-Netzwerk an die Adresse dieser Zahlung, mit dem Betrag`,
   testPaid: 'Der volle Betrag kommt an',
   testUnderpaid: 'Weniger als verlangt kommt an',

@@ -121,6 +121,8 @@ export const en = {
   /** Live, and nothing could receive the buyer's money now (no network watched, no provider with keys): said instead of a form. */
   unavailableTitle: 'This business can\'t take payments right now',
   unavailableText: 'Nothing has been charged. Please don\'t send any money for this payment now; try again later, or contact the business.',
+  /** Live, an address already shown, and a network's processor not healthy now: the address stays valid; never "don't pay". */
+  confirmationDelayed: (networks: readonly string[]) => `Confirmation on ${networks.join(' and ')} may take longer than usual right now. This address stays valid: money sent to it is found and confirmed as soon as the network is reachable again, and this page then shows it.`,
   qrLabel: (token: string, network: string) => `QR code: a payment request for ${token} on ${network} to this payment's address, with the amount`,
   testPaid: 'The full amount arrives',
   testUnderpaid: 'Less than asked arrives',

@@ -57,13 +57,14 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
     const left = payment.status === 'open' ? timeLeft(t, payment.expiresAt.getTime() - context.clock.now().getTime()) : null;
     // A page is a function of the payment, the step and coin asked for, the offer and the time left: kept, unless it shows what was typed.
     const kept = retry === undefined && status === 200
-      ? `${JSON.stringify([choosing || step === 'details' ? step : null, asked, offer?.coins ?? null, offer?.refused?.code ?? null, left])}\u0000${payerViewKey(payment)}`
+      ? `${JSON.stringify([choosing || step === 'details' ? step : null, asked, offer?.coins ?? null, offer?.delayed ?? null, offer?.refused?.code ?? null, left])}\u0000${payerViewKey(payment)}`
       : null;
     const send = (make: () => VNode) => kept ? pages.sendKept(request, reply, kept, make, token) : pages.send(request, reply, status, make(), token);
     switch (payment.status) {
       case 'open':
       case 'pending': {
-        // Live and nothing could receive the money: said in words, never a form or an address.
+        // Live and nothing could receive the money: said in words, never a form or an address (only
+        // before an address was shown: offerFor keeps a shown address whatever the processor's health).
         if (payment.status === 'open' && offer?.refused) return send(() => payUnavailablePage({ t, view: payment }));
         if (payment.status === 'open' && (payment.startedAt === null || step === 'details' || retry)) {
           return send(() => payStartPage({ t, view: payment, action: at.start, values: retry?.values ?? detailsOf(payment), errors: retry?.errors ?? {}, timeLeft: left }));
@@ -72,11 +73,12 @@ export function registerPayRoutes(scope: FastifyInstance, pages: PayerPages): vo
           const testProvider = payment.livemode || !payment.provider ? null : at.testProvider(payment.provider);
           return send(() => payPendingPage({ t, view: payment, paths: { self: at.page, choose: at.choose, testProvider }, timeLeft: left }));
         }
-        const ways = waysToPay(payment, context.config.providers, offer?.coins ?? []);
+        const ways = waysToPay(payment, context.config.providers, offer?.coins ?? [], offer?.delayed ?? []);
         const coinPath = (chosen: string) => `${at.page}?coin=${encodeURIComponent(chosen)}`;
         return send(() => payChoosePage({
           t, view: payment, paths: { provider: at.provider, details: at.details, test: at.test, coin: coinPath },
           providers: ways.providers, wallet: walletOf(t, payment, ways.wallet, asked, tokenContracts), declined: step === 'declined', timeLeft: left,
+          delayed: offer?.delayed ?? [],
         }));
       }
       case 'paid':

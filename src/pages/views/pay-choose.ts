@@ -1,4 +1,5 @@
 import type { VNode } from 'preact';
+import { coinLabel } from '../../core/payment-request.ts';
 import type { PayerView } from '../../resources/payer/view.ts';
 import { Button, Form, html, Notice } from '../../ui/index.ts';
 import type { Messages } from '../messages/en.ts';
@@ -19,7 +20,7 @@ export interface OfferedProvider {
  * the buyer's own wallet when crypto is allowed; in Test mode the outcomes money could have
  * instead, in the Test controls at the foot of the page.
  */
-export function payChoosePage({ t, view, paths, providers, wallet, declined = false, timeLeft }: {
+export function payChoosePage({ t, view, paths, providers, wallet, declined = false, timeLeft, delayed = [] }: {
   t: Messages;
   view: PayerView;
   paths: { provider: string; details: string; test: string; coin: (coin: string) => string };
@@ -28,13 +29,17 @@ export function payChoosePage({ t, view, paths, providers, wallet, declined = fa
   /** Back here because the card provider declined the card. */
   declined?: boolean;
   timeLeft: string | null;
+  /** Coins whose network's processor is not healthy now: the address stays valid, confirming may take longer. */
+  delayed?: readonly string[];
 }): VNode {
+  const slowNetworks = [...new Set(delayed.map((coin) => coinLabel(coin).network))];
   return PayerPage({
     t, business: view.business.name, livemode: view.livemode, theme: view.checkout?.theme, ...brandFrame(view.business.id, view.brand),
     title: t.payTitle(view.description),
     summary: PaymentSummary({ t, view, timeLeft }),
     children: html`<div data-status=${view.status} data-status-url=${`/pay/${encodeURIComponent(view.id)}/status`}>
       ${declined && Notice({ tone: 'error', children: t.cardDeclined })}
+      ${wallet?.kind === 'live' && slowNetworks.length > 0 && Notice({ tone: 'warning', children: html`<p class="confirmation-delayed">${t.confirmationDelayed(slowNetworks)}</p>` })}
       <h2 class="steps-heading">${t.howToPay}</h2>
       <section aria-labelledby="card-heading" class="way-to-pay">
         <h3 id="card-heading">${t.byCard}</h3>

@@ -1,5 +1,6 @@
 import { createPublicClient, http, parseAbiItem, type Address, type PublicClient } from 'viem';
 import type { NetworkConfig } from '../../core/networks-config.ts';
+import { rpcFailure, rpcOrigin } from './rpc-failure.ts';
 
 // One network's JSON-RPC, over every configured URL. Our own failover and retry rather than
 // viem's: viem retries -32005, which providers also answer to a log range too wide, and the
@@ -32,7 +33,7 @@ export interface TransferLog {
 /** The provider will not answer a log query this wide, or with this many results: ask for less. */
 export class RangeRefused extends Error {}
 
-/** Every URL failed, however often tried. */
+/** Every URL failed, however often tried: the message names each URL's origin (never its path) and why. */
 export class RpcUnavailable extends Error {}
 
 // Messages providers send for a log query too wide or too large (Infura, Alchemy, QuickNode,
@@ -83,10 +84,11 @@ export class ChainClient {
    * Runs `request` on the preferred URL, then each other in turn; after a round of failures,
    * waits and goes round again. A log range refusal is thrown at once, as RangeRefused.
    */
-  async #call<T>(what: string, request: (client: PublicClient) => Promise<T>, { ranged = false, batched = false } = {}): Promise<T> {
+  async #call<T>(what: string, request: (client: PublicClient) => Promise<T>, { ranged = false, batched = false, rounds = this.#rounds } = {}): Promise<T> {
     const clients = batched ? this.#batchingClients() : this.#clients;
-    let last: unknown;
-    for (let round = 0; round < this.#rounds; round += 1) {
+    // Each URL's latest failure, by index: the refusal names them all.
+    const failures = new Map<number, unknown>();
+    for (let round = 0; round < rounds; round += 1) {
       if (round > 0) await new Promise((resolve) => setTimeout(resolve, this.#retryDelayMs * 2 ** (round - 1)));
       for (let turn = 0; turn < clients.length; turn += 1) {
         const index = (this.#preferred + turn) % clients.length;
@@ -96,16 +98,17 @@ export class ChainClient {
           return answer;
         } catch (error) {
           if (ranged && refusesRange(error)) throw new RangeRefused(error instanceof Error ? error.message : String(error));
-          last = error;
+          failures.set(index, error);
         }
       }
     }
-    const reason = last instanceof Error ? last.message.split('\n')[0] : String(last);
-    throw new RpcUnavailable(`${this.#network.name}: ${what} failed on every RPC URL: ${reason}`);
+    const reasons = [...failures].sort(([a], [b]) => a - b).map(([index, error]) => `${rpcOrigin(this.#network.rpcUrls[index]!)}: ${rpcFailure(error)}`);
+    throw new RpcUnavailable(`${this.#network.name}: ${what} failed on every RPC URL (${reasons.join('; ')})`);
   }
 
-  chainId(): Promise<number> {
-    return this.#call('eth_chainId', (client) => client.getChainId());
+  /** The node's chain id; `rounds` (default the client's) bounds the tries, as a start's quick check wants. */
+  chainId({ rounds }: { rounds?: number } = {}): Promise<number> {
+    return this.#call('eth_chainId', (client) => client.getChainId(), { rounds });
   }
 
   async block(number: bigint): Promise<BlockHeader> {

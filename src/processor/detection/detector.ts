@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/clock.ts';
 import type { NetworkConfig } from '../../core/networks-config.ts';
 import type { Db } from '../../db/database.ts';
+import { publicText } from '../../core/public-text.ts';
 import { RangeRefused, RpcUnavailable, type BlockHeader, type ChainClient, type TransferLog } from '../chain/chain-client.ts';
 import { Reconciler, type ReconcileOptions, type ReconcileResult } from './reconciliation.ts';
 import { distinctLogs, recordTransfers } from './recorded-transfers.ts';
@@ -62,6 +63,8 @@ export class Detector {
   readonly #tokens: Array<`0x${string}`>;
   #range = MAX_RANGE;
   #successes = 0;
+  /** The node's chain id was checked (at start, or by the first scan when no node answered then). */
+  #chainChecked = false;
   readonly #reconciler: Reconciler | undefined;
 
   constructor(deps: { db: Db; network: NetworkConfig; client: ChainClient; watched: WatchedAddresses; clock: Clock }, options: DetectorOptions = {}) {
@@ -82,14 +85,31 @@ export class Detector {
     return this.#range;
   }
 
-  /** Refuses to watch a node of another chain (its logs would be taken for this network's), or to continue another chain's scan. */
-  async checkChainId(): Promise<void> {
-    const answered = await this.#client.chainId();
+  /**
+   * Refuses to watch a node of another chain (its logs would be taken for this network's), or to
+   * continue another chain's scan. `rounds` bounds the tries (a start's quick check, a probe).
+   */
+  async checkChainId({ rounds }: { rounds?: number } = {}): Promise<void> {
+    const answered = await this.#client.chainId({ rounds });
     if (answered !== this.network.chainId) {
       throw new ChainIdMismatch(`${this.network.name}: the RPC node answers chain id ${answered}, but ${this.network.name.toUpperCase()}_CHAIN_ID is ${this.network.chainId}. Check ${this.network.name.toUpperCase()}_RPC_URL.`);
     }
     const kept = await this.#db.selectFrom('processor.cursors').select('chain_id').where('network', '=', this.network.name).executeTakeFirst();
     if (kept && kept.chain_id !== this.network.chainId) throw this.#otherChain(kept.chain_id);
+    this.#chainChecked = true;
+  }
+
+  /**
+   * One try of every URL (the chain id, checked again): whether a node that failed answers now,
+   * before a whole scan's retries are spent on it. A failure is written down as a scan's.
+   */
+  async probe(): Promise<void> {
+    try {
+      await this.checkChainId({ rounds: 1 });
+    } catch (error) {
+      await recordFailure(this.#db, this.network.name, error, this.#clock.now()).catch(() => undefined);
+      throw error;
+    }
   }
 
   #otherChain(kept: number): ChainIdMismatch {
@@ -119,6 +139,7 @@ export class Detector {
     const network = this.network.name;
     let scanned: { result: ScanResult; final: BlockHeader; from: bigint };
     try {
+      if (!this.#chainChecked) await this.checkChainId();
       scanned = await this.#scanToFinal();
       await recordScanned(this.#db, network, this.#clock.now());
     } catch (error) {
@@ -131,7 +152,7 @@ export class Detector {
         result.reconciliation = await this.#reconciler.afterScan(final, { catchUp: final.number - from + 1n > MAX_RANGE });
       } catch (error) {
         // The scan itself holds; the next due pass tries again.
-        this.#options.log?.(`[processor] ${network}: balance reconciliation failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.#options.log?.(`[processor] ${network}: balance reconciliation failed: ${publicText(error)}`);
         await recordFailure(this.#db, network, error, this.#clock.now(), 'reconciliation').catch(() => undefined);
       }
     }

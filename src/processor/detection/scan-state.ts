@@ -1,23 +1,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { publicText } from '../../core/public-text.ts';
 
 // Each network's scans, written down as they happen (processor.network_scans, migrations/0029):
 // the head and final block read, when a scan last reached the final block, its last error and
 // running counts. `processor status`, the metrics and /readyz read this row, so they need the
 // database only, from any machine, whichever processor is scanning.
-
-/** The error as the status shows it: its first line, URLs cut to their origin (an RPC URL's path often holds its API key). */
-export function describeError(error: unknown): string {
-  const text = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-  const withoutPaths = text.replace(/\b(https?|wss?):\/\/[^\s"'<>]+/gi, (url) => {
-    try {
-      return new URL(url).origin;
-    } catch {
-      return '(a URL)';
-    }
-  });
-  return withoutPaths.length > 300 ? `${withoutPaths.slice(0, 299)}…` : withoutPaths;
-}
 
 /** The head and final block a scan read at its start. */
 export async function recordObserved(db: Db, network: string, head: bigint, final: bigint, now: Date): Promise<void> {
@@ -32,7 +20,8 @@ export async function recordScanned(db: Db, network: string, now: Date): Promise
 
 /** A scan (or its reconciliation) failed: the next poll tries again, and the status shows why. */
 export async function recordFailure(db: Db, network: string, error: unknown, now: Date, what = 'scan'): Promise<void> {
-  const message = `${what}: ${describeError(error)}`;
+  // The first line, URLs cut to their origin (an RPC URL's path often holds its API key).
+  const message = publicText(`${what}: ${publicText(error)}`);
   await db.insertInto('processor.network_scans').values({ network, last_error: message, last_error_at: now, scan_errors: 1 })
     .onConflict((oc) => oc.column('network').doUpdateSet({ last_error: message, last_error_at: now, scan_errors: sql`processor.network_scans.scan_errors + 1` }))
     .execute();

@@ -11,6 +11,7 @@ import type { ProcessorKeys } from '../chain/keys.ts';
 import { planForwards, type ForwarderDeps, type ForwardRow } from './forward-plans.ts';
 import { enqueueNotice, sixDecimals } from '../notices/outbox.ts';
 import { forwardMovements } from '../notices/settlement.ts';
+import { publicText } from '../../core/public-text.ts';
 
 export type { ForwarderDeps, ForwardRow };
 
@@ -161,7 +162,9 @@ export class Forwarder {
     return true;
   }
 
-  async #fail(forward: ForwardRow, reason: string): Promise<void> {
+  async #fail(forward: ForwardRow, failure: string): Promise<void> {
+    // Shown to operators and kept: a node's words may carry its URL (and the API key in its path).
+    const reason = publicText(failure);
     const attempts = forward.attempts + 1;
     const wait = Math.min(this.#options.retryAfterMs * 2 ** (attempts - 1), MAX_RETRY_MS);
     const now = this.#deps.clock.now();

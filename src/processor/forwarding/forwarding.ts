@@ -2,6 +2,7 @@ import type { Clock } from '../../core/clock.ts';
 import { StartupError } from '../../core/errors.ts';
 import type { NetworkConfig } from '../../core/networks-config.ts';
 import type { Db } from '../../db/database.ts';
+import { publicText } from '../../core/public-text.ts';
 import type { ChainClientOptions } from '../chain/chain-client.ts';
 import { ForwardChain } from '../chain/forward-chain.ts';
 import { Forwarder, StepInterrupted, type ForwarderOptions } from './forwarder.ts';
@@ -61,7 +62,7 @@ export async function startForwarding(deps: ForwardingDeps, options: ForwarderOp
       await forwarder.pass();
     } catch (error) {
       if (error instanceof StepInterrupted) throw error;
-      log(`[processor] ${forwarder.network.name}: forwarding pass failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      log(`[processor] ${forwarder.network.name}: forwarding pass failed: ${publicText(error)}`);
     }
   };
   const forwardAll = async () => {

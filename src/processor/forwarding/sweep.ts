@@ -10,6 +10,7 @@ import { isRevert, revertReason, tokenAbi, type ForwardChain } from '../chain/fo
 import { sign, takeNonce } from './forward-transactions.ts';
 import type { ProcessorKeys } from '../chain/keys.ts';
 import { TRANSFER_EVENT } from '../chain/chain-client.ts';
+import { publicText } from '../../core/public-text.ts';
 
 // `processor sweep` (issue 22, must have 6): a stray token moved from a watched deposit address to
 // the payment's payout wallet (`merchant`) or PROCESSOR_FEE_WALLET (`operator`), through
@@ -209,7 +210,8 @@ export async function executeSweep(deps: SweepDeps, request: SweepRequest, optio
   return { sweep: after, plan, mined, resumed };
 }
 
-async function fail(deps: SweepDeps, row: SweepRow, reason: string): Promise<never> {
+async function fail(deps: SweepDeps, row: SweepRow, failure: string): Promise<never> {
+  const reason = publicText(failure);
   await deps.db.updateTable('processor.sweeps').set({ state: 'failed', failure: reason, updated_at: deps.clock.now() }).where('id', '=', row.id).execute();
   deps.log(`[processor] ${deps.network.name}: sweep ${row.id} failed: ${reason}`);
   throw refuse(`Sweep ${row.id} failed: ${reason}`);

@@ -4,6 +4,7 @@ import type { NetworkConfig } from '../../core/networks-config.ts';
 import type { Db } from '../../db/database.ts';
 import type { OutgoingNoticeKind } from '../../db/schema.ts';
 import { signatureHeader } from '../../webhooks/signature.ts';
+import { publicText } from '../../core/public-text.ts';
 
 // The processor's notices to the service (issue 22, must have 5), delivered at least once. A
 // notice is a row of processor.notices_out, written in the same transaction as what it reports
@@ -132,13 +133,14 @@ export async function postNotice(sender: NoticeSender, body: string, now: Date):
       method: 'POST', body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS),
       headers: { 'content-type': 'application/json', 'processor-signature': signature },
     });
-    const answer = `${response.status} ${(await response.text()).slice(0, 500)}`;
+    // Kept in processor.notices_out and logged: URLs cut to their origin, as every processor text.
+    const answer = publicText(`${response.status} ${await response.text()}`, 500);
     if (response.ok) return { state: 'delivered', answer };
     // The service refused this body for good (it will refuse it again); 408, 429 and 5xx are worth another try.
     const final = response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429;
     return { state: final ? 'refused' : 'pending', answer };
   } catch (error) {
-    return { state: 'pending', answer: error instanceof Error ? error.message.slice(0, 500) : 'failed' };
+    return { state: 'pending', answer: error instanceof Error ? publicText(error, 500) : 'failed' };
   }
 }
 

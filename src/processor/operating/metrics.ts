@@ -2,7 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../../core/clock.ts';
 import { withTimeout } from '../../core/timeout.ts';
 import type { Db } from '../../db/database.ts';
-import { networkStatuses, type NetworkStatus } from './status.ts';
+import { networkStatuses, scanFailing, type NetworkStatus } from './status.ts';
 
 // The processor's Prometheus series, on the registry the other roles' /metrics serve (METRICS_PORT).
 // Read from the database when a scraper asks, as `processor status` reads them: the scans write
@@ -52,6 +52,8 @@ export function registerProcessorMetrics(registry: Registry, db: Db, clock: Cloc
   gauge('processor_cursor_lag_blocks', 'Final blocks not scanned yet, as of the last head read.', (status) => status.lagBlocks);
   gauge('processor_last_successful_scan_age_seconds', 'Seconds since a scan last reached the final block; NaN before the first.',
     (status, now) => status.lastScanAt === null ? null : Math.max(0, (now.getTime() - status.lastScanAt.getTime()) / 1000));
+  gauge('processor_scan_failing', '1 while the network\'s scans fail (its node down or refusing: not offered to buyers), 0 once a scan reaches the final block.',
+    (status) => scanFailing(status) ? 1 : 0);
   new Gauge({
     name: 'processor_watched_addresses', help: 'Deposit addresses whose watch has not ended (one list for every network).', registers,
     async collect() {

@@ -89,6 +89,16 @@ export function scanHealth(status: Pick<NetworkStatus, 'lastScanAt'>, now: Date,
   return now.getTime() - status.lastScanAt.getTime() <= withinMs ? 'ok' : 'stale';
 }
 
+/**
+ * Whether the network's scans are failing now: its last error is a scan's (not a reconciliation
+ * pass's) and no scan reached the final block since. The node down, or refusing: not healthy,
+ * whatever the last success's age (`processor status`, processor_scan_failing).
+ */
+export function scanFailing(status: Pick<NetworkStatus, 'lastScanAt' | 'lastError'>): boolean {
+  const error = status.lastError;
+  return error !== null && error.message.startsWith('scan:') && (status.lastScanAt === null || error.at >= status.lastScanAt);
+}
+
 /** /readyz's checks for a process running the processor: one per network it watches, `scan_<network>`. */
 export function scanChecks(db: Db, now: () => Date, networks: readonly string[], pollMs: number): () => Promise<Record<string, string>> {
   const withinMs = scannedWithinMs(pollMs);

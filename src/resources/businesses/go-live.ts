@@ -4,6 +4,7 @@ import { defineAction } from '../../verbs/action.ts';
 import { isServed, networkReports } from '../networks/served.ts';
 import { configuredProviders } from '../providers/adapters.ts';
 import { findProvider } from '../providers/catalogue.ts';
+import { publicText } from '../../core/public-text.ts';
 
 // What Live needs before a buyer can pay (issue 22, must-have 7), read for the dashboard's Live
 // settings: the payout wallet, the networks a healthy processor watches (its latest reports),
@@ -51,7 +52,8 @@ export const readGoLiveChecklist = defineAction({
         healthy: report.healthy,
         served: isServed(report, now, fresh),
         reportedAt: report.reported_at,
-        problem: report.problem,
+        // Stored cut already; cut again as it is shown (a row written before the service cut them).
+        problem: report.problem === null ? null : publicText(report.problem),
       })),
       providers: configuredProviders(ctx.config.providers).map((id) => findProvider(id)?.name ?? id),
       liveEndpoints: Number(endpoints.count),

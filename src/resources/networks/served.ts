@@ -2,6 +2,7 @@ import { SECOND } from '../../core/clock.ts';
 import { ACCEPTED_COINS, isAcceptedCoin, type AcceptedCoinId } from '../../core/payment-request.ts';
 import { NETWORK_NAMES, type NetworkName } from '../../core/networks-config.ts';
 import type { Db } from '../../db/database.ts';
+import { publicText } from '../../core/public-text.ts';
 import type { Selectable } from 'kysely';
 import type { ProcessorNetworksTable } from '../../db/schema.ts';
 
@@ -41,11 +42,22 @@ export async function networkReports(db: Db): Promise<NetworkReport[]> {
  * its order) that a served network's processor watches. Empty when nothing is served.
  */
 export async function servedCoins(db: Db, now: Date, freshSeconds: number): Promise<AcceptedCoinId[]> {
-  const watched = new Set<string>();
+  return (await coinsByHealth(db, now, freshSeconds)).served;
+}
+
+/**
+ * Every accepted coin a processor reported watching, split: `served` (its network healthy and
+ * recent) and `delayed` (reported, but not served now: the node is down or the report stale).
+ * A deposit address already shown keeps both: its money is found once the network is back.
+ */
+export async function coinsByHealth(db: Db, now: Date, freshSeconds: number): Promise<{ served: AcceptedCoinId[]; delayed: AcceptedCoinId[] }> {
+  const served = new Set<string>();
+  const reported = new Set<string>();
   for (const report of await networkReports(db)) {
-    if (isServed(report, now, freshSeconds)) for (const coin of report.coins) watched.add(coin);
+    for (const coin of report.coins) (isServed(report, now, freshSeconds) ? served : reported).add(coin);
   }
-  return (Object.keys(ACCEPTED_COINS) as AcceptedCoinId[]).filter((coin) => watched.has(coin) && isAcceptedCoin(coin));
+  const accepted = (Object.keys(ACCEPTED_COINS) as AcceptedCoinId[]).filter((coin) => isAcceptedCoin(coin));
+  return { served: accepted.filter((coin) => served.has(coin)), delayed: accepted.filter((coin) => reported.has(coin) && !served.has(coin)) };
 }
 
 /**
@@ -56,7 +68,7 @@ export async function recordNetworkStatus(db: Db, report: { id: string; sentAt: 
   const rows = report.networks.map((status) => ({
     network: status.network, chain_id: status.chainId, coins: [...status.coins],
     healthy: status.healthy, head_block: status.headBlock, final_block: status.finalBlock, cursor_block: status.cursorBlock,
-    problem: status.problem, reported_at: report.sentAt, received_at: report.receivedAt, notice_id: report.id,
+    problem: status.problem === null ? null : publicText(status.problem), reported_at: report.sentAt, received_at: report.receivedAt, notice_id: report.id,
   }));
   const written = await db.insertInto('processor_networks').values(rows)
     .onConflict((oc) => oc.column('network').doUpdateSet((eb) => ({

@@ -16,8 +16,8 @@ import { offerFor, waysToPay } from './ways.ts';
 export async function chooseProvider(app: AppContext, view: PayerView, providerId: string, paths: { testProvider: string; returnUrl: string; buyerIp: string }): Promise<string> {
   if (view.status !== 'open' && view.status !== 'pending') throw new ApiError('invalid_state', 'This payment no longer takes a card payment.');
   if (view.startedAt === null) throw new ApiError('invalid_state', 'Give your details first.');
-  const { coins } = await offerFor(app, view);
-  const offered = waysToPay(view, app.config.providers, coins).providers.find((provider) => provider.id === providerId);
+  const { coins, delayed } = await offerFor(app, view);
+  const offered = waysToPay(view, app.config.providers, coins, delayed).providers.find((provider) => provider.id === providerId);
   const provider = offered ? findProvider(offered.id) : undefined;
   if (!provider) throw new ApiError('invalid_value', 'This card provider cannot take this payment.', 'provider');
   const ctx = { ...app, principal: buyerOf(view) };

@@ -9,6 +9,7 @@ import { applyMoneyNotice, MoneyNotice, type NoticeOutcome } from './money.ts';
 import { verifySignature } from '../../webhooks/signature.ts';
 import { NETWORK_COINS, NETWORK_NAMES } from '../../core/networks-config.ts';
 import { recordNetworkStatus } from '../networks/served.ts';
+import { publicText, withoutUrlSecrets } from '../../core/public-text.ts';
 
 // Signed notices from the payment processor about Live money (issue 3, "Live money"): a deposit
 // confirmed at a payment's deposit address, and later its settlement to the merchant; and the
@@ -33,8 +34,9 @@ const NetworkStatus = z.object({
   head_block: block,
   final_block: block,
   cursor_block: block,
-  // An RPC node's error can be long: kept to its first 300 characters rather than refusing the report.
-  problem: z.string(invalid('problem must be a sentence or null.')).max(5000).transform((text) => text.slice(0, 300)).nullable(),
+  // An RPC node's error can be long: kept to its first line and 300 characters rather than refusing the report,
+  // and every URL in it cut to its origin (an RPC URL's path often holds its API key), whatever the processor sent.
+  problem: z.string(invalid('problem must be a sentence or null.')).max(5000).transform((text) => publicText(text)).nullable(),
 }).superRefine((status, context) => {
   const allowed: readonly string[] = NETWORK_COINS[status.network];
   const stray = status.coins.find((coin) => !allowed.includes(coin));
@@ -65,7 +67,8 @@ async function record(db: Db, now: Date, raw: string, notice: { id?: string; typ
   await db.insertInto('processor_notices').values({
     notice_id: notice.id ?? null, kind: notice.type ?? null, payment_id: result.paymentId,
     outcome: result.outcome, reason: result.reason, received_at: now,
-    body: raw.includes('\u0000') ? null : raw,
+    // URLs cut to their origin, as in every processor text kept (the digest and length are of what came).
+    body: raw.includes('\u0000') ? null : withoutUrlSecrets(raw),
     body_sha256: createHash('sha256').update(raw).digest('hex'),
     body_length: Buffer.byteLength(raw),
   }).execute();
