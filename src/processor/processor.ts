@@ -161,7 +161,7 @@ export async function startProcessor(deps: {
       const seen = observed.find((row) => row.network === network.name);
       const block = (value: number | null | undefined) => (value === null || value === undefined ? null : String(value));
       return {
-        network: network.name, chain_id: network.chainId, coins: network.tokens.map((token) => token.coin),
+        network: network.name, chain_id: network.chainId, coins: [...new Set(network.tokens.map((token) => token.coin))],
         healthy: healthy(state), head_block: block(seen?.head_block), final_block: block(seen?.final_block),
         cursor_block: state.cursorBlock === null ? null : state.cursorBlock.toString(),
         problem: healthy(state) ? null : state.configProblem ?? state.lastError ?? 'No successful scan recently.',
