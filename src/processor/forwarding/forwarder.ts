@@ -117,7 +117,8 @@ export class Forwarder {
     }
     for (const tx of live) {
       // A share sent from the deposit address waits for the gas it spends to be mined (and verified).
-      const topUp = txs.findLast((other) => other.purpose === 'top_up' && other.id < tx.id);
+      // Its own attempt's top-up: signed in the same database transaction, so at the same moment.
+      const topUp = txs.find((other) => other.purpose === 'top_up' && other.id < tx.id && other.signed_at.getTime() === tx.signed_at.getTime());
       if (tx.purpose === 'share' && topUp && topUp.state !== 'mined' && topUp.state !== 'final') break;
       await this.#progress(forward, tx);
     }
