@@ -14,7 +14,7 @@ import type { TestChain } from '../support/chain.ts';
 import { testTokenAbi } from '../support/chain-contracts.ts';
 import { withRealUsdc } from '../support/chain-fiat-token.ts';
 import type { TestTokens, TokenSymbol } from '../support/chain-tokens.ts';
-import { verifiedMovements } from '../../src/processor/forwarding/movements.ts';
+import { IneffectiveTransaction, verifiedMovements, verifyTopUp, verifyTransfers } from '../../src/processor/forwarding/movements.ts';
 import { startPolygonChain, usdc, type PolygonTestChain } from '../support/processor-chain.ts';
 import { startTestApp, TEST_DEPOSIT_WALLET, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
 import type { RpcProxy } from '../support/rpc-proxy.ts';
@@ -243,6 +243,16 @@ describe('a USDT deposit (no EIP-3009)', () => {
       ['net', shares[0]!.tx_hash, address, payout, tokens.address.usdt.toLowerCase(), net],
       ['fee', shares[1]!.tx_hash, address, feeWallet, tokens.address.usdt.toLowerCase(), fee],
     ]);
+    // The same receipts do not pass for what they did not do.
+    const topUpReceipt = await chain.client.getTransactionReceipt({ hash: topUp!.tx_hash as Hex });
+    const topUpSent = await chain.client.getTransaction({ hash: topUp!.tx_hash as Hex });
+    expect(() => verifyTopUp(topUpReceipt, topUpSent, { to: address, value: BigInt(topUp!.value) + 1n })).toThrow(IneffectiveTransaction);
+    expect(() => verifyTopUp(topUpReceipt, topUpSent, { to: payout, value: BigInt(topUp!.value) })).toThrow(IneffectiveTransaction);
+    const usdt = tokens.address.usdt;
+    expect(() => verifyTransfers(used[0]!, [{ kind: 'net', token: usdt, from: address, to: payout, value: net + 1n }])).toThrow(/moved nothing of the net/);
+    expect(() => verifyTransfers(used[0]!, [{ kind: 'net', token: tokens.address.usdc, from: address, to: payout, value: net }])).toThrow(IneffectiveTransaction);
+    expect(() => verifyTransfers(used[0]!, [{ kind: 'net', token: usdt, from: address, to: payout, value: net }, { kind: 'fee', token: usdt, from: address, to: payout, value: net }]), 'a log counts once')
+      .toThrow(/moved nothing of the fee/);
   });
 });
 
