@@ -142,7 +142,7 @@ export class Forwarder {
    */
   async #completeIfDone(forward: ForwardRow, txs: ForwardTransactionRow[], elsewhere: Partial<Record<ForwardShare, StoredMovement>> = {}): Promise<boolean> {
     const movements: StoredMovement[] = [];
-    for (const tx of txs) if (tx.state === 'final') movements.push(...(tx.movements ?? []));
+    for (const tx of txs) if (tx.state === 'final') movements.push(...(tx.movements ?? await this.#verifiedLate(forward, tx)));
     for (const movement of Object.values(elsewhere)) if (!movements.some((other) => other.kind === movement.kind)) movements.push(movement);
     const moved = (share: ForwardShare) => movements.find((movement) => movement.kind === share)?.tx_hash;
     const shares = sharesOf(forward);
@@ -288,6 +288,13 @@ export class Forwarder {
       if (error instanceof IneffectiveTransaction) return error.message;
       throw error;
     }
+  }
+
+  /** A transaction made final before receipts were verified (migration 0043): its receipt verified now; nothing if it does not show it. */
+  async #verifiedLate(forward: ForwardRow, tx: ForwardTransactionRow): Promise<StoredMovement[]> {
+    const receipt = await this.#deps.chain.receipt(tx.tx_hash as Hex);
+    const verified = receipt ? await this.#verify(forward, tx, receipt) : 'no receipt';
+    return typeof verified === 'string' ? [] : verified;
   }
 
   #ineffectiveReason(forward: ForwardRow, tx: ForwardTransactionRow): string {
