@@ -146,8 +146,8 @@ describe('a Live payment link, paid from the buyer\'s wallet', () => {
     const buyer = polygonChain.chain.accounts.buyer;
     await (real ? fiat.transfer(buyer, shownAddress as Address, usdc(30)) : polygonChain.tokens.transfer('usdc', buyer, shownAddress as Address, usdc(30)));
     await runUntil(async () => (await paymentRow(link.id)).status === 'paid', 'paid');
-    await page.reload();
-    await page.getByRole('heading', { name: 'Thank you: paid' }).waitFor();
+    // The page follows its payment and shows it paid by itself (a reload of ours would race its own).
+    await page.getByRole('heading', { name: 'Thank you: paid' }).waitFor({ timeout: 30_000 });
 
     await runUntil(async () => (await paymentRow(link.id)).txid_out !== null, 'settled');
     const { net, fee } = split(usdc(30));
