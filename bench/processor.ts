@@ -11,6 +11,7 @@ import { updateBusiness } from '../src/resources/businesses/update-account.ts';
 import { createBusiness } from '../src/tenancy/businesses.ts';
 import type { AppContext } from '../src/verbs/context.ts';
 import { startChain } from '../test/support/chain.ts';
+import { deployMulticall } from '../test/support/chain-multicall.ts';
 import { deployTestTokens } from '../test/support/chain-tokens.ts';
 
 // Issue 22's first benchmark: from the block that makes a Live deposit final to the service's
@@ -62,6 +63,8 @@ export async function runProcessorLatencyBench(options: {
   const chain = await startChain({ chainId: 137, automine: true });
   options.cleanup('chain', () => chain.stop());
   const tokens = await deployTestTokens(chain);
+  // The processor refuses a network whose batch contract has no code.
+  const multicall = await deployMulticall(chain);
   await tokens.mint('usdc', chain.accounts.buyer.address, USDC(1_000_000));
   const service = await options.serveDatabase('processor_latency');
   const { context } = service;
@@ -69,7 +72,7 @@ export async function runProcessorLatencyBench(options: {
   const api = await liveShop(context, service.url, 'Processor Bench', fetch);
 
   const polygon: NetworkConfig = {
-    name: 'polygon', rpcUrls: [chain.url], chainId: 137, confirmations: DEPTH,
+    name: 'polygon', rpcUrls: [chain.url], chainId: 137, confirmations: DEPTH, multicall: multicall.toLowerCase() as Address,
     tokens: [{ coin: 'polygon_usdc', address: tokens.address.usdc.toLowerCase() as Address }],
   };
   const processor = await startProcessor({
