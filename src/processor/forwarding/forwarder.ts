@@ -38,6 +38,8 @@ export const DEFAULT_REPLACE_AFTER_MS = 3 * 60_000;
 /** A low gas wallet is said in the log at most this often. */
 const LOW_GAS_EVERY_MS = 10 * 60_000;
 const MAX_RETRY_MS = 60 * 60_000;
+/** The longest forward failure kept. */
+const FAILURE_MAX = 1_000;
 /** Each replacement bids this much more (nodes want at least 10 % to replace). */
 const BUMP_PERCENT = 125n;
 
@@ -179,7 +181,8 @@ export class Forwarder {
 
   async #fail(forward: ForwardRow, failure: string): Promise<void> {
     // Shown to operators and kept: a node's words may carry its URL (and the API key in its path).
-    const reason = publicText(failure);
+    // Longer than a status problem: a failure names the transaction, the addresses and what was missing.
+    const reason = publicText(failure, FAILURE_MAX);
     const attempts = forward.attempts + 1;
     const wait = Math.min(this.#options.retryAfterMs * 2 ** (attempts - 1), MAX_RETRY_MS);
     const now = this.#deps.clock.now();
