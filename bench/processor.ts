@@ -96,7 +96,7 @@ async function timeDeposits(options: LatencyOptions, name: string, seedHex?: str
   const chain = await startChain({ chainId: 137, automine: !settling, blockIntervalMs: settling ? BLOCK_MS : undefined });
   options.cleanup(`${name} chain`, () => chain.stop());
   const tokens = await deployTestTokens(chain);
-  // Forwarding batches a forward's shares through it.
+  // The processor refuses a network whose batch contract has no code; forwarding batches a forward's shares through it.
   const multicall = await deployMulticall(chain);
   await tokens.mint('usdc', chain.accounts.buyer.address, USDC(1_000_000));
   const service = await options.serveDatabase(name.replaceAll(' ', '_'));

@@ -22,6 +22,8 @@ export interface TokenConfig {
   coin: Coin;
   /** The contract, lowercase. */
   address: `0x${string}`;
+  /** Its decimals() as the processor's configuration check read it from the chain; unset until checked. */
+  decimals?: number;
 }
 
 export interface NetworkConfig {

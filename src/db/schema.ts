@@ -757,6 +757,21 @@ export interface ProcessorForwardsTable {
   txid_out: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Every movement verified in the receipts, once final (migrations/0043; read through verifiedMovements). */
+  movements: JsonDefault<StoredMovement[] | null>;
+}
+/** One movement a receipt showed, as migrations/0043 stores it (src/processor/forwarding/movements.ts reads it). */
+export interface StoredMovement {
+  kind: 'net' | 'fee' | 'gas' | 'sweep';
+  tx_hash: string;
+  log_index: number | null;
+  block_number: string;
+  block_hash: string;
+  from: string;
+  to: string;
+  /** null: the native coin (a gas top-up). */
+  token: string | null;
+  value: string;
 }
 export interface ProcessorSenderNoncesTable {
   network: string;
@@ -773,7 +788,7 @@ export interface ProcessorGasWalletsTable {
   low_below: BaseUnits | null;
   checked_at: Timestamp | null;
 }
-export type ForwardTransactionState = 'signed' | 'broadcast' | 'mined' | 'final' | 'reverted' | 'dropped';
+export type ForwardTransactionState = 'signed' | 'broadcast' | 'mined' | 'final' | 'reverted' | 'dropped' | 'ineffective';
 export type ForwardShare = 'net' | 'fee';
 export interface ProcessorForwardTransactionsTable {
   id: Generated<number>;
@@ -798,6 +813,10 @@ export interface ProcessorForwardTransactionsTable {
   signed_at: Timestamp;
   broadcast_at: Timestamp | null;
   updated_at: Timestamp;
+  /** Why an `ineffective` transaction did not count (migrations/0043). */
+  failure: Generated<string | null>;
+  /** What its receipt showed, verified (migrations/0043). */
+  movements: JsonDefault<StoredMovement[] | null>;
 }
 
 // migrations/0029: what each network's scans saw, transfers out of watched addresses, reconciliation findings.
@@ -856,6 +875,8 @@ export interface ProcessorSweepsTable {
   block_number: BlockNumber | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The top-up and the transfer as their receipts showed them, once mined (migrations/0043). */
+  movements: JsonDefault<StoredMovement[] | null>;
 }
 
 export interface Database {

@@ -11,6 +11,8 @@ import { NetworkLocks } from './operating/network-locks.ts';
 import { confirmFinalTransfers, deliverDueNotices, postNotice, type NoticeSender } from './notices/outbox.ts';
 import { recordUnfinalDeposits } from './detection/unfinal.ts';
 import { findMissingDepositIndexes } from './detection/watched-addresses.ts';
+import { ForwardChain } from './chain/forward-chain.ts';
+import { CHECK_EVERY_MS, checkNetwork, type NetworkVerdict } from './chain/network-checks.ts';
 
 // The processor (issue 22) as its role runs it. Each poll, for every network whose lock this
 // processor holds: scan to the final block, enqueue deposit.confirmed for what became final,
@@ -18,6 +20,8 @@ import { findMissingDepositIndexes } from './detection/watched-addresses.ts';
 // networks it watches and whether they are healthy (a signed processor.status notice): the
 // service offers buyers only networks a healthy processor watched recently. A network whose scans
 // fail is retried with backoff (retryWaitMs) and reported unhealthy meanwhile; the others go on.
+// Each network's configuration is checked against its chain at start and every CHECK_EVERY_MS
+// (10 minutes): a network that fails is not worked, and is reported unhealthy with the check's sentence.
 
 export const STATUS_EVERY_MS = 15 * SECOND;
 /** The longest wait between a failing network's tries. */
@@ -35,6 +39,8 @@ export interface NetworkHealth {
   lastError: string | null;
   /** Scans failed in a row (a probe that failed counts): the wait before the next try grows with them. */
   failures: number;
+  /** Why the configuration check refuses the network (or could not run); null once it passed. */
+  configProblem: string | null;
 }
 
 /**
@@ -72,6 +78,8 @@ export async function startProcessor(deps: {
 }, options: {
   pollMs?: number;
   statusEveryMs?: number;
+  /** How often each network's configuration is checked again (default CHECK_EVERY_MS, 10 minutes, by the injected clock). */
+  checkEveryMs?: number;
   /** Poll and report only when called (tests). */
   manual?: boolean;
   rpc?: ChainClientOptions;
@@ -89,12 +97,36 @@ export async function startProcessor(deps: {
   const found = await findMissingDepositIndexes(deps.db, deps.deposits);
   if (found > 0) log(`[processor] found the child index of ${found} deposit address(es) started before indexes were kept`);
   const health = new Map<NetworkName, NetworkHealth>(deps.networks.map((network) => [network.name, {
-    network: network.name, active: false, lastScanAt: null, cursorBlock: null, lastError: null, failures: 0,
+    network: network.name, active: false, lastScanAt: null, cursorBlock: null, lastError: null, failures: 0, configProblem: null,
   }]));
   // Every text the processor says or stores: the first line, URLs cut to their origin.
   const problem = (error: unknown) => publicText(error);
   /** When each failing network is tried next (real time, as the loop's timer runs). */
   const retryAt = new Map<NetworkName, number>();
+
+  // Each network's last configuration verdict: only a network whose checks passed is scanned, credited and forwarded.
+  const checkChains = new Map(deps.networks.map((network) => [network.name, new ForwardChain(network, options.rpc)]));
+  const verdicts = new Map<NetworkName, { verdict: NetworkVerdict; at: number }>();
+  const checkEveryMs = options.checkEveryMs ?? CHECK_EVERY_MS;
+  const check = async (network: NetworkConfig) => {
+    const verdict = await checkNetwork(checkChains.get(network.name)!);
+    const before = verdicts.get(network.name)?.verdict;
+    verdicts.set(network.name, { verdict, at: deps.clock.now().getTime() });
+    health.get(network.name)!.configProblem = verdict.state === 'ok' ? null : verdict.problem;
+    const said = (other: NetworkVerdict | undefined) => (other === undefined || other.state === 'ok' ? other?.state : other.problem);
+    if (verdict.state !== 'ok' && said(before) !== verdict.problem) log(`[processor] ${network.name} ${verdict.state === 'refused' ? 'refused' : 'not checked'}: ${verdict.problem}`);
+    if (verdict.state === 'ok' && before !== undefined && before.state !== 'ok') log(`[processor] ${network.name}: its configuration checks pass again`);
+  };
+  // A node that did not answer is asked again next poll; a verdict holds checkEveryMs.
+  const checkDue = () => Promise.all(deps.networks.filter((network) => {
+    const last = verdicts.get(network.name);
+    return !last || last.verdict.state === 'unchecked' || deps.clock.now().getTime() - last.at >= checkEveryMs;
+  }).map(check));
+  const checked = (network: NetworkConfig) => {
+    const verdict = verdicts.get(network.name)?.verdict;
+    return verdict?.state === 'ok' ? verdict.network : undefined;
+  };
+  await checkDue();
 
   const deliver = () => deliverDueNotices(deps.db, deps.clock, deps.sender, { log })
     .catch((error: unknown) => log(`[processor] delivering notices failed: ${problem(error)}`));
@@ -103,11 +135,13 @@ export async function startProcessor(deps: {
   const poll = async (onlyDue = false) => {
     const held = await locks.take(deps.networks.map((network) => network.name));
     const waiting = new Set<NetworkName>();
+    await checkDue();
     await Promise.all(detection.detectors.map(async (detector) => {
       const network = detector.network;
       const state = health.get(network.name)!;
       state.active = held.has(network.name);
-      if (!state.active) return;
+      const verified = checked(network);
+      if (!state.active || !verified) return;
       if (onlyDue && Date.now() < (retryAt.get(network.name) ?? 0)) {
         waiting.add(network.name);
         return;
@@ -130,7 +164,7 @@ export async function startProcessor(deps: {
         retryAt.set(network.name, Date.now() + wait);
         log(`[processor] ${network.name}: scan failed (${state.failures} in a row; next try in ${Math.round(wait / 1000)} s): ${state.lastError}`);
       }
-      await confirmFinalTransfers(deps.db, deps.clock, network).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
+      await confirmFinalTransfers(deps.db, deps.clock, verified).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
       if (state.failures > 0) return;
       // For the status only: a failure here costs nothing but its count.
       await recordUnfinalDeposits(deps.db, deps.clock, clients.get(network.name)!, network, detection.watched)
@@ -140,7 +174,7 @@ export async function startProcessor(deps: {
     await deliver();
     if ((deps.steps ?? []).length === 0) return;
     // A network waiting out its node's failures is not forwarded either: forwarding needs the same node.
-    await Promise.all(deps.networks.filter((network) => held.has(network.name) && !waiting.has(network.name)).map(async (network) => {
+    await Promise.all(deps.networks.filter((network) => held.has(network.name) && !waiting.has(network.name) && checked(network)).map(async (network) => {
       for (const step of deps.steps ?? []) {
         await step(network).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
       }
@@ -148,7 +182,7 @@ export async function startProcessor(deps: {
     await deliver();
   };
 
-  const healthy = (state: NetworkHealth) => state.active && state.lastError === null && state.lastScanAt !== null
+  const healthy = (state: NetworkHealth) => state.active && state.configProblem === null && state.lastError === null && state.lastScanAt !== null
     && deps.clock.now().getTime() - state.lastScanAt.getTime() <= Math.max(HEALTHY_WITHIN_POLLS * pollMs, 30 * SECOND);
 
   const reportStatus = async () => {
@@ -161,10 +195,10 @@ export async function startProcessor(deps: {
       const seen = observed.find((row) => row.network === network.name);
       const block = (value: number | null | undefined) => (value === null || value === undefined ? null : String(value));
       return {
-        network: network.name, chain_id: network.chainId, coins: network.tokens.map((token) => token.coin),
+        network: network.name, chain_id: network.chainId, coins: [...new Set(network.tokens.map((token) => token.coin))],
         healthy: healthy(state), head_block: block(seen?.head_block), final_block: block(seen?.final_block),
         cursor_block: state.cursorBlock === null ? null : state.cursorBlock.toString(),
-        problem: healthy(state) ? null : state.lastError ?? 'No successful scan recently.',
+        problem: healthy(state) ? null : state.configProblem ?? state.lastError ?? 'No successful scan recently.',
       };
     });
     // A processor standing by (every lock held by another) says nothing: the active one speaks.

@@ -12,13 +12,15 @@ import { ProcessorKeys } from '../../src/processor/chain/keys.ts';
 import { startProcessor } from '../../src/processor/processor.ts';
 import type { TestChain } from '../support/chain.ts';
 import { testTokenAbi } from '../support/chain-contracts.ts';
-import { deployMulticall } from '../support/chain-multicall.ts';
+import { withRealUsdc } from '../support/chain-fiat-token.ts';
 import type { TestTokens, TokenSymbol } from '../support/chain-tokens.ts';
+import { IneffectiveTransaction, verifiedMovements, verifyTopUp, verifyTransfers } from '../../src/processor/forwarding/movements.ts';
 import { startPolygonChain, usdc, type PolygonTestChain } from '../support/processor-chain.ts';
 import { startTestApp, TEST_DEPOSIT_WALLET, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
 import type { RpcProxy } from '../support/rpc-proxy.ts';
 
-// Forwarding against a real EDR node posing as Polygon, with the real test tokens and our batch
+// Forwarding against a real EDR node posing as Polygon, with the real test tokens, Circle's own
+// FiatTokenV2_2 (the EIP-3009 forward and a refused payout wallet run against both) and our batch
 // contract: each final deposit reaches the payout wallet (net) and the fee wallet (fee) once,
 // whatever dies on the way, whatever the chain does, and what cannot happen is shown and retried.
 
@@ -33,6 +35,15 @@ const rpc = { timeoutMs: 1_500, retryDelayMs: 10, rounds: 2 };
 let t: TestApp;
 let chain: TestChain;
 let tokens: TestTokens;
+/** The test tokens, and the same with Circle's FiatTokenV2_2 as USDC (configured as a second polygon_usdc). */
+let testTokens: TestTokens;
+let realTokens: TestTokens;
+const usdcVariants = [['the test token', () => testTokens], ['Circle\'s FiatTokenV2_2', () => realTokens]] as const;
+/** Runs a describe block's tests with `tokens` the variant's. */
+const usingTokens = (variant: () => TestTokens) => {
+  beforeAll(() => { tokens = variant(); });
+  afterAll(() => { tokens = testTokens; });
+};
 let proxy: RpcProxy;
 let stopChain: (() => Promise<void>) | undefined;
 let polygon: NetworkConfig;
@@ -96,14 +107,15 @@ const nonces = (forward: { network: string; transfer_tx_hash: string; transfer_l
 beforeAll(async () => {
   // Block times are real time: the app's clock starts there too.
   let polygonChain: PolygonTestChain;
-  [t, polygonChain] = await Promise.all([startTestApp({ RATE_LIMITS: 'off' }, { clockStart: Date.now() }), startPolygonChain({ depth: DEPTH })]);
+  [t, polygonChain] = await Promise.all([startTestApp({ RATE_LIMITS: 'off' }, { clockStart: Date.now() }), startPolygonChain({ depth: DEPTH, realUsdc: true })]);
   ({ chain, tokens, proxy } = polygonChain);
+  testTokens = tokens;
+  realTokens = withRealUsdc(tokens, polygonChain.fiat!);
   stopChain = polygonChain.stop;
-  const multicall = await deployMulticall(chain);
   keys = new ProcessorKeys(Buffer.alloc(32, 7));
   feeWallet = (await chain.newAccount()).address.toLowerCase() as `0x${string}`;
   await chain.fund(keys.gasWallet.address, 10n ** 18n);
-  polygon = { ...polygonChain.polygon, multicall: multicall.toLowerCase() as `0x${string}` };
+  polygon = { ...polygonChain.polygon, tokens: [...polygonChain.polygon.tokens, { coin: 'polygon_usdc', address: polygonChain.fiat!.address.toLowerCase() as `0x${string}` }] };
   detection = await startDetection({ db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon] }, { rpc, log: () => undefined });
   // The first scan starts the cursor at the final block: every deposit after it is found.
   await detection.scanAll();
@@ -127,7 +139,8 @@ it('holds the keys the service derives deposit addresses from, and a gas wallet 
   expect(JSON.stringify(keys)).not.toMatch(/xprv|privateKey/);
 });
 
-describe('a USDC deposit (EIP-3009)', () => {
+describe.each(usdcVariants)('a USDC deposit (EIP-3009), %s', (_name, variant) => {
+  usingTokens(variant);
   it('is forwarded once final: the net to the payout wallet and the fee to the fee wallet in one gas wallet transaction; the deposit address never holds gas', async () => {
     const { address, payout } = await watched();
     const feesBefore = await tokens.balanceOf('usdc', feeWallet);
@@ -142,6 +155,13 @@ describe('a USDC deposit (EIP-3009)', () => {
     expect(await tokens.balanceOf('usdc', payout)).toBe(net);
     expect(await tokens.balanceOf('usdc', feeWallet) - feesBefore).toBe(fee);
     expect(await tokens.balanceOf('usdc', address)).toBe(0n);
+    // What the settlement can report: each share as the receipt showed it.
+    const batchReceipt = await chain.client.getTransactionReceipt({ hash: (await forwardOf(receipt.transactionHash)).txid_out as Hex });
+    const token = tokens.address.usdc.toLowerCase();
+    expect((await verifiedMovements(t.db, (await forwardOf(receipt.transactionHash)).id)).map(({ blockHash: _, logIndex, ...movement }) => ({ ...movement, logged: logIndex !== null }))).toEqual([
+      { kind: 'net', txHash: batchReceipt.transactionHash, blockNumber: batchReceipt.blockNumber, from: address, to: payout, token, value: net, logged: true },
+      { kind: 'fee', txHash: batchReceipt.transactionHash, blockNumber: batchReceipt.blockNumber, from: address, to: feeWallet, token, value: fee, logged: true },
+    ]);
     for (let block = receipt.blockNumber; block <= await chain.head(); block += 1n) {
       expect(await chain.client.getBalance({ address, blockNumber: block })).toBe(0n);
     }
@@ -217,6 +237,22 @@ describe('a USDT deposit (no EIP-3009)', () => {
     const used = await Promise.all(shares.map((tx) => chain.client.getTransactionReceipt({ hash: tx.tx_hash as Hex })));
     const unused = shares.reduce((sum, tx, i) => sum + (BigInt(tx.gas) - used[i]!.gasUsed) * BigInt(tx.max_fee_per_gas), 0n);
     expect(await chain.client.getBalance({ address })).toBe(unused);
+    // Each verified: the top-up's native value delivered (a plain transfer), then each share's Transfer log.
+    expect((await verifiedMovements(t.db, forward.id)).map((movement) => [movement.kind, movement.txHash, movement.from, movement.to, movement.token, movement.value])).toEqual([
+      ['gas', topUp!.tx_hash, keys.gasWallet.address.toLowerCase(), address, null, BigInt(topUp!.value)],
+      ['net', shares[0]!.tx_hash, address, payout, tokens.address.usdt.toLowerCase(), net],
+      ['fee', shares[1]!.tx_hash, address, feeWallet, tokens.address.usdt.toLowerCase(), fee],
+    ]);
+    // The same receipts do not pass for what they did not do.
+    const topUpReceipt = await chain.client.getTransactionReceipt({ hash: topUp!.tx_hash as Hex });
+    const topUpSent = await chain.client.getTransaction({ hash: topUp!.tx_hash as Hex });
+    expect(() => verifyTopUp(topUpReceipt, topUpSent, { to: address, value: BigInt(topUp!.value) + 1n })).toThrow(IneffectiveTransaction);
+    expect(() => verifyTopUp(topUpReceipt, topUpSent, { to: payout, value: BigInt(topUp!.value) })).toThrow(IneffectiveTransaction);
+    const usdt = tokens.address.usdt;
+    expect(() => verifyTransfers(used[0]!, [{ kind: 'net', token: usdt, from: address, to: payout, value: net + 1n }])).toThrow(/moved nothing of the net/);
+    expect(() => verifyTransfers(used[0]!, [{ kind: 'net', token: tokens.address.usdc, from: address, to: payout, value: net }])).toThrow(IneffectiveTransaction);
+    expect(() => verifyTransfers(used[0]!, [{ kind: 'net', token: usdt, from: address, to: payout, value: net }, { kind: 'fee', token: usdt, from: address, to: payout, value: net }]), 'a log counts once')
+      .toThrow(/moved nothing of the fee/);
   });
 });
 
@@ -315,7 +351,8 @@ it('never forwards a deposit a reorganisation removed before it was signed', asy
   for (const nonce of nonces(forward)) expect(await tokens.authorizationState(address, nonce)).toBe(false);
 });
 
-describe('a forward that cannot happen', () => {
+describe.each(usdcVariants)('a forward to a payout wallet the token refuses, %s', (_name, variant) => {
+  usingTokens(variant);
   it('to a payout wallet the token refuses: failed with the token\'s reason, shown, and done once the wallet is allowed again', async () => {
     const refused = (await chain.newAccount()).address;
     await tokens.refuse('usdc', refused);
@@ -337,6 +374,48 @@ describe('a forward that cannot happen', () => {
     await forwardToFinal();
     expect((await forwardOf(receipt.transactionHash)).state).toBe('final');
     expect(await tokens.balanceOf('usdc', refused)).toBe(split(USDC(14)).net);
+  });
+});
+
+describe('a forward that cannot happen', () => {
+  it('through a batch address with no code: the transaction "succeeds" and moves nothing, so the forward fails with the reason, no settlement is claimed and the money stays; once Multicall3 is there, it moves once', async () => {
+    const empty = (await chain.newAccount()).address.toLowerCase() as `0x${string}`;
+    const broken = await startForwarding({ db: t.db, clock: t.clock, networks: [{ ...polygon, multicall: empty }], keys, feeWallet }, {
+      rpc, replaceAfterMs: REPLACE_AFTER_MS, retryAfterMs: RETRY_AFTER_MS, log: (line) => logs.push(line),
+    });
+    started.push(broken);
+    const { address, payout } = await watched();
+    const receipt = await deposit('usdc', address, USDC(18));
+    for (let i = 0; i < 3; i += 1) {
+      await broken.forwardAll();
+      await chain.mine(1);
+    }
+    const forward = await forwardOf(receipt.transactionHash);
+    const [ineffective] = await transactionsOf(forward.id);
+    expect(ineffective).toMatchObject({ state: 'ineffective', purpose: 'batch', to_address: empty });
+    expect((await chain.client.getTransactionReceipt({ hash: ineffective!.tx_hash as Hex })).status, 'a call to an address without code succeeds').toBe('success');
+    const { net, fee } = split(USDC(18));
+    expect(forward).toMatchObject({ state: 'failed', txid_out: null, movements: null });
+    expect(forward.failure).toBe(`${ineffective!.tx_hash} was mined as a success but moved nothing of the net: its receipt has no Transfer of ${net} from ${address} to ${payout} by the token ${tokens.address.usdc.toLowerCase()}; `
+      + `the batch contract it called, ${empty}, did nothing (no code there? check POLYGON_MULTICALL). Nothing is claimed settled; the money stays at ${address} for the retry`);
+    const settlement = `settlement:polygon:${forward.transfer_tx_hash}:${forward.transfer_log_index}`;
+    expect(await t.db.selectFrom('processor.notices_out').select('id').where('id', '=', settlement).execute()).toEqual([]);
+    expect(await tokens.balanceOf('usdc', address)).toBe(USDC(18));
+    expect(await tokens.balanceOf('usdc', payout)).toBe(0n);
+    expect(await verifiedMovements(t.db, forward.id)).toEqual([]);
+
+    // Fixed: Multicall3's code at that address (as deploying it there would).
+    await chain.node.setCode({ address: empty, bytecode: (await chain.client.getCode({ address: polygon.multicall as Address }))! });
+    t.clock.advance(RETRY_AFTER_MS);
+    await forwardToFinal(broken);
+    const done = await forwardOf(receipt.transactionHash);
+    expect(done.state).toBe('final');
+    expect((await transactionsOf(forward.id)).map((tx) => tx.state)).toEqual(['ineffective', 'final']);
+    expect(await tokens.balanceOf('usdc', payout)).toBe(net);
+    expect(await tokens.balanceOf('usdc', address)).toBe(0n);
+    expect(await sentFrom('usdc', address, receipt.blockNumber)).toHaveLength(2);
+    expect(await t.db.selectFrom('processor.notices_out').select('id').where('id', '=', settlement).execute()).toHaveLength(1);
+    expect((await verifiedMovements(t.db, forward.id)).map((movement) => [movement.kind, movement.txHash, movement.value])).toEqual([['net', done.txid_out, net], ['fee', done.txid_out, fee]]);
   });
 
   it('whose stored transaction reverts on chain (the payout wallet refused after it was signed): failed with the token\'s reason, then forwarded by a new transaction', async () => {

@@ -19,7 +19,7 @@ import { startForwarding, type Forwarding } from '../../src/processor/forwarding
 import { ProcessorKeys } from '../../src/processor/chain/keys.ts';
 import { startProcessor, type Processor } from '../../src/processor/processor.ts';
 import { eventsOf, typesOf } from '../flows/support.ts';
-import { deployMulticall } from '../support/chain-multicall.ts';
+import type { FiatToken } from '../support/chain-fiat-token.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { startTestApp, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
 import { startPolygonChain, usdc, type PolygonTestChain } from '../support/processor-chain.ts';
@@ -28,8 +28,10 @@ import { startPolygonChain, usdc, type PolygonTestChain } from '../support/proce
 // a Live payment link → the payer page in Chromium with the deposit address and a QR code of the
 // watched token → the buyer's wallet (or a card provider's) sends USDC → final → paid → the
 // processor forwards net and fee in one transaction → the merchant's and the fee wallet's
-// on-chain balances → payment.updated with txidOut and merchantReceived. Then the cases where
-// what arrives is not what was asked: underpaid, overpaid, twice, late, the other token.
+// on-chain balances → payment.updated with txidOut and merchantReceived. The USDC configured is
+// Circle's own FiatTokenV2_2 behind its proxy; the test token is a second polygon_usdc contract the
+// processor watches, so the first journey runs with each. Then the cases where what arrives is not
+// what was asked (with the test token): underpaid, overpaid, twice, late, the other token.
 
 const DEPTH = 2;
 const FEE_BPS = 150n;
@@ -39,6 +41,7 @@ const rpc = { timeoutMs: 1_500, retryDelayMs: 10, rounds: 2 };
 let t: TestApp;
 let polygonChain: PolygonTestChain;
 let polygon: NetworkConfig;
+let fiat: FiatToken;
 let forwarding: Forwarding;
 let processor: Processor;
 let browser: Browser;
@@ -92,16 +95,16 @@ function decodeQr(png: Buffer): string | null {
 }
 
 beforeAll(async () => {
-  polygonChain = await startPolygonChain({ depth: DEPTH });
+  polygonChain = await startPolygonChain({ depth: DEPTH, realUsdc: true });
   const { chain, tokens } = polygonChain;
+  fiat = polygonChain.fiat!;
   // The service is configured with the chain's tokens, as the processor is: its QR codes name them.
   t = await startTestApp({
     RATE_LIMITS: 'off', ...MOONPAY,
     POLYGON_RPC_URL: polygonChain.proxy.url, POLYGON_CONFIRMATIONS: String(DEPTH),
-    POLYGON_USDC: tokens.address.usdc, POLYGON_USDT: tokens.address.usdt,
+    POLYGON_USDC: fiat.address, POLYGON_USDT: tokens.address.usdt,
   }, { clockStart: Date.now(), realOrigin: true });
-  const multicall = await deployMulticall(chain);
-  polygon = { ...polygonChain.polygon, multicall: multicall.toLowerCase() as Address };
+  polygon = { ...polygonChain.polygon, tokens: [{ coin: 'polygon_usdc', address: fiat.address.toLowerCase() as Address }, ...polygonChain.polygon.tokens.slice(1), polygonChain.polygon.tokens[0]!] };
   // The test seed: the xpub the harness's service derives deposit addresses from.
   const keys = new ProcessorKeys(Buffer.alloc(32, 7));
   await chain.fund(keys.gasWallet.address, 10n ** 18n);
@@ -131,7 +134,9 @@ afterAll(async () => {
 });
 
 describe('a Live payment link, paid from the buyer\'s wallet', () => {
-  it('shows the deposit address and a QR code of the watched token; the transfer turns the page paid, and the merchant receives the net on chain', async () => {
+  it.each(['Circle\'s FiatTokenV2_2', 'the test token'])('shows the deposit address and a QR code of the watched token; the transfer (%s) turns the page paid, and the merchant receives the net on chain', async (variant) => {
+    const real = variant !== 'the test token';
+    const usdcBalance = (account: Address) => (real ? fiat.balanceOf(account) : balance('usdc', account));
     await processor.reportStatus();
     const link = await api('POST', '/v1/payment_links', { amount: '30.00', currency: 'USD', description: 'Ethiopia Guji, 1 kg' });
     const page = await context.newPage();
@@ -147,19 +152,20 @@ describe('a Live payment link, paid from the buyer\'s wallet', () => {
     expect(shownAddress).toBe(toChecksumAddress(depositAddress!.slice(2)));
     expect(shownAmount).toBe('30.000000');
     const qr = page.getByRole('img', { name: /QR code: a payment request for USDC on Polygon/ });
-    expect(decodeQr(await qr.screenshot())).toBe(`ethereum:${toChecksumAddress(polygonChain.tokens.address.usdc.slice(2))}@137/transfer?address=${shownAddress}&uint256=30000000`);
+    expect(decodeQr(await qr.screenshot())).toBe(`ethereum:${toChecksumAddress(fiat.address.slice(2))}@137/transfer?address=${shownAddress}&uint256=30000000`);
 
-    const before = { payout: await balance('usdc', payout), fee: await balance('usdc', feeWallet) };
-    await polygonChain.tokens.transfer('usdc', polygonChain.chain.accounts.buyer, shownAddress as Address, usdc(30));
+    const before = { payout: await usdcBalance(payout), fee: await usdcBalance(feeWallet) };
+    const buyer = polygonChain.chain.accounts.buyer;
+    await (real ? fiat.transfer(buyer, shownAddress as Address, usdc(30)) : polygonChain.tokens.transfer('usdc', buyer, shownAddress as Address, usdc(30)));
     await runUntil(async () => (await paymentRow(link.id)).status === 'paid', 'paid');
-    await page.reload();
-    await page.getByRole('heading', { name: 'Thank you: paid' }).waitFor();
+    // The page follows its payment and shows it paid by itself (a reload of ours would race its own).
+    await page.getByRole('heading', { name: 'Thank you: paid' }).waitFor({ timeout: 30_000 });
 
     await runUntil(async () => (await paymentRow(link.id)).txid_out !== null, 'settled');
     const { net, fee } = split(usdc(30));
-    expect(await balance('usdc', payout) - before.payout).toBe(net);
-    expect(await balance('usdc', feeWallet) - before.fee).toBe(fee);
-    expect(await balance('usdc', shownAddress as Address)).toBe(0n);
+    expect(await usdcBalance(payout) - before.payout).toBe(net);
+    expect(await usdcBalance(feeWallet) - before.fee).toBe(fee);
+    expect(await usdcBalance(shownAddress as Address)).toBe(0n);
     expect(await polygonChain.chain.client.getBalance({ address: shownAddress as Address }), 'the deposit address never held gas').toBe(0n);
 
     const settled = await api('GET', `/v1/payments/${link.id}`);

@@ -195,7 +195,7 @@ it('a --role processor process serves its series on METRICS_PORT, and is ready o
       PATH: process.env.PATH ?? '', DATABASE_URL: t.config.databaseUrl ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'silent',
       SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64'), PORT: String(port), METRICS_PORT: String(metricsPort),
       POLYGON_RPC_URL: proxy.url, POLYGON_CHAIN_ID: '137', POLYGON_CONFIRMATIONS: String(DEPTH),
-      POLYGON_USDC: tokens.address.usdc, POLYGON_USDT: tokens.address.usdt, PROCESSOR_POLL_MS: '200',
+      POLYGON_USDC: tokens.address.usdc, POLYGON_USDT: tokens.address.usdt, POLYGON_MULTICALL: polygonChain.multicall, PROCESSOR_POLL_MS: '200',
       // The processor forwards only once it knows where the fee goes.
       PROCESSOR_FEE_WALLET: '0x1111111111111111111111111111111111111111',
     },

@@ -8,6 +8,7 @@ import { startProcessor, type Processor } from '../../src/processor/processor.ts
 import { depositsWaitingForFinality } from '../../src/processor/detection/unfinal.ts';
 import { eventsOf, typesOf } from '../flows/support.ts';
 import { startChain, type TestChain } from '../support/chain.ts';
+import { deployMulticall } from '../support/chain-multicall.ts';
 import { deployTestTokens, type TestTokens } from '../support/chain-tokens.ts';
 import { LIVE_WALLET, startTestApp, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
 
@@ -64,6 +65,8 @@ beforeAll(async () => {
   // The chain's blocks carry real time, and a watch window is judged by block time: the app's clock starts at real time too.
   [t, chain] = await Promise.all([startTestApp({ RATE_LIMITS: 'off' }, { clockStart: Date.now() }), startChain({ chainId: 137 })]);
   tokens = await deployTestTokens(chain);
+  // The processor refuses a network whose batch contract has no code.
+  const multicall = await deployMulticall(chain);
   await tokens.mint('usdc', chain.accounts.buyer.address, USDC(10_000));
   polygon = {
     name: 'polygon', rpcUrls: [chain.url], chainId: 137, confirmations: DEPTH,
@@ -71,6 +74,7 @@ beforeAll(async () => {
       { coin: 'polygon_usdc', address: tokens.address.usdc.toLowerCase() as `0x${string}` },
       { coin: 'polygon_usdt', address: tokens.address.usdt.toLowerCase() as `0x${string}` },
     ],
+    multicall: multicall.toLowerCase() as `0x${string}`,
   };
   const biz = await t.business();
   live = (await biz.key({ mode: 'live' })).secret;

@@ -154,6 +154,11 @@ describe('a stray token at a watched deposit address', () => {
     const [row] = (await sweeps()).filter((sweepRow) => sweepRow.deposit_address === address);
     expect(row).toMatchObject({ state: 'mined', amount: '7000000', to_address: payout, transfer_hash: json.tx_hash, top_up_hash: json.top_up_tx_hash, transfer_nonce: 0 });
     expect(row!.transfer_raw).toMatch(/^0x/);
+    // Verified in the receipts: the top-up's native value delivered as a plain transfer, the token's Transfer log.
+    expect(row!.movements!.map((movement) => [movement.kind, movement.tx_hash, movement.from, movement.to, movement.token, movement.value])).toEqual([
+      ['gas', json.top_up_tx_hash, keys.gasWallet.address.toLowerCase(), address, null, topUp.value.toString()],
+      ['sweep', json.tx_hash, address, payout, stray.toLowerCase(), '7000000'],
+    ]);
     const nonces = await nonceRows();
     expect(nonces.find((nonce) => nonce.address === address)).toMatchObject({ kind: 'deposit', next_nonce: 1 });
     expect(nonces.find((nonce) => nonce.address === keys.gasWallet.address.toLowerCase())?.kind).toBe('gas_wallet');

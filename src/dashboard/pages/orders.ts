@@ -1,4 +1,6 @@
 import type { VNode } from 'preact';
+import type { TransferOut } from '../../resources/ledger/schemas.ts';
+import { PaymentBooks } from './payment-books.ts';
 import type { Page } from '../../core/pagination.ts';
 import { FULFILLMENTS, type OrderOut } from '../../resources/orders/schemas.ts';
 import { PAYMENT_STATUSES } from '../../resources/shared/payment-status.ts';
@@ -45,7 +47,7 @@ export function ordersPage({ session, business, mode, role, orders, filters, lat
 }
 
 /** One order: items, totals, payments, fulfilment (to change), and the cancellations and refunds reported. */
-export function orderPage({ session, business, mode, role, order, saved }: BusinessFrame & { order: OrderOut; saved?: boolean }): VNode {
+export function orderPage({ session, business, mode, role, order, transfers = [], saved }: BusinessFrame & { order: OrderOut; transfers?: readonly TransferOut[]; saved?: boolean }): VNode {
   const money = (amount: string) => Money({ amount, currency: order.currency });
   const manages = role !== undefined && atLeast(role, 'developer');
   const items = order.items.map((item) => [item.variant ? `${item.name} (${item.variant})` : item.name, item.sku ?? '–', String(item.quantity), item.unit_amount === null ? '–' : money(item.unit_amount), money(item.amount)]);
@@ -84,6 +86,7 @@ export function orderPage({ session, business, mode, role, order, saved }: Busin
       ] })}
       <h2>Payments</h2>
       ${order.payment_ids.length === 0 ? html`<p class="muted">No payment yet.</p>` : html`<ul>${order.payment_ids.map((id) => html`<li><a href=${objectPath(business.id, 'payments', mode, id)}>${id}</a></li>`)}</ul>`}
+      ${transfers.length > 0 && PaymentBooks({ transfers })}
       <h2>Fulfilment</h2>
       ${manages
         ? Form({ action: objectPath(business.id, 'orders', mode, order.id, '/fulfillment'), label: 'Fulfilment', children: [

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { TransferList } from '../../resources/ledger/schemas.ts';
 import { formField } from '../../core/form.ts';
 import { OrderList, OrderOut } from '../../resources/orders/schemas.ts';
 import { createdRangeOf, cursorOf, filtersOf, given, readFiltered } from '../filters.ts';
@@ -12,6 +13,7 @@ import { sendPage } from './send.ts';
 export function registerOrders(scope: FastifyInstance, requests: DashboardRequests, operations: DashboardOperations): void {
   const listOrders = operations.get('list_orders', OrderList);
   const retrieveOrder = operations.get('retrieve_order', OrderOut);
+  const listTransfers = operations.get('list_payment_transfers', TransferList);
   const updateOrder = operations.get('update_order', OrderOut);
   const idOf = (params: unknown) => (params as { order: string }).order;
 
@@ -28,7 +30,10 @@ export function registerOrders(scope: FastifyInstance, requests: DashboardReques
   scope.get(areaRoute('orders', '/:order'), async (request, reply) => {
     const ctx = await requests.page(request);
     const order = await perform(ctx, retrieveOrder, { id: idOf(request.params) });
-    return sendPage(reply, 200, orderPage({ ...frameOf(ctx), order, saved: (request.query as { saved?: unknown }).saved === '1' }), ctx.session);
+    // The books of each of its payments (an order has a few): what reached the payout wallet, adding up to its received.
+    const transfers = ctx.principal.livemode
+      ? (await Promise.all(order.payment_ids.slice(0, 20).map(async (id) => (await perform(ctx, listTransfers, { id })).data))).flat() : [];
+    return sendPage(reply, 200, orderPage({ ...frameOf(ctx), order, transfers, saved: (request.query as { saved?: unknown }).saved === '1' }), ctx.session);
   });
 
   scope.post(areaRoute('orders', '/:order/fulfillment'), async (request, reply) => {

@@ -11,6 +11,7 @@ import {
   type Hash,
   type Hex,
   type PublicClient,
+  type Transaction,
   type TransactionReceipt,
 } from 'viem';
 import type { NetworkConfig } from '../../core/networks-config.ts';
@@ -158,6 +159,11 @@ export class ForwardChain {
       if (!kind) throw error;
       return { ok: false, refusal: kind, message: error instanceof BaseError ? error.shortMessage : String(error) };
     }
+  }
+
+  /** The mined transaction itself (its `to` and `value`, which the receipt does not carry). */
+  transaction(hash: Hash): Promise<Transaction> {
+    return this.client.getTransaction({ hash });
   }
 
   async receipt(hash: Hash): Promise<TransactionReceipt | undefined> {

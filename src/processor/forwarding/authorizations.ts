@@ -11,6 +11,7 @@ import {
 } from 'viem';
 import type { ForwardShare } from '../../db/schema.ts';
 import { tokenAbi, type ForwardChain } from '../chain/forward-chain.ts';
+import { usdcDomain } from '../chain/network-checks.ts';
 
 // EIP-3009 authorizations as forwarding signs them: each share's nonce is derived from the forward
 // (network, deposit transaction, log index, share), the authorization never expires and the
@@ -42,9 +43,9 @@ export class UnknownDomain extends Error {}
 const domains = new Map<string, Promise<TypedDataDomain>>();
 
 /**
- * The token's EIP-712 domain: from ERC-5267's eip712Domain() when it has it, else its name() and
- * version() (Circle's FiatTokenV2 has these), and in both cases only once it gives the token's
- * own DOMAIN_SEPARATOR(): a signature under another domain would be refused on chain.
+ * The EIP-712 domain the processor signs for (USDC's, `usdcDomain`), once the token's own
+ * DOMAIN_SEPARATOR() is that domain's: a signature under another domain would be refused on chain,
+ * and a token with another name is not the coin the service priced (the start-up check says so too).
  */
 export function tokenDomain(chain: ForwardChain, token: Address): Promise<TypedDataDomain> {
   const key = `${chain.network.chainId}:${token}`;
@@ -58,20 +59,12 @@ export function tokenDomain(chain: ForwardChain, token: Address): Promise<TypedD
 }
 
 async function readDomain(chain: ForwardChain, token: Address): Promise<TypedDataDomain> {
-  const read = <T>(functionName: 'name' | 'version' | 'DOMAIN_SEPARATOR') =>
-    chain.client.readContract({ address: token, abi: tokenAbi, functionName }) as Promise<T>;
-  const expected = await read<Hex>('DOMAIN_SEPARATOR');
-  const eip5267 = await chain.client.readContract({ address: token, abi: tokenAbi, functionName: 'eip712Domain' }).catch(() => undefined);
-  const candidates: TypedDataDomain[] = [];
-  if (eip5267) {
-    const [, name, version, chainId, verifyingContract] = eip5267;
-    candidates.push({ name, version, chainId: Number(chainId), verifyingContract });
+  const separator = await chain.client.readContract({ address: token, abi: tokenAbi, functionName: 'DOMAIN_SEPARATOR' });
+  const domain = usdcDomain(chain.network.chainId, token);
+  if (separator.toLowerCase() !== domainSeparator({ domain }).toLowerCase()) {
+    throw new UnknownDomain(`the token ${token.toLowerCase()} has an EIP-712 domain other than the one the processor signs for ("${domain.name}", version "${domain.version}")`);
   }
-  const [name, version] = await Promise.all([read<string>('name').catch(() => undefined), read<string>('version').catch(() => undefined)]);
-  if (name !== undefined) candidates.push({ name, version: version ?? '2', chainId: chain.network.chainId, verifyingContract: token });
-  const found = candidates.find((candidate) => domainSeparator({ domain: candidate }) === expected);
-  if (!found) throw new UnknownDomain(`the token ${token} has an EIP-712 domain other than its name and version say`);
-  return found;
+  return domain;
 }
 
 export interface ShareTransfer {

@@ -7,6 +7,8 @@ import { isRevert, multicallAbi, revertReason, tokenAbi, type ForwardChain } fro
 import type { ForwardRow } from './forward-plans.ts';
 import type { ForwardTransactionRow, TransactionToSign } from './forward-transactions.ts';
 import type { ProcessorKeys } from '../chain/keys.ts';
+import type { StoredMovement } from '../../db/schema.ts';
+import { IneffectiveTransaction, verifyTransfers } from './movements.ts';
 
 // What one attempt at a forward sends, decided before anything is signed: every call is first run
 // against the chain (eth_call), so a payout wallet the token refuses or an empty gas wallet fails
@@ -63,7 +65,8 @@ export async function isFinalReceipt(chain: ForwardChain, receipt: TransactionRe
   return block.hash === receipt.blockHash.toLowerCase();
 }
 
-export type Attempt = { transactions: TransactionToSign[]; movedElsewhere: Partial<Record<ForwardShare, string>> };
+/** What an attempt sends, and the shares a transaction not ours moved already (its receipt verified). */
+export type Attempt = { transactions: TransactionToSign[]; movedElsewhere: Partial<Record<ForwardShare, StoredMovement>> };
 
 /** The transactions that move the shares left. */
 export function attemptFor(deps: AttemptDeps, forward: ForwardRow, left: Share[]): Promise<Attempt> {
@@ -76,7 +79,7 @@ async function authorizationBatch(deps: AttemptDeps, forward: ForwardRow, left: 
   const token = forward.token as Address;
   const deposit = keys.deposit(forward.deposit_index);
   const calls: Array<{ share: ForwardShare; data: Hex }> = [];
-  const movedElsewhere: Partial<Record<ForwardShare, string>> = {};
+  const movedElsewhere: Partial<Record<ForwardShare, StoredMovement>> = {};
   const domain = await tokenDomain(chain, token).catch((error: unknown) => {
     throw error instanceof UnknownDomain ? new CannotForward(error.message) : error;
   });
@@ -89,7 +92,14 @@ async function authorizationBatch(deps: AttemptDeps, forward: ForwardRow, left: 
         .where('tx_hash', '=', forward.transfer_tx_hash).where('log_index', '=', forward.transfer_log_index).executeTakeFirstOrThrow();
       const hash = await chain.authorizationUse(token, deposit.address, nonce, BigInt(transfer.block_number));
       const receipt = hash && await chain.receipt(hash);
-      if (receipt && await isFinalReceipt(chain, receipt)) movedElsewhere[share.share] = receipt.transactionHash.toLowerCase();
+      if (receipt && await isFinalReceipt(chain, receipt)) {
+        try {
+          [movedElsewhere[share.share]] = verifyTransfers(receipt, [{ kind: share.share, token, from: deposit.address, to: share.to, value: share.value }]);
+        } catch (error) {
+          if (error instanceof IneffectiveTransaction) throw new CannotForward(`the ${share.share} share's authorization was used, but not as signed: ${error.message}`);
+          throw error;
+        }
+      }
       continue;
     }
     const data = await signedTransfer(deposit, domain, { ...share, nonce });

@@ -1,8 +1,8 @@
-import type { Hex } from 'viem';
+import type { Hex, TransactionReceipt } from 'viem';
 import type { Clock } from '../../core/clock.ts';
 import type { NetworkConfig } from '../../core/networks-config.ts';
 import type { Db } from '../../db/database.ts';
-import type { ForwardShare } from '../../db/schema.ts';
+import type { ForwardShare, StoredMovement } from '../../db/schema.ts';
 import { attemptFor, CannotForward, explainRevert, isFinalReceipt, requireGas, sharesOf } from './forward-attempts.ts';
 import { revertReason, type ForwardChain } from '../chain/forward-chain.ts';
 import { checkGasWallet } from './gas-wallet.ts';
@@ -10,7 +10,8 @@ import { feeCap, feesOf, signAndStore, storeReplacement, transactionsOf, type Fe
 import type { ProcessorKeys } from '../chain/keys.ts';
 import { planForwards, type ForwarderDeps, type ForwardRow } from './forward-plans.ts';
 import { enqueueNotice, sixDecimals } from '../notices/outbox.ts';
-import { forwardMovements } from '../notices/settlement.ts';
+import { IneffectiveTransaction, verifyTopUp, verifyTransfers } from './movements.ts';
+import { settlementMovements } from '../notices/settlement.ts';
 import { publicText } from '../../core/public-text.ts';
 
 export type { ForwarderDeps, ForwardRow };
@@ -37,6 +38,8 @@ export const DEFAULT_REPLACE_AFTER_MS = 3 * 60_000;
 /** A low gas wallet is said in the log at most this often. */
 const LOW_GAS_EVERY_MS = 10 * 60_000;
 const MAX_RETRY_MS = 60 * 60_000;
+/** The longest forward failure kept. */
+const FAILURE_MAX = 1_000;
 /** Each replacement bids this much more (nodes want at least 10 % to replace). */
 const BUMP_PERCENT = 125n;
 
@@ -117,8 +120,9 @@ export class Forwarder {
       return;
     }
     for (const tx of live) {
-      // A share sent from the deposit address waits for the gas it spends to be mined.
-      const topUp = live.find((other) => other.purpose === 'top_up' && other.id < tx.id);
+      // A share sent from the deposit address waits for the gas it spends to be mined (and verified).
+      // Its own attempt's top-up: signed in the same database transaction, so at the same moment.
+      const topUp = txs.find((other) => other.purpose === 'top_up' && other.id < tx.id && other.signed_at.getTime() === tx.signed_at.getTime());
       if (tx.purpose === 'share' && topUp && topUp.state !== 'mined' && topUp.state !== 'final') break;
       await this.#progress(forward, tx);
     }
@@ -128,20 +132,33 @@ export class Forwarder {
         .where('id', '=', forward.id).where('state', '=', 'failed').execute();
     }
     const after = await transactionsOf(this.#deps.db, forward.id);
-    const reverted = after.filter((tx) => tx.state === 'reverted' && !txs.some((before) => before.id === tx.id && before.state === 'reverted'));
+    const newly = (state: 'reverted' | 'ineffective') => after.filter((tx) => tx.state === state && !txs.some((before) => before.id === tx.id && before.state === state));
+    const reverted = newly('reverted');
     if (reverted.length > 0) throw new CannotForward(await explainRevert(this.#deps, forward, reverted[0]!));
+    const ineffective = newly('ineffective');
+    if (ineffective.length > 0) throw new CannotForward(this.#ineffectiveReason(forward, ineffective[0]!));
     if (!after.some(isLive)) await this.#completeIfDone(forward, after);
   }
 
-  /** Marks the forward final (and enqueues its settlement notice) once every share is in a final transaction. */
-  async #completeIfDone(forward: ForwardRow, txs: ForwardTransactionRow[], moved: Partial<Record<ForwardShare, string>> = {}): Promise<boolean> {
-    for (const tx of txs) if (tx.state === 'final') for (const share of tx.shares) moved[share] ??= tx.tx_hash;
+  /**
+   * Marks the forward final (and enqueues its settlement notice) once every share is in a final
+   * transaction whose receipt showed it (verified when mined), keeping every verified movement.
+   */
+  async #completeIfDone(forward: ForwardRow, txs: ForwardTransactionRow[], elsewhere: Partial<Record<ForwardShare, StoredMovement>> = {}): Promise<boolean> {
+    const movements: StoredMovement[] = [];
+    for (const tx of txs) if (tx.state === 'final') movements.push(...(tx.movements ?? await this.#verifiedLate(forward, tx)));
+    for (const movement of Object.values(elsewhere)) if (!movements.some((other) => other.kind === movement.kind)) movements.push(movement);
+    const moved = (share: ForwardShare) => movements.find((movement) => movement.kind === share)?.tx_hash;
     const shares = sharesOf(forward);
-    if (!shares.every(({ share }) => moved[share] !== undefined)) return false;
-    const txidOut = moved.net ?? moved.fee!;
+    if (!shares.every(({ share }) => moved(share) !== undefined)) return false;
+    const txidOut = moved('net') ?? moved('fee')!;
+    const token = this.network.tokens.find((candidate) => candidate.address === forward.token);
+    const order = ['gas', 'net', 'fee'];
+    movements.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
     const now = this.#deps.clock.now();
     const done = await this.#deps.db.transaction().execute(async (trx) => {
-      const updated = await trx.updateTable('processor.forwards').set({ state: 'final', txid_out: txidOut, failure: null, retry_at: null, updated_at: now })
+      const updated = await trx.updateTable('processor.forwards')
+        .set({ state: 'final', txid_out: txidOut, failure: null, retry_at: null, updated_at: now, movements: JSON.stringify(movements) })
         .where('id', '=', forward.id).where('state', '!=', 'final').returningAll().executeTakeFirst();
       if (!updated) return undefined;
       // In the transaction that makes the forward final: one notice, under an id derived from the deposit.
@@ -149,9 +166,9 @@ export class Forwarder {
         id: `settlement:${forward.network}:${forward.transfer_tx_hash}:${forward.transfer_log_index}`,
         type: 'settlement.completed', deposit_address: forward.deposit_address, payment_id: forward.payment_id, network: forward.network,
         txid_out: txidOut, merchant_received: sixDecimals(BigInt(forward.net)),
-        coin: this.network.tokens.find((token) => token.address === forward.token)?.coin,
-        transfer_txid: forward.transfer_tx_hash, transfer_log_index: forward.transfer_log_index,
-        movements: forwardMovements(forward, txs, moved, 6),
+        // The books (issue 30): which deposit this forwards, and each movement its receipts showed.
+        coin: token?.coin, transfer_txid: forward.transfer_tx_hash, transfer_log_index: forward.transfer_log_index,
+        movements: settlementMovements(movements, token?.decimals ?? 6),
       }, now);
       return updated;
     });
@@ -164,7 +181,8 @@ export class Forwarder {
 
   async #fail(forward: ForwardRow, failure: string): Promise<void> {
     // Shown to operators and kept: a node's words may carry its URL (and the API key in its path).
-    const reason = publicText(failure);
+    // Longer than a status problem: a failure names the transaction, the addresses and what was missing.
+    const reason = publicText(failure, FAILURE_MAX);
     const attempts = forward.attempts + 1;
     const wait = Math.min(this.#options.retryAfterMs * 2 ** (attempts - 1), MAX_RETRY_MS);
     const now = this.#deps.clock.now();
@@ -225,12 +243,17 @@ export class Forwarder {
           .where('id', '=', tx.id).execute();
         return;
       }
+      // The hash mined is the transaction's; the others were its replacements or what it replaced.
+      const mined = { tx_hash: hash, block_number: receipt.blockNumber, block_hash: receipt.blockHash.toLowerCase(), replaced_hashes: [tx.tx_hash, ...tx.replaced_hashes].filter((other) => other !== hash) };
+      const verified = await this.#verify(forward, tx, receipt);
+      if (typeof verified === 'string') {
+        // Mined, and a success by its status, yet it did not move what it was for: it never counts.
+        await db.updateTable('processor.forward_transactions').set({ ...mined, state: 'ineffective', failure: verified, updated_at: clock.now() }).where('id', '=', tx.id).execute();
+        return;
+      }
       const final = await isFinalReceipt(chain, receipt);
       await db.updateTable('processor.forward_transactions').set({
-        state: final ? 'final' : 'mined', tx_hash: hash, block_number: receipt.blockNumber, block_hash: receipt.blockHash.toLowerCase(),
-        // The hash mined is the transaction's; the others were its replacements or what it replaced.
-        replaced_hashes: [tx.tx_hash, ...tx.replaced_hashes].filter((other) => other !== hash),
-        updated_at: clock.now(),
+        ...mined, state: final ? 'final' : 'mined', movements: JSON.stringify(verified), updated_at: clock.now(),
       }).where('id', '=', tx.id).execute();
       if (tx.state !== 'mined' && !final) await this.#step('mined', forward);
       return;
@@ -260,6 +283,35 @@ export class Forwarder {
       await set({ state: 'broadcast', broadcast_at: tx.broadcast_at ?? clock.now() });
       if (tx.state === 'signed') await this.#step('broadcast', forward);
     }
+  }
+
+  /** What the receipt shows of what the transaction was sent for, or why it does not count, in words. */
+  async #verify(forward: ForwardRow, tx: ForwardTransactionRow, receipt: TransactionReceipt): Promise<StoredMovement[] | string> {
+    try {
+      if (tx.purpose === 'top_up') {
+        const sent = await this.#deps.chain.transaction(receipt.transactionHash);
+        return [verifyTopUp(receipt, sent, { to: forward.deposit_address, value: BigInt(tx.value) })];
+      }
+      const expected = sharesOf(forward).filter(({ share }) => tx.shares.includes(share))
+        .map(({ share, to, value }) => ({ kind: share, token: forward.token, from: forward.deposit_address, to, value }));
+      return verifyTransfers(receipt, expected);
+    } catch (error) {
+      if (error instanceof IneffectiveTransaction) return error.message;
+      throw error;
+    }
+  }
+
+  /** A transaction made final before receipts were verified (migration 0043): its receipt verified now; nothing if it does not show it. */
+  async #verifiedLate(forward: ForwardRow, tx: ForwardTransactionRow): Promise<StoredMovement[]> {
+    const receipt = await this.#deps.chain.receipt(tx.tx_hash as Hex);
+    const verified = receipt ? await this.#verify(forward, tx, receipt) : 'no receipt';
+    return typeof verified === 'string' ? [] : verified;
+  }
+
+  #ineffectiveReason(forward: ForwardRow, tx: ForwardTransactionRow): string {
+    const batch = tx.purpose === 'batch'
+      ? `; the batch contract it called, ${tx.to_address}, did nothing (no code there? check ${this.#name.toUpperCase()}_MULTICALL)` : '';
+    return `${tx.failure ?? `${tx.tx_hash} moved nothing`}${batch}. Nothing is claimed settled; the money stays at ${forward.deposit_address} for the retry`;
   }
 
   /** The same calls under the same nonce, at a fee 25 % higher (or what the node asks now, if more). */

@@ -11,6 +11,8 @@ import { sign, takeNonce } from './forward-transactions.ts';
 import type { ProcessorKeys } from '../chain/keys.ts';
 import { TRANSFER_EVENT } from '../chain/chain-client.ts';
 import { publicText } from '../../core/public-text.ts';
+import { IneffectiveTransaction, verifyTopUp, verifyTransfers } from './movements.ts';
+import type { StoredMovement } from '../../db/schema.ts';
 
 // `processor sweep` (issue 22, must have 6): a stray token moved from a watched deposit address to
 // the payment's payout wallet (`merchant`) or PROCESSOR_FEE_WALLET (`operator`), through
@@ -250,7 +252,7 @@ async function signSweep(deps: SweepDeps, row: SweepRow, plan: SweepPlan | undef
   const signed = await db.transaction().execute(async (trx) => {
     const locked = await trx.selectFrom('processor.sweeps').select('state').where('id', '=', row.id).forUpdate().executeTakeFirstOrThrow();
     if (locked.state !== 'planned') return undefined;
-    const values: Partial<SweepRow> = {};
+    const values: Partial<Pick<SweepRow, 'top_up_nonce' | 'top_up_value' | 'top_up_raw' | 'top_up_hash'>> = {};
     if (fees) {
       const nonce = await takeNonce(trx, { network: network.name, sender: keys.gasWallet.address.toLowerCase(), kind: 'gas_wallet', floor: gasWalletMined, now });
       const { raw, hash } = await sign(network.chainId, nonce, { signer: keys.gasWallet, to: deposit.address, data: '0x', value: topUp, gas: TOP_UP_GAS, fees: { type: 'eip1559', ...fees } });
@@ -287,15 +289,28 @@ async function sendSweep(deps: SweepDeps, row: SweepRow, options: { waitMs?: num
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   };
+  // Each receipt is checked for its effect, not only its status: the native value delivered, the token's Transfer log.
+  const verified = async (verify: () => Promise<StoredMovement>) => {
+    try {
+      return await verify();
+    } catch (error) {
+      if (error instanceof IneffectiveTransaction) return fail(deps, row, error.message);
+      throw error;
+    }
+  };
+  const movements: StoredMovement[] = [];
   if (row.top_up_raw && row.top_up_hash) {
     const receipt = await minedReceipt(row.top_up_raw, row.top_up_hash);
     if (!receipt) return false;
     if (receipt.status !== 'success') await fail(deps, row, `the gas top-up ${row.top_up_hash} reverted`);
+    movements.push(await verified(async () => verifyTopUp(receipt, await chain.transaction(receipt.transactionHash), { to: row.deposit_address, value: BigInt(row.top_up_value ?? 0) })));
   }
   const receipt = await minedReceipt(row.transfer_raw, row.transfer_hash);
   if (!receipt) return false;
   if (receipt.status !== 'success') await fail(deps, row, `the transfer ${row.transfer_hash} reverted`);
-  await db.updateTable('processor.sweeps').set({ state: 'mined', block_number: receipt.blockNumber, failure: null, updated_at: clock.now() }).where('id', '=', row.id).execute();
+  movements.push(await verified(async () => verifyTransfers(receipt, [{ kind: 'sweep', token: row.token, from: row.deposit_address, to: row.to_address, value: BigInt(row.amount) }])[0]!));
+  await db.updateTable('processor.sweeps').set({ state: 'mined', block_number: receipt.blockNumber, failure: null, movements: JSON.stringify(movements), updated_at: clock.now() })
+    .where('id', '=', row.id).execute();
   deps.log(`[processor] ${network.name}: sweep ${row.id} mined in block ${receipt.blockNumber}: ${row.amount} of ${row.token} from ${row.deposit_address} to ${row.to_address}, ${row.transfer_hash}`);
   return true;
 }

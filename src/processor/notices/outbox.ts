@@ -81,13 +81,25 @@ export function sixDecimals(value: bigint): string {
 }
 
 /**
+ * A deposit's value in its coin as the notice writes it (six decimals), from the token's own
+ * decimals as the configuration check read them; refuses a value it cannot write exactly.
+ */
+export function coinAmount(value: bigint, decimals: number): string {
+  if (decimals <= 6) return sixDecimals(value * 10n ** BigInt(6 - decimals));
+  const scale = 10n ** BigInt(decimals - 6);
+  if (value % scale !== 0n) throw new Error(`${value} in ${decimals} decimals has more than six`);
+  return sixDecimals(value / scale);
+}
+
+/**
  * Enqueues `deposit.confirmed` for each final transfer that has none yet, naming the wallet it is
  * forwarded to (the payout wallet fixed at the payment's start). Every configured token is
  * reported under its own coin, also one the payment did not ask for: the service's checks hold it.
  * Answers how many were enqueued.
  */
 export async function confirmFinalTransfers(db: Db, clock: Clock, network: NetworkConfig, limit = 500): Promise<number> {
-  const coins = new Map(network.tokens.map((token) => [token.address, token.coin]));
+  // Credited in each token's decimals read from the chain: a token not checked yet is not credited yet.
+  const coins = new Map(network.tokens.filter((token) => token.decimals !== undefined).map((token) => [token.address, token]));
   return db.transaction().execute(async (trx) => {
     const transfers = await trx.selectFrom('processor.transfers as t')
       .innerJoin('processor.watched_addresses as w', 'w.address', 't.to_address')
@@ -98,16 +110,16 @@ export async function confirmFinalTransfers(db: Db, clock: Clock, network: Netwo
     const now = clock.now();
     let enqueued = 0;
     for (const transfer of transfers) {
-      const coin = coins.get(transfer.token as `0x${string}`);
+      const token = coins.get(transfer.token as `0x${string}`);
       // A token no longer configured, or a payment from before payout wallets were carried: said, and left for the operator.
-      if (coin === undefined || transfer.payout_wallet === null) continue;
+      if (token === undefined || transfer.payout_wallet === null) continue;
       const id = `deposit:${network.name}:${transfer.tx_hash}:${transfer.log_index}`;
       await enqueueNotice(trx, {
         id, type: 'deposit.confirmed', deposit_address: transfer.to_address, payment_id: transfer.payment_id,
-        coin, network: network.name, amount: sixDecimals(BigInt(transfer.value)), txid: transfer.tx_hash,
+        coin: token.coin, network: network.name, amount: coinAmount(BigInt(transfer.value), token.decimals!), txid: transfer.tx_hash,
         forwarded_to: transfer.payout_wallet,
         log_index: transfer.log_index, block_number: Number(transfer.block_number), from_address: transfer.from_address,
-        token: transfer.token, value: String(transfer.value), decimals: 6,
+        token: transfer.token, value: String(transfer.value), decimals: token.decimals!,
       }, now);
       await trx.updateTable('processor.transfers').set({ confirmed_notice_id: id })
         .where('network', '=', network.name).where('tx_hash', '=', transfer.tx_hash).where('log_index', '=', transfer.log_index).execute();
