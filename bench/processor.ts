@@ -200,7 +200,7 @@ export function processorSettlementTable(r: ProcessorSettlementResult): string {
   const ms = (value: number) => String(Math.round(value));
   const units = (value: string) => (Number(value) / 1e6).toFixed(6);
   return [
-    `| processor: final block → settlement.completed recorded (forward mined, final ${r.depth} deep, receipts checked; the books' forward rows and txid_out committed) | deposits | poll / block ms | p50 ms | p99 ms | max ms | final → paid in this run p50 / p99 ms | books = wallets | target p99 ms | pass |`,
+    `| processor: final block → settlement.completed recorded (forward mined, final ${r.depth} deep, its receipts' Transfer logs checked; the books' forward rows and txid_out committed) | deposits | poll / block ms | p50 ms | p99 ms | max ms | final → paid in this run p50 / p99 ms | books = wallets | target p99 ms | pass |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     `| one deposit at a time, EDR on loopback, a block every ${r.blockMs} ms | ${r.deposits} | ${r.pollMs} / ${r.blockMs} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ${ms(r.paid.p50)} / ${ms(r.paid.p99)} | ${r.books.agree ? 'yes' : 'NO'}: net ${units(r.books.net)} (payout ${units(r.books.payoutBalance)}), fee ${units(r.books.fee)} (fee wallet ${units(r.books.feeBalance)}) | ≤ ${r.target} | ${r.pass ? 'PASS' : 'FAIL'} |`,
   ].join('\n');
