@@ -112,7 +112,8 @@ export async function startProcessor(deps: {
     const verdict = await checkNetwork(checkChains.get(network.name)!);
     const before = verdicts.get(network.name)?.verdict;
     verdicts.set(network.name, { verdict, at: deps.clock.now().getTime() });
-    health.get(network.name)!.configProblem = verdict.state === 'ok' ? null : verdict.problem;
+    // A node that did not answer is an outage, not a refusal: the scan's failure says it (with its backoff).
+    health.get(network.name)!.configProblem = verdict.state === 'refused' ? verdict.problem : null;
     const said = (other: NetworkVerdict | undefined) => (other === undefined || other.state === 'ok' ? other?.state : other.problem);
     if (verdict.state !== 'ok' && said(before) !== verdict.problem) log(`[processor] ${network.name} ${verdict.state === 'refused' ? 'refused' : 'not checked'}: ${verdict.problem}`);
     if (verdict.state === 'ok' && before !== undefined && before.state !== 'ok') log(`[processor] ${network.name}: its configuration checks pass again`);
@@ -120,7 +121,8 @@ export async function startProcessor(deps: {
   // A node that did not answer is asked again next poll; a verdict holds checkEveryMs.
   const checkDue = () => Promise.all(deps.networks.filter((network) => {
     const last = verdicts.get(network.name);
-    return !last || last.verdict.state === 'unchecked' || deps.clock.now().getTime() - last.at >= checkEveryMs;
+    if (last?.verdict.state === 'unchecked') return Date.now() >= (retryAt.get(network.name) ?? 0);
+    return !last || deps.clock.now().getTime() - last.at >= checkEveryMs;
   }).map(check));
   const checked = (network: NetworkConfig) => {
     const verdict = verdicts.get(network.name)?.verdict;
@@ -140,8 +142,9 @@ export async function startProcessor(deps: {
       const network = detector.network;
       const state = health.get(network.name)!;
       state.active = held.has(network.name);
-      const verified = checked(network);
-      if (!state.active || !verified) return;
+      // A refused network is not worked; one whose node did not answer the checks is scanned (its
+      // failure drives the backoff and says why), but credits and forwards nothing until they pass.
+      if (!state.active || verdicts.get(network.name)?.verdict.state === 'refused') return;
       if (onlyDue && Date.now() < (retryAt.get(network.name) ?? 0)) {
         waiting.add(network.name);
         return;
@@ -164,7 +167,8 @@ export async function startProcessor(deps: {
         retryAt.set(network.name, Date.now() + wait);
         log(`[processor] ${network.name}: scan failed (${state.failures} in a row; next try in ${Math.round(wait / 1000)} s): ${state.lastError}`);
       }
-      await confirmFinalTransfers(deps.db, deps.clock, verified).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
+      const verified = checked(network);
+      if (verified) await confirmFinalTransfers(deps.db, deps.clock, verified).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
       if (state.failures > 0) return;
       // For the status only: a failure here costs nothing but its count.
       await recordUnfinalDeposits(deps.db, deps.clock, clients.get(network.name)!, network, detection.watched)
