@@ -10,6 +10,7 @@ import { NetworkLocks } from './operating/network-locks.ts';
 import { confirmFinalTransfers, deliverDueNotices, postNotice, type NoticeSender } from './notices/outbox.ts';
 import { recordUnfinalDeposits } from './detection/unfinal.ts';
 import { findMissingDepositIndexes } from './detection/watched-addresses.ts';
+import { forwardingHealth } from './forwarding/forwarding-health.ts';
 
 // The processor (issue 22) as its role runs it. Each poll, for every network whose lock this
 // processor holds: scan to the final block, enqueue deposit.confirmed for what became final,
@@ -20,6 +21,16 @@ import { findMissingDepositIndexes } from './detection/watched-addresses.ts';
 export const STATUS_EVERY_MS = 15 * SECOND;
 /** A network is healthy when its last successful scan is this recent, in polls (and at least 30 s). */
 const HEALTHY_WITHIN_POLLS = 3;
+
+/**
+ * A cursor past the chain's head: the chain was restarted or replaced under the same chain id
+ * (a local or test chain), so no block this processor would scan exists yet. Its scans succeed and
+ * find nothing; it must not pass for healthy.
+ */
+export function cursorAheadOfHead(cursor: bigint | number | null, head: bigint | number | null | undefined): string | null {
+  if (cursor === null || head === null || head === undefined || BigInt(cursor) - 1n <= BigInt(head)) return null;
+  return `The chain's head (block ${head}) is behind the blocks already scanned (up to ${BigInt(cursor) - 1n}): was the chain restarted or replaced? Deposits are not seen until it passes block ${BigInt(cursor) - 1n}.`;
+}
 
 export interface NetworkHealth {
   network: NetworkName;
@@ -119,23 +130,31 @@ export async function startProcessor(deps: {
 
   const reportStatus = async () => {
     const active = deps.networks.filter((network) => health.get(network.name)!.active);
+    const now = deps.clock.now();
     // The head and final block the last scans saw (processor.network_scans), as the status command shows them.
     const observed = active.length === 0 ? [] : await deps.db.selectFrom('processor.network_scans')
       .select(['network', 'head_block', 'final_block']).where('network', 'in', active.map((network) => network.name)).execute();
-    const networks = active.map((network) => {
+    const networks = await Promise.all(active.map(async (network) => {
       const state = health.get(network.name)!;
       const seen = observed.find((row) => row.network === network.name);
       const block = (value: number | null | undefined) => (value === null || value === undefined ? null : String(value));
+      const problem = healthy(state) ? cursorAheadOfHead(state.cursorBlock, seen?.head_block) : state.lastError ?? 'No successful scan recently.';
+      const forwarding = await forwardingHealth(deps.db, network.name, now);
       return {
         network: network.name, chain_id: network.chainId, coins: network.tokens.map((token) => token.coin),
-        healthy: healthy(state), head_block: block(seen?.head_block), final_block: block(seen?.final_block),
+        healthy: problem === null, head_block: block(seen?.head_block), final_block: block(seen?.final_block),
         cursor_block: state.cursorBlock === null ? null : state.cursorBlock.toString(),
-        problem: healthy(state) ? null : state.lastError ?? 'No successful scan recently.',
+        problem,
+        forwarding: {
+          healthy: forwarding.healthy, trouble: forwarding.trouble, problem: forwarding.problem,
+          delayed: forwarding.delayed.map((each) => ({
+            payment_id: each.paymentId, deposit_address: each.depositAddress, state: each.state, since: unixSeconds(each.since), reason: each.reason,
+          })),
+        },
       };
-    });
+    }));
     // A processor standing by (every lock held by another) says nothing: the active one speaks.
     if (networks.length === 0) return;
-    const now = deps.clock.now();
     const body = JSON.stringify({ id: `status:${randomUUID()}`, type: 'processor.status', sent_at: unixSeconds(now), networks });
     // Not retried: the next status, STATUS_EVERY_MS later, says the same or newer.
     const delivery = await postNotice(deps.sender, body, now);
