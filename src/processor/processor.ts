@@ -11,6 +11,7 @@ import { confirmFinalTransfers, deliverDueNotices, postNotice, type NoticeSender
 import { recordUnfinalDeposits } from './detection/unfinal.ts';
 import { findMissingDepositIndexes } from './detection/watched-addresses.ts';
 import { forwardingHealth } from './forwarding/forwarding-health.ts';
+import { cursorAheadOfHead } from './operating/status.ts';
 
 // The processor (issue 22) as its role runs it. Each poll, for every network whose lock this
 // processor holds: scan to the final block, enqueue deposit.confirmed for what became final,
@@ -21,16 +22,6 @@ import { forwardingHealth } from './forwarding/forwarding-health.ts';
 export const STATUS_EVERY_MS = 15 * SECOND;
 /** A network is healthy when its last successful scan is this recent, in polls (and at least 30 s). */
 const HEALTHY_WITHIN_POLLS = 3;
-
-/**
- * A cursor past the chain's head: the chain was restarted or replaced under the same chain id
- * (a local or test chain), so no block this processor would scan exists yet. Its scans succeed and
- * find nothing; it must not pass for healthy.
- */
-export function cursorAheadOfHead(cursor: bigint | number | null, head: bigint | number | null | undefined): string | null {
-  if (cursor === null || head === null || head === undefined || BigInt(cursor) - 1n <= BigInt(head)) return null;
-  return `The chain's head (block ${head}) is behind the blocks already scanned (up to ${BigInt(cursor) - 1n}): was the chain restarted or replaced? Deposits are not seen until it passes block ${BigInt(cursor) - 1n}.`;
-}
 
 export interface NetworkHealth {
   network: NetworkName;

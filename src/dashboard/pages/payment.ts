@@ -1,13 +1,13 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { PaymentRest } from '../../resources/payments/remainder.ts';
 import type { PaymentOut } from '../../resources/payments/schemas.ts';
-import type { PaymentTimeline, TimelineEvent, TimelineNotice } from '../../resources/payments/timeline.ts';
+import type { ForwardWait, PaymentTimeline, TimelineEvent, TimelineNotice } from '../../resources/payments/timeline.ts';
 import { Button, Form, html, Money, Notice, ShareAddress } from '../../ui/index.ts';
 import { atLeast } from '../../tenancy/roles.ts';
 import { businessPath, objectPath } from '../paths.ts';
 import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 import { AskForRest, restCounts, RestSection } from './payment-rest.ts';
-import { coinAmount, DeliveryBadge, PaymentBadge, sourceName } from '../wording.ts';
+import { coinAmount, DeliveryBadge, PaymentBadge, sourceName, WAITING_TO_BE_FORWARDED } from '../wording.ts';
 
 // One payment: its facts, what can be done with it, and its timeline (spec 6.2): every event
 // and each delivery of it, and the processor's notices, the ones that did not match flagged.
@@ -53,7 +53,18 @@ function arrival(payment: PaymentOut, rest: PaymentRest | undefined): Array<read
   ];
 }
 
-function facts(payment: PaymentOut, rest: PaymentRest | undefined, business: BusinessFrame['business'], mode: BusinessFrame['mode']): Array<readonly [string, ComponentChildren]> {
+/** What reached the merchant; while a forward failed or is late, that it waits and the operator knows (never a dash). */
+function reachedYou(payment: PaymentOut, waits: readonly ForwardWait[]): ComponentChildren {
+  const reached = payment.merchant_received === null ? null : coinAmount(payment.merchant_received, payment.coin);
+  if (waits.length === 0) return reached;
+  return html`<div class="forward-wait">
+    ${reached && html`<p>${reached}</p>`}
+    <p><strong>${WAITING_TO_BE_FORWARDED}.</strong></p>
+    <ul class="muted">${waits.map((wait) => html`<li>${wait.state === 'failed' ? 'Could not be sent' : 'Not confirmed yet'} since ${at(wait.since)}${wait.reason && `: ${wait.reason}`}</li>`)}</ul>
+  </div>`;
+}
+
+function facts(payment: PaymentOut, rest: PaymentRest | undefined, business: BusinessFrame['business'], mode: BusinessFrame['mode'], waits: readonly ForwardWait[]): Array<readonly [string, ComponentChildren]> {
   return [
     ['Status', PaymentBadge({ status: payment.status })],
     ['Amount', Money({ amount: payment.amount, currency: payment.currency })],
@@ -71,7 +82,7 @@ function facts(payment: PaymentOut, rest: PaymentRest | undefined, business: Bus
     ['Canceled', at(payment.canceled_at)],
     ['Paid with', payment.provider_name ?? (payment.method === 'crypto' && payment.started_at !== null ? 'own wallet' : null)],
     ...arrival(payment, rest),
-    ['Reached you', payment.merchant_received === null ? null : coinAmount(payment.merchant_received, payment.coin)],
+    ['Reached you', reachedYou(payment, waits)],
     ['Held because', payment.hold_reason],
     ['Deposit address', payment.deposit_address === null ? null : html`<code>${payment.deposit_address}</code>`],
     ['Fee', `${(payment.fee_bps / 100).toFixed(2)}%`],
@@ -84,7 +95,7 @@ export function acceptable(payment: PaymentOut, role: BusinessFrame['role'], res
 }
 
 export function paymentPage({ session, business, mode, role, timeline, accepted, restAsked = false }: BusinessFrame & { timeline: PaymentTimeline; accepted?: boolean; restAsked?: boolean }): VNode {
-  const { payment, events, notices, rest } = timeline;
+  const { payment, events, notices, rest, waitingToForward } = timeline;
   return DashboardPage({
     title: `Payment ${payment.id}`,
     session,
@@ -100,7 +111,7 @@ export function paymentPage({ session, business, mode, role, timeline, accepted,
       </div>
       ${RestSection({ rest, frame: { business, mode, role }, asked: restAsked })}
       ${rest?.remainder && html`<h2>This payment</h2>`}
-      ${Facts({ label: 'The payment', facts: facts(payment, rest, business, mode) })}
+      ${Facts({ label: 'The payment', facts: facts(payment, rest, business, mode, waitingToForward) })}
       <h2>Payer page</h2>
       ${ShareAddress({ name: 'payer_url', label: 'Payer address (where the payer pays and sees the payment)', url: payment.url, what: 'payer address', openLabel: 'Open the payer page' })}
       <h2>Timeline</h2>
