@@ -33,7 +33,7 @@ function healthOf(status: NetworkStatus, report: NetworkReport | undefined, now:
       health: 'not_served',
       problem: report.healthy
         ? `Its last status report is older than PROCESSOR_STATUS_FRESH_SECONDS (${freshSeconds} s): Live starts do not offer it.`
-        : `The processor reported it unhealthy: ${report.problem ?? 'no reason given'}. Live starts do not offer it.`,
+        : `The processor reported it unhealthy: ${(report.problem ?? 'no reason given').replace(/\.+$/, '')}. Live starts do not offer it.`,
     };
   }
   return { health: 'ok', problem: null };
