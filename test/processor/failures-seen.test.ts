@@ -187,7 +187,6 @@ describe('the gas wallet emptied', () => {
     // The operator's "try again now" (its back-off grew during the hour).
     expect(await retryFailedForwards(t.db, t.clock, 'polygon')).toBe(1);
     for (let i = 0; i < 12 && (await paymentRow(payment.id)).txid_out === null; i += 1) {
-      await t.tick(MINUTE);
       await processor.poll();
       await polygonChain.chain.mine(1);
     }
