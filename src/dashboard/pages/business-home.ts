@@ -75,6 +75,7 @@ export function businessHomePage({ session, business, mode, role, home, checklis
             ${' '}${Money({ amount: payment.amount, currency: payment.currency })}<span class="muted">, waiting since ${Time({ at: payment.since })}</span>
           </li>`)}
         </ul>
+        ${home.waitingCount > home.waiting.length && html`<p class="muted">The ${home.waiting.length} waiting longest are listed.</p>`}
       </section>`}
       <section aria-labelledby="held-heading">
         <h2 id="held-heading">Held payments to review</h2>
