@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, MINUTE, SECOND } from '../../src/core/clock.ts';
+import { loadConfig } from '../../src/core/config.ts';
 import type { NetworkConfig } from '../../src/core/networks-config.ts';
 import { WAITING_TO_BE_FORWARDED } from '../../src/dashboard/wording.ts';
 import { ProcessorKeys } from '../../src/processor/chain/keys.ts';
@@ -138,6 +139,11 @@ describe('the gas wallet emptied', () => {
     const settings = readable((await owner.visit(page('settings'))).html);
     expect(settings).toContain('To do: Networks watched by a healthy processor');
     expect(settings).toMatch(/Polygon \(USDC\): watched, but its payments are not forwarded now; the service's operator has been told, "The gas wallet 0x[0-9a-f]{40} holds 0 of polygon's native coin, too little to pay for a forward: fund it\."/);
+  });
+
+  it('OPERATOR_EMAIL is an address, or the service refuses to start in one sentence', () => {
+    expect(loadConfig({ OPERATOR_EMAIL: 'OPS@Payments.example' }).mail.operatorEmail).toBe('ops@payments.example');
+    expect(() => loadConfig({ OPERATOR_EMAIL: 'ops at payments' })).toThrow('OPERATOR_EMAIL: an email address (ops@example.com)');
   });
 
   it('mails OPERATOR_EMAIL once, naming the payment, and not again within the hour; an hour later, again', async () => {
