@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Registry } from 'prom-client';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, MINUTE, SECOND } from '../../src/core/clock.ts';
@@ -9,6 +10,7 @@ import type { NetworkConfig } from '../../src/core/networks-config.ts';
 import { WAITING_TO_BE_FORWARDED } from '../../src/dashboard/wording.ts';
 import { ProcessorKeys } from '../../src/processor/chain/keys.ts';
 import { FORWARD_LATE_AFTER_MS } from '../../src/processor/forwarding/forwarding-health.ts';
+import { registerForwardingMetrics } from '../../src/processor/forwarding/forwarding-metrics.ts';
 import { retryFailedForwards, startForwarding, type Forwarding } from '../../src/processor/forwarding/forwarding.ts';
 import { startProcessor, STATUS_EVERY_MS, type Processor } from '../../src/processor/processor.ts';
 import type { Browser } from '../support/browser.ts';
@@ -45,6 +47,12 @@ const logs: string[] = [];
 
 const paymentRow = (id: string) => t.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const page = (rest: string) => `/dashboard/businesses/${businessId}/live/${rest}`;
+/** The processor's forwarding series as a scraper reads them now. */
+async function scrapeForwarding(): Promise<string> {
+  const registry = new Registry();
+  registerForwardingMetrics(registry, t.db, ['polygon'], () => t.clock.now());
+  return registry.metrics();
+}
 const mailsToOperator = () => smtp.received.filter((mail) => mail.to.includes(OPERATOR));
 /** The text a person reads, tags dropped and entities decoded. */
 const readable = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&#39;/g, '\'').replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/\s+/g, ' ');
@@ -138,6 +146,7 @@ describe('the gas wallet emptied', () => {
     expect(home).toContain('To do: Networks watched by a healthy processor');
     const settings = readable((await owner.visit(page('settings'))).html);
     expect(settings).toContain('To do: Networks watched by a healthy processor');
+    expect(await scrapeForwarding()).toContain('processor_forwarding_healthy{network="polygon"} 0');
     expect(settings).toMatch(/Polygon \(USDC\): watched, but its payments are not forwarded now; the service's operator has been told, "The gas wallet 0x[0-9a-f]{40} holds 0 of polygon's native coin, too little to pay for a forward: fund it\."/);
   });
 
@@ -204,6 +213,7 @@ describe('the gas wallet emptied', () => {
     const home = readable((await owner.visit(page('home'))).html);
     expect(home).not.toContain('Payments waiting to be forwarded');
     expect(home).toContain('Done: Networks watched by a healthy processor');
+    expect(await scrapeForwarding()).toContain('processor_forwarding_healthy{network="polygon"} 1');
   });
 });
 
@@ -223,6 +233,9 @@ it(`a forward not final ${FORWARD_LATE_AFTER_MS / MINUTE} minutes after it was w
     await pollAndReport();
     const paymentPage = readable((await owner.visit(page(`payments/${late.id}`))).html);
     expect(paymentPage).toContain(`Reached you ${WAITING_TO_BE_FORWARDED}.`);
+    const scraped = await scrapeForwarding();
+    expect(scraped).toContain('processor_forwards_late{network="polygon"} 1');
+    expect(scraped).toContain('processor_forwarding_healthy{network="polygon"} 0');
     expect(paymentPage).toMatch(/Not confirmed yet since .*: Not confirmed on the chain after 1\d minutes\./);
     await untilTicked(t, () => expect(smtp.received.filter((mail) => mail.to.includes(OPERATOR) && mail.text.includes('(polygon:forwards_late)'))).toHaveLength(1));
   } finally {
