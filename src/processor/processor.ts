@@ -13,6 +13,8 @@ import { recordUnfinalDeposits } from './detection/unfinal.ts';
 import { findMissingDepositIndexes } from './detection/watched-addresses.ts';
 import { ForwardChain } from './chain/forward-chain.ts';
 import { CHECK_EVERY_MS, checkNetwork, type NetworkVerdict } from './chain/network-checks.ts';
+import { forwardingHealth } from './forwarding/forwarding-health.ts';
+import { cursorAheadOfHead } from './operating/status.ts';
 
 // The processor (issue 22) as its role runs it. Each poll, for every network whose lock this
 // processor holds: scan to the final block, enqueue deposit.confirmed for what became final,
@@ -191,23 +193,31 @@ export async function startProcessor(deps: {
 
   const reportStatus = async () => {
     const active = deps.networks.filter((network) => health.get(network.name)!.active);
+    const now = deps.clock.now();
     // The head and final block the last scans saw (processor.network_scans), as the status command shows them.
     const observed = active.length === 0 ? [] : await deps.db.selectFrom('processor.network_scans')
       .select(['network', 'head_block', 'final_block']).where('network', 'in', active.map((network) => network.name)).execute();
-    const networks = active.map((network) => {
+    const networks = await Promise.all(active.map(async (network) => {
       const state = health.get(network.name)!;
       const seen = observed.find((row) => row.network === network.name);
       const block = (value: number | null | undefined) => (value === null || value === undefined ? null : String(value));
+      const problem = healthy(state) ? cursorAheadOfHead(state.cursorBlock, seen?.head_block) : state.configProblem ?? state.lastError ?? 'No successful scan recently.';
+      const forwarding = await forwardingHealth(deps.db, network.name, now);
       return {
         network: network.name, chain_id: network.chainId, coins: [...new Set(network.tokens.map((token) => token.coin))],
-        healthy: healthy(state), head_block: block(seen?.head_block), final_block: block(seen?.final_block),
+        healthy: problem === null, head_block: block(seen?.head_block), final_block: block(seen?.final_block),
         cursor_block: state.cursorBlock === null ? null : state.cursorBlock.toString(),
-        problem: healthy(state) ? null : state.configProblem ?? state.lastError ?? 'No successful scan recently.',
+        problem,
+        forwarding: {
+          healthy: forwarding.healthy, trouble: forwarding.trouble, problem: forwarding.problem,
+          delayed: forwarding.delayed.map((each) => ({
+            payment_id: each.paymentId, deposit_address: each.depositAddress, state: each.state, since: unixSeconds(each.since), reason: each.reason,
+          })),
+        },
       };
-    });
+    }));
     // A processor standing by (every lock held by another) says nothing: the active one speaks.
     if (networks.length === 0) return;
-    const now = deps.clock.now();
     const body = JSON.stringify({ id: `status:${randomUUID()}`, type: 'processor.status', sent_at: unixSeconds(now), networks });
     // Not retried: the next status, STATUS_EVERY_MS later, says the same or newer.
     const delivery = await postNotice(deps.sender, body, now);
