@@ -12,6 +12,7 @@ import { PROCESSOR_NOTICES_PATH } from './http/processor.ts';
 import { registerProcessorMetrics } from './processor/operating/metrics.ts';
 import { registerForwardingMetrics } from './processor/forwarding/forwarding-metrics.ts';
 import { scanChecks } from './processor/operating/status.ts';
+import { forwardingChecks } from './processor/forwarding/forwarding-health.ts';
 import { startupLines } from './startup.ts';
 
 // The process: config -> database -> migrations -> jobs -> HTTP, and a graceful stop on
@@ -56,15 +57,20 @@ if (role === 'worker' || role === 'all') {
   await startWorkers(runtime);
 }
 
-// The processor's series wherever it runs; its readiness (each network scanned within 2 minutes or 4 polls)
-// only in --role processor, so a chain's RPC trouble never takes the all-in-one's API out of service.
+// The processor's series wherever it runs; its readiness (each network scanned within 2 minutes or 4 polls,
+// and its forwards able to happen) only in --role processor, so a chain's RPC trouble or an empty
+// gas wallet never takes the all-in-one's API out of service.
 const watching = role === 'processor' || role === 'all' ? config.networks.map((network) => network.name) : [];
 if (watching.length > 0) {
   registerProcessorMetrics(context.metrics.registry, context.db, context.clock, watching);
-  registerForwardingMetrics(context.metrics.registry, context.db, watching);
+  registerForwardingMetrics(context.metrics.registry, context.db, watching, () => context.clock.now());
 }
+const processorChecks = (db: typeof context.db, now: () => Date, networks: string[], pollMs: number) => {
+  const [scans, forwards] = [scanChecks(db, now, networks, pollMs), forwardingChecks(db, now, networks)];
+  return async () => ({ ...await scans(), ...await forwards() });
+};
 const readiness = readinessOf(context.db, role === 'worker' || role === 'all' ? runtime.jobs.boss : undefined,
-  role === 'processor' ? scanChecks(context.db, () => context.clock.now(), watching, config.processorPollMs) : undefined);
+  role === 'processor' ? processorChecks(context.db, () => context.clock.now(), watching, config.processorPollMs) : undefined);
 const metricsApp = config.metrics.port === undefined ? undefined : await buildMetricsApp(context, readiness);
 await metricsApp?.listen({ port: config.metrics.port, host: config.metrics.host });
 const app = role === 'worker' || role === 'processor' ? undefined : await buildApp(context, operations, { readiness });

@@ -1,12 +1,16 @@
 import { forwardingSections } from '../processor/forwarding/forwarding-status.ts';
 import { depositsWaitingForFinality } from '../processor/detection/unfinal.ts';
-import { networkStatuses, reportedNetworks, scanFailing, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/operating/status.ts';
+import { cursorAheadOfHead, networkStatuses, reportedNetworks, scanFailing, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/operating/status.ts';
+import { isServed, networkReports, type NetworkReport } from '../resources/networks/served.ts';
 import { ApiError, StartupError } from '../core/errors.ts';
 import type { SweepOutcome, SweepPlan } from '../processor/forwarding/sweep.ts';
 import { oneOf, required, type Command } from './command.ts';
 
 // `processor status`: each network as the processor last saw it, from the database alone (no
 // RPC), so it answers from any machine that reaches the database, and while the nodes are down.
+// Its health is the buyers' (the service offers a network only while the processor's latest
+// report says healthy within PROCESSOR_STATUS_FRESH_SECONDS), so it never says healthy while Live
+// starts are refused; a cursor past the chain's head (a restarted chain) is never healthy either.
 
 /** What each network shows beyond its scan; forwarding adds forwardsSummary and gasWalletStatus here. */
 export const statusSections: StatusSection[] = [depositsWaitingForFinality, ...forwardingSections];
@@ -14,12 +18,39 @@ export const statusSections: StatusSection[] = [depositsWaitingForFinality, ...f
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 const ageSeconds = (date: Date | null, now: Date) => date === null ? null : Math.max(0, Math.round((now.getTime() - date.getTime()) / 1000));
 
-function asJson(status: NetworkStatus, configured: boolean, now: Date, withinMs: number) {
+type Health = 'ok' | 'never' | 'failing' | 'cursor_ahead' | 'stale' | 'not_served';
+
+/** The network's health and, when not ok, why: the scans first, then what the service makes of the processor's reports. */
+function healthOf(status: NetworkStatus, report: NetworkReport | undefined, now: Date, withinMs: number, freshSeconds: number): { health: Health; problem: string | null } {
+  const scan = scanHealth(status, now, withinMs);
+  if (scan === 'never') return { health: 'never', problem: 'Never scanned.' };
+  if (scanFailing(status)) return { health: 'failing', problem: 'Its scans fail (last error below); retried with backoff.' };
+  const ahead = cursorAheadOfHead(status.cursor, status.headBlock);
+  if (ahead !== null) return { health: 'cursor_ahead', problem: ahead };
+  if (scan === 'stale') return { health: 'stale', problem: `No scan reached the final block in the last ${withinMs / 60_000} minutes.` };
+  if (report === undefined) return { health: 'not_served', problem: 'The service has no status report of it: Live starts do not offer it.' };
+  if (!isServed(report, now, freshSeconds)) {
+    return {
+      health: 'not_served',
+      problem: report.healthy
+        ? `Its last status report is older than PROCESSOR_STATUS_FRESH_SECONDS (${freshSeconds} s): Live starts do not offer it.`
+        : `The processor reported it unhealthy: ${(report.problem ?? 'no reason given').replace(/\.+$/, '')}. Live starts do not offer it.`,
+    };
+  }
+  return { health: 'ok', problem: null };
+}
+
+function asJson(status: NetworkStatus, configured: boolean, now: Date, health: { health: Health; problem: string | null }, report: NetworkReport | undefined, freshSeconds: number) {
   return {
     network: status.network,
     configured,
     chain_id: status.chainId,
-    health: scanFailing(status) ? 'failing' as const : scanHealth(status, now, withinMs),
+    health: health.health,
+    problem: health.problem,
+    served_to_buyers: report !== undefined && isServed(report, now, freshSeconds),
+    last_report: report === undefined ? null : {
+      healthy: report.healthy, problem: report.problem, at: iso(report.reported_at), age_seconds: ageSeconds(report.reported_at, now),
+    },
     head_block: status.headBlock,
     final_block: status.finalBlock,
     cursor: status.cursor,
@@ -39,19 +70,14 @@ function asJson(status: NetworkStatus, configured: boolean, now: Date, withinMs:
   };
 }
 
-const healthWords = (withinMs: number) => ({
-  ok: 'healthy',
-  failing: 'unhealthy: its scans fail (last error below); retried with backoff',
-  stale: `no scan reached the final block in the last ${withinMs / 60_000} minutes`,
-  never: 'never scanned',
-}) as const;
-
-function asText(json: ReturnType<typeof asJson>, sections: string[], now: Date, withinMs: number): string {
+function asText(json: ReturnType<typeof asJson>, sections: string[], now: Date): string {
   const block = (value: number | null) => value === null ? 'unknown' : String(value);
   const age = (seconds: number | null) => seconds === null ? '' : ` (${seconds} s ago)`;
   const error = json.last_error;
+  const report = json.last_report;
   const lines = [
-    `${json.network}${json.chain_id === null ? '' : ` (chain id ${json.chain_id})`}: ${healthWords(withinMs)[json.health]}${json.configured ? '' : ' (not configured here)'}`,
+    `${json.network}${json.chain_id === null ? '' : ` (chain id ${json.chain_id})`}: ${json.health === 'ok' ? 'healthy' : `NOT HEALTHY: ${json.problem}`}`,
+    `  offered to Live buyers: ${json.served_to_buyers ? 'yes' : 'no'}; last status report: ${report === null ? 'none' : `${report.healthy ? 'healthy' : `unhealthy (${report.problem ?? 'no reason given'})`}, ${report.at}${age(report.age_seconds)}`}`,
     `  head ${block(json.head_block)}, final ${block(json.final_block)}, cursor ${block(json.cursor)}, lag ${json.lag_blocks === null ? 'unknown' : `${json.lag_blocks} block${json.lag_blocks === 1 ? '' : 's'}`}`,
     `  watched addresses: ${json.watched_addresses}`,
     `  last scan: ${json.last_scan_at ?? 'never'}${age(json.last_scan_age_seconds)}`,
@@ -155,25 +181,27 @@ export const processorCommands: Record<string, Command> = {
   },
 
   'processor status': {
-    usage: 'processor status [--json]   (each network: head, final block, cursor lag, watched addresses, deposits awaiting forward, last scan and error)',
+    usage: 'processor status [--json]   (each network: healthy as buyers see it, head, final block, cursor lag, watched addresses, deposits awaiting forward, forwards failed or late and why, last scan and error)',
     options: {},
     async run(context) {
       const { db, config } = context;
       const now = context.clock.now();
       const withinMs = scannedWithinMs(config.processorPollMs);
+      const freshSeconds = config.processorStatusFreshSeconds;
       const names = await reportedNetworks(db, config.networks);
-      const statuses = await networkStatuses(db, now, names);
+      const [statuses, reports] = await Promise.all([networkStatuses(db, now, names), networkReports(db)]);
       const networks = await Promise.all(statuses.map(async (status) => {
         const configured = config.networks.find((network) => network.name === status.network);
-        const scan = asJson(status, configured !== undefined, now, withinMs);
+        const report = reports.find((each) => each.network === status.network);
+        const scan = asJson(status, configured !== undefined, now, healthOf(status, report, now, withinMs, freshSeconds), report, freshSeconds);
         const json: Record<string, unknown> = { ...scan };
         const lines: string[] = [];
         for (const section of statusSections) {
-          const read = await section.read(db, status.network, configured?.tokens ?? []);
+          const read = await section.read(db, status.network, configured?.tokens ?? [], now);
           json[section.name] = read.json;
           lines.push(...read.text);
         }
-        return { json, text: asText(scan, lines, now, withinMs) };
+        return { json, text: asText(scan, lines, now) };
       }));
       return {
         json: { networks: networks.map((network) => network.json) },

@@ -82,6 +82,7 @@ const Env = z.object({
   // The message names the rule, never the value: the URL may carry the SMTP password.
   SMTP_URL: z.string().refine(isSmtpUrl, 'an smtp:// or smtps:// URL (smtp://user:password@host:587)').optional(),
   SMTP_FROM: z.string().regex(MAIL_FROM, 'an address, or a name and an address: Payments <no-reply@example.com>').optional(),
+  OPERATOR_EMAIL: z.email('an email address (ops@example.com)').optional(),
   FX_RATES_URL: z.string().refine((text) => text === 'off' || isHttpUrl(text), 'an http(s):// URL of reference rates in the ECB\'s format, or off').default(ECB_DAILY_RATES_URL),
   FX_RATES_MAX_AGE_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(96),
 });
@@ -175,6 +176,8 @@ export interface MailConfig {
   smtpUrl: Secret | undefined;
   /** The sender of every mail. */
   from: string;
+  /** Who is told when money cannot move (a forward failed or late): at most one mail per cause per hour; unset: nobody is mailed. */
+  operatorEmail?: string | undefined;
 }
 
 export interface ProvidersConfig {
@@ -309,6 +312,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       feeWallet: e.PROCESSOR_FEE_WALLET?.toLowerCase() as `0x${string}` | undefined,
     },
     fxRates: { url: e.FX_RATES_URL === 'off' ? undefined : e.FX_RATES_URL, maxAgeHours: e.FX_RATES_MAX_AGE_HOURS },
-    mail: { smtpUrl: e.SMTP_URL === undefined ? undefined : new Secret(e.SMTP_URL), from: e.SMTP_FROM ?? `Payment Service <no-reply@${new URL(baseUrl).hostname}>` },
+    mail: { smtpUrl: e.SMTP_URL === undefined ? undefined : new Secret(e.SMTP_URL), from: e.SMTP_FROM ?? `Payment Service <no-reply@${new URL(baseUrl).hostname}>`, operatorEmail: e.OPERATOR_EMAIL?.toLowerCase() },
   };
 }

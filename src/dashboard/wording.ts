@@ -67,6 +67,9 @@ export function coinAmount(value: string, coin: string | null): string {
   return `${whole}.${kept} ${coin === null ? '' : coinName(coin)}`.trim();
 }
 
+/** A payment whose money the processor could not forward yet (a forward failed, or pending past its bound): the operator is mailed. */
+export const WAITING_TO_BE_FORWARDED = 'Waiting to be forwarded: the service\'s operator has been told';
+
 /** A field of an activity entry's details: its name in words and its value, codes named. */
 export function detailsText(details: Record<string, unknown>): string {
   return Object.entries(details).filter(([name]) => !UNSHOWN_DETAILS.has(name)).map(([name, value]) => {

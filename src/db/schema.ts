@@ -441,6 +441,25 @@ export interface ProcessorNetworksTable {
   reported_at: Timestamp;
   received_at: Timestamp;
   notice_id: string;
+  /** How forwarding goes on it (migration 0045); null when the processor said nothing of forwarding. */
+  forwarding_healthy: boolean | null;
+  forwarding_problem: string | null;
+}
+
+/** A forward the latest status of its network named as failed, or pending past the bound (migration 0045). */
+export interface ProcessorForwardDelaysTable {
+  network: 'polygon' | 'base' | 'ethereum';
+  payment_id: string;
+  deposit_address: string;
+  state: 'failed' | 'pending';
+  since: Timestamp;
+  reason: string | null;
+}
+
+/** When the operator was last mailed of a cause (network and kind of failure): at most once an hour (migration 0045). */
+export interface OperatorAlertsTable {
+  cause: string;
+  mailed_at: Timestamp;
 }
 
 /** The feed's rate of each currency (migration 0026; the 0003 placeholders have no reference time). */
@@ -636,7 +655,7 @@ export interface NotificationPreferencesTable {
   updated_at: Timestamp;
 }
 
-export type MailKind = 'webhook_endpoint_added' | 'sign_in_link' | 'payout_wallet_changed' | 'payment_receipt' | 'payment_held' | 'payment_held_staff';
+export type MailKind = 'webhook_endpoint_added' | 'sign_in_link' | 'payout_wallet_changed' | 'payment_receipt' | 'payment_held' | 'payment_held_staff' | 'operator_alert';
 /** held: written while SMTP_URL was unset (kept, never sent); queued: a job will send it. */
 export type MailStatus = 'held' | 'queued' | 'sent' | 'failed';
 export interface OutboxTable {
@@ -919,6 +938,8 @@ export interface Database {
   processor_notices: ProcessorNoticesTable;
   chain_movements: ChainMovementsTable;
   processor_networks: ProcessorNetworksTable;
+  processor_forward_delays: ProcessorForwardDelaysTable;
+  operator_alerts: OperatorAlertsTable;
   fx_rates: FxRatesTable;
   fx_rate_overrides: FxRateOverridesTable;
   fx_rate_last_fetch: FxRateLastFetchTable;

@@ -13,6 +13,8 @@ import { recordUnfinalDeposits } from './detection/unfinal.ts';
 import { findMissingDepositIndexes } from './detection/watched-addresses.ts';
 import { ForwardChain } from './chain/forward-chain.ts';
 import { CHECK_EVERY_MS, checkNetwork, type NetworkVerdict } from './chain/network-checks.ts';
+import { forwardingHealth } from './forwarding/forwarding-health.ts';
+import { cursorAheadOfHead } from './operating/status.ts';
 
 // The processor (issue 22) as its role runs it. Each poll, for every network whose lock this
 // processor holds: scan to the final block, enqueue deposit.confirmed for what became final,
@@ -112,7 +114,8 @@ export async function startProcessor(deps: {
     const verdict = await checkNetwork(checkChains.get(network.name)!);
     const before = verdicts.get(network.name)?.verdict;
     verdicts.set(network.name, { verdict, at: deps.clock.now().getTime() });
-    health.get(network.name)!.configProblem = verdict.state === 'ok' ? null : verdict.problem;
+    // A node that did not answer is an outage, not a refusal: the scan's failure says it (with its backoff).
+    health.get(network.name)!.configProblem = verdict.state === 'refused' ? verdict.problem : null;
     const said = (other: NetworkVerdict | undefined) => (other === undefined || other.state === 'ok' ? other?.state : other.problem);
     if (verdict.state !== 'ok' && said(before) !== verdict.problem) log(`[processor] ${network.name} ${verdict.state === 'refused' ? 'refused' : 'not checked'}: ${verdict.problem}`);
     if (verdict.state === 'ok' && before !== undefined && before.state !== 'ok') log(`[processor] ${network.name}: its configuration checks pass again`);
@@ -120,7 +123,8 @@ export async function startProcessor(deps: {
   // A node that did not answer is asked again next poll; a verdict holds checkEveryMs.
   const checkDue = () => Promise.all(deps.networks.filter((network) => {
     const last = verdicts.get(network.name);
-    return !last || last.verdict.state === 'unchecked' || deps.clock.now().getTime() - last.at >= checkEveryMs;
+    if (last?.verdict.state === 'unchecked') return Date.now() >= (retryAt.get(network.name) ?? 0);
+    return !last || deps.clock.now().getTime() - last.at >= checkEveryMs;
   }).map(check));
   const checked = (network: NetworkConfig) => {
     const verdict = verdicts.get(network.name)?.verdict;
@@ -140,8 +144,9 @@ export async function startProcessor(deps: {
       const network = detector.network;
       const state = health.get(network.name)!;
       state.active = held.has(network.name);
-      const verified = checked(network);
-      if (!state.active || !verified) return;
+      // A refused network is not worked; one whose node did not answer the checks is scanned (its
+      // failure drives the backoff and says why), but credits and forwards nothing until they pass.
+      if (!state.active || verdicts.get(network.name)?.verdict.state === 'refused') return;
       if (onlyDue && Date.now() < (retryAt.get(network.name) ?? 0)) {
         waiting.add(network.name);
         return;
@@ -164,7 +169,8 @@ export async function startProcessor(deps: {
         retryAt.set(network.name, Date.now() + wait);
         log(`[processor] ${network.name}: scan failed (${state.failures} in a row; next try in ${Math.round(wait / 1000)} s): ${state.lastError}`);
       }
-      await confirmFinalTransfers(deps.db, deps.clock, verified).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
+      const verified = checked(network);
+      if (verified) await confirmFinalTransfers(deps.db, deps.clock, verified).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
       if (state.failures > 0) return;
       // For the status only: a failure here costs nothing but its count.
       await recordUnfinalDeposits(deps.db, deps.clock, clients.get(network.name)!, network, detection.watched)
@@ -187,23 +193,31 @@ export async function startProcessor(deps: {
 
   const reportStatus = async () => {
     const active = deps.networks.filter((network) => health.get(network.name)!.active);
+    const now = deps.clock.now();
     // The head and final block the last scans saw (processor.network_scans), as the status command shows them.
     const observed = active.length === 0 ? [] : await deps.db.selectFrom('processor.network_scans')
       .select(['network', 'head_block', 'final_block']).where('network', 'in', active.map((network) => network.name)).execute();
-    const networks = active.map((network) => {
+    const networks = await Promise.all(active.map(async (network) => {
       const state = health.get(network.name)!;
       const seen = observed.find((row) => row.network === network.name);
       const block = (value: number | null | undefined) => (value === null || value === undefined ? null : String(value));
+      const problem = healthy(state) ? cursorAheadOfHead(state.cursorBlock, seen?.head_block) : state.configProblem ?? state.lastError ?? 'No successful scan recently.';
+      const forwarding = await forwardingHealth(deps.db, network.name, now);
       return {
         network: network.name, chain_id: network.chainId, coins: [...new Set(network.tokens.map((token) => token.coin))],
-        healthy: healthy(state), head_block: block(seen?.head_block), final_block: block(seen?.final_block),
+        healthy: problem === null, head_block: block(seen?.head_block), final_block: block(seen?.final_block),
         cursor_block: state.cursorBlock === null ? null : state.cursorBlock.toString(),
-        problem: healthy(state) ? null : state.configProblem ?? state.lastError ?? 'No successful scan recently.',
+        problem,
+        forwarding: {
+          healthy: forwarding.healthy, trouble: forwarding.trouble, problem: forwarding.problem,
+          delayed: forwarding.delayed.map((each) => ({
+            payment_id: each.paymentId, deposit_address: each.depositAddress, state: each.state, since: unixSeconds(each.since), reason: each.reason,
+          })),
+        },
       };
-    });
+    }));
     // A processor standing by (every lock held by another) says nothing: the active one speaks.
     if (networks.length === 0) return;
-    const now = deps.clock.now();
     const body = JSON.stringify({ id: `status:${randomUUID()}`, type: 'processor.status', sent_at: unixSeconds(now), networks });
     // Not retried: the next status, STATUS_EVERY_MS later, says the same or newer.
     const delivery = await postNotice(deps.sender, body, now);

@@ -59,6 +59,7 @@ function timeline(v: Fill, more: Partial<PaymentOut> = {}): PaymentTimeline {
       { id: 41, kind: 'deposit.confirmed', outcome: 'applied', reason: more.status === 'held' ? v('Less than the amount asked arrived.') : null, received: seconds('2026-03-04T09:16:00Z'), flagged: more.status === 'held' },
       { id: 42, kind: 'deposit.confirmed', outcome: 'rejected', reason: v('The deposit address belongs to pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ, not pay_X.'), received: seconds('2026-03-04T09:17:00Z'), flagged: true },
     ],
+    waitingToForward: [],
   };
 }
 
@@ -167,6 +168,10 @@ export const BUSINESS_STATES: readonly PageState[] = [
       booksRefused: 'From must be a date, YYYY-MM-DD.' })),
   signedIn({ fn: paymentPage, name: 'payment-paid', main: true, shows: 'a paid payment: its facts, events with a delivery being retried, and a notice that did not match' },
     (v, s) => paymentPage({ session: s, ...frame(v), timeline: timeline(v) })),
+  signedIn({ fn: paymentPage, name: 'payment-waiting-forward', main: true, shows: 'a paid Live payment whose forward failed: waiting to be forwarded, the operator told, and why' },
+    (v, s) => paymentPage({ session: s, ...frame(v), mode: 'live', timeline: { ...timeline(v, { livemode: true, merchant_received: null, txid_out: null }), waitingToForward: [
+      { state: 'failed', since: seconds('2026-03-04T09:16:00Z'), reason: v('the gas wallet 0x6d4c8a9e2b1f3c5d7e9a0b2c4d6e8f0a1b3c5d7e holds 0 of polygon\'s native coin and this forward needs up to 0.0042: fund it') },
+    ] } })),
   signedIn({ fn: paymentPage, name: 'payment-held', main: true, shows: 'a held underpayment its developer may accept, or ask the buyer the rest of' },
     (v, s) => paymentPage({ session: s, ...frame(v), timeline: { ...timeline(v, HELD_UNDERPAID(v)), rest: { received: '14.40', missing: '9.60', askable: true, remainder: null, of: null } } })),
   signedIn({ fn: paymentPage, name: 'payment-live-books', main: true, shows: 'a Live held underpayment and its books: what arrived, what reached the payout wallet, the fee and the gas, each transaction linked' },
@@ -219,8 +224,8 @@ export const BUSINESS_STATES: readonly PageState[] = [
       checklist: {
         payoutWallet: account(v).payout_wallet, freshSeconds: 120, providers: [], liveEndpoints: 0,
         networks: [
-          { network: 'Polygon', tokens: ['USDC'], healthy: true, served: true, reportedAt: new Date('2026-03-04T10:15:00Z'), problem: null },
-          { network: 'Base', tokens: ['USDC'], healthy: false, served: false, reportedAt: new Date('2026-03-04T10:14:45Z'), problem: v('Every RPC URL of base answers 429.') },
+          { network: 'Polygon', tokens: ['USDC'], healthy: true, served: true, reportedAt: new Date('2026-03-04T10:15:00Z'), problem: null, forwardsHappen: true, forwardingProblem: null },
+          { network: 'Base', tokens: ['USDC'], healthy: false, served: false, reportedAt: new Date('2026-03-04T10:14:45Z'), problem: v('Every RPC URL of base answers 429.'), forwardsHappen: true, forwardingProblem: null },
         ],
       },
     })),

@@ -16,6 +16,7 @@ function busy(v: Fill): BusinessHome {
       { currency: 'EUR', todayCount: 1, today: '12.00', weekCount: 4, week: '61.50' },
       { currency: 'USD', todayCount: 3, today: '125.10', weekCount: 11, week: '688.40' },
     ],
+    waitingCount: 0, waiting: [],
     heldCount: 7,
     held: [
       { id: 'pay_N7pL3kWq9Xc2Vb8RmT4HsY6e', description: v('Colombia Huila, 250 g filter'), amount: '18.00', currency: 'USD', created: new Date('2026-03-04T09:12:00Z') },
@@ -28,7 +29,8 @@ function busy(v: Fill): BusinessHome {
   };
 }
 
-const quiet: BusinessHome = { zone: 'Europe/Berlin', since, paid: [], heldCount: 0, held: [], failing: [] };
+const quiet: BusinessHome = { zone: 'Europe/Berlin', since, paid: [], waitingCount: 0, waiting: [], heldCount: 0, held: [], failing: [] };
+const polygon = { network: 'Polygon', tokens: ['USDC'], healthy: true, served: true, reportedAt: new Date('2026-03-04T10:15:00Z'), problem: null, forwardsHappen: true, forwardingProblem: null };
 
 export const HOME_STATES: readonly PageState[] = [
   signedIn({ fn: businessHomePage, name: 'business-home', main: true, shows: 'a business\'s Test home: paid today and this week per currency, held payments to review, failing endpoints' },
@@ -40,7 +42,19 @@ export const HOME_STATES: readonly PageState[] = [
       session: s, ...frame(v), mode: 'live', home: { ...quiet, zone: 'UTC', paid: [{ currency: 'USD', todayCount: 0, today: '0.00', weekCount: 2, week: '96.00' }] },
       checklist: {
         payoutWallet: '0x1111111111111111111111111111111111111111', freshSeconds: 120, providers: [], liveEndpoints: 0,
-        networks: [{ network: 'Polygon', tokens: ['USDC'], healthy: true, served: true, reportedAt: new Date('2026-03-04T10:15:00Z'), problem: null }],
+        networks: [polygon],
+      },
+    })),
+  signedIn({ fn: businessHomePage, name: 'business-home-live-waiting', main: true, shows: 'the Live home while the processor cannot forward: payments waiting to be forwarded, and the checklist\'s network not done' },
+    (v, s) => businessHomePage({
+      session: s, ...frame(v), mode: 'live',
+      home: { ...quiet, zone: 'UTC', waitingCount: 3, waiting: [
+        { id: 'pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ', description: v('Ethiopia Guji, 1 kg'), amount: '30.00', currency: 'USD', since: new Date('2026-03-04T09:16:00Z') },
+        { id: 'pay_N7pL3kWq9Xc2Vb8RmT4HsY6e', description: v('Colombia Huila, 250 g filter'), amount: '18.00', currency: 'USD', since: new Date('2026-03-04T09:40:00Z') },
+      ] },
+      checklist: {
+        payoutWallet: '0x1111111111111111111111111111111111111111', freshSeconds: 120, providers: [], liveEndpoints: 1,
+        networks: [{ ...polygon, forwardsHappen: false, forwardingProblem: v('The gas wallet 0x6d4c8a9e2b1f3c5d7e9a0b2c4d6e8f0a1b3c5d7e holds 0 of polygon\'s native coin, too little to pay for a forward: fund it.') }],
       },
     })),
   signedIn({ fn: businessHomePage, name: 'business-home-live-not-ready', shows: 'a Live home before Live can take payments: the warning at the top, no payout wallet and no network watched in the checklist' },

@@ -457,7 +457,7 @@ describe('a forward that cannot happen', () => {
     expect(await gasWalletStatus(t.db, 'polygon')).toMatchObject({ address: gasWallet.toLowerCase(), balance: '0', balanceCoin: '0', low: true });
     expect(logs.some((line) => line.includes(`the gas wallet ${gasWallet.toLowerCase()} is low: 0 wei`))).toBe(true);
     // processor status (database only): the failed forward with its reason, the deposit still to forward, the low gas wallet.
-    const shown = await Promise.all(forwardingSections.map((section) => section.read(t.db, 'polygon', polygon.tokens)));
+    const shown = await Promise.all(forwardingSections.map((section) => section.read(t.db, 'polygon', polygon.tokens, t.clock.now())));
     const text = shown.flatMap((section) => section.text).join('\n');
     expect(text).toContain(`failed: ${forward.payment_id} (${address}): ${forward.failure}`);
     expect(text).toMatch(/deposits awaiting forward: [1-9]/);

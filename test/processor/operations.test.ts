@@ -20,6 +20,10 @@ import type { TestTokens } from '../support/chain-tokens.ts';
 import { runCli } from '../support/cli.ts';
 import { freePort, startTestApp, TEST_SECRETS, type TestApp } from '../support/harness.ts';
 import { startPolygonChain, usdc as USDC, type PolygonTestChain } from '../support/processor-chain.ts';
+import { reportProcessorStatus } from '../support/processor-status.ts';
+import { servedCoins } from '../../src/resources/networks/served.ts';
+import { startProcessor } from '../../src/processor/processor.ts';
+import { TEST_PROCESSOR_SECRET } from '../support/harness.ts';
 import type { RpcProxy } from '../support/rpc-proxy.ts';
 
 // Operating the processor (issue 22, must have 6): `processor status` from the database alone,
@@ -95,6 +99,8 @@ describe('after a scan', () => {
     const result = await detector.scan();
     expect(result.recorded).toBe(1);
     head = await chain.head();
+    // What the processor tells the service after such a scan: Live starts offer Polygon.
+    await reportProcessorStatus(t, { networks: [{ network: 'polygon', head_block: String(head), final_block: String(head - BigInt(DEPTH)), cursor_block: String(head - BigInt(DEPTH) + 1n) }] });
   });
 
   it('processor status --json: head, final, cursor and lag, the watch list, deposits awaiting forward, the last scan', async () => {
@@ -104,7 +110,8 @@ describe('after a scan', () => {
     expect(lines).toHaveLength(1);
     const { networks } = JSON.parse(lines[0]!);
     expect(networks).toEqual([{
-      network: 'polygon', configured: true, chain_id: 137, health: 'ok',
+      network: 'polygon', configured: true, chain_id: 137, health: 'ok', problem: null,
+      served_to_buyers: true, last_report: { healthy: true, problem: null, at: expect.any(String), age_seconds: expect.any(Number) },
       head_block: Number(head), final_block: Number(head) - DEPTH, cursor: Number(head) - DEPTH + 1, lag_blocks: 0,
       watched_addresses: 1,
       last_scan_at: expect.any(String), last_scan_age_seconds: expect.any(Number),
@@ -118,6 +125,7 @@ describe('after a scan', () => {
       // No forwarding ran here (test/processor/forwarding.test.ts shows them with forwards and a gas wallet).
       forwards: { pending: 0, failed: 0, failures: [] },
       gas_wallet: { address: null, balance_wei: null, balance: null, low: false, low_below_wei: null, checked_at: null },
+      forwarding: { healthy: true, trouble: null, problem: null, failed: 0, late: 0, late_after_minutes: 10, delayed: [] },
     }]);
     expect(networks[0].last_scan_age_seconds).toBeLessThan(60);
   });
@@ -127,6 +135,8 @@ describe('after a scan', () => {
     expect(code).toBe(0);
     const final = Number(head) - DEPTH;
     expect(stdout).toContain('polygon (chain id 137): healthy\n');
+    expect(stdout).toMatch(/\n {2}offered to Live buyers: yes; last status report: healthy, \S+ \(\d+ s ago\)\n/);
+    expect(stdout).toContain('  forwarding: ok');
     expect(stdout).toContain(`  head ${head}, final ${final}, cursor ${final + 1}, lag 0 blocks\n`);
     expect(stdout).toContain('  watched addresses: 1\n');
     expect(stdout).toContain('  last error: none\n');
@@ -184,7 +194,70 @@ describe('when scans fail', () => {
   });
 });
 
-it('a --role processor process serves its series on METRICS_PORT, and is ready once each network it watches was scanned', async () => {
+describe('healthy only as buyers see it (the service\'s freshness rule)', () => {
+  let processor: Awaited<ReturnType<typeof startProcessor>>;
+  const statusJson = async (env: Record<string, string> = {}) => {
+    const { stdout } = await runCli(t, ['processor', 'status', '--json'], { DATA_DIR: dataDir, BASE_RPC_URL: undefined, ETHEREUM_RPC_URL: undefined, POLYGON_RPC_URL: undefined, ...env });
+    return JSON.parse(stdout).networks.find((network: { network: string }) => network.network === 'polygon');
+  };
+  beforeAll(async () => {
+    processor = await startProcessor({
+      db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon],
+      sender: { url: `${t.url}/processor/notices`, secret: TEST_PROCESSOR_SECRET }, deposits: t.context.deposits,
+    }, { manual: true, rpc: { timeoutMs: 300, retryDelayMs: 10, rounds: 2 }, log: () => undefined });
+  });
+  afterAll(async () => processor?.stop());
+
+  it('the RPC down: the processor reports it unhealthy at once, the service refuses starts, and processor status says so while its last scan is still recent', async () => {
+    await processor.poll();
+    await processor.reportStatus();
+    expect(await servedCoins(t.db, t.clock.now(), t.config.processorStatusFreshSeconds)).toEqual(['polygon_usdc']);
+    proxy.set({ tooManyRequests: Infinity });
+    await processor.poll();
+    await processor.reportStatus();
+    expect(await servedCoins(t.db, t.clock.now(), t.config.processorStatusFreshSeconds)).toEqual([]);
+    const shown = await statusJson();
+    expect(shown).toMatchObject({ health: 'not_served', served_to_buyers: false, last_report: { healthy: false } });
+    expect(shown.problem).toMatch(/^The processor reported it unhealthy: polygon: eth_blockNumber failed on every RPC URL: [^.].*[^.]\. Live starts do not offer it\.$/);
+    // The last successful scan is younger than the scan rule's 2 minutes: that alone said "healthy".
+    expect(shown.last_scan_age_seconds).toBeLessThan(120);
+    const { stdout } = await runCli(t, ['processor', 'status'], { DATA_DIR: dataDir, POLYGON_RPC_URL: undefined, BASE_RPC_URL: undefined, ETHEREUM_RPC_URL: undefined });
+    expect(stdout).toContain('polygon (chain id 137): NOT HEALTHY: The processor reported it unhealthy: ');
+    expect(stdout).toContain('  offered to Live buyers: no; last status report: unhealthy (');
+  });
+
+  it('no status for longer than PROCESSOR_STATUS_FRESH_SECONDS (the processor stopped reporting): not healthy, as the service refuses starts', async () => {
+    await processor.poll();
+    await processor.reportStatus();
+    // Seen from the system clock the CLI reads: scanned just now, last reported 20 s ago.
+    await t.db.updateTable('processor.network_scans').set({ scanned_at: new Date() }).where('network', '=', 'polygon').execute();
+    await t.db.updateTable('processor_networks').set({ healthy: true, problem: null, reported_at: new Date(Date.now() - 20_000) }).where('network', '=', 'polygon').execute();
+    expect(await servedCoins(t.db, new Date(), 15)).toEqual([]);
+    const shown = await statusJson({ PROCESSOR_STATUS_FRESH_SECONDS: '15' });
+    expect(shown).toMatchObject({ health: 'not_served', served_to_buyers: false, problem: 'Its last status report is older than PROCESSOR_STATUS_FRESH_SECONDS (15 s): Live starts do not offer it.' });
+    expect(await statusJson({ PROCESSOR_STATUS_FRESH_SECONDS: '60' })).toMatchObject({ health: 'ok', served_to_buyers: true, problem: null });
+  });
+
+  it('a cursor ahead of the chain\'s head (the chain restarted): said by processor status, and reported unhealthy by the processor', async () => {
+    const { next_block: kept } = await t.db.selectFrom('processor.cursors').select('next_block').where('network', '=', 'polygon').executeTakeFirstOrThrow();
+    const head = Number(await chain.head());
+    try {
+      await t.db.updateTable('processor.cursors').set({ next_block: head + 800 }).where('network', '=', 'polygon').execute();
+      await processor.poll();
+      await processor.reportStatus();
+      expect(await servedCoins(t.db, t.clock.now(), t.config.processorStatusFreshSeconds)).toEqual([]);
+      const shown = await statusJson();
+      expect(shown).toMatchObject({ health: 'cursor_ahead', cursor: head + 800, head_block: head, lag_blocks: 0 });
+      expect(shown.problem).toBe(`The chain's head (block ${head}) is behind the blocks already scanned (up to ${head + 799}): was the chain restarted or replaced? Deposits are not seen until it passes block ${head + 799}.`);
+      const stored = await t.db.selectFrom('processor_networks').select(['healthy', 'problem']).where('network', '=', 'polygon').executeTakeFirstOrThrow();
+      expect(stored).toEqual({ healthy: false, problem: shown.problem });
+    } finally {
+      await t.db.updateTable('processor.cursors').set({ next_block: kept }).where('network', '=', 'polygon').execute();
+    }
+  });
+});
+
+it('a --role processor process serves its series on METRICS_PORT, and is ready once each network it watches was scanned and its gas wallet can pay', async () => {
   // The tests above scanned on the test's clock; as far as this process knows, the last scan was long ago.
   await t.db.updateTable('processor.network_scans').set({ scanned_at: new Date(Date.now() - 60 * MINUTE) }).execute();
   await chain.mine(3);
@@ -204,8 +277,13 @@ it('a --role processor process serves its series on METRICS_PORT, and is ready o
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   try {
     const base = `http://127.0.0.1:${metricsPort}`;
+    // Its gas wallet (of the seed it generated) holds nothing: scanned, but its forwards cannot happen.
     await vi.waitFor(async () => expect(await (await fetch(`${base}/readyz`)).json())
-      .toEqual({ status: 'ok', checks: { database: 'ok', migrations: 'ok', scan_polygon: 'ok' } }), { timeout: 30_000, interval: 200 });
+      .toEqual({ status: 'unavailable', checks: { database: 'ok', migrations: 'ok', scan_polygon: 'ok', forwarding_polygon: 'gas_wallet' } }), { timeout: 30_000, interval: 200 });
+    const { address: gasWallet } = await t.db.selectFrom('processor.gas_wallets').select('address').where('network', '=', 'polygon').executeTakeFirstOrThrow();
+    await chain.fund(gasWallet as `0x${string}`, 10n ** 18n);
+    await vi.waitFor(async () => expect(await (await fetch(`${base}/readyz`)).json())
+      .toEqual({ status: 'ok', checks: { database: 'ok', migrations: 'ok', scan_polygon: 'ok', forwarding_polygon: 'ok' } }), { timeout: 30_000, interval: 200 });
     // Its own scan made it ready: it saw the head mined just now.
     const text = await (await fetch(`${base}/metrics`)).text();
     expect(valueOf(text, 'processor_head_block{network="polygon"}')).toBe(head);

@@ -107,7 +107,7 @@ describe('a Live deposit, from start to paid', () => {
     // Seen, waiting for finality: shown in the status, acted on by nothing.
     expect(await t.db.selectFrom('processor.unfinal_deposits').select(['tx_hash', 'to_address', 'value']).execute())
       .toEqual([{ tx_hash: receipt.transactionHash.toLowerCase(), to_address: address, value: '30000000' }]);
-    expect(await depositsWaitingForFinality.read(t.db, 'polygon', polygon.tokens))
+    expect(await depositsWaitingForFinality.read(t.db, 'polygon', polygon.tokens, t.clock.now()))
       .toEqual({ json: { count: 1, by_token: [{ token: polygon.tokens[0]!.address, coin: 'polygon_usdc', count: 1, amount: '30.000000' }] }, text: ['deposits waiting for finality: 1 (30.000000 polygon_usdc)'] });
     await chain.mine(DEPTH);
     await processor.poll();

@@ -82,6 +82,43 @@ describe('a signed status', () => {
   });
 });
 
+describe('what a status says of forwarding (issue 30)', () => {
+  const delays = () => t.db.selectFrom('processor_forward_delays').select(['network', 'payment_id', 'deposit_address', 'state', 'since', 'reason']).orderBy('payment_id').execute();
+  const failing = (paymentIds: string[]) => ({
+    healthy: false, trouble: 'forwards_failed', problem: 'A forward failed: request to https://rpc.example.com/v3/SECRETKEY?x=1 failed\nsecond line',
+    delayed: paymentIds.map((id) => ({ payment_id: id, deposit_address: '0x' + 'AB'.repeat(20), state: 'failed', since: now() - 60, reason: 'the token refused https://user:pw@rpc.example.com:8545/key' })),
+  });
+
+  it('is stored per network, texts cut to one line without URL paths, and replaced whole by the next status: a delay clears by itself', async () => {
+    await t.db.deleteFrom('processor_forward_delays').execute();
+    expect((await postSignedNotice(t, statusNotice([{ network: 'polygon', forwarding: failing(['pay_a', 'pay_b']) }], now()))).status).toBe(200);
+    expect(await stored()).toEqual([expect.objectContaining({ network: 'polygon', healthy: true, forwarding_healthy: false, forwarding_problem: 'A forward failed: request to https://rpc.example.com failed' })]);
+    expect(await delays()).toEqual(['pay_a', 'pay_b'].map((id) => ({
+      network: 'polygon', payment_id: id, deposit_address: '0x' + 'ab'.repeat(20), state: 'failed', since: new Date((now() - 60) * SECOND), reason: 'the token refused https://rpc.example.com:8545',
+    })));
+    // A retry of an older status changes nothing; a newer one replaces the list.
+    expect((await postSignedNotice(t, statusNotice([{ network: 'polygon', forwarding: failing(['pay_c']) }], now() - 5))).body.outcome).toBe('duplicate');
+    expect((await delays()).map((row) => row.payment_id)).toEqual(['pay_a', 'pay_b']);
+    await t.jump(15 * SECOND);
+    expect((await postSignedNotice(t, statusNotice([{ network: 'polygon', forwarding: { healthy: true, trouble: null, problem: null, delayed: [] } }], now()))).status).toBe(200);
+    expect(await delays()).toEqual([]);
+    expect(await stored()).toEqual([expect.objectContaining({ forwarding_healthy: true, forwarding_problem: null })]);
+  });
+
+  it.each([
+    ['more than 200 forwards named', (f: any) => { f.delayed = Array.from({ length: 201 }, () => f.delayed[0]); }, 'networks.0.forwarding.delayed'],
+    ['a state that is not failed or pending', (f: any) => { f.delayed[0].state = 'stuck'; }, 'networks.0.forwarding.delayed.0.state'],
+    ['since not Unix seconds', (f: any) => { f.delayed[0].since = '2026-03-04'; }, 'networks.0.forwarding.delayed.0.since'],
+    ['an unknown trouble', (f: any) => { f.trouble = 'gremlins'; }, 'networks.0.forwarding.trouble'],
+  ])('refused: %s', async (_what, spoil, field) => {
+    const forwarding = failing(['pay_a']);
+    spoil(forwarding);
+    const answer = await postSignedNotice(t, statusNotice([{ network: 'polygon', forwarding }], now()));
+    expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'invalid_request', field });
+  });
+});
+
 describe('a status refused changes nothing; a signed one refused is recorded, a forged one is not', () => {
   beforeEach(async () => {
     await reportProcessorStatus(t, { networks: ['polygon'] });

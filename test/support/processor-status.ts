@@ -18,6 +18,8 @@ export interface NetworkStatusFields {
   final_block?: string | null;
   cursor_block?: string | null;
   problem?: string | null;
+  /** What the processor says of the network's forwarding (issue 30); absent from an older processor. */
+  forwarding?: unknown;
 }
 
 const DEFAULTS: Record<NetworkName, { chain_id: number; coins: string[] }> = {

@@ -5,9 +5,10 @@ import { html, Money, Notice, Time } from '../../ui/index.ts';
 import { businessPath, DASHBOARD, objectPath } from '../paths.ts';
 import { DashboardPage, MODE_NAMES, type BusinessFrame } from './frame.ts';
 import { GoLiveChecklistSection, liveTakesPayments } from './go-live.ts';
+import { WAITING_TO_BE_FORWARDED } from '../wording.ts';
 
 // A business's home in one mode: what was paid today and this week, what needs the merchant
-// (held payments, failing webhook endpoints) and, in Live, what is left before going live.
+// (payments waiting to be forwarded, held payments, failing webhook endpoints) and, in Live, what is left before going live.
 
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -65,6 +66,17 @@ export function businessHomePage({ session, business, mode, role, home, checklis
         </div>
         <p><a href=${path('payments')}>All ${MODE_NAMES[mode]} payments</a></p>
       </section>
+      ${home.waitingCount > 0 && html`<section aria-labelledby="waiting-heading">
+        <h2 id="waiting-heading">Payments waiting to be forwarded</h2>
+        <p><strong>${count(home.waitingCount, 'payment has', 'payments have')} not reached your payout wallet in time.</strong> ${WAITING_TO_BE_FORWARDED}; the money is safe at each payment's deposit address until it is forwarded.</p>
+        <ul class="home-list">
+          ${home.waiting.map((payment) => html`<li>
+            <a href=${objectPath(business.id, 'payments', mode, payment.id)}>${payment.description}</a>
+            ${' '}${Money({ amount: payment.amount, currency: payment.currency })}<span class="muted">, waiting since ${Time({ at: payment.since })}</span>
+          </li>`)}
+        </ul>
+        ${home.waitingCount > home.waiting.length && html`<p class="muted">The ${home.waiting.length} waiting longest are listed.</p>`}
+      </section>`}
       <section aria-labelledby="held-heading">
         <h2 id="held-heading">Held payments to review</h2>
         ${home.heldCount === 0 ? html`<p>Nothing to review: no held payment needs you.</p>` : html`<div>

@@ -1,5 +1,5 @@
 import type { VNode } from 'preact';
-import type { GoLiveChecklist } from '../../resources/businesses/go-live.ts';
+import type { GoLiveChecklist, GoLiveNetwork } from '../../resources/businesses/go-live.ts';
 import { html, Time } from '../../ui/index.ts';
 import { businessPath } from '../paths.ts';
 
@@ -17,18 +17,29 @@ export function liveTakesPayments(checklist: GoLiveChecklist): boolean {
   return checklist.payoutWallet !== null && checklist.networks.some((network) => network.served);
 }
 
+function networkWords(network: GoLiveNetwork): string {
+  if (!network.served) return network.healthy ? 'no recent report' : 'not healthy';
+  return network.forwardsHappen ? 'watched and healthy' : 'watched, but its payments are not forwarded now; the service\'s operator has been told';
+}
+
 function networksItem(checklist: GoLiveChecklist): Item {
   const served = checklist.networks.filter((network) => network.served);
-  const reports = checklist.networks.map((network) => html`<li>
-    ${network.network} (${network.tokens.join(', ') || 'no coin offered'}): ${network.served ? 'watched and healthy' : network.healthy ? 'no recent report' : 'not healthy'}${network.problem ? `, "${network.problem}"` : ''}; last reported ${Time({ at: network.reportedAt })}.
-  </li>`);
+  // Buyers can still pay on a network whose forwards fail (the money waits at its deposit address), but it is not done.
+  const stuck = served.filter((network) => !network.forwardsHappen);
+  const reports = checklist.networks.map((network) => {
+    const problem = network.served && !network.forwardsHappen ? network.forwardingProblem : network.problem;
+    return html`<li>
+      ${network.network} (${network.tokens.join(', ') || 'no coin offered'}): ${networkWords(network)}${problem ? `, "${problem}"` : ''}; last reported ${Time({ at: network.reportedAt })}.
+    </li>`;
+  });
   return {
-    done: served.length > 0,
+    done: served.length > 0 && stuck.length === 0,
     title: 'Networks watched by a healthy processor',
     text: html`<div>
       ${served.length > 0
         ? html`<p>Buyers are offered ${served.map((network) => network.network).join(', ')}.</p>`
         : html`<p>No network is watched by a healthy processor now, so Live buyers are told you can't take payments. The service's operator runs the processor (<code>npm start -- --role processor</code>) with an RPC URL per network, such as <code>POLYGON_RPC_URL</code>; a network counts once it reported healthy within ${checklist.freshSeconds} seconds.</p>`}
+      ${stuck.length > 0 && html`<p>Payments on ${stuck.map((network) => network.network).join(', ')} are waiting to be forwarded to your payout wallet: the service's operator has been told, and the money stays at each payment's deposit address until then.</p>`}
       ${reports.length > 0 ? html`<ul>${reports}</ul>` : html`<p class="muted">No processor has reported yet.</p>`}
     </div>`,
   };

@@ -1,7 +1,7 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { PaymentRest } from '../../resources/payments/remainder.ts';
 import type { PaymentOut } from '../../resources/payments/schemas.ts';
-import type { PaymentTimeline, TimelineEvent, TimelineNotice } from '../../resources/payments/timeline.ts';
+import type { ForwardWait, PaymentTimeline, TimelineEvent, TimelineNotice } from '../../resources/payments/timeline.ts';
 import { Button, Form, html, Money, Notice, ShareAddress } from '../../ui/index.ts';
 import { atLeast } from '../../tenancy/roles.ts';
 import { businessPath, objectPath } from '../paths.ts';
@@ -9,7 +9,7 @@ import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 import { AskForRest, restCounts, RestSection } from './payment-rest.ts';
 import { forwardedTotal, PaymentBooks } from './payment-books.ts';
 import type { TransferOut } from '../../resources/ledger/schemas.ts';
-import { coinAmount, DeliveryBadge, PaymentBadge, sourceName } from '../wording.ts';
+import { coinAmount, DeliveryBadge, PaymentBadge, sourceName, WAITING_TO_BE_FORWARDED } from '../wording.ts';
 
 // One payment: its facts, what can be done with it, and its timeline (spec 6.2): every event
 // and each delivery of it, and the processor's notices, the ones that did not match flagged.
@@ -55,7 +55,19 @@ function arrival(payment: PaymentOut, rest: PaymentRest | undefined): Array<read
   ];
 }
 
-function facts(payment: PaymentOut, rest: PaymentRest | undefined, transfers: readonly TransferOut[], business: BusinessFrame['business'], mode: BusinessFrame['mode']): Array<readonly [string, ComponentChildren]> {
+/** What reached the merchant; while a forward failed or is late, that it waits and the operator knows (never a dash). */
+function reachedYou(payment: PaymentOut, waits: readonly ForwardWait[], transfers: readonly TransferOut[]): ComponentChildren {
+  // By the books: a held or accepted payment's money reached the merchant too, though spec 3 leaves merchant_received empty.
+  const reached = forwardedTotal(transfers) ?? (payment.merchant_received === null ? null : coinAmount(payment.merchant_received, payment.coin));
+  if (waits.length === 0) return reached;
+  return html`<div class="forward-wait">
+    ${reached && html`<p>${reached}</p>`}
+    <p><strong>${WAITING_TO_BE_FORWARDED}.</strong></p>
+    <ul class="muted">${waits.map((wait) => html`<li>${wait.state === 'failed' ? 'Could not be sent' : 'Not confirmed yet'} since ${at(wait.since)}${wait.reason && `: ${wait.reason}`}</li>`)}</ul>
+  </div>`;
+}
+
+function facts(payment: PaymentOut, rest: PaymentRest | undefined, transfers: readonly TransferOut[], business: BusinessFrame['business'], mode: BusinessFrame['mode'], waits: readonly ForwardWait[]): Array<readonly [string, ComponentChildren]> {
   return [
     ['Status', PaymentBadge({ status: payment.status })],
     ['Amount', Money({ amount: payment.amount, currency: payment.currency })],
@@ -73,8 +85,7 @@ function facts(payment: PaymentOut, rest: PaymentRest | undefined, transfers: re
     ['Canceled', at(payment.canceled_at)],
     ['Paid with', payment.provider_name ?? (payment.method === 'crypto' && payment.started_at !== null ? 'own wallet' : null)],
     ...arrival(payment, rest),
-    // By the books: a held or accepted payment's money reached the merchant too, though spec 3 leaves merchant_received empty.
-    ['Reached you', forwardedTotal(transfers) ?? (payment.merchant_received === null ? null : coinAmount(payment.merchant_received, payment.coin))],
+    ['Reached you', reachedYou(payment, waits, transfers)],
     ['Held because', payment.hold_reason],
     ['Deposit address', payment.deposit_address === null ? null : html`<code>${payment.deposit_address}</code>`],
     ['Fee', `${(payment.fee_bps / 100).toFixed(2)}%`],
@@ -87,7 +98,7 @@ export function acceptable(payment: PaymentOut, role: BusinessFrame['role'], res
 }
 
 export function paymentPage({ session, business, mode, role, timeline, transfers = [], accepted, restAsked = false }: BusinessFrame & { timeline: PaymentTimeline; transfers?: readonly TransferOut[]; accepted?: boolean; restAsked?: boolean }): VNode {
-  const { payment, events, notices, rest } = timeline;
+  const { payment, events, notices, rest, waitingToForward } = timeline;
   return DashboardPage({
     title: `Payment ${payment.id}`,
     session,
@@ -103,7 +114,7 @@ export function paymentPage({ session, business, mode, role, timeline, transfers
       </div>
       ${RestSection({ rest, frame: { business, mode, role }, asked: restAsked })}
       ${rest?.remainder && html`<h2>This payment</h2>`}
-      ${Facts({ label: 'The payment', facts: facts(payment, rest, transfers, business, mode) })}
+      ${Facts({ label: 'The payment', facts: facts(payment, rest, transfers, business, mode, waitingToForward) })}
       ${(payment.livemode || transfers.length > 0) && PaymentBooks({ transfers })}
       <h2>Payer page</h2>
       ${ShareAddress({ name: 'payer_url', label: 'Payer address (where the payer pays and sees the payment)', url: payment.url, what: 'payer address', openLabel: 'Open the payer page' })}

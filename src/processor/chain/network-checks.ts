@@ -9,6 +9,7 @@ import {
 } from 'viem';
 import type { NetworkConfig, TokenConfig } from '../../core/networks-config.ts';
 import { isRevert, tokenAbi, type ForwardChain } from './forward-chain.ts';
+import { rpcFailure, rpcOrigin } from './rpc-failure.ts';
 
 // A network's configuration checked against the chain (issue 30, must have 2), at start and every
 // CHECK_EVERY_MS while running: the chain id, code at every token and at the batch contract, each
@@ -83,8 +84,7 @@ export async function checkNetwork(chain: ForwardChain): Promise<NetworkVerdict>
     return { state: 'ok', network: { ...network, tokens } };
   } catch (error) {
     if (error instanceof Refused) return { state: 'refused', network, problem: error.message };
-    const words = error instanceof BaseError ? error.shortMessage : error instanceof Error ? error.message : String(error);
-    return { state: 'unchecked', network, problem: `${network.name}: its configuration could not be checked, the node did not answer: ${words.split('\n')[0]}` };
+    return { state: 'unchecked', network, problem: `${network.name}: its configuration could not be checked: ${network.rpcUrls.map(rpcOrigin).join(', ')}: ${rpcFailure(error)}` };
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { gasWalletStatus } from './gas-wallet.ts';
+import { FORWARD_LATE_AFTER_MS, forwardingHealth } from './forwarding-health.ts';
 import { tokenTotals, type StatusSection } from '../operating/status.ts';
 
 // What `processor status` shows of forwarding, from the database alone: the deposits still to
@@ -72,5 +73,27 @@ export const gasWalletSection: StatusSection = {
   },
 };
 
+/** Whether forwards can happen, as the processor tells the service; the forwards late (failed ones are listed above). */
+export const forwardingHealthSection: StatusSection = {
+  name: 'forwarding',
+  async read(db, network, _tokens, now) {
+    const health = await forwardingHealth(db, network, now);
+    const late = health.delayed.filter((each) => each.state === 'pending');
+    return {
+      json: {
+        healthy: health.healthy, trouble: health.trouble, problem: health.problem, failed: health.failed, late: health.late,
+        late_after_minutes: FORWARD_LATE_AFTER_MS / 60_000,
+        delayed: health.delayed.map((each) => ({
+          forward_id: each.forwardId, payment_id: each.paymentId, deposit_address: each.depositAddress, state: each.state, since: each.since.toISOString(), reason: each.reason,
+        })),
+      },
+      text: [
+        health.healthy ? 'forwarding: ok' : `forwarding: CANNOT HAPPEN: ${health.problem}`,
+        ...late.map((each) => `  late: ${each.paymentId} (${each.depositAddress}) since ${each.since.toISOString()}: ${each.reason}`),
+      ],
+    };
+  },
+};
+
 /** The sections forwarding adds to each network's status. */
-export const forwardingSections: StatusSection[] = [depositsAwaitingForward, forwardsSection, gasWalletSection];
+export const forwardingSections: StatusSection[] = [depositsAwaitingForward, forwardsSection, gasWalletSection, forwardingHealthSection];

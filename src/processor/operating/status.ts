@@ -83,6 +83,17 @@ export async function networkStatuses(db: Db, now: Date, networks: readonly stri
   });
 }
 
+/**
+ * A cursor past the chain's head: the chain was restarted or replaced under the same chain id
+ * (a local or test chain), so no block this processor would scan exists yet. Its scans succeed and
+ * find nothing; it must not pass for healthy. Null when the cursor is where it may be.
+ */
+export function cursorAheadOfHead(cursor: bigint | number | null, head: bigint | number | null | undefined): string | null {
+  if (cursor === null || head === null || head === undefined || BigInt(cursor) - 1n <= BigInt(head)) return null;
+  const scanned = BigInt(cursor) - 1n;
+  return `The chain's head (block ${head}) is behind the blocks already scanned (up to ${scanned}): was the chain restarted or replaced? Deposits are not seen until it passes block ${scanned}.`;
+}
+
 /** `ok` when a scan reached the final block within `withinMs` of `now`; `stale` when longer ago; `never` scanned. */
 export function scanHealth(status: Pick<NetworkStatus, 'lastScanAt'>, now: Date, withinMs: number): 'ok' | 'stale' | 'never' {
   if (status.lastScanAt === null) return 'never';
@@ -117,7 +128,7 @@ export function scanChecks(db: Db, now: () => Date, networks: readonly string[],
  */
 export interface StatusSection {
   name: string;
-  read(db: Db, network: string, tokens: readonly TokenConfig[]): Promise<{ json: unknown; text: string[] }>;
+  read(db: Db, network: string, tokens: readonly TokenConfig[], now: Date): Promise<{ json: unknown; text: string[] }>;
 }
 
 /**

@@ -7,7 +7,7 @@ import { findProvider } from '../providers/catalogue.ts';
 import { publicText } from '../../core/public-text.ts';
 
 // What Live needs before a buyer can pay (issue 22, must-have 7), read for the dashboard's Live
-// settings: the payout wallet, the networks a healthy processor watches (its latest reports),
+// settings: the payout wallet, the networks a healthy processor watches and forwards on (its latest reports),
 // the card providers this deployment has keys for, and a Live webhook endpoint.
 
 export interface GoLiveNetwork {
@@ -19,6 +19,9 @@ export interface GoLiveNetwork {
   served: boolean;
   reportedAt: Date;
   problem: string | null;
+  /** False while its forwards cannot happen (failed, late, or a gas wallet that cannot pay): the report's words in forwardingProblem. */
+  forwardsHappen: boolean;
+  forwardingProblem: string | null;
 }
 
 export interface GoLiveChecklist {
@@ -54,6 +57,8 @@ export const readGoLiveChecklist = defineAction({
         reportedAt: report.reported_at,
         // Stored cut already; cut again as it is shown (a row written before the service cut them).
         problem: report.problem === null ? null : publicText(report.problem),
+        forwardsHappen: report.forwarding_healthy !== false,
+        forwardingProblem: report.forwarding_problem === null ? null : publicText(report.forwarding_problem),
       })),
       providers: configuredProviders(ctx.config.providers).map((id) => findProvider(id)?.name ?? id),
       liveEndpoints: Number(endpoints.count),

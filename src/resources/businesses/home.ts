@@ -6,8 +6,8 @@ import { defineAction } from '../../verbs/action.ts';
 import { keepPastDays, pastDaysOf, type CurrencySums } from './home-past-days.ts';
 
 // What the dashboard's home page says about a business in one mode: what was paid today and this
-// week (per currency, by the time it was paid), the held payments to review, and the webhook
-// endpoints whose latest attempted delivery failed. One statement, one round trip; each part
+// week (per currency, by the time it was paid), the held payments to review, the Live payments
+// waiting to be forwarded, and the webhook endpoints whose latest attempted delivery failed. One statement, one round trip; each part
 // reads a partial index (migration 0038) or one endpoint's newest deliveries; the week's earlier
 // days, which no longer change, are read once (home-past-days.ts).
 
@@ -25,6 +25,16 @@ export interface HeldPayment {
   amount: string;
   currency: string;
   created: Date;
+}
+
+/** A Live payment whose money the processor's latest status names as not forwarded in time (failed or late). */
+export interface WaitingPayment {
+  id: string;
+  description: string;
+  amount: string;
+  currency: string;
+  /** When its oldest waiting forward's deposit turned final. */
+  since: Date;
 }
 
 export interface FailingEndpoint {
@@ -47,6 +57,9 @@ export interface BusinessHome {
   heldCount: number;
   /** The newest held payments, a few. */
   held: HeldPayment[];
+  /** Payments waiting to be forwarded (issue 30): the operator is told; the merchant sees them here. */
+  waitingCount: number;
+  waiting: WaitingPayment[];
   failing: FailingEndpoint[];
 }
 
@@ -57,6 +70,8 @@ interface Row {
   paid: Array<{ currency: string; today: boolean; count: number; minor: number }>;
   held_count: number;
   held: Array<{ id: string; description: string; amount_minor: number; currency: string; created_at: string }>;
+  waiting_count: number;
+  waiting: Array<{ id: string; description: string; amount_minor: number; currency: string; since: string }>;
   failing: Array<{ id: string; url: string; status: string; last_status: number | null; last_error: string | null; last_attempt_at: string | null }>;
 }
 
@@ -66,6 +81,8 @@ export function homeQuery(businessId: string, livemode: boolean, since: { today:
   // A held payment whose order was paid in full since (the rest was asked for and paid,
   // docs/remainders.md) needs nobody: the order's status says so.
   const review = sql`NOT EXISTS (SELECT 1 FROM orders o WHERE o.id = payments.order_id AND o.status = 'paid')`;
+  // The processor's latest statuses name at most 200 forwards a network: a small table, joined by payment id.
+  const waits = sql`processor_forward_delays d JOIN payments p ON p.id = d.payment_id WHERE p.business_id = ${businessId} AND p.livemode = ${livemode}`;
   return sql<Row>`SELECT
       (SELECT coalesce(json_agg(p), '[]') FROM (
         SELECT currency, paid_at >= ${since.today} AS today, count(*)::int AS count, sum(amount_minor)::bigint AS minor
@@ -75,6 +92,10 @@ export function homeQuery(businessId: string, livemode: boolean, since: { today:
       (SELECT coalesce(json_agg(h), '[]') FROM (
         SELECT id, description, amount_minor, currency, created_at FROM payments WHERE ${scoped} AND status = 'held' AND ${review}
         ORDER BY created_at DESC, id DESC LIMIT ${HELD_SHOWN}) h) AS held,
+      (SELECT count(DISTINCT d.payment_id)::int FROM ${waits}) AS waiting_count,
+      (SELECT coalesce(json_agg(w ORDER BY w.since), '[]') FROM (
+        SELECT p.id, p.description, p.amount_minor, p.currency, min(d.since) AS since FROM ${waits}
+        GROUP BY p.id ORDER BY min(d.since), p.id LIMIT ${HELD_SHOWN}) w) AS waiting,
       (SELECT coalesce(json_agg(f ORDER BY f.last_attempt_at DESC NULLS LAST), '[]') FROM (
         SELECT e.id, e.url, d.status, d.last_status, d.last_error, d.last_attempt_at
         FROM webhook_endpoints e CROSS JOIN LATERAL (
@@ -116,6 +137,8 @@ export const readBusinessHome = defineAction({
       }),
       heldCount: row!.held_count,
       held: row!.held.map((h) => ({ id: h.id, description: h.description, amount: formatAmount(h.amount_minor), currency: h.currency, created: new Date(h.created_at) })),
+      waitingCount: row!.waiting_count,
+      waiting: row!.waiting.map((w) => ({ id: w.id, description: w.description, amount: formatAmount(w.amount_minor), currency: w.currency, since: new Date(w.since) })),
       failing: row!.failing.map((f) => ({
         id: f.id, url: f.url, lastStatus: f.last_status, lastError: f.last_error, lastAttempt: f.last_attempt_at === null ? null : new Date(f.last_attempt_at), gaveUp: f.status === 'failed',
       })),

@@ -24,6 +24,17 @@ export interface NetworkStatus {
   finalBlock: number | null;
   cursorBlock: number | null;
   problem: string | null;
+  /** How its forwarding goes; absent when the processor said nothing of it. */
+  forwarding?: ForwardingReport | undefined;
+}
+
+/** What a status says of a network's forwarding: the forwards failed or late, each named (at most 200). */
+export interface ForwardingReport {
+  healthy: boolean;
+  /** The one cause that explains the rest (gas_wallet, forwards_failed, forwards_late); null when healthy. */
+  trouble: string | null;
+  problem: string | null;
+  delayed: Array<{ paymentId: string; depositAddress: string; state: 'failed' | 'pending'; since: Date; reason: string | null }>;
 }
 
 /** Whether a report makes its network served at `now`. */
@@ -62,21 +73,33 @@ export async function coinsByHealth(db: Db, now: Date, freshSeconds: number): Pr
 
 /**
  * Stores each network's report unless a newer one is already stored (reports may arrive out of
- * order on retries). Returns how many networks it changed.
+ * order on retries), and with it the forwards it names as failed or late, replacing the ones the
+ * network's previous report named. Returns the networks it changed.
  */
-export async function recordNetworkStatus(db: Db, report: { id: string; sentAt: Date; receivedAt: Date; networks: NetworkStatus[] }): Promise<number> {
+export async function recordNetworkStatus(db: Db, report: { id: string; sentAt: Date; receivedAt: Date; networks: NetworkStatus[] }): Promise<NetworkName[]> {
   const rows = report.networks.map((status) => ({
     network: status.network, chain_id: status.chainId, coins: [...status.coins],
     healthy: status.healthy, head_block: status.headBlock, final_block: status.finalBlock, cursor_block: status.cursorBlock,
     problem: status.problem === null ? null : publicText(status.problem), reported_at: report.sentAt, received_at: report.receivedAt, notice_id: report.id,
+    forwarding_healthy: status.forwarding?.healthy ?? null, forwarding_problem: status.forwarding?.problem === undefined || status.forwarding.problem === null ? null : publicText(status.forwarding.problem),
   }));
-  const written = await db.insertInto('processor_networks').values(rows)
-    .onConflict((oc) => oc.column('network').doUpdateSet((eb) => ({
-      chain_id: eb.ref('excluded.chain_id'), coins: eb.ref('excluded.coins'), healthy: eb.ref('excluded.healthy'),
-      head_block: eb.ref('excluded.head_block'), final_block: eb.ref('excluded.final_block'), cursor_block: eb.ref('excluded.cursor_block'),
-      problem: eb.ref('excluded.problem'), reported_at: eb.ref('excluded.reported_at'), received_at: eb.ref('excluded.received_at'),
-      notice_id: eb.ref('excluded.notice_id'),
-    })).where('processor_networks.reported_at', '<=', (eb) => eb.ref('excluded.reported_at')))
-    .executeTakeFirst();
-  return Number(written.numInsertedOrUpdatedRows ?? 0);
+  return db.transaction().execute(async (trx) => {
+    const written = await trx.insertInto('processor_networks').values(rows)
+      .onConflict((oc) => oc.column('network').doUpdateSet((eb) => ({
+        chain_id: eb.ref('excluded.chain_id'), coins: eb.ref('excluded.coins'), healthy: eb.ref('excluded.healthy'),
+        head_block: eb.ref('excluded.head_block'), final_block: eb.ref('excluded.final_block'), cursor_block: eb.ref('excluded.cursor_block'),
+        problem: eb.ref('excluded.problem'), reported_at: eb.ref('excluded.reported_at'), received_at: eb.ref('excluded.received_at'),
+        notice_id: eb.ref('excluded.notice_id'),
+        forwarding_healthy: eb.ref('excluded.forwarding_healthy'), forwarding_problem: eb.ref('excluded.forwarding_problem'),
+      })).where('processor_networks.reported_at', '<=', (eb) => eb.ref('excluded.reported_at')))
+      .returning('network').execute();
+    const changed = written.map((row) => row.network);
+    if (changed.length === 0) return changed;
+    await trx.deleteFrom('processor_forward_delays').where('network', 'in', changed).execute();
+    const delays = report.networks.filter((status) => changed.includes(status.network)).flatMap((status) => (status.forwarding?.delayed ?? []).map((each) => ({
+      network: status.network, payment_id: each.paymentId, deposit_address: each.depositAddress, state: each.state, since: each.since, reason: each.reason,
+    })));
+    if (delays.length > 0) await trx.insertInto('processor_forward_delays').values(delays).execute();
+    return changed;
+  });
 }

@@ -44,6 +44,16 @@ export interface PaymentTimeline {
   notices: TimelineNotice[];
   /** A held underpayment's rest, asked for or not, or the payment a remainder completes (docs/remainders.md). */
   rest?: PaymentRest;
+  /** Its forwards the processor's latest status named as failed or late (issue 30): the operator is told. */
+  waitingToForward: ForwardWait[];
+}
+
+export interface ForwardWait {
+  state: 'failed' | 'pending';
+  /** Unix seconds: when its deposit turned final. */
+  since: number;
+  /** The processor's reason, one line without URLs' paths. */
+  reason: string | null;
 }
 
 export const readPaymentTimeline = defineAction({
@@ -57,7 +67,7 @@ export const readPaymentTimeline = defineAction({
     const { db, principal } = ctx;
     // Found in the caller's business and mode first: everything after is of this payment alone.
     const payment = await getPayment(db, principal, input.id);
-    const [events, deliveries, notices, rest] = await Promise.all([
+    const [events, deliveries, notices, rest, waits] = await Promise.all([
       db.selectFrom('events').select(['id', 'type', 'created_at'])
         .where('payment_id', '=', payment.id).where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode)
         .orderBy('seq').execute(),
@@ -69,6 +79,7 @@ export const readPaymentTimeline = defineAction({
       db.selectFrom('processor_notices').select(['id', 'kind', 'outcome', 'reason', 'received_at'])
         .where('payment_id', '=', payment.id).orderBy('received_at').orderBy('id').execute(),
       readRest(db, principal, payment, ctx.config.baseUrl, ctx.clock.now()),
+      db.selectFrom('processor_forward_delays').select(['state', 'since', 'reason']).where('payment_id', '=', payment.id).orderBy('since').execute(),
     ]);
     return {
       payment: toPaymentOut(payment, ctx.config.baseUrl, ctx.clock.now()),
@@ -85,6 +96,7 @@ export const readPaymentTimeline = defineAction({
         flagged: notice.outcome === 'rejected' || (notice.outcome === 'applied' && notice.reason !== null && notice.kind !== 'settlement.completed'),
       })),
       rest,
+      waitingToForward: waits.map((wait) => ({ state: wait.state, since: unixSeconds(wait.since), reason: wait.reason })),
     };
   },
 });

@@ -8,8 +8,10 @@ import type { Db } from '../../db/database.ts';
 import { applyMoneyNotice, MoneyNotice, type NoticeOutcome } from './money.ts';
 import { verifySignature } from '../../webhooks/signature.ts';
 import { NETWORK_COINS, NETWORK_NAMES } from '../../core/networks-config.ts';
-import { recordNetworkStatus } from '../networks/served.ts';
+import { recordNetworkStatus, type NetworkStatus as StoredStatus } from '../networks/served.ts';
 import { publicText, withoutUrlSecrets } from '../../core/public-text.ts';
+import { ForwardingStatus, forwardingReportOf } from './forwarding-report.ts';
+import { alertOperator } from './operator-alerts.ts';
 
 // Signed notices from the payment processor about Live money (issue 3, "Live money"): a deposit
 // confirmed at a payment's deposit address, and later its settlement to the merchant; and the
@@ -37,6 +39,8 @@ const NetworkStatus = z.object({
   // An RPC node's error can be long: kept to its first line and 300 characters rather than refusing the report,
   // and every URL in it cut to its origin (an RPC URL's path often holds its API key), whatever the processor sent.
   problem: z.string(invalid('problem must be a sentence or null.')).max(5000).transform((text) => publicText(text)).nullable(),
+  // Added by issue 30: absent from a processor that does not say (stored as unknown).
+  forwarding: ForwardingStatus.optional(),
 }).superRefine((status, context) => {
   const allowed: readonly string[] = NETWORK_COINS[status.network];
   const stray = status.coins.find((coin) => !allowed.includes(coin));
@@ -93,16 +97,16 @@ async function receiveStatus(deps: Deps, now: Date, rawBody: string, notice: Sta
     await record(deps.db, now, rawBody, notice, { outcome: 'rejected', reason: refused, paymentId: null });
     throw new ApiError('invalid_request', `The status is refused: ${refused}`, 'sent_at');
   }
-  const changed = await recordNetworkStatus(deps.db, {
-    id: notice.id, sentAt: new Date(notice.sent_at * 1000), receivedAt: now,
-    networks: notice.networks.map((status) => ({
-      network: status.network, chainId: status.chain_id, coins: status.coins, healthy: status.healthy,
-      headBlock: status.head_block, finalBlock: status.final_block, cursorBlock: status.cursor_block, problem: status.problem,
-    })),
-  });
-  return changed === notice.networks.length
+  const networks: StoredStatus[] = notice.networks.map((status) => ({
+    network: status.network, chainId: status.chain_id, coins: status.coins, healthy: status.healthy,
+    headBlock: status.head_block, finalBlock: status.final_block, cursorBlock: status.cursor_block, problem: status.problem,
+    forwarding: status.forwarding === undefined ? undefined : forwardingReportOf(status.forwarding),
+  }));
+  const changed = await recordNetworkStatus(deps.db, { id: notice.id, sentAt: new Date(notice.sent_at * 1000), receivedAt: now, networks });
+  await alertOperator(deps, networks.filter((status) => changed.includes(status.network)));
+  return changed.length === notice.networks.length
     ? { outcome: 'applied', reason: null, paymentId: null }
-    : { outcome: changed === 0 ? 'duplicate' : 'applied', reason: 'A newer status of some networks was already recorded; those are kept.', paymentId: null };
+    : { outcome: changed.length === 0 ? 'duplicate' : 'applied', reason: 'A newer status of some networks was already recorded; those are kept.', paymentId: null };
 }
 
 /** Verifies, records and applies one notice (its raw body and signature header). */
