@@ -1,6 +1,6 @@
 import { forwardingSections } from '../processor/forwarding/forwarding-status.ts';
 import { depositsWaitingForFinality } from '../processor/detection/unfinal.ts';
-import { cursorAheadOfHead, networkStatuses, reportedNetworks, scanFailing, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/operating/status.ts';
+import { cursorAheadOfHead, networkStatuses, reportedNetworks, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/operating/status.ts';
 import { isServed, networkReports, type NetworkReport } from '../resources/networks/served.ts';
 import { ApiError, StartupError } from '../core/errors.ts';
 import type { SweepOutcome, SweepPlan } from '../processor/forwarding/sweep.ts';
@@ -18,13 +18,12 @@ export const statusSections: StatusSection[] = [depositsWaitingForFinality, ...f
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 const ageSeconds = (date: Date | null, now: Date) => date === null ? null : Math.max(0, Math.round((now.getTime() - date.getTime()) / 1000));
 
-type Health = 'ok' | 'never' | 'failing' | 'cursor_ahead' | 'stale' | 'not_served';
+type Health = 'ok' | 'never' | 'cursor_ahead' | 'stale' | 'not_served';
 
 /** The network's health and, when not ok, why: the scans first, then what the service makes of the processor's reports. */
 function healthOf(status: NetworkStatus, report: NetworkReport | undefined, now: Date, withinMs: number, freshSeconds: number): { health: Health; problem: string | null } {
   const scan = scanHealth(status, now, withinMs);
   if (scan === 'never') return { health: 'never', problem: 'Never scanned.' };
-  if (scanFailing(status)) return { health: 'failing', problem: 'Its scans fail (last error below); retried with backoff.' };
   const ahead = cursorAheadOfHead(status.cursor, status.headBlock);
   if (ahead !== null) return { health: 'cursor_ahead', problem: ahead };
   if (scan === 'stale') return { health: 'stale', problem: `No scan reached the final block in the last ${withinMs / 60_000} minutes.` };

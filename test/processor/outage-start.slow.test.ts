@@ -94,7 +94,7 @@ it('reports the network unhealthy, with the origin and the cause, in the notice,
   let status = '';
   cli.stdout!.on('data', (chunk: Buffer) => { status += chunk.toString(); });
   await new Promise((resolve) => cli.once('exit', resolve));
-  expect(status).toContain('polygon: unhealthy: its scans fail');
+  expect(status).toContain('polygon: NOT HEALTHY');
   expect(status).toContain(`${rpcOrigin}: connection refused`);
   expect(status).not.toContain(SECRET);
 }, 60_000);
