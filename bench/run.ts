@@ -24,11 +24,12 @@ import { createBusiness } from '../src/tenancy/businesses.ts';
 import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
 import { measureScaleJobs, scaleScenarios } from './scale.ts';
-import { processorLatencyTable, runProcessorLatencyBench, type ProcessorLatencyResult } from './processor.ts';
+import { PROCESSOR_SETTLEMENT_NAME, processorLatencyTable, processorSettlementTable, runProcessorLatencyBench, runProcessorSettlementBench, type ProcessorLatencyResult, type ProcessorSettlementResult } from './processor.ts';
 import { PROCESSOR_THROUGHPUT_NAME, processorThroughputTable, runProcessorThroughputBench, type ProcessorThroughputResult } from './processor-throughput.ts';
 import { PROCESSOR_SCAN_BENCH_NAME, processorScanTable, runProcessorScanBench, type ProcessorScanResult } from './processor-scan.ts';
 import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scenarios.ts';
 import { runWaitsBench, waitsTable, type WaitsResult } from './waits.ts';
+import { BOOKS_EXPORT_NAME, booksExportTable, runBooksExportBench, type BooksExportResult } from './books-export.ts';
 
 // npm run bench: the service against a minimal Fastify + pg baseline, scenario by scenario, on
 // one embedded PostgreSQL in a temp dir. Prints a markdown table, writes bench/results.json.
@@ -37,7 +38,9 @@ import { runWaitsBench, waitsTable, type WaitsResult } from './waits.ts';
 // delivery benchmark alone, "scale" for the million-payment rows and their background jobs,
 // "processor scan" for the processor's scan watching 100,000 addresses against 10, "processor
 // throughput" for deposits detected and forwarded per second, BENCH_THROUGHPUT_DEPOSITS of them,
-// "payment waits" for the 1,000 waits held open at once),
+// "payment waits" for the 1,000 waits held open at once, "books export" for the ledger's CSV of
+// 100,000 deposits against 10,000, "processor settlement" for a deposit's final block to its
+// settlement.completed recorded, BENCH_SETTLEMENT_DEPOSITS of them),
 // BENCH_SCALE_ROWS and BENCH_SCALE_DUE (bench/scale.ts).
 
 const POOL_SIZE = 10;
@@ -240,7 +243,10 @@ async function main(): Promise<void> {
   const processorScanSelected = !only || PROCESSOR_SCAN_BENCH_NAME.includes(only);
   const waitsSelected = !only || WAITS_NAME.includes(only);
   const processorThroughputSelected = !only || PROCESSOR_THROUGHPUT_NAME.includes(only);
-  if (selected.length === 0 && !deliveriesSelected && !processorLatencySelected && !processorScanSelected && !waitsSelected && !processorThroughputSelected) {
+  const booksExportSelected = !only || BOOKS_EXPORT_NAME.includes(only);
+  const processorSettlementSelected = !only || PROCESSOR_SETTLEMENT_NAME.includes(only);
+  if (selected.length === 0 && !deliveriesSelected && !processorLatencySelected && !processorScanSelected && !waitsSelected && !processorThroughputSelected
+    && !booksExportSelected && !processorSettlementSelected) {
     throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
   }
 
@@ -414,22 +420,42 @@ async function main(): Promise<void> {
     processorScan = await runProcessorScanBench(own.db, progress, (what, run) => cleanups.push({ what, run }));
   }
 
+  /** The processor signs for the addresses the service derives: the bench's own wallet, never one named by DEPOSIT_XPUB. */
+  const benchSeed = async (row: string) => {
+    if (config.depositXpub) throw new Error(`${row} signs with the bench's own deposit seed: unset DEPOSIT_XPUB.`);
+    return embeddedDepositSeed({ dataDir });
+  };
+
   // The processor and forwarding together on the local chain, N deposits at once.
   let processorThroughput: ProcessorThroughputResult | undefined;
   if (processorThroughputSelected) {
     processorThroughput = await runProcessorThroughputBench({
       serveDatabase, progress,
-      // The processor signs for the addresses the service derives: the bench's own wallet, never one named by DEPOSIT_XPUB.
-      seedHex: config.depositXpub ? (() => { throw new Error('processor throughput signs with the bench\'s own deposit seed: unset DEPOSIT_XPUB.'); })() : await embeddedDepositSeed({ dataDir }),
+      seedHex: await benchSeed('processor throughput'),
       deposits: Math.round(positiveNumber('BENCH_THROUGHPUT_DEPOSITS', 200)),
       cleanup: (what, run) => cleanups.push({ what, run }),
     });
   }
 
+  // A deposit's final block to its settlement recorded, forwarding running, one deposit at a time.
+  let processorSettlement: ProcessorSettlementResult | undefined;
+  if (processorSettlementSelected) {
+    processorSettlement = await runProcessorSettlementBench({
+      serveDatabase, progress, seedHex: await benchSeed('processor settlement'),
+      deposits: Math.round(positiveNumber('BENCH_SETTLEMENT_DEPOSITS', 30)),
+      cleanup: (what, run) => cleanups.push({ what, run }),
+    });
+  }
+
+  // The books' CSV of 100,000 deposits on a database of its own.
+  let booksExport: BooksExportResult | undefined;
+  if (booksExportSelected) booksExport = await runBooksExportBench({ serveDatabase, progress });
+
   const warnings = results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`));
   const tables = [results.length > 0 ? table(results) : '', scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : '',
     processorLatency ? processorLatencyTable(processorLatency) : '', processorScan ? processorScanTable(processorScan) : '', waits ? waitsTable(waits) : '',
-    processorThroughput ? processorThroughputTable(processorThroughput) : ''].filter(Boolean);
+    processorThroughput ? processorThroughputTable(processorThroughput) : '', processorSettlement ? processorSettlementTable(processorSettlement) : '',
+    booksExport ? booksExportTable(booksExport) : ''].filter(Boolean);
   process.stdout.write(`\n${warnings.length > 0 ? `${warnings.join('\n')}\n\n` : ''}${tables.join('\n\n')}\n`);
 
   await writeFile(RESULTS_FILE, `${JSON.stringify({
@@ -445,6 +471,8 @@ async function main(): Promise<void> {
     processorScan,
     waits,
     processorThroughput,
+    processorSettlement,
+    booksExport,
   }, null, 2)}\n`);
   progress(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
 }

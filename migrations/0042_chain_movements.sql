@@ -30,14 +30,15 @@ CREATE TABLE chain_movements (
   -- already paid, held or past its watch: forwarded, and for the merchant to look at).
   disposition text CHECK (disposition IN ('paid', 'held', 'extra')),
   needs_review boolean NOT NULL DEFAULT false,
-  recorded_at timestamptz NOT NULL,
+  -- Milliseconds, as the service's clock writes them: the export's keyset cursor goes through a JavaScript Date.
+  recorded_at timestamptz(3) NOT NULL,
   CHECK ((kind = 'deposit') = (disposition IS NOT NULL))
 );
 -- One row per movement, whoever reports it and however often; a transfer in any letter case is one.
 CREATE UNIQUE INDEX chain_movements_once ON chain_movements (network, lower(tx_hash), coalesce(log_index, -1), kind);
 CREATE INDEX chain_movements_payment ON chain_movements (payment_id, recorded_at);
--- The export by date range, per business and mode.
-CREATE INDEX chain_movements_books ON chain_movements (business_id, livemode, recorded_at, id);
+-- The export by date range, per business and mode: one line per deposit.
+CREATE INDEX chain_movements_books ON chain_movements (business_id, livemode, recorded_at, id) WHERE kind = 'deposit';
 
 -- What reached the merchant's payout wallet for a payment, whatever its state (a held payment's
 -- money, an accepted hold, an extra arrival): the sum of its `forward_net` rows, kept in the

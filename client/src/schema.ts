@@ -2626,7 +2626,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_dyUjNOrms3GFfJCmPKcliEff
+                 * @example pay_3wj4AE1ZPO6r6uZoPP9pXQ5M
                  */
                 id: string;
             };
@@ -2668,7 +2668,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_eHXb7YFE60mLdUWW6Mvxsind
+                 * @example pay_7EYahCutYhKE7dkdVwzpQHLn
                  */
                 id: string;
             };
@@ -2784,7 +2784,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (chk_…).
-                 * @example chk_pPSt4xJFieAq947HbLFIEwyT
+                 * @example chk_p3Y8lElmut1YFc7iQiUTmsBu
                  */
                 id: string;
             };
@@ -2815,7 +2815,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (cus_…).
-                 * @example cus_cbuvujU54SU92UUaDk7fa4wW
+                 * @example cus_fe2os0SscMUksU99FnIxUUvW
                  */
                 id: string;
             };
@@ -2954,7 +2954,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_Cp2TLagUNOWseBwGyUN4dXXv
+                 * @example we_bcrGnpONqlsqkTox6IgS9YEQ
                  */
                 id: string;
             };
@@ -2991,7 +2991,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_M56J8URMRPt2HIrbh2L3pMVi
+                 * @example we_rVXhcdhm2k8JCYU7ASW8NWtL
                  */
                 id: string;
             };
@@ -3078,7 +3078,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_npSvHGYoFB5lfcLcDcDT9M6d
+                 * @example pay_pNnIunMvgxjJ4uanCECfsF0o
                  */
                 id: string;
             };
@@ -3112,7 +3112,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_zceQpl68v4N6VrbySzWWPELO
+                 * @example pay_uBDYUhdrPjoNgZumXWHhwfMF
                  */
                 id: string;
             };
@@ -3158,7 +3158,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_npSvHGYoFB5lfcLcDcDT9M6d
+                 * @example pay_pNnIunMvgxjJ4uanCECfsF0o
                  */
                 id: string;
             };
@@ -3261,7 +3261,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_zceQpl68v4N6VrbySzWWPELO
+                 * @example pay_uBDYUhdrPjoNgZumXWHhwfMF
                  */
                 id: string;
             };
@@ -3318,7 +3318,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_npSvHGYoFB5lfcLcDcDT9M6d
+                 * @example pay_pNnIunMvgxjJ4uanCECfsF0o
                  */
                 id: string;
             };
@@ -3349,7 +3349,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (pay_…).
-                 * @example pay_npSvHGYoFB5lfcLcDcDT9M6d
+                 * @example pay_pNnIunMvgxjJ4uanCECfsF0o
                  */
                 id: string;
             };
@@ -3380,7 +3380,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_S9pC8O28EDtLsvvJZFVyYd4P
+                 * @example ord_JEBCCXyDzyzmIlAtqQFo8YfU
                  */
                 id: string;
             };
@@ -3414,7 +3414,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_S9pC8O28EDtLsvvJZFVyYd4P
+                 * @example ord_JEBCCXyDzyzmIlAtqQFo8YfU
                  */
                 id: string;
             };
@@ -3496,7 +3496,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (ord_…).
-                 * @example ord_S9pC8O28EDtLsvvJZFVyYd4P
+                 * @example ord_JEBCCXyDzyzmIlAtqQFo8YfU
                  */
                 id: string;
             };
@@ -3540,7 +3540,7 @@ export interface operations {
                 type?: "payment.started" | "payment.paid" | "payment.held" | "payment.updated" | "payment.failed" | "payment.expired" | "payment.canceled";
                 /**
                  * @description Only events about this payment (pay_…).
-                 * @example pay_npSvHGYoFB5lfcLcDcDT9M6d
+                 * @example pay_pNnIunMvgxjJ4uanCECfsF0o
                  */
                 payment_id?: string;
                 /** @description Only objects created at or after this Unix time (seconds). */
@@ -3576,7 +3576,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (evt_…).
-                 * @example evt_snKwf309KqY1w54uQpLhxAIm
+                 * @example evt_8tjkoFrI40MZLR6E3hCaCRvK
                  */
                 id: string;
             };
@@ -3617,7 +3617,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (we_…).
-                 * @example we_6ONBZUPIjUmtjAPD9wwakk40
+                 * @example we_Kv52hYVLGYZ9KnyFzR6VPDo6
                  */
                 id: string;
             };
@@ -3648,7 +3648,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (dlv_…).
-                 * @example dlv_e62334710d3a4ba6842ed2b52011cddf
+                 * @example dlv_8fa243e24eed45b4acb361f60a933c31
                  */
                 id: string;
             };
@@ -3682,7 +3682,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (dlv_…).
-                 * @example dlv_e62334710d3a4ba6842ed2b52011cddf
+                 * @example dlv_8fa243e24eed45b4acb361f60a933c31
                  */
                 id: string;
             };
@@ -3725,7 +3725,7 @@ export interface operations {
             path: {
                 /**
                  * @description The object's id (dlv_…).
-                 * @example dlv_844af5d6d0a843fbb58a64bf8504ef2f
+                 * @example dlv_2edb8d28c45644f3abb57f77638b853b
                  */
                 id: string;
             };

@@ -172,7 +172,7 @@ it('leaves none of the customer\'s details anywhere, a resend included', async (
   const argumentsOf: Record<string, Record<string, unknown>> = {
     retrieve_payment_link: { id: link.id }, list_payment_links: {}, retrieve_checkout: { id: checkout.id }, list_checkouts: {},
     retrieve_customer: { id: customerId }, list_customers: {}, retrieve_webhook_endpoint: { id: endpoint.id }, list_webhook_endpoints: {},
-    retrieve_checkout_session: { id: session.id }, retrieve_payment: { id: session.id }, list_payments: {},
+    retrieve_checkout_session: { id: session.id }, retrieve_payment: { id: session.id }, list_payments: {}, list_payment_transfers: { id: session.id },
     retrieve_order: { id: session.order_id }, list_orders: {}, get_credential: {},
     // The events as delivered, and the delivery log: the stored bodies the erasure rewrote.
     wait_for_payment: { id: session.id, status: 'open', timeout: 0 }, list_events: {},

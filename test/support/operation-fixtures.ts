@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { newId } from '../../src/core/ids.ts';
 import { expect } from 'vitest';
 import type { TestApp } from './harness.ts';
 import { reportProcessorStatus } from './processor-status.ts';
@@ -14,6 +16,8 @@ export type Fixture = (key: string) => Promise<Call>;
  * agree (operationFixtures and listedObjects each have their makers; keys are unique secrets).
  */
 const endpointsOfKeys = new Map<string, Promise<string>>();
+/** One session per key whose books the transfers list reads. */
+const sessionsOfKeys = new Map<string, Promise<string>>();
 
 /** Objects made through the API for the key's business and mode; each returns the new id. */
 function objectMakers(app: () => TestApp) {
@@ -88,6 +92,28 @@ function objectMakers(app: () => TestApp) {
     return id;
   }
   /** A delivery on the key's own list endpoint (made again if a fixture cleared it away). */
+  const sessionOfKey = (key: string) => {
+    let id = sessionsOfKeys.get(key);
+    if (id === undefined) {
+      id = session(key);
+      sessionsOfKeys.set(key, id);
+    }
+    return id;
+  };
+  /** A movement in the books of the key's session (a Live deposit's notice writes these; Test mode has none, so one is written here). */
+  async function listedTransfer(key: string): Promise<string> {
+    const paymentId = await sessionOfKey(key);
+    const payment = await db().selectFrom('payments').select(['business_id', 'livemode']).where('id', '=', paymentId).executeTakeFirstOrThrow();
+    const id = newId('mov');
+    const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
+    await db().insertInto('chain_movements').values({
+      id, business_id: payment.business_id, livemode: payment.livemode, payment_id: paymentId, kind: 'deposit', network: 'polygon',
+      tx_hash: hex(32), log_index: 0, block_number: 1, from_address: hex(20), to_address: hex(20), token: hex(20), coin: 'polygon_usdc',
+      value: '10000000', decimals: 6, deposit_tx_hash: null, deposit_log_index: null, disposition: 'paid', recorded_at: new Date(),
+    }).execute();
+    return id;
+  }
+
   async function listedDelivery(key: string): Promise<string> {
     let we = await endpointOfKey(key);
     const removed = await db().selectFrom('webhook_endpoints').select('deleted_at').where('id', '=', we).executeTakeFirstOrThrow();
@@ -98,11 +124,11 @@ function objectMakers(app: () => TestApp) {
     return delivery(key, we);
   }
 
-  return { link, checkout, roomForEndpoint, endpoint, endpointBesideOthers, session, orderOf, customer, startedSession, event, endpointOfKey, delivery, finishedDelivery, listedDelivery };
+  return { link, checkout, roomForEndpoint, endpoint, endpointBesideOthers, session, sessionOfKey, orderOf, customer, startedSession, event, endpointOfKey, delivery, finishedDelivery, listedDelivery, listedTransfer };
 }
 
 export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
-  const { link, checkout, roomForEndpoint, endpoint, session, orderOf, customer, event, endpointOfKey, delivery, finishedDelivery } = objectMakers(app);
+  const { link, checkout, roomForEndpoint, endpoint, session, sessionOfKey, orderOf, customer, event, endpointOfKey, delivery, finishedDelivery } = objectMakers(app);
   /** For each operation: a valid call on objects owned by the key's business and mode. */
   return {
     create_payment_link: async () => ({ path: '/v1/payment_links', body: { amount: '10.00', currency: 'USD', description: 'x' } }),
@@ -123,7 +149,7 @@ export function operationFixtures(app: () => TestApp): Record<string, Fixture> {
     start_checkout_session: async (key) => ({ path: `/v1/checkout_sessions/${await session(key)}/start`, body: { email: 'buyer@shop.example' } }),
     retrieve_payment: async (key) => ({ path: `/v1/payments/${await session(key)}` }),
     list_payments: async () => ({ path: '/v1/payments' }),
-    list_payment_transfers: async (key) => ({ path: `/v1/payments/${await session(key)}/transfers` }),
+    list_payment_transfers: async (key) => ({ path: `/v1/payments/${await sessionOfKey(key)}/transfers` }),
     simulate_payment: async (key) => ({ path: `/v1/payments/${await session(key)}/simulate`, body: { outcome: 'failed' } }),
     retrieve_order: async (key) => ({ path: `/v1/orders/${await orderOf(key)}` }),
     list_orders: async () => ({ path: '/v1/orders' }),
@@ -151,7 +177,7 @@ export type ListedObject = (key: string) => Promise<string>;
  * each key must be of a business and mode with fewer than 10.
  */
 export function listedObjects(app: () => TestApp): Record<string, ListedObject> {
-  const { link, checkout, endpointBesideOthers, session, orderOf, customer, event, listedDelivery } = objectMakers(app);
+  const { link, checkout, endpointBesideOthers, session, orderOf, customer, event, listedDelivery, listedTransfer } = objectMakers(app);
   return {
     list_payment_links: link,
     list_checkouts: checkout,
@@ -161,5 +187,6 @@ export function listedObjects(app: () => TestApp): Record<string, ListedObject> 
     list_orders: orderOf,
     list_events: event,
     list_endpoint_deliveries: listedDelivery,
+    list_payment_transfers: listedTransfer,
   };
 }

@@ -43,12 +43,12 @@ export function PaymentBooks({ transfers }: { transfers: readonly TransferOut[] 
   const rows = transfers.map((transfer) => [
     html`<span>${KIND_WORDS[transfer.kind]}${transfer.disposition !== null && html`<span class=${transfer.needs_review ? 'flag' : 'muted'}>: ${DISPOSITION_WORDS[transfer.disposition]}</span>`}</span>`,
     amountOf(transfer),
-    html`<span><code>${transfer.from}</code> → <code>${transfer.to}</code></span>`,
+    html`<code>${transfer.from}</code><br />to <code>${transfer.to}</code>`,
     html`<a href=${transfer.explorer_url} rel="noreferrer" target="_blank">${shortHash(transfer.txid)}</a>${transfer.log_index !== null && html`<span class="muted"> log ${transfer.log_index}</span>`}`,
     at(transfer.created),
   ]);
   return html`<section aria-labelledby="books-heading">
     <h2 id="books-heading">Money on the chain</h2>
-    ${Table({ label: 'Money on the chain', columns: ['What', 'Amount', 'From → to', 'Transaction', 'Recorded'], rows, empty: 'No money has moved on a chain for this payment yet.' })}
+    ${Table({ label: 'Money on the chain', columns: ['What', 'Amount', 'From, to', 'Transaction', 'Recorded'], rows, empty: 'No money has moved on a chain for this payment yet.' })}
   </section>`;
 }
