@@ -1,6 +1,7 @@
 import type { VNode } from 'preact';
 import type { TransferOut } from '../../resources/ledger/schemas.ts';
 import { html, Table } from '../../ui/index.ts';
+import { fromMicros, toMicros } from '../../resources/orders/derive.ts';
 import { coinAmount } from '../wording.ts';
 import { unixTime as at } from './frame.ts';
 
@@ -33,10 +34,7 @@ function amountOf(transfer: TransferOut): string {
 export function forwardedTotal(transfers: readonly TransferOut[]): string | null {
   const nets = transfers.filter((transfer) => transfer.kind === 'forward_net');
   if (nets.length === 0) return null;
-  const decimals = nets[0]!.amount.split('.')[1]?.length ?? 0;
-  const units = nets.reduce((sum, transfer) => sum + BigInt(transfer.amount.replace('.', '')), 0n);
-  const text = units.toString().padStart(decimals + 1, '0');
-  return coinAmount(decimals === 0 ? text : `${text.slice(0, -decimals)}.${text.slice(-decimals)}`, nets[0]!.coin);
+  return coinAmount(fromMicros(nets.reduce((sum, transfer) => sum + toMicros(transfer.amount), 0n)), nets[0]!.coin);
 }
 
 export function PaymentBooks({ transfers }: { transfers: readonly TransferOut[] }): VNode {
