@@ -718,7 +718,7 @@ export interface ProcessorUnfinalDepositsTable {
   value: ColumnType<string, string | bigint, string | bigint>;
   seen_at: Timestamp;
 }
-export type OutgoingNoticeKind = 'deposit.confirmed' | 'settlement.completed';
+export type OutgoingNoticeKind = 'deposit.confirmed' | 'settlement.completed' | 'sweep.completed';
 export interface ProcessorNoticesOutTable {
   id: string;
   kind: OutgoingNoticeKind;
@@ -896,6 +896,8 @@ export interface ProcessorSweepsTable {
   updated_at: Timestamp;
   /** The top-up and the transfer as their receipts showed them, once mined (migrations/0043). */
   movements: JsonDefault<StoredMovement[] | null>;
+  /** When its `sweep.completed` notice was enqueued, once final (migrations/0046). */
+  reported_at: Timestamp | null;
 }
 
 export interface Database {

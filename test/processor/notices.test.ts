@@ -6,6 +6,8 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, MINUTE } from '../../src/core/clock.ts';
 import { acceptHeldPayment } from '../../src/resources/payments/accept.ts';
+import { booksCsv } from '../../src/resources/ledger/export.ts';
+import type { Principal } from '../../src/auth/principal.ts';
 import { asOperatorOn } from '../support/operator.ts';
 import { eventsOf, typesOf } from '../flows/support.ts';
 import { freshRates } from '../support/fx-rates.ts';
@@ -758,6 +760,63 @@ describe('the books: each transfer as the chain identifies it (issue 30)', () =>
     expect((await api('GET', `/v1/orders/${(await payment(id)).order_id}`)).received).toBe('44.550000');
     const deposits = (await transfers(id)).filter((row) => row.kind === 'deposit');
     expect(deposits.map((row) => [row.disposition, row.needs_review])).toEqual([['paid', false], ['extra', true]]);
+  });
+
+  it('a sweep, final on the chain, is booked with its gas top-up: to the payout wallet of the payment\'s coin it counts as reached, a stray token in its own units; the CSV has a line for each', async () => {
+    const { id, address } = await started();
+    const tx = txid();
+    await deliver(identified(address, tx, 0));
+    await deliver(forwardOf(address, tx, 0, 39_600_000n, 400_000n));
+    const GAS_WALLET = '0x6c3e4cb2e96b01f4b866965a91ed4437839a121a';
+    const STRAY = '0xdac17f958d2ee523a2206206994597c13d831ec7';
+    const sweepOf = (token: string, to: string, value: string, decimals: number, coin?: string) => {
+      const [top, moved] = [txid(), txid()];
+      return {
+        notice: {
+          id: noticeId(), type: 'sweep.completed', deposit_address: address, payment_id: id, network: 'polygon', coin, token, forwarded_to: to, txid_out: moved,
+          movements: [
+            { kind: 'gas_top_up', txid: top, log_index: null, block_number: 1200, from: GAS_WALLET, to: address.toLowerCase(), token: null, value: '52500000000000', decimals: 18 },
+            { kind: 'sweep', txid: moved, log_index: 2, block_number: 1201, from: address.toLowerCase(), to, token, value, decimals },
+          ],
+        },
+        moved,
+      };
+    };
+    // 1.5 USDC that came after the watch, swept to the merchant; 2.5 of a token nobody priced, to the operator.
+    const own = sweepOf(TOKEN, LIVE_WALLET.toLowerCase(), '1500000', 6, 'polygon_usdc');
+    const stray = sweepOf(STRAY, FEE_WALLET, '2500000000000000000', 18);
+    expect(await deliver(own.notice)).toMatchObject({ outcome: 'applied', payment_id: id, reason: expect.stringMatching(/^Recorded in the books: a sweep/) });
+    expect(await deliver(stray.notice)).toMatchObject({ outcome: 'applied' });
+    expect(await deliver({ ...own.notice, id: noticeId() })).toMatchObject({ outcome: 'duplicate' });
+    expect((await transfers(id)).filter((row) => row.kind === 'sweep' || row.txid === own.notice.movements[0]!.txid)
+      .map((row) => [row.kind, row.coin, row.amount, row.to]).sort((a, b) => (a.join() < b.join() ? -1 : 1))).toEqual([
+      ['gas_top_up', 'polygon_pol', '0.000052500000000000', address.toLowerCase()],
+      ['sweep', `polygon:${STRAY}`, '2.500000000000000000', FEE_WALLET],
+      ['sweep', 'polygon_usdc', '1.500000', LIVE_WALLET.toLowerCase()],
+    ]);
+    // What reached the merchant: the forward's net and the sweep of the payment's own coin; spec 3's merchant_received is the forward's.
+    expect(await payment(id)).toMatchObject({ status: 'paid', merchant_received: '39.600000' });
+    expect((await api('GET', `/v1/orders/${(await payment(id)).order_id}`)).received).toBe('41.100000');
+    const principal = { businessId: (await t.db.selectFrom('payments').select('business_id').where('id', '=', id).executeTakeFirstOrThrow()).business_id, livemode: true } as Principal;
+    const today = new Date(t.clock.now()).toISOString().slice(0, 10);
+    let csv = '';
+    for await (const chunk of booksCsv(t.db, principal, { from: new Date(`${today}T00:00:00Z`), to: new Date(`${today}T00:00:00Z`) })) csv += chunk;
+    const lines = csv.trim().split('\r\n').map((line) => line.split(','));
+    const header = lines[0]!;
+    const ofPayment = lines.slice(1).filter((line) => line[header.indexOf('payment_id')] === id)
+      .map((line) => Object.fromEntries(['disposition', 'coin', 'amount', 'net', 'fee', 'gas_top_up', 'deposit_txid', 'net_txids', 'fee_txids', 'deposit_address'].map((column) => [column, line[header.indexOf(column)]])))
+      .sort((a, b) => `${a.disposition} ${a.coin}`.localeCompare(`${b.disposition} ${b.coin}`)); // one instant on the test's clock: in any order
+    expect(ofPayment).toEqual([
+      { disposition: 'paid', coin: 'polygon_usdc', amount: '40.000000', net: '39.600000', fee: '0.400000', gas_top_up: '', deposit_txid: tx, net_txids: expect.any(String), fee_txids: expect.any(String), deposit_address: address.toLowerCase() },
+      { disposition: 'sweep', coin: 'polygon_usdc', amount: '1.500000', net: '1.500000', fee: '', gas_top_up: '0.000052500000000000', deposit_txid: '', net_txids: own.moved, fee_txids: '', deposit_address: address.toLowerCase() },
+      { disposition: 'sweep', coin: `polygon:${STRAY}`, amount: '2.500000000000000000', net: '', fee: '2.500000000000000000', gas_top_up: '0.000052500000000000', deposit_txid: '', net_txids: '', fee_txids: stray.moved, deposit_address: address.toLowerCase() },
+    ]);
+    // A sweep that reports a forward's share, or none, is refused and writes nothing.
+    const mixed = sweepOf(TOKEN, LIVE_WALLET.toLowerCase(), '1', 6, 'polygon_usdc');
+    mixed.notice.movements[0]!.kind = 'forward_net';
+    mixed.notice.movements.pop();
+    expect(await deliver(mixed.notice)).toMatchObject({ outcome: 'rejected' });
+    expect((await transfers(id)).length).toBe(7);
   });
 
   it('refuses a notice whose transfer fields are not what the chain has: 400, nothing changes', async () => {

@@ -10,7 +10,7 @@ import type { AppContext } from '../../src/verbs/context.ts';
 import { startDetection, type Detection } from '../../src/processor/detection/detection.ts';
 import { ForwardChain } from '../../src/processor/chain/forward-chain.ts';
 import { planForwards } from '../../src/processor/forwarding/forward-plans.ts';
-import { executeSweep } from '../../src/processor/forwarding/sweep.ts';
+import { executeSweep, reportFinalSweeps } from '../../src/processor/forwarding/sweep.ts';
 import { ProcessorKeys } from '../../src/processor/chain/keys.ts';
 import type { TestChain } from '../support/chain.ts';
 import { compiledTokens, testTokenAbi } from '../support/chain-contracts.ts';
@@ -166,6 +166,35 @@ describe('a stray token at a watched deposit address', () => {
     const after = await snapshot(address);
     expect((await refusal({ address, token: stray, to: 'merchant' })).message).toMatch(/holds none of/);
     expect(await snapshot(address)).toEqual(after);
+  });
+
+  it('once its transfer is final, is reported to the service once (sweep.completed) with what its receipts moved', async () => {
+    const { address, index, payout } = await watched();
+    await sendStray(address, USDC(4));
+    const result = await run({ address, token: stray, to: 'merchant', yes: true });
+    const json = result.json as { sweep_id: number; tx_hash: string; top_up_tx_hash: string };
+    const report = () => reportFinalSweeps({ db: t.db, clock: t.clock, network: polygon, chain: new ForwardChain(polygon), log: () => undefined });
+    const notice = () => t.db.selectFrom('processor.notices_out').selectAll().where('id', '=', `sweep:polygon:${json.sweep_id}`).executeTakeFirst();
+    // Mined, not final yet: nothing reported.
+    await report();
+    expect(await notice()).toBeUndefined();
+    await chain.mine(DEPTH + 1);
+    await report();
+    const sent = await notice();
+    expect(sent).toMatchObject({ kind: 'sweep.completed', state: 'pending' });
+    expect(sent!.body).toMatchObject({
+      type: 'sweep.completed', deposit_address: address, payment_id: `pay_sweep${index}`,
+      network: 'polygon', token: stray, forwarded_to: payout, txid_out: json.tx_hash,
+    });
+    expect((sent!.body as { movements: unknown[] }).movements).toEqual([
+      expect.objectContaining({ kind: 'gas_top_up', txid: json.top_up_tx_hash, to: address, token: null, decimals: 18 }),
+      expect.objectContaining({ kind: 'sweep', txid: json.tx_hash, from: address, to: payout, token: stray, value: '4000000', decimals: 6 }),
+    ]);
+    const [row] = (await sweeps()).filter((sweepRow) => sweepRow.id === json.sweep_id);
+    expect(row!.reported_at).not.toBeNull();
+    // Reported once.
+    await report();
+    expect(await t.db.selectFrom('processor.notices_out').select('id').where('id', 'like', `sweep:polygon:${json.sweep_id}`).execute()).toHaveLength(1);
   });
 
   it('--to operator sends it to PROCESSOR_FEE_WALLET, also from an address whose payment has no payout wallet', async () => {

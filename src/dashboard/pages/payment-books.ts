@@ -1,7 +1,7 @@
 import type { VNode } from 'preact';
 import type { TransferOut } from '../../resources/ledger/schemas.ts';
 import { html, Table } from '../../ui/index.ts';
-import { fromMicros, toMicros } from '../../resources/orders/derive.ts';
+import { decimalToUnits, unitsToDecimal } from '../../resources/ledger/record.ts';
 import { coinAmount } from '../wording.ts';
 import { unixTime as at } from './frame.ts';
 
@@ -30,11 +30,20 @@ function amountOf(transfer: TransferOut): string {
   return transfer.token === null ? `${transfer.amount.replace(/\.?0+$/, '')} ${transfer.coin.split('_')[1]?.toUpperCase() ?? ''}`.trim() : coinAmount(transfer.amount, transfer.coin);
 }
 
-/** What reached the payout wallet, by the books: the sum of the net shares, in the coin they came in. */
-export function forwardedTotal(transfers: readonly TransferOut[]): string | null {
-  const nets = transfers.filter((transfer) => transfer.kind === 'forward_net');
-  if (nets.length === 0) return null;
-  return coinAmount(fromMicros(nets.reduce((sum, transfer) => sum + toMicros(transfer.amount), 0n)), nets[0]!.coin);
+/**
+ * What reached the payout wallet, by the books: the net shares, and the operator's sweeps to that
+ * wallet, summed per coin they came in ("29.70 USDC on Polygon + 5.00 USDT on Polygon").
+ */
+export function forwardedTotal(transfers: readonly TransferOut[], payoutWallet: string | null): string | null {
+  const reached = transfers.filter((transfer) => transfer.kind === 'forward_net'
+    || (transfer.kind === 'sweep' && payoutWallet !== null && transfer.to.toLowerCase() === payoutWallet.toLowerCase()));
+  if (reached.length === 0) return null;
+  const byCoin = Map.groupBy(reached, (transfer) => transfer.coin);
+  return [...byCoin].map(([coin, ofCoin]) => {
+    // Exact in the coin's own decimals (six for the dollar coins, a stray token's may have more).
+    const places = Math.max(...ofCoin.map((transfer) => transfer.amount.split('.')[1]?.length ?? 0));
+    return coinAmount(unitsToDecimal(ofCoin.reduce((sum, transfer) => sum + decimalToUnits(transfer.amount, places), 0n), places), coin);
+  }).join(' + ');
 }
 
 export function PaymentBooks({ transfers }: { transfers: readonly TransferOut[] }): VNode {

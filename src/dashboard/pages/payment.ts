@@ -58,7 +58,7 @@ function arrival(payment: PaymentOut, rest: PaymentRest | undefined): Array<read
 /** What reached the merchant; while a forward failed or is late, that it waits and the operator knows (never a dash). */
 function reachedYou(payment: PaymentOut, waits: readonly ForwardWait[], transfers: readonly TransferOut[]): ComponentChildren {
   // By the books: a held or accepted payment's money reached the merchant too, though spec 3 leaves merchant_received empty.
-  const reached = forwardedTotal(transfers) ?? (payment.merchant_received === null ? null : coinAmount(payment.merchant_received, payment.coin));
+  const reached = forwardedTotal(transfers, payment.payout_wallet) ?? (payment.merchant_received === null ? null : coinAmount(payment.merchant_received, payment.coin));
   if (waits.length === 0) return reached;
   return html`<div class="forward-wait">
     ${reached && html`<p>${reached}</p>`}

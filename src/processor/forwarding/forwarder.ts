@@ -13,6 +13,7 @@ import { enqueueNotice, sixDecimals } from '../notices/outbox.ts';
 import { IneffectiveTransaction, verifyTopUp, verifyTransfers } from './movements.ts';
 import { settlementMovements } from '../notices/settlement.ts';
 import { publicText } from '../../core/public-text.ts';
+import { reportFinalSweeps } from './sweep.ts';
 
 export type { ForwarderDeps, ForwardRow };
 
@@ -89,6 +90,10 @@ export class Forwarder {
       const state = (await db.selectFrom('processor.forwards').select('state').where('id', '=', forward.id).executeTakeFirstOrThrow()).state;
       if (state !== 'final' && state !== 'canceled') left += 1;
     }
+    // The operator's sweeps, booked once final (the same finality as a forward's).
+    await reportFinalSweeps({ ...this.#deps, log: this.#options.log }).catch((error: unknown) => {
+      this.#options.log(`[processor] ${this.#name}: sweeps not reported yet: ${revertReason(error)}`);
+    });
     return left;
   }
 

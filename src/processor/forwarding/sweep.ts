@@ -5,7 +5,7 @@ import { ApiError } from '../../core/errors.ts';
 import type { NetworkConfig } from '../../core/networks-config.ts';
 import type { Db } from '../../db/database.ts';
 import type { ProcessorSweepsTable } from '../../db/schema.ts';
-import { DEPOSIT_PRICE_PERCENT } from './forward-attempts.ts';
+import { DEPOSIT_PRICE_PERCENT, isFinalReceipt } from './forward-attempts.ts';
 import { isRevert, revertReason, tokenAbi, type ForwardChain } from '../chain/forward-chain.ts';
 import { sign, takeNonce } from './forward-transactions.ts';
 import type { ProcessorKeys } from '../chain/keys.ts';
@@ -13,6 +13,8 @@ import { TRANSFER_EVENT } from '../chain/chain-client.ts';
 import { publicText } from '../../core/public-text.ts';
 import { IneffectiveTransaction, verifyTopUp, verifyTransfers } from './movements.ts';
 import type { StoredMovement } from '../../db/schema.ts';
+import { enqueueNotice } from '../notices/outbox.ts';
+import { settlementMovements } from '../notices/settlement.ts';
 
 // `processor sweep` (issue 22, must have 6): a stray token moved from a watched deposit address to
 // the payment's payout wallet (`merchant`) or PROCESSOR_FEE_WALLET (`operator`), through
@@ -313,4 +315,67 @@ async function sendSweep(deps: SweepDeps, row: SweepRow, options: { waitMs?: num
     .where('id', '=', row.id).execute();
   deps.log(`[processor] ${network.name}: sweep ${row.id} mined in block ${receipt.blockNumber}: ${row.amount} of ${row.token} from ${row.deposit_address} to ${row.to_address}, ${row.transfer_hash}`);
   return true;
+}
+
+export type SweepReportDeps = Pick<SweepDeps, 'db' | 'clock' | 'network' | 'chain' | 'log'>;
+
+/**
+ * The books (issue 30): each mined sweep of the network, once its transfer is final, re-read from
+ * its receipts (a reorganisation may have mined it again elsewhere) and reported to the service
+ * (`sweep.completed`, with what the receipts showed moved), once. A sweep the chain dropped before
+ * it was final goes back to `sending`: `processor sweep` run again broadcasts it again.
+ * Forwarding's pass calls it. Answers how many were reported.
+ */
+export async function reportFinalSweeps(deps: SweepReportDeps): Promise<number> {
+  const { db, clock, network, chain } = deps;
+  const mined = await db.selectFrom('processor.sweeps').selectAll().where('network', '=', network.name).where('state', '=', 'mined')
+    .where('reported_at', 'is', null).orderBy('id').limit(50).execute();
+  let reported = 0;
+  for (const sweep of mined) {
+    const receipt = await chain.receipt(sweep.transfer_hash as Hex);
+    if (!receipt) {
+      const final = await chain.finalBlock();
+      if (sweep.block_number !== null && BigInt(sweep.block_number) <= final.number) {
+        await db.updateTable('processor.sweeps').set({ state: 'sending', failure: `its transfer ${sweep.transfer_hash} left the chain in a reorganisation: run processor sweep again to send it again`, updated_at: clock.now() })
+          .where('id', '=', sweep.id).where('state', '=', 'mined').execute();
+        deps.log(`[processor] ${network.name}: sweep ${sweep.id} left the chain in a reorganisation; it is sending again`);
+      }
+      continue;
+    }
+    if (!(await isFinalReceipt(chain, receipt))) continue;
+    let movements: StoredMovement[];
+    try {
+      movements = [...await sweepTopUp(deps, sweep), ...verifyTransfers(receipt, [{ kind: 'sweep', token: sweep.token, from: sweep.deposit_address, to: sweep.to_address, value: BigInt(sweep.amount) }])];
+    } catch (error) {
+      if (!(error instanceof IneffectiveTransaction)) throw error;
+      const reason = publicText(error.message);
+      await db.updateTable('processor.sweeps').set({ state: 'failed', failure: reason, updated_at: clock.now() }).where('id', '=', sweep.id).execute();
+      deps.log(`[processor] ${network.name}: sweep ${sweep.id} failed once final: ${reason}`);
+      continue;
+    }
+    const token = network.tokens.find((candidate) => candidate.address.toLowerCase() === sweep.token);
+    const decimals = token?.decimals ?? await chain.client.readContract({ address: sweep.token as Address, abi: metadataAbi, functionName: 'decimals' }).catch(() => 0);
+    const now = clock.now();
+    const done = await db.transaction().execute(async (trx) => {
+      const updated = await trx.updateTable('processor.sweeps').set({ reported_at: now, block_number: receipt.blockNumber, movements: JSON.stringify(movements), updated_at: now })
+        .where('id', '=', sweep.id).where('reported_at', 'is', null).returning('id').executeTakeFirst();
+      if (!updated) return false;
+      await enqueueNotice(trx, {
+        id: `sweep:${network.name}:${sweep.id}`, type: 'sweep.completed', deposit_address: sweep.deposit_address, payment_id: sweep.payment_id,
+        network: network.name, coin: token?.coin, token: sweep.token, forwarded_to: sweep.to_address, txid_out: sweep.transfer_hash,
+        movements: settlementMovements(movements, decimals),
+      }, now);
+      return true;
+    });
+    if (done) reported += 1;
+  }
+  return reported;
+}
+
+/** The sweep's gas top-up as its receipt shows it now, if it had one. */
+async function sweepTopUp(deps: SweepReportDeps, sweep: SweepRow): Promise<StoredMovement[]> {
+  if (!sweep.top_up_hash) return [];
+  const receipt = await deps.chain.receipt(sweep.top_up_hash as Hex);
+  if (!receipt) throw new IneffectiveTransaction(`its gas top-up ${sweep.top_up_hash} is no longer on the chain`);
+  return [verifyTopUp(receipt, await deps.chain.transaction(receipt.transactionHash), { to: sweep.deposit_address, value: BigInt(sweep.top_up_value ?? 0) })];
 }

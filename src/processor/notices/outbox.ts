@@ -42,7 +42,7 @@ export interface OutgoingNotice {
 
 /** One movement a settlement reports, as src/resources/processor-notices/money.ts reads it. */
 export interface OutgoingMovement {
-  kind: 'forward_net' | 'forward_fee' | 'gas_top_up';
+  kind: 'forward_net' | 'forward_fee' | 'gas_top_up' | 'sweep';
   txid: string;
   log_index: number | null;
   block_number: number | null;

@@ -1,13 +1,13 @@
 import type { StoredMovement } from '../../db/schema.ts';
 import type { OutgoingMovement } from './outbox.ts';
 
-// What a final forward moved, for its settlement notice (issue 30, the books): each movement its
-// receipts showed (forwarding/movements.ts verified them: the shares' Transfer logs, the gas
-// top-ups' native value), as the service books them.
+// What a final forward or sweep moved, for its notice (issue 30, the books): each movement its
+// receipts showed (forwarding/movements.ts verified them: the shares' and the sweep's Transfer
+// logs, the gas top-ups' native value), as the service books them.
 
-const KINDS = { net: 'forward_net', fee: 'forward_fee', gas: 'gas_top_up' } as const;
+const KINDS = { net: 'forward_net', fee: 'forward_fee', gas: 'gas_top_up', sweep: 'sweep' } as const;
 
-/** The verified movements of a forward as the notice reports them; tokens in `decimals` base units, the native coin in 18. */
+/** The verified movements of a forward or sweep as the notice reports them; tokens in `decimals` base units, the native coin in 18. */
 export function settlementMovements(movements: readonly StoredMovement[], decimals: number): OutgoingMovement[] {
   return movements.filter((movement): movement is StoredMovement & { kind: keyof typeof KINDS } => movement.kind in KINDS).map((movement) => ({
     kind: KINDS[movement.kind], txid: movement.tx_hash, log_index: movement.log_index, block_number: Number(movement.block_number),

@@ -8,9 +8,11 @@ import { defineAction } from '../../verbs/action.ts';
 import { unitsToDecimal } from './record.ts';
 
 // The books as a CSV for an accountant (issue 30): one line per arrival (a deposit) with what
-// forwarded it (net to the payout wallet, fee, gas), so the net column adds up to what the payout
-// wallet received and the fee column to the fee wallet's. Read in keyset batches and written as
-// it goes: memory stays flat whatever the range holds.
+// forwarded it (net to the payout wallet, fee, gas), and one per sweep the operator ran (its
+// disposition `sweep`: its amount under net when it went to the payout wallet, under fee when to
+// the fee wallet, with the gas it took), so the net column adds up to what the payout wallet
+// received and the fee column to the fee wallet's. Read in keyset batches and written as it
+// goes: memory stays flat whatever the range holds.
 
 /** Rows read per statement: large enough that a statement's cost is spread, small enough to stay flat. */
 const BATCH = 2_000;
@@ -33,6 +35,7 @@ export const BOOKS_COLUMNS = ['time', 'payment_id', 'order_id', 'network', 'coin
 
 interface BooksLine {
   id: string;
+  kind: 'deposit' | 'sweep';
   recorded_at: Date;
   payment_id: string;
   order_id: string | null;
@@ -64,18 +67,25 @@ function csvLine(row: BooksLine): string {
   return [
     row.recorded_at.toISOString(), row.payment_id, row.order_id ?? '', row.network, row.coin, row.disposition, String(row.needs_review),
     amount(row.value), amount(row.net), amount(row.fee), row.gas === null ? '' : unitsToDecimal(BigInt(row.gas), 18),
-    row.tx_hash, row.log_index === null ? '' : String(row.log_index), row.net_txids ?? '', row.fee_txids ?? '', row.from_address, row.to_address,
+    ...(row.kind === 'sweep' ? ['', ''] : [row.tx_hash, row.log_index === null ? '' : String(row.log_index)]),
+    row.net_txids ?? '', row.fee_txids ?? '', row.from_address, row.kind === 'sweep' ? row.from_address : row.to_address,
   ].map(field).join(',');
 }
 
-/** One batch of arrivals after `after`, with the shares and top-ups that forwarded each. */
+/** One batch of arrivals and sweeps after `after`, with the shares and top-ups that moved each on. */
 async function batch(db: Db, principal: Principal, range: BooksRange, after: { at: Date; id: string } | null): Promise<BooksLine[]> {
   const end = new Date(range.to.getTime() + DAY);
   const { rows } = await sql<BooksLine>`
-    SELECT d.id, d.recorded_at, d.payment_id, p.order_id, d.network, d.coin, d.disposition, d.needs_review, d.value::text AS value, d.decimals,
-           d.tx_hash, d.log_index, d.from_address, d.to_address, f.net, f.fee, f.gas, f.net_txids, f.fee_txids
+    SELECT d.id, d.kind, d.recorded_at, d.payment_id, p.order_id, d.network, d.coin, coalesce(d.disposition, d.kind) AS disposition, d.needs_review,
+           d.value::text AS value, d.decimals, d.tx_hash, d.log_index, d.from_address, d.to_address, f.gas,
+           CASE WHEN d.kind = 'deposit' THEN f.net WHEN w.to_payout THEN d.value::text END AS net,
+           CASE WHEN d.kind = 'deposit' THEN f.fee WHEN NOT w.to_payout THEN d.value::text END AS fee,
+           CASE WHEN d.kind = 'deposit' THEN f.net_txids WHEN w.to_payout THEN d.tx_hash END AS net_txids,
+           CASE WHEN d.kind = 'deposit' THEN f.fee_txids WHEN NOT w.to_payout THEN d.tx_hash END AS fee_txids
     FROM chain_movements d
     JOIN payments p ON p.id = d.payment_id
+    -- A sweep went to the payout wallet or to the fee wallet (the only other place a sweep goes).
+    CROSS JOIN LATERAL (SELECT d.to_address = lower(p.payout_wallet) IS TRUE AS to_payout) w
     LEFT JOIN LATERAL (
       SELECT sum(s.value) FILTER (WHERE s.kind = 'forward_net')::text AS net,
              sum(s.value) FILTER (WHERE s.kind = 'forward_fee')::text AS fee,
@@ -86,7 +96,7 @@ async function batch(db: Db, principal: Principal, range: BooksRange, after: { a
       WHERE s.payment_id = d.payment_id AND s.kind <> 'deposit' AND s.deposit_tx_hash = d.tx_hash
         AND s.deposit_log_index IS NOT DISTINCT FROM d.log_index
     ) f ON true
-    WHERE d.business_id = ${principal.businessId} AND d.livemode = ${principal.livemode} AND d.kind = 'deposit'
+    WHERE d.business_id = ${principal.businessId} AND d.livemode = ${principal.livemode} AND d.kind IN ('deposit', 'sweep')
       AND d.recorded_at >= ${range.from} AND d.recorded_at < ${end}
       ${after === null ? sql`` : sql`AND (d.recorded_at, d.id) > (${after.at}, ${after.id})`}
     ORDER BY d.recorded_at, d.id
@@ -94,7 +104,7 @@ async function batch(db: Db, principal: Principal, range: BooksRange, after: { a
   return rows;
 }
 
-/** The CSV, a header then one line per arrival in the range, oldest first, each ending in CRLF (RFC 4180). */
+/** The CSV, a header then one line per arrival or sweep in the range, oldest first, each ending in CRLF (RFC 4180). */
 export async function* booksCsv(db: Db, principal: Principal, range: BooksRange): AsyncGenerator<string> {
   yield `${BOOKS_COLUMNS.join(',')}\r\n`;
   let after: { at: Date; id: string } | null = null;

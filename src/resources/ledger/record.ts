@@ -5,8 +5,9 @@ import type { ChainMovementKind, DepositDisposition, PaymentRow } from '../../db
 
 // Writing the books (issue 30, must have 3): each movement once, by the chain's own identity
 // (network, transaction, log index, kind), whoever reports it and however often. What reached
-// the merchant for a payment (payments.forwarded_net) is summed from its forward_net rows in the
-// same transaction, so an order's `received` agrees with the ledger to the unit.
+// the merchant for a payment (payments.forwarded_net) is summed from its forward_net rows, and
+// its sweeps of its own coin to its payout wallet, in the same transaction, so an order's
+// `received` agrees with the ledger to the unit.
 
 export interface Movement {
   kind: ChainMovementKind;
@@ -40,15 +41,19 @@ export async function recordMovements(db: Db, payment: Pick<PaymentRow, 'id' | '
     disposition: movement.kind === 'deposit' ? movement.disposition ?? 'paid' : null, needs_review: movement.needsReview ?? false,
     recorded_at: now,
   }))).onConflict((oc) => oc.expression(sql`network, lower(tx_hash), coalesce(log_index, -1), kind`).doNothing()).returning('id').execute();
-  if (movements.some((movement) => movement.kind === 'forward_net')) await sumForwardedNet(db, payment.id);
+  if (movements.some((movement) => movement.kind === 'forward_net' || movement.kind === 'sweep')) await sumForwardedNet(db, payment.id);
   return inserted.length;
 }
 
-/** payments.forwarded_net: its forward_net rows in six decimals (the dollar coins the service prices); null while none. */
+/**
+ * payments.forwarded_net: its forward_net rows, and its sweeps of its own coin to its payout wallet,
+ * in six decimals (the dollar coins the service prices); null while none.
+ */
 async function sumForwardedNet(db: Db, paymentId: string): Promise<void> {
-  await sql`UPDATE payments SET forwarded_net = (
-      SELECT sum(value / power(10::numeric, decimals))::numeric(30, 6) FROM chain_movements WHERE payment_id = ${paymentId} AND kind = 'forward_net')
-    WHERE id = ${paymentId}`.execute(db);
+  await sql`UPDATE payments p SET forwarded_net = (
+      SELECT sum(m.value / power(10::numeric, m.decimals))::numeric(30, 6) FROM chain_movements m
+      WHERE m.payment_id = p.id AND (m.kind = 'forward_net' OR (m.kind = 'sweep' AND m.coin = p.coin AND m.to_address = lower(p.payout_wallet))))
+    WHERE p.id = ${paymentId}`.execute(db);
 }
 
 /** Whether this transfer (network, transaction, log) is already a deposit in the books, and of which payment. */

@@ -28,9 +28,9 @@ const blockNumber = z.number(invalid('block numbers must be whole numbers.')).in
 const units = z.string(invalid('value must be base units, a decimal string.')).regex(/^\d{1,78}$/, invalid('value must be base units, a decimal string.')).transform(BigInt);
 const decimals = z.number(invalid('decimals must be a whole number.')).int().min(0).max(36);
 
-/** One share of a forward, or a gas top-up, as the chain showed it moved. */
+/** One share of a forward, a sweep, or a gas top-up, as the chain showed it moved. */
 const ForwardMovement = z.object({
-  kind: z.enum(['forward_net', 'forward_fee', 'gas_top_up'], invalid('a movement kind is forward_net, forward_fee or gas_top_up.')),
+  kind: z.enum(['forward_net', 'forward_fee', 'gas_top_up', 'sweep'], invalid('a movement kind is forward_net, forward_fee, gas_top_up or sweep.')),
   txid: txHash,
   log_index: logIndex.nullable(),
   block_number: blockNumber.nullable(),
@@ -44,7 +44,7 @@ const ForwardMovement = z.object({
 
 export const MoneyNotice = z.object({
   id: z.string(invalid('id must be a string.')).min(1).max(200),
-  type: z.enum(['deposit.confirmed', 'settlement.completed'], invalid('type must be deposit.confirmed or settlement.completed.')),
+  type: z.enum(['deposit.confirmed', 'settlement.completed', 'sweep.completed'], invalid('type must be deposit.confirmed, settlement.completed or sweep.completed.')),
   deposit_address: z.string(invalid('deposit_address must be a string.')).min(1).max(100).toLowerCase(),
   payment_id: z.string().max(100).nullish(),
   coin: z.string(invalid('coin must be a string.')).min(1).max(40).optional(),
@@ -82,7 +82,36 @@ export async function applyMoneyNotice(trx: Db, deps: Deps, notice: MoneyNotice)
     .where('deposit_address', 'is not', null).where('livemode', '=', true).forUpdate().executeTakeFirst();
   if (!payment) return rejected('No Live payment has this deposit address.');
   if (notice.payment_id && notice.payment_id !== payment.id) return rejected(`The deposit address belongs to ${payment.id}, not ${notice.payment_id}.`, payment.id);
-  return notice.type === 'deposit.confirmed' ? applyDeposit(trx, deps, payment, notice) : applySettlement(trx, deps, payment, notice);
+  if (notice.type === 'deposit.confirmed') return applyDeposit(trx, deps, payment, notice);
+  const kinds = new Set((notice.movements ?? []).map((movement) => movement.kind));
+  if (notice.type === 'sweep.completed') {
+    if (!kinds.has('sweep') || kinds.has('forward_net') || kinds.has('forward_fee')) return rejected('A sweep reports its sweep movement (and its gas top-up), nothing else.', payment.id);
+    return applySweep(trx, deps, payment, notice);
+  }
+  if (kinds.has('sweep')) return rejected('A settlement reports the forward\'s shares and gas top-ups, not a sweep.', payment.id);
+  return applySettlement(trx, deps, payment, notice);
+}
+
+/**
+ * A sweep the operator ran (`processor sweep`), final on the chain: its transfer off the deposit
+ * address and its gas top-up, in the books. A sweep of the payment's coin to its payout wallet is
+ * money that reached the merchant (payments.forwarded_net counts it); a stray token, named by its
+ * contract when the network does not price it, is booked in its own base units.
+ */
+async function applySweep(trx: Db, deps: Deps, payment: PaymentRow, notice: MoneyNotice): Promise<NoticeOutcome> {
+  if (!notice.network) return rejected('A sweep needs the network it moved on.', payment.id);
+  const network = notice.network;
+  const coin = notice.coin ?? `${network}:${notice.token ?? 'token'}`;
+  const movements = notice.movements ?? [];
+  const sweep = movements.find((movement) => movement.kind === 'sweep')!;
+  const recorded = await recordMovements(trx, payment, movements.map((movement) => ({
+    kind: movement.kind, network, txHash: movement.txid, logIndex: movement.log_index, blockNumber: movement.block_number,
+    from: movement.from, to: movement.to, token: movement.token,
+    coin: movement.token === null ? nativeCoin(network) : coin, value: movement.value, decimals: movement.decimals,
+    // A top-up names what it paid the gas of: here the sweep (as a forward's names its deposit).
+    deposit: movement.kind === 'gas_top_up' ? { txHash: sweep.txid, logIndex: sweep.log_index } : null,
+  })), deps.clock.now());
+  return recorded > 0 ? applied(payment.id, 'Recorded in the books: a sweep off the deposit address.') : { outcome: 'duplicate', reason: 'The sweep is already in the books.', paymentId: payment.id };
 }
 
 async function applyDeposit(trx: Db, deps: Deps, payment: PaymentRow, notice: MoneyNotice): Promise<NoticeOutcome> {

@@ -56,7 +56,7 @@ const StatusNotice = z.object({
 });
 
 export const ProcessorNotice = z.discriminatedUnion('type', [MoneyNotice, StatusNotice], {
-  error: (issue) => (issue.code === 'invalid_union' ? invalid('type must be deposit.confirmed, settlement.completed or processor.status.').error : undefined),
+  error: (issue) => (issue.code === 'invalid_union' ? invalid('type must be deposit.confirmed, settlement.completed, sweep.completed or processor.status.').error : undefined),
 });
 export type ProcessorNotice = z.output<typeof ProcessorNotice>;
 type StatusNotice = z.output<typeof StatusNotice>;
