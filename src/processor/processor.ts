@@ -121,71 +121,92 @@ export async function startProcessor(deps: {
     if (verdict.state === 'ok' && before !== undefined && before.state !== 'ok') log(`[processor] ${network.name}: its configuration checks pass again`);
   };
   // A node that did not answer is asked again next poll; a verdict holds checkEveryMs.
-  const checkDue = () => Promise.all(deps.networks.filter((network) => {
+  const checkDue = (network: NetworkConfig) => {
     const last = verdicts.get(network.name);
     if (last?.verdict.state === 'unchecked') return Date.now() >= (retryAt.get(network.name) ?? 0);
     return !last || deps.clock.now().getTime() - last.at >= checkEveryMs;
-  }).map(check));
+  };
   const checked = (network: NetworkConfig) => {
     const verdict = verdicts.get(network.name)?.verdict;
     return verdict?.state === 'ok' ? verdict.network : undefined;
   };
-  await checkDue();
+  // The first checks: awaited when polls are asked for (tests, the status command); the loop does
+  // not wait for them to start, each network's first pass awaits its own (a node that hangs at
+  // start holds up its own network only).
+  const firstChecks = new Map(deps.networks.map((network) => [network.name, check(network)]));
+  if (options.manual) await Promise.all(firstChecks.values());
 
   const deliver = () => deliverDueNotices(deps.db, deps.clock, deps.sender, { log })
     .catch((error: unknown) => log(`[processor] delivering notices failed: ${problem(error)}`));
 
-  /** `onlyDue` (the loop): a failing network is skipped until its wait is over; a poll asked for (tests) tries every one. */
-  const poll = async (onlyDue = false) => {
-    const held = await locks.take(deps.networks.map((network) => network.name));
-    const waiting = new Set<NetworkName>();
-    await checkDue();
-    await Promise.all(detection.detectors.map(async (detector) => {
-      const network = detector.network;
-      const state = health.get(network.name)!;
-      state.active = held.has(network.name);
-      // A refused network is not worked; one whose node did not answer the checks is scanned (its
-      // failure drives the backoff and says why), but credits and forwards nothing until they pass.
-      if (!state.active || verdicts.get(network.name)?.verdict.state === 'refused') return;
-      if (onlyDue && Date.now() < (retryAt.get(network.name) ?? 0)) {
-        waiting.add(network.name);
-        return;
-      }
-      try {
-        // After a failure, one quick try of every URL first: a node still down costs one request per URL.
-        if (state.failures > 0) await detector.probe();
-        const scanned = await detector.scan();
-        if (state.failures > 0) log(`[processor] ${network.name}: scanning again after ${state.failures} failed tries`);
-        state.lastScanAt = deps.clock.now();
-        state.cursorBlock = scanned.nextBlock;
-        state.lastError = null;
-        state.failures = 0;
-        retryAt.delete(network.name);
-      } catch (error) {
-        // The next try scans again from the same cursor; the status says why meanwhile.
-        state.lastError = problem(error);
-        state.failures += 1;
-        const wait = retryWaitMs(state.failures, pollMs);
-        retryAt.set(network.name, Date.now() + wait);
-        log(`[processor] ${network.name}: scan failed (${state.failures} in a row; next try in ${Math.round(wait / 1000)} s): ${state.lastError}`);
-      }
-      const verified = checked(network);
-      if (verified) await confirmFinalTransfers(deps.db, deps.clock, verified).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
-      if (state.failures > 0) return;
+  /**
+   * One network's pass: its configuration checked when due, its chain scanned, what is final
+   * confirmed and told, then forwarded. `onlyDue` (the loop): a failing network is skipped until
+   * its wait is over; a poll asked for (tests) tries every one.
+   */
+  const networkPass = async (detector: Detection['detectors'][number], held: Set<string>, onlyDue: boolean) => {
+    const network = detector.network;
+    const state = health.get(network.name)!;
+    state.active = held.has(network.name);
+    if (!state.active) return;
+    await firstChecks.get(network.name);
+    if (checkDue(network)) await check(network);
+    // A refused network is not worked; one whose node did not answer the checks is scanned (its
+    // failure drives the backoff and says why), but credits and forwards nothing until they pass.
+    if (verdicts.get(network.name)?.verdict.state === 'refused') return;
+    if (onlyDue && Date.now() < (retryAt.get(network.name) ?? 0)) return;
+    try {
+      // After a failure, one quick try of every URL first: a node still down costs one request per URL.
+      if (state.failures > 0) await detector.probe();
+      const scanned = await detector.scan();
+      if (state.failures > 0) log(`[processor] ${network.name}: scanning again after ${state.failures} failed tries`);
+      state.lastScanAt = deps.clock.now();
+      state.cursorBlock = scanned.nextBlock;
+      state.lastError = null;
+      state.failures = 0;
+      retryAt.delete(network.name);
+    } catch (error) {
+      // The next try scans again from the same cursor; the status says why meanwhile.
+      state.lastError = problem(error);
+      state.failures += 1;
+      const wait = retryWaitMs(state.failures, pollMs);
+      retryAt.set(network.name, Date.now() + wait);
+      log(`[processor] ${network.name}: scan failed (${state.failures} in a row; next try in ${Math.round(wait / 1000)} s): ${state.lastError}`);
+    }
+    const verified = checked(network);
+    if (verified) await confirmFinalTransfers(deps.db, deps.clock, verified).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
+    if (state.failures === 0) {
       // For the status only: a failure here costs nothing but its count.
       await recordUnfinalDeposits(deps.db, deps.clock, clients.get(network.name)!, network, detection.watched)
         .catch((error: unknown) => log(`[processor] ${network.name}: reading deposits not final yet failed: ${problem(error)}`));
-    }));
+    }
     // The deposits found are told before anything is forwarded: a buyer's page turns paid without waiting for gas.
     await deliver();
-    if ((deps.steps ?? []).length === 0) return;
     // A network waiting out its node's failures is not forwarded either: forwarding needs the same node.
-    await Promise.all(deps.networks.filter((network) => held.has(network.name) && !waiting.has(network.name) && checked(network)).map(async (network) => {
-      for (const step of deps.steps ?? []) {
-        await step(network).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
-      }
-    }));
+    if ((deps.steps ?? []).length === 0 || state.failures > 0 || !verified) return;
+    for (const step of deps.steps ?? []) {
+      await step(network).catch((error: unknown) => log(`[processor] ${network.name}: ${problem(error)}`));
+    }
     await deliver();
+  };
+
+  // Each network's pass runs on its own: a node that hangs holds up its own network's next pass
+  // (started only once the last one ends), never another network's.
+  const inFlight = new Map<NetworkName, Promise<void>>();
+  const poll = async (onlyDue = false) => {
+    const held = await locks.take(deps.networks.map((network) => network.name));
+    const passes = detection.detectors.map((detector) => {
+      const name = detector.network.name;
+      const running = inFlight.get(name);
+      if (running) return running;
+      const pass = networkPass(detector, held, onlyDue)
+        .catch((error: unknown) => log(`[processor] ${name}: ${problem(error)}`))
+        .finally(() => inFlight.delete(name));
+      inFlight.set(name, pass);
+      return pass;
+    });
+    // The loop goes on without waiting for a slow network; a poll asked for waits for every one.
+    if (!onlyDue) await Promise.all(passes);
   };
 
   const healthy = (state: NetworkHealth) => state.active && state.configProblem === null && state.lastError === null && state.lastScanAt !== null
@@ -250,6 +271,7 @@ export async function startProcessor(deps: {
       stopped = true;
       clearTimeout(timer);
       await running;
+      await Promise.all(inFlight.values());
       await locks.close();
       await detection.stop();
     },

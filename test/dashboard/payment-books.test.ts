@@ -10,7 +10,7 @@ const move = (kind: TransferOut['kind'], coin: string, amount: string, to = PAYO
   id: `mov_${kind}${amount}`, object: 'transfer', payment_id: 'pay_1', livemode: true, kind, network: 'polygon', coin, amount,
   txid: `0x${'a'.repeat(64)}`, log_index: 0, block_number: 1, from: '0x1111111111111111111111111111111111111111', to,
   token: kind === 'gas_top_up' ? null : '0x2222222222222222222222222222222222222222', disposition: null, needs_review: false,
-  explorer_url: 'https://polygonscan.com/tx/0x', deposit: null, created: 0,
+  explorer_url: 'https://polygonscan.com/tx/0x', deposit_txid: null, deposit_log_index: null, created: 0,
 } as TransferOut);
 
 it('sums the nets and the sweeps to the payout wallet per coin, exactly; a fee, a top-up and a sweep to the operator are not the merchant\'s', () => {

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetworkConfig } from '../../src/core/networks-config.ts';
@@ -90,10 +92,10 @@ it('credits a deposit in the decimals the token answered, and refuses what six d
 });
 
 describe('a processor', () => {
-  const start = (networks: NetworkConfig[]) => startProcessor({
+  const start = (networks: NetworkConfig[], options: { manual?: boolean; pollMs?: number; rpc?: typeof rpc } = {}) => startProcessor({
     db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks,
     sender: { url: `${t.url}/processor/notices`, secret: TEST_PROCESSOR_SECRET }, deposits: t.context.deposits,
-  }, { manual: true, rpc, log: (line) => logs.push(line) });
+  }, { manual: true, rpc, log: (line) => logs.push(line), ...options });
   const reported = () => t.db.selectFrom('processor_networks').select(['network', 'healthy', 'problem']).where('network', '=', 'polygon').executeTakeFirst();
   const served = () => servedCoins(t.db, t.clock.now(), t.config.processorStatusFreshSeconds);
   const watch = async (processor: Awaited<ReturnType<typeof start>>) => {
@@ -166,4 +168,27 @@ describe('a processor', () => {
       await processor.stop();
     }
   });
+
+  it('with one network\'s node hanging: the other network\'s deposit is found and told at its own pace', async () => {
+    // A node that takes requests and never answers, for Base.
+    const hanging = createServer(() => undefined);
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const base: NetworkConfig = { ...withUsdc(fiat.address), name: 'base', rpcUrls: [`http://127.0.0.1:${(hanging.address() as AddressInfo).port}/v2/key`] };
+    const slow = { timeoutMs: 2_000, retryDelayMs: 10, rounds: 1 };
+    const processor = await start([withUsdc(fiat.address), base], { manual: false, pollMs: 100, rpc: slow });
+    try {
+      const address = await watch(processor);
+      await fiat.transfer(polygonChain.chain.accounts.buyer, address as Address, usdc(3));
+      await polygonChain.chain.mine(DEPTH);
+      const minedAt = Date.now();
+      // Each of Base's passes waits 6 s for its node (the check's two tries, the scan's one); Polygon's go on every 100 ms meanwhile.
+      await expect.poll(async () => (await depositNotices(address)).length, { timeout: 2_500, interval: 50 }).toBe(1);
+      expect(Date.now() - minedAt).toBeLessThan(2_500);
+      expect(processor.health().find((state) => state.network === 'polygon')).toMatchObject({ lastError: null });
+    } finally {
+      await processor.stop();
+      hanging.closeAllConnections();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
+  }, 30_000);
 });

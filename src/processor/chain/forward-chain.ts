@@ -80,7 +80,10 @@ export class ForwardChain {
   constructor(network: NetworkConfig, options: ChainClientOptions = {}) {
     this.network = network;
     this.client = createPublicClient({
-      transport: fallback(network.rpcUrls.map((url) => http(url, { retryCount: 1, retryDelay: options.retryDelayMs ?? 500, timeout: options.timeoutMs ?? 10_000 }))),
+      // viem's fallback asks each URL once per round (its transports' own retries are set to 0) and
+      // retries the round itself, three times unless told: one retry, so a node that hangs costs
+      // two time-outs per call, not four.
+      transport: fallback(network.rpcUrls.map((url) => http(url, { timeout: options.timeoutMs ?? 10_000 })), { retryCount: 1, retryDelay: options.retryDelayMs ?? 500 }),
     });
     this.#finality = new ChainClient(network, options);
   }
