@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readsOnly, scopesForKey } from '../src/auth/scopes.ts';
+import { API_SCOPES, readsOnly, scopesForKey, type Scope } from '../src/auth/scopes.ts';
 import { SECOND } from '../src/core/clock.ts';
 import { MAX_PAGE } from '../src/core/pagination.ts';
 import { pathParams, type Operation } from '../src/verbs/operation.ts';
@@ -7,6 +7,7 @@ import type { KeyAccess, KeyKind } from '../src/db/schema.ts';
 import { operations } from '../src/operations.ts';
 import { startTestApp, type TestApp, type TestBusiness } from './support/harness.ts';
 import { listedObjects, operationFixtures, type Call, type Fixture } from './support/operation-fixtures.ts';
+import { connectAgent } from './support/agents.ts';
 
 // The shared security cases, run against every operation of the registry: a new operation
 // cannot ship without a fixture here, so it cannot skip them.
@@ -32,6 +33,20 @@ function call(operation: Operation, key: string | null, c: Call) {
 }
 
 const hasId = (operation: Operation) => pathParams(operation).includes('id');
+
+/** The scope that reads each kind of object, by its id's prefix: what an operation may carry of another resource only to its holder. */
+const READ_SCOPE_OF_PREFIX: Record<string, Scope> = { ord_: 'orders:read', cus_: 'customers:read' };
+
+/** Where `body` holds an object (with its id) that `scopes` may not read. */
+function unreadable(body: unknown, scopes: readonly Scope[], at = '$'): string[] {
+  if (Array.isArray(body)) return body.flatMap((item, index) => unreadable(item, scopes, `${at}[${index}]`));
+  if (body === null || typeof body !== 'object') return [];
+  const record = body as Record<string, unknown>;
+  const id = typeof record.id === 'string' ? record.id : '';
+  const needs = Object.entries(READ_SCOPE_OF_PREFIX).find(([prefix]) => id.startsWith(prefix))?.[1];
+  if (needs !== undefined && !scopes.includes(needs)) return [`${at} (${id}) needs ${needs}`];
+  return Object.entries(record).flatMap(([key, value]) => unreadable(value, scopes, `${at}.${key}`));
+}
 const isList = (operation: Operation) => operation.name.startsWith('list_');
 
 it('every operation has a security fixture', () => {
@@ -81,6 +96,15 @@ describe.each(operations.map((operation) => [operation.name, operation] as const
       expect(response.headers.get('www-authenticate')).toContain(`error="insufficient_scope", scope="${operation.scope}"`);
     }
   });
+
+  it.runIf(readsOnly(operation.scope) && (API_SCOPES as readonly string[]).includes(operation.scope))(
+    'carries another resource\'s data inside its own only to a caller holding that resource\'s scope', async () => {
+      const scopes = [operation.scope];
+      const { token } = await connectAgent(t, owner, { scopes });
+      const response = await call(operation, token, await fixture(ownerTestKey));
+      expect(response.status, JSON.stringify(response.body)).toBe(operation.http.status);
+      expect(unreadable(response.body, scopes)).toEqual([]);
+    });
 
   it('answers 403 suspended for a suspended business, except where the spec allows', async () => {
     const business = await t.business();

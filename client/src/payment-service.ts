@@ -284,7 +284,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * List events: List what happened to payments of this mode in the last 30 days, newest first: payment.started, paid, held, updated, failed, expired, canceled. Filter by type, payment_id or creation time (created_gte with the time you last looked gives "what happened since"). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. Cost: one request per page of up to 100 (limit, default 20); pass next_cursor as starting_after for the next page. Use it to catch up after a gap or to see one payment's history; to wait for one payment to change, call wait_for_payment instead of listing repeatedly.
+   * List events: List what happened to payments of this mode in the last 30 days, newest first: payment.started, paid, held, updated, failed, expired, canceled. Filter by type, payment_id or creation time (created_gte with the time you last looked gives "what happened since"). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. data.order is null unless the credential also holds orders:read, and data.customer unless it holds customers:read. Cost: one request per page of up to 100 (limit, default 20); pass next_cursor as starting_after for the next page. Use it to catch up after a gap or to see one payment's history; to wait for one payment to change, call wait_for_payment instead of listing repeatedly.
    *
    * Requires the scope `payments:read`.
    *
@@ -295,7 +295,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get event: Get one event of the last 30 days by its evt_ id (the id a webhook delivery carried). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. Cost: one request. Use it to check a delivery you received or missed; older events answer not_found.
+   * Get event: Get one event of the last 30 days by its evt_ id (the id a webhook delivery carried). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. data.order is null unless the credential also holds orders:read, and data.customer unless it holds customers:read. Cost: one request. Use it to check a delivery you received or missed; older events answer not_found.
    *
    * Requires the scope `payments:read`.
    *

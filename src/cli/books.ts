@@ -14,18 +14,18 @@ export const booksCommands: Record<string, Command> = {
       const businessId = required(flags, 'business');
       const out = required(flags, 'out');
       const ctx = await asOperator(context, businessId, flags.test !== true);
-      const lines = await exportBooks.run(ctx, { from: required(flags, 'from'), to: required(flags, 'to') });
+      const csv = await exportBooks.run(ctx, { from: required(flags, 'from'), to: required(flags, 'to') });
       const file = createWriteStream(out);
-      let arrivals = -1;
-      for await (const chunk of lines) {
-        arrivals += chunk.split('\r\n').length - 1;
+      let lines = -1; // the header is not one
+      for await (const chunk of csv) {
+        lines += chunk.split('\r\n').length - 1;
         if (!file.write(chunk)) await once(file, 'drain');
       }
       file.end();
       await finished(file);
       return {
-        json: { business: businessId, livemode: flags.test !== true, from: flags.from, to: flags.to, file: out, arrivals },
-        text: `Wrote ${arrivals} ${arrivals === 1 ? 'arrival' : 'arrivals'} of ${businessId} (${flags.test === true ? 'Test' : 'Live'}) from ${flags.from} to ${flags.to} to ${out}.`,
+        json: { business: businessId, livemode: flags.test !== true, from: flags.from, to: flags.to, file: out, lines },
+        text: `Wrote ${lines} ${lines === 1 ? 'line' : 'lines'} (arrivals and sweeps) of ${businessId} (${flags.test === true ? 'Test' : 'Live'}) from ${flags.from} to ${flags.to} to ${out}.`,
       };
     },
   },

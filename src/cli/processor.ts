@@ -23,10 +23,12 @@ type Health = 'ok' | 'never' | 'cursor_ahead' | 'stale' | 'not_served';
 /** The network's health and, when not ok, why: the scans first, then what the service makes of the processor's reports. */
 function healthOf(status: NetworkStatus, report: NetworkReport | undefined, now: Date, withinMs: number, freshSeconds: number): { health: Health; problem: string | null } {
   const scan = scanHealth(status, now, withinMs);
-  if (scan === 'never') return { health: 'never', problem: 'Never scanned.' };
+  // Why no scan happens, when the processor said (a configuration it refused, a node that does not answer).
+  const said = report !== undefined && !report.healthy && report.problem !== null ? ` The processor says: ${report.problem.replace(/\.+$/, '')}.` : '';
+  if (scan === 'never') return { health: 'never', problem: `Never scanned.${said}` };
   const ahead = cursorAheadOfHead(status.cursor, status.headBlock);
   if (ahead !== null) return { health: 'cursor_ahead', problem: ahead };
-  if (scan === 'stale') return { health: 'stale', problem: `No scan reached the final block in the last ${withinMs / 60_000} minutes.` };
+  if (scan === 'stale') return { health: 'stale', problem: `No scan reached the final block in the last ${withinMs / 60_000} minutes.${said}` };
   if (report === undefined) return { health: 'not_served', problem: 'The service has no status report of it: Live starts do not offer it.' };
   if (!isServed(report, now, freshSeconds)) {
     return {

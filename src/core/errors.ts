@@ -79,6 +79,7 @@ export const ERROR_STATUS = {
   test_mode_only: 400,
   duplicate_url: 409,
   too_many: 409,
+  length_required: 411,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -21,7 +21,7 @@ import { registerPaymentLinks } from './routes/payment-links.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
 import { registerCustomers } from './routes/customers.ts';
 import { registerCheckouts } from './routes/checkouts.ts';
-import { LOGO_ROUTE, registerSettings } from './routes/settings.ts';
+import { isMultipartBody, LOGO_ROUTE, registerSettings } from './routes/settings.ts';
 import { registerHome } from './routes/home.ts';
 import { nonceOf, sendPage } from './routes/send.ts';
 import { dashboardAssets } from './assets.ts';
@@ -38,8 +38,6 @@ import { registerSignIn } from './routes/sign-in.ts';
 // origin. (No form-action: approving an agent redirects the browser to the agent's own address.)
 const dashboardCsp = (nonce: string) => `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'`;
 
-const isMultipart = (contentType: string | undefined) => (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
-
 const TITLES: Partial<Record<number, string>> = { 400: 'Cannot continue', 403: 'Not allowed', 404: 'Not found', 409: 'Cannot do that now', 429: 'Too many requests' };
 
 export async function dashboard(scope: FastifyInstance, options: { context: AppContext; operations: readonly Operation[] }): Promise<void> {
@@ -54,7 +52,7 @@ export async function dashboard(scope: FastifyInstance, options: { context: AppC
   scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, formBodyParser);
   // Dashboard forms are form-encoded (the logo's alone multipart); anything else is refused before it is read.
   scope.addHook('onRequest', async (request) => {
-    if (request.method === 'POST' && !isFormEncoded(request.headers['content-type']) && !(request.routeOptions.url === LOGO_ROUTE && isMultipart(request.headers['content-type']))) {
+    if (request.method === 'POST' && !isFormEncoded(request.headers['content-type']) && !(request.routeOptions.url === LOGO_ROUTE && isMultipartBody(request.headers['content-type']))) {
       throw new ApiError('unsupported_media_type', 'Dashboard forms are sent form-encoded (application/x-www-form-urlencoded).');
     }
   });

@@ -193,6 +193,9 @@ export async function startProcessor(deps: {
   // Each network's pass runs on its own: a node that hangs holds up its own network's next pass
   // (started only once the last one ends), never another network's.
   const inFlight = new Map<NetworkName, Promise<void>>();
+  /** The networks that finished a pass since the start: the first status waits for each (or STATUS_EVERY_MS), so it says what was found. */
+  const passed = new Set<NetworkName>();
+  const startedAt = Date.now();
   const poll = async (onlyDue = false) => {
     const held = await locks.take(deps.networks.map((network) => network.name));
     const passes = detection.detectors.map((detector) => {
@@ -201,7 +204,10 @@ export async function startProcessor(deps: {
       if (running) return running;
       const pass = networkPass(detector, held, onlyDue)
         .catch((error: unknown) => log(`[processor] ${name}: ${problem(error)}`))
-        .finally(() => inFlight.delete(name));
+        .finally(() => {
+          inFlight.delete(name);
+          passed.add(name);
+        });
       inFlight.set(name, pass);
       return pass;
     });
@@ -252,7 +258,14 @@ export async function startProcessor(deps: {
   const loop = () => {
     if (stopped) return;
     running = poll(true).then(async () => {
-      if (Date.now() - lastStatusAt >= (options.statusEveryMs ?? STATUS_EVERY_MS)) {
+      // The status says what this poll's passes found: waited for, up to a poll's length (a pass
+      // held up by a node that hangs is reported as it last was, and goes on without the loop).
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(inFlight.values()), new Promise((resolve) => { waited = setTimeout(resolve, pollMs); })]);
+      clearTimeout(waited);
+      const statusEveryMs = options.statusEveryMs ?? STATUS_EVERY_MS;
+      const firstPassesDone = detection.detectors.every((detector) => passed.has(detector.network.name) || !health.get(detector.network.name)!.active);
+      if (Date.now() - lastStatusAt >= statusEveryMs && (firstPassesDone || Date.now() - startedAt >= statusEveryMs)) {
         lastStatusAt = Date.now();
         await reportStatus();
       }

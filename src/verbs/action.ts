@@ -47,6 +47,8 @@ export interface ActionDefinition<I extends z.ZodType, O> {
  */
 export type Action<I extends z.ZodType = z.ZodType, O = unknown> = Omit<ActionDefinition<I, O>, 'run'> & {
   run(ctx: OperationContext, input: unknown): Promise<O>;
+  /** Refuses, as `run` would, a caller who may not run it (role, account state), before its input is even read: a route that takes a large body asks first. */
+  authorize(ctx: Pick<OperationContext, 'principal'>): void;
 };
 
 /** Refuses a caller who may not run an action with this role: 403 insufficient_role. */
@@ -69,9 +71,12 @@ export function defineAction<I extends z.ZodType, O>(definition: ActionDefinitio
   const { run, ...described } = definition;
   return {
     ...described,
-    async run(ctx, input) {
+    authorize(ctx) {
       permit(ctx.principal, definition.role, definition.peopleOnly);
       if (definition.effect === 'changes' && definition.role !== 'operator') assertWritable(ctx.principal.business);
+    },
+    async run(ctx, input) {
+      this.authorize(ctx);
       return run(ctx, parseOrThrow(definition.input, input ?? {}));
     },
   };

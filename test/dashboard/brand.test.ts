@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { contrastRatio } from '../../src/resources/brand/color.ts';
@@ -150,41 +152,93 @@ describe('brand', () => {
     await page.close();
   });
 
-  it('lets only owners change the brand, and checks a multipart form\'s CSRF field', async () => {
+  it('lets only owners change the brand, and checks a multipart form\'s CSRF token in its address before reading it, and in its body', async () => {
     const m = await dashboardMerchant(app.t);
     const logoPath = `${m.area('settings')}/logo`;
-    const multipart = async (who: Browser, fields: Record<string, string>) => {
+    const multipart = async (who: Browser, token: { address?: string; body?: string }) => {
       const form = new FormData();
-      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      if (token.body !== undefined) form.append('csrf', token.body);
       // Text only (this client sends text): an upload that is no image, refused after the role and CSRF checks.
       form.append('logo', new Blob(['not an image'], { type: 'image/png' }), 'logo.png');
       const request = new Request('http://local/', { method: 'POST', body: form });
       const body = await request.text();
-      return who.request('POST', logoPath, undefined, { 'content-type': request.headers.get('content-type')! }, body);
+      const address = token.address === undefined ? logoPath : `${logoPath}?csrf=${encodeURIComponent(token.address)}`;
+      return who.request('POST', address, undefined, { 'content-type': request.headers.get('content-type')! }, body);
     };
     for (const who of [m.developer, m.viewer]) {
       const page = await who.request('GET', m.area('settings'));
       expect(page.html).not.toContain('Upload logo');
-      const refused = await multipart(who, { csrf: csrfOf(page.html) });
+      const token = csrfOf(page.html);
+      const refused = await multipart(who, { address: token, body: token });
       expect(refused.status).toBe(403);
       expect(refused.html).toContain('This needs the owner role');
-      const color = await who.request('POST', m.area('settings'), { csrf: csrfOf(page.html), brand_color: '#123456', brand_color_was: '' });
+      const color = await who.request('POST', m.area('settings'), { csrf: token, brand_color: '#123456', brand_color_was: '' });
       expect(color.status).toBe(403);
     }
     const owner = await m.owner.request('GET', m.area('settings'));
+    const token = csrfOf(owner.html);
+    // The page's upload form carries the token in its address as well as in its body.
+    expect(owner.html).toContain(`action="${logoPath}?csrf=${encodeURIComponent(token)}"`);
     expect((await multipart(m.owner, {})).status).toBe(403);
-    expect((await multipart(m.owner, { csrf: 'not-the-token' })).status).toBe(403);
+    expect((await multipart(m.owner, { body: token })).status).toBe(403);
+    expect((await multipart(m.owner, { address: 'not-the-token', body: token })).status).toBe(403);
+    expect((await multipart(m.owner, { address: token, body: 'not-the-token' })).status).toBe(403);
     expect(await storedLogo(m.biz.id)).toBeUndefined();
-    const checked = await multipart(m.owner, { csrf: csrfOf(owner.html) });
+    const checked = await multipart(m.owner, { address: token, body: token });
     expect(checked.status).toBe(400);
     expect(checked.html).toContain('must be a PNG, JPEG, WebP or GIF image');
     expect(await storedLogo(m.biz.id)).toBeUndefined();
+    const withToken = `${logoPath}?csrf=${encodeURIComponent(token)}`;
     // A body past 16 MiB is not read at all.
-    const huge = await m.owner.request('POST', logoPath, undefined, { 'content-type': 'multipart/form-data; boundary=x' }, 'a'.repeat(17 * 1024 * 1024));
+    const huge = await m.owner.request('POST', withToken, undefined, { 'content-type': 'multipart/form-data; boundary=x' }, 'a'.repeat(17 * 1024 * 1024));
     expect(huge.status).toBe(413);
     expect(huge.html).toContain('far larger than 256 KB');
+    // A body the parser cannot read is the sender's fault, in words: no boundary, or cut short.
+    for (const [contentType, body] of [['multipart/form-data', '--x\r\n'], ['multipart/form-data; boundary=x', `--x\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n${token}\r\n--x\r\nContent-Disposition: form-data; name="logo"; filename="a.png"\r\nContent-Type: image/png\r\n\r\nabc`]] as const) {
+      const broken = await m.owner.request('POST', withToken, undefined, { 'content-type': contentType }, body);
+      expect(broken.status, contentType).toBe(400);
+      expect(broken.html).toContain('could not be read');
+    }
     // Any other route of the dashboard still refuses multipart.
     const elsewhere = await m.owner.request('POST', m.area('settings'), undefined, { 'content-type': 'multipart/form-data; boundary=x' }, '--x--');
     expect(elsewhere.status).toBe(415);
+  });
+
+  it('reads none of a stranger\'s upload: 512 MiB sent in chunks without a cookie is answered before 1 MiB of it is read', async () => {
+    const m = await dashboardMerchant(app.t);
+    const read: Socket[] = [];
+    const listen = (socket: Socket) => read.push(socket);
+    app.t.server.on('connection', listen);
+    try {
+      const { status, sent } = await new Promise<{ status: number; sent: number }>((resolve, reject) => {
+        const request = httpRequest(`${app.t.url}${m.area('settings')}/logo`, {
+          method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x', 'transfer-encoding': 'chunked' },
+        });
+        const chunk = Buffer.alloc(64 * 1024, 97);
+        let sent = 0;
+        let answered = false;
+        request.on('response', (response) => {
+          answered = true;
+          response.resume();
+          resolve({ status: response.statusCode ?? 0, sent });
+        });
+        request.on('error', (error) => (answered ? undefined : reject(error)));
+        const pump = () => {
+          while (!answered && sent < 512 * 1024 * 1024) {
+            sent += chunk.length;
+            if (!request.write(chunk)) return void request.once('drain', pump);
+          }
+          if (!answered) request.end();
+        };
+        pump();
+      });
+      expect(status).toBe(303); // to sign in
+      expect(sent).toBeLessThan(512 * 1024 * 1024);
+      // What the service read of that connection: the headers and at most what arrived with them.
+      expect(read.length).toBeGreaterThan(0);
+      expect(Math.max(...read.map((socket) => socket.bytesRead))).toBeLessThan(1024 * 1024);
+    } finally {
+      app.t.server.off('connection', listen);
+    }
   });
 });

@@ -91,6 +91,14 @@ describe('before the first scan', () => {
     expect(ready.status).toBe(503);
     expect(await ready.json()).toEqual({ status: 'unavailable', checks: { database: 'ok', migrations: 'ok', scan_polygon: 'never' } });
   });
+
+  it('processor status says why, when the processor refused the network\'s configuration', async () => {
+    const refusal = `POLYGON_USDC ${tokens.address.usdc.toLowerCase()} has decimals() 18; the service prices polygon_usdc in 6 decimals.`;
+    await reportProcessorStatus(t, { networks: [{ network: 'polygon', healthy: false, problem: refusal, head_block: null, final_block: null, cursor_block: null }] });
+    const { code, stdout } = await status('--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).networks[0]).toMatchObject({ health: 'never', problem: `Never scanned. The processor says: ${refusal}`, served_to_buyers: false });
+  });
 });
 
 describe('after a scan', () => {

@@ -4,7 +4,9 @@ import { PaymentEvent } from '../../src/events/payloads.ts';
 import { eraseCustomer } from '../../src/resources/customers/erase.ts';
 import { asOperatorOn } from '../support/operator.ts';
 import { expectError, ids } from '../support/api.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
+import { connectAgent } from '../support/agents.ts';
+import type { Scope } from '../../src/auth/scopes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { webhookBench } from '../webhooks/support.ts';
 
@@ -94,6 +96,34 @@ describe('list and retrieve', () => {
     expectError(await get(key, '/v1/events?created_gte=yesterday'), 400, 'invalid_filter', 'created_gte');
     expectError(await get(key, '/v1/events?starting_after=evt_nothing'), 400, 'invalid_cursor', 'starting_after');
     expectError(await get(key, '/v1/events/evt_nothing'), 404, 'not_found');
+  });
+});
+
+describe('what a caller\'s scopes let it read inside an event (issue 31)', () => {
+  it('an agent with payments:read alone gets no customer or order details; with orders:read the order, with customers:read the customer (the MCP tools are these operations)', async () => {
+    const shop = await merchant('/events-scopes');
+    const payment = await paidPayment(shop.key, 'scoped@example.com');
+    const business = (await t.db.selectFrom('payments').select('business_id').where('id', '=', payment).executeTakeFirstOrThrow()).business_id;
+    const agent = async (scopes: Scope[]) => (await connectAgent(t, { id: business } as TestBusiness, { scopes })).token;
+    const paid = async (token: string) => {
+      const listed = await get(token, `/v1/events?type=payment.paid&payment_id=${payment}`);
+      expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+      const one = await get(token, `/v1/events/${listed.body.data[0].id}`);
+      expect(one.body).toEqual(listed.body.data[0]);
+      return one.body.data;
+    };
+    const alone = await paid(await agent(['payments:read']));
+    expect(alone).toMatchObject({ payment: { id: payment }, order: null, customer: null });
+    expect(JSON.stringify(alone)).not.toContain('Ada Lovelace');
+    const withOrders = await paid(await agent(['payments:read', 'orders:read']));
+    expect(withOrders.order).toMatchObject({ paymentId: payment });
+    expect(withOrders.customer).toBeNull();
+    const all = await paid(await agent(['payments:read', 'orders:read', 'customers:read']));
+    expect(all.customer).toMatchObject({ email: 'scoped@example.com', name: 'Ada Lovelace' });
+    // The order's own customer summary too: only with customers:read.
+    const order = (token: string) => get(token, `/v1/orders/${withOrders.order.id}`);
+    expect((await order(await agent(['orders:read']))).body).toMatchObject({ customer: null, customer_id: all.customer.id });
+    expect((await order(await agent(['orders:read', 'customers:read']))).body.customer).toMatchObject({ email: 'scoped@example.com' });
   });
 });
 

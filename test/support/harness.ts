@@ -40,6 +40,8 @@ export interface RequestOptions {
 
 export interface TestApp {
   url: string;
+  /** The HTTP server itself (a test that measures what it read from a connection listens to it). */
+  server: import('node:http').Server;
   db: Db;
   clock: ManualClock;
   /** Moves the app's clock and pg-boss's together, firing the timers due on the way. */
@@ -202,6 +204,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
 
   return {
     url,
+    server: app.server,
     routes,
     db: handle.db,
     clock,

@@ -7,11 +7,11 @@ import { DashboardPage } from './frame.ts';
 import { DEFAULT_POLICY_VALUES, PolicyFields } from './agent-policy.ts';
 
 const SCOPE_WORDS: Record<string, string> = {
-  'payments:read': 'read payments, payment links, checkouts and checkout sessions',
+  'payments:read': 'read payments and their events, payment links, checkouts and checkout sessions',
   'checkouts:write': 'create payment links, checkouts and checkout sessions, and simulate Test payments',
-  'orders:read': 'read orders',
+  'orders:read': 'read orders (also the order inside a payment\'s events)',
   'orders:write': 'update orders and report cancellations and refunds',
-  'customers:read': 'read customers',
+  'customers:read': 'read customers (also the customer inside a payment\'s events)',
 };
 
 export interface ApprovalRequest {

@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { signedInRecently } from '../../auth/sessions.ts';
+import { csrfMatches, signedInRecently } from '../../auth/sessions.ts';
 import { ApiError } from '../../core/errors.ts';
 import { formField, type Form } from '../../core/form.ts';
 import { listAccountActivity } from '../../resources/businesses/activity.ts';
@@ -19,7 +19,7 @@ import { PAYOUT_WALLET_STEP, payoutWalletConfirmPage } from '../pages/payout-wal
 import { settingsPage } from '../pages/settings.ts';
 import { areaRoute, businessPath } from '../paths.ts';
 import { formRefusal, inPersonsWords } from '../refusals.ts';
-import { frameOf, redirect, type DashboardRequests, type PersonContext } from '../requests.ts';
+import { frameOf, redirect, Redirect, StaleForm, type DashboardRequests, type PersonContext } from '../requests.ts';
 import { sendPage } from './send.ts';
 
 /** The settings a form on the page changes, as the action's input: only what that form holds (the wallet has its own steps). */
@@ -56,6 +56,9 @@ export const LOGO_ROUTE = areaRoute('settings', '/logo');
 
 /** The largest logo form read (a phone's photo), to say it is too large on the form itself. */
 const MAX_LOGO_REQUEST_BYTES = 16 * 1024 * 1024;
+
+/** A body sent as multipart/form-data (the logo form's). */
+export const isMultipartBody = (contentType: string | undefined) => (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
 
 /** A logo form's file, read by the multipart parser before the handler (and the CSRF check) runs. */
 const uploads = new WeakMap<FastifyRequest, Buffer>();
@@ -107,9 +110,26 @@ export function registerSettings(scope: FastifyInstance, requests: DashboardRequ
   scope.register(async (logoScope) => {
     // Past the limit busboy reads on without keeping anything, so a big photo still gets the form
     // back saying so; a body past this is not read at all.
-    logoScope.addHook('onRequest', async (request) => {
-      if (Number(request.headers['content-length'] ?? 0) > MAX_LOGO_REQUEST_BYTES) {
-        throw new ApiError('payload_too_large', `The logo is far larger than ${MAX_LOGO_BYTES / 1024} KB. Save it smaller and upload it again.`);
+    logoScope.addHook('onRequest', async (request, reply) => {
+      // (The remove button's form is form-encoded: small, and read under the body limit like every form.)
+      if (request.method !== 'POST' || !isMultipartBody(request.headers['content-type'])) return;
+      try {
+        // Nothing of the body is read before its sender is known to be allowed (issue 31): a
+        // signed-in person acting in this business, the form's token in its address (the body's is
+        // checked again as every form's), whom the action's own role and account-state rules let upload.
+        const ctx = await requests.page(request);
+        if (!csrfMatches(ctx.session.csrfToken, (request.query as { csrf?: unknown }).csrf)) throw new StaleForm('Your session has ended or the form is stale.');
+        setBusinessLogo.authorize(ctx);
+        // Its length declared, as browsers declare a form's: a body sent in chunks has no cap to check.
+        const length = request.headers['content-length'];
+        if (length === undefined) throw new ApiError('length_required', 'Send the logo form with its length (Content-Length), as a browser does.');
+        if (Number(length) > MAX_LOGO_REQUEST_BYTES) {
+          throw new ApiError('payload_too_large', `The logo is far larger than ${MAX_LOGO_BYTES / 1024} KB. Save it smaller and upload it again.`);
+        }
+      } catch (refusal) {
+        // Refused unread: the connection closes after the answer, so the rest of the body is never read (Node would read it to keep the connection).
+        reply.header('connection', 'close');
+        throw refusal;
       }
     });
     await logoScope.register(multipart, {
@@ -122,7 +142,16 @@ export function registerSettings(scope: FastifyInstance, requests: DashboardRequ
         uploads.set(this, Buffer.concat(chunks));
       },
     });
+    // A body the multipart parser cannot read (no boundary, cut short, a malformed part) is the
+    // sender's fault: 400 in the page's words, never a 500. What fails once the handler runs is the parent's to answer.
+    const reached = new WeakSet<FastifyRequest>();
+    logoScope.setErrorHandler(async (error, request, reply) => {
+      if (reached.has(request) || error instanceof ApiError || error instanceof StaleForm || error instanceof Redirect) throw error;
+      reply.header('connection', 'close');
+      throw new ApiError('invalid_request', 'The logo form could not be read. Choose the file and upload it again.');
+    });
     logoScope.post(LOGO_ROUTE, async (request, reply) => {
+      reached.add(request);
       const { ctx, form } = await requests.form(request);
       try {
         if (formField(form, 'remove') === 'logo') await removeBusinessLogo.run(ctx, {});

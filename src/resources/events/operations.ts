@@ -5,7 +5,8 @@ import { EventIdInput, EventList, EventOut, ListEventsInput } from './schemas.ts
 
 // What happened since (issue 24): the events of the credential's mode, as webhooks deliver them.
 const AS_DELIVERED = 'Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, ' +
-  'data.order, data.customer as the event left them (camelCase, millisecond times); a customer\'s erased details stay erased.';
+  'data.order, data.customer as the event left them (camelCase, millisecond times); a customer\'s erased details stay erased. ' +
+  'data.order is null unless the credential also holds orders:read, and data.customer unless it holds customers:read.';
 
 export const eventOperations = [
   defineOperation({

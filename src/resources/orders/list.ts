@@ -7,5 +7,5 @@ export async function listOrders(ctx: OperationContext, input: ListOrdersInput):
   const now = ctx.clock.now();
   const { rows, parts } = await listOrderParts(ctx.db, ctx.principal, input, now);
   const byId = new Map(parts.map((part) => [part.order.id, part]));
-  return toPage(rows, input.limit, (row) => toOrderOut(byId.get(row.id) ?? { order: row, payments: [], customer: null, timeline: [] }, now));
+  return toPage(rows, input.limit, (row) => toOrderOut(byId.get(row.id) ?? { order: row, payments: [], customer: null, timeline: [] }, now, ctx.principal));
 }

@@ -42,5 +42,5 @@ export async function reportOrderEvent(ctx: OperationContext, input: ReportOrder
     }).execute();
     await trx.updateTable('orders').set({ updated_at: now }).where('id', '=', order.id).execute();
   });
-  return toOrderOut(await getOrder(ctx.db, principal, input.id), now);
+  return toOrderOut(await getOrder(ctx.db, principal, input.id), now, principal);
 }

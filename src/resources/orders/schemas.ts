@@ -1,3 +1,4 @@
+import type { Principal } from '../../auth/principal.ts';
 import { z } from 'zod';
 import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
 import { DECIMAL, formatAmount, parseAmount } from '../../core/money.ts';
@@ -101,7 +102,7 @@ export const OrderOut = z.object({
   fulfillment: z.enum(FULFILLMENTS).describe('`none`, `unfulfilled` or `fulfilled`.'),
   fulfilled_at: z.number().int().nullable().describe('When it was fulfilled, Unix seconds; null unless fulfilled.'),
   customer_id: z.string().nullable().describe('`cus_…` of the order\'s customer; null until the buyer has given an email.'),
-  customer: OrderCustomerOut.nullable().describe('The order\'s customer, in short; null until the buyer has given an email.'),
+  customer: OrderCustomerOut.nullable().describe('The order\'s customer, in short; null until the buyer has given an email, and null to a caller without customers:read.'),
   customer_name: z.string().nullable().describe('The buyer\'s name as given for this order.'),
   customer_phone: z.string().nullable().describe('The buyer\'s phone as given for this order.'),
   summary: z.string().describe('The first item and how many more lines.'),
@@ -139,7 +140,12 @@ export interface OrderParts {
   timeline: readonly OrderTimelineRow[];
 }
 
-export function toOrderOut({ order, payments, customer, timeline }: OrderParts, now: Date): OrderOut {
+/**
+ * The order as `reader` may read it: its customer in short (another resource's data) only to a
+ * reader holding customers:read (issue 31); the buyer's name and phone given for this order are
+ * the order's own.
+ */
+export function toOrderOut({ order, payments, customer, timeline }: OrderParts, now: Date, reader: Pick<Principal, 'scopes'>): OrderOut {
   const facts = deriveOrder(payments, now);
   const ids = [...payments].sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id)).map((p) => p.id);
   return {
@@ -159,7 +165,7 @@ export function toOrderOut({ order, payments, customer, timeline }: OrderParts, 
     fulfillment: order.fulfillment,
     fulfilled_at: unixSecondsOrNull(order.fulfilled_at),
     customer_id: order.customer_id,
-    customer: customer === null ? null : { id: customer.id, email: customer.email, name: customer.name, erased: customer.erased },
+    customer: customer === null || !reader.scopes.has('customers:read') ? null : { id: customer.id, email: customer.email, name: customer.name, erased: customer.erased },
     customer_name: order.customer_name,
     customer_phone: order.customer_phone,
     summary: summaryOf(order.items),

@@ -26,5 +26,5 @@ export async function updateOrder(ctx: OperationContext, input: UpdateOrderInput
       : input.fulfilled_at != null ? new Date(input.fulfilled_at * 1000) : input.fulfilled_at === null || current.fulfilled_at === null ? now : current.fulfilled_at;
     await trx.updateTable('orders').set({ fulfillment, fulfilled_at: fulfilledAt, updated_at: now }).where('id', '=', current.id).execute();
   });
-  return toOrderOut(await getOrder(ctx.db, principal, input.id), now);
+  return toOrderOut(await getOrder(ctx.db, principal, input.id), now, principal);
 }

@@ -20,9 +20,21 @@ export interface FormProps {
   children?: ComponentChildren;
 }
 
+/**
+ * A form with a file: the token also in its address, so the server refuses a stranger's upload
+ * before reading a byte of its body (the body's token is checked as every form's).
+ */
+function MultipartForm({ action, label, children }: Omit<FormProps, 'enctype'>): VNode {
+  const { csrfToken } = useViewer();
+  if (!csrfToken) throw new Error('A Form needs the session\'s CSRF token: pass { csrfToken } to renderPage.');
+  const address = `${action}${action.includes('?') ? '&' : '?'}${CSRF_FIELD}=${encodeURIComponent(csrfToken)}`;
+  return html`<form method="post" action=${address} aria-label=${label} enctype="multipart/form-data"><${CsrfField} />${children}</form>`;
+}
+
 /** A form posted to `action`, carrying the session's CSRF token. */
 export function Form({ action, label, enctype, children }: FormProps): VNode {
-  return html`<form method="post" action=${action} aria-label=${label} enctype=${enctype}><${CsrfField} />${children}</form>`;
+  if (enctype === 'multipart/form-data') return html`<${MultipartForm} action=${action} label=${label}>${children}</${MultipartForm}>`;
+  return html`<form method="post" action=${action} aria-label=${label}><${CsrfField} />${children}</form>`;
 }
 
 /** A form that asks for a page (filters, a search): sent by GET, so it changes nothing and carries no token. */
