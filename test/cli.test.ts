@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded } from '../src/db/embedded.ts';
 import { startTestApp, TEST_SECRETS, type TestApp } from './support/harness.ts';
 import { Browser } from './support/browser.ts';
+import { runCommandLineHere } from './support/cli.ts';
 import { startReceiver, verifiesWith } from './support/receiver.ts';
 
 const run = promisify(execFile);
@@ -16,8 +17,14 @@ let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });
 afterAll(async () => t?.close());
 
-/** Runs the CLI as an operator would; with --json, stdout must be exactly one JSON object. */
-async function cli(args: string[], env: Record<string, string | undefined> = { DATABASE_URL: t.config.databaseUrl }) {
+/**
+ * Runs a command line as the CLI does, in this process (runCommandLineHere); with --json, stdout
+ * must be exactly one JSON object. `process` runs the real CLI process instead, for what only a
+ * process shows: its data folder and the embedded database it starts or joins.
+ */
+async function cli(args: string[], env: Record<string, string | undefined> = { DATABASE_URL: t.config.databaseUrl }, where: 'here' | 'process' = 'here') {
+  // Vite puts BASE_URL=/ in the test process's environment; an operator's shell has none.
+  if (where === 'here') return runCommandLineHere(args, { ...process.env, BASE_URL: undefined, LOG_LEVEL: 'silent', ...env });
   try {
     // Vite puts BASE_URL=/ in the test process's environment; an operator's shell has none.
     const merged: Record<string, string | undefined> = { ...process.env, BASE_URL: undefined, LOG_LEVEL: 'silent', ...env };
@@ -183,12 +190,12 @@ describe('operator CLI', () => {
     const port = String(await freePort());
     const env = { DATABASE_URL: undefined, DATA_DIR: dataDir, EMBEDDED_PG_PORT: port };
     try {
-      const first = await cli(['business', 'create', '--name', 'Alone', '--owner', 'a@b.example', '--json'], env);
+      const first = await cli(['business', 'create', '--name', 'Alone', '--owner', 'a@b.example', '--json'], env, 'process');
       expect(first.code, first.stderr).toBe(0);
       const server = await startEmbedded({ dataDir, port: Number(port) });
       try {
         expect(server.owned).toBe(true);
-        const second = await cli(['demo', '--json'], env);
+        const second = await cli(['demo', '--json'], env, 'process');
         expect(second.code, second.stderr).toBe(0);
         expect(json(second.stdout).secret).toMatch(/^sk_test_/);
       } finally {
@@ -206,13 +213,13 @@ describe('two checkouts on one machine (issue 14, finding 5)', () => {
     // Neither sets EMBEDDED_PG_PORT, as two clones started with `npm start` would not.
     const serverA = await startEmbedded({ dataDir: a });
     try {
-      const fromB = await cli(['business', 'create', '--name', 'Shop B', '--owner', 'b@b.example', '--json'], { DATABASE_URL: undefined, DATA_DIR: b, EMBEDDED_PG_PORT: undefined });
+      const fromB = await cli(['business', 'create', '--name', 'Shop B', '--owner', 'b@b.example', '--json'], { DATABASE_URL: undefined, DATA_DIR: b, EMBEDDED_PG_PORT: undefined }, 'process');
       expect(fromB.code, fromB.stderr).toBe(0);
       expect(fromB.stderr).toContain(`No server is running on ${b}; this command uses its embedded PostgreSQL (${path.join(b, 'pg')}, port `);
       const portB = Number((await readFile(path.join(b, 'pg-port'), 'utf8')).trim());
       expect(portB).not.toBe(serverA.port);
       // The CLI of checkout A joins A's running cluster, says nothing, and sees none of B's rows.
-      const fromA = await cli(['business', 'create', '--name', 'Shop A', '--owner', 'a@a.example', '--json'], { DATABASE_URL: undefined, DATA_DIR: a, EMBEDDED_PG_PORT: undefined });
+      const fromA = await cli(['business', 'create', '--name', 'Shop A', '--owner', 'a@a.example', '--json'], { DATABASE_URL: undefined, DATA_DIR: a, EMBEDDED_PG_PORT: undefined }, 'process');
       expect(fromA.code, fromA.stderr).toBe(0);
       expect(fromA.stderr).toBe('');
       const db = new pg.Client({ connectionString: serverA.url });

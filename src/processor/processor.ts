@@ -191,14 +191,17 @@ export async function startProcessor(deps: {
   };
 
   // Each network's pass runs on its own: a node that hangs holds up its own network's next pass
-  // (started only once the last one ends), never another network's.
+  // (started a poll interval after its last one ends), never another network's.
   const inFlight = new Map<NetworkName, Promise<void>>();
   /** The networks that finished a pass since the start: the first status waits for each (or STATUS_EVERY_MS), so it says what was found. */
   const passed = new Set<NetworkName>();
+  /** The loop's: when each network's next pass is due, a poll interval after its last one ended. */
+  const nextPassAt = new Map<NetworkName, number>();
   const startedAt = Date.now();
-  const poll = async (onlyDue = false) => {
+  /** Starts the pass of each network named (every one by default) that is not running; answers them. */
+  const startPasses = async (onlyDue: boolean, names?: ReadonlySet<string>) => {
     const held = await locks.take(deps.networks.map((network) => network.name));
-    const passes = detection.detectors.map((detector) => {
+    return detection.detectors.filter((detector) => names === undefined || names.has(detector.network.name)).map((detector) => {
       const name = detector.network.name;
       const running = inFlight.get(name);
       if (running) return running;
@@ -207,12 +210,15 @@ export async function startProcessor(deps: {
         .finally(() => {
           inFlight.delete(name);
           passed.add(name);
+          nextPassAt.set(name, Date.now() + pollMs);
         });
       inFlight.set(name, pass);
       return pass;
     });
-    // The loop goes on without waiting for a slow network; a poll asked for waits for every one.
-    if (!onlyDue) await Promise.all(passes);
+  };
+  /** A poll asked for (tests, the status command): every network's pass, waited for. */
+  const poll = async () => {
+    await Promise.all(await startPasses(false));
   };
 
   const healthy = (state: NetworkHealth) => state.active && state.configProblem === null && state.lastError === null && state.lastScanAt !== null
@@ -255,29 +261,31 @@ export async function startProcessor(deps: {
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   let lastStatusAt = 0;
+  // The loop looks often (a quarter of a poll, at most 250 ms) and starts each network's pass when
+  // it is due, and sends the status when it is (the first once every network's first pass ended,
+  // or STATUS_EVERY_MS after the start, whichever comes first).
+  const lookEveryMs = Math.max(1, Math.min(250, Math.floor(pollMs / 4)));
   const loop = () => {
     if (stopped) return;
-    running = poll(true).then(async () => {
-      // The status says what this poll's passes found: waited for, up to a poll's length (a pass
-      // held up by a node that hangs is reported as it last was, and goes on without the loop).
-      let waited: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(inFlight.values()), new Promise((resolve) => { waited = setTimeout(resolve, pollMs); })]);
-      clearTimeout(waited);
+    running = (async () => {
+      const due = new Set(detection.detectors.map((detector) => detector.network.name)
+        .filter((name) => !inFlight.has(name) && Date.now() >= (nextPassAt.get(name) ?? 0)));
+      if (due.size > 0) await startPasses(true, due);
       const statusEveryMs = options.statusEveryMs ?? STATUS_EVERY_MS;
-      const firstPassesDone = detection.detectors.every((detector) => passed.has(detector.network.name) || !health.get(detector.network.name)!.active);
+      const firstPassesDone = detection.detectors.every((detector) => passed.has(detector.network.name));
       if (Date.now() - lastStatusAt >= statusEveryMs && (firstPassesDone || Date.now() - startedAt >= statusEveryMs)) {
         lastStatusAt = Date.now();
         await reportStatus();
       }
-    }).catch((error: unknown) => log(`[processor] poll failed: ${problem(error)}`)).finally(() => {
-      if (!stopped) timer = setTimeout(loop, pollMs);
+    })().catch((error: unknown) => log(`[processor] poll failed: ${problem(error)}`)).finally(() => {
+      if (!stopped) timer = setTimeout(loop, lookEveryMs);
     });
   };
   if (!options.manual) loop();
 
   return {
     detection,
-    poll: () => poll(),
+    poll,
     reportStatus,
     health: () => [...health.values()].map((state) => ({ ...state })),
     async stop() {

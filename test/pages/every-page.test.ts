@@ -4,12 +4,12 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderPage } from '../../src/ui/index.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
-import { activeParts, HOSTILE, hostileName, watchedPage } from '../support/hostile.ts';
+import { activeParts, hostileName, PAGE_ATTACKS, watchedPage } from '../support/hostile.ts';
 import { servePages, type ServedPages } from '../support/serve-pages.ts';
 import { filledWith, NOT_PAGES, PAGE_STATES } from './states.ts';
 
 // Every page in every state (states.ts), each field someone outside controls filled with one
-// attack, loaded in Chromium: nothing runs, nothing is made from the data, and the page is the
+// attack (PAGE_ATTACKS: the markup attacks together in one value, each URL attack alone), loaded in Chromium: nothing runs, nothing is made from the data, and the page is the
 // same document as with a plain value in those fields, the attack shown as text where the plain
 // value was. Each state's page is navigated to with the plain value, then each attack's page is
 // written into that document (servePages' write: the same bytes and parser, a third of the time).
@@ -30,7 +30,7 @@ it('has a state for every exported page function of the page folders', () => {
 
 /** A plain value that no page shows by itself, standing where each attack will. */
 const PLAIN = 'Plain0value';
-const VALUES = [PLAIN, ...HOSTILE];
+const VALUES = [PLAIN, ...PAGE_ATTACKS];
 
 /**
  * The document as a list of elements: tag, attributes and own text, with `value` (as written or
@@ -90,7 +90,7 @@ describe.each(FILLED.map((state, index) => ({ name: state.name, index })))('$nam
     expect(plain.some((element) => element.includes('§'))).toBe(true);
   });
 
-  it.each(HOSTILE.map((value, offset) => ({ value, valueIndex: offset + 1, name: hostileName(value) })))('with $name in every field: inert, and shown as text', async ({ value, valueIndex }) => {
+  it.each(PAGE_ATTACKS.map((value, offset) => ({ value, valueIndex: offset + 1, name: hostileName(value) })))('with $name in every field: inert, and shown as text', async ({ value, valueIndex }) => {
     await load(index, valueIndex);
     expect(await activeParts(page)).toEqual([]);
     expect(dialogs).toEqual([]);

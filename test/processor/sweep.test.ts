@@ -15,7 +15,7 @@ import { ProcessorKeys } from '../../src/processor/chain/keys.ts';
 import type { TestChain } from '../support/chain.ts';
 import { compiledTokens, testTokenAbi } from '../support/chain-contracts.ts';
 import type { TestTokens } from '../support/chain-tokens.ts';
-import { runCli } from '../support/cli.ts';
+import { runCliProcess } from '../support/cli.ts';
 import { startTestApp, TEST_DEPOSIT_WALLET, type TestApp } from '../support/harness.ts';
 import { startPolygonChain, usdc as USDC, type PolygonTestChain } from '../support/processor-chain.ts';
 
@@ -324,12 +324,12 @@ it('runs as an operator runs it: a real CLI process, --json, and the key never i
     POLYGON_USDC: tokens.address.usdc, POLYGON_USDT: tokens.address.usdt, BASE_RPC_URL: undefined, ETHEREUM_RPC_URL: undefined,
   };
   const args = ['processor', 'sweep', '--network', 'polygon', '--address', address, '--token', stray, '--to', 'merchant'];
-  const dry = await runCli(t, [...args, '--json'], env);
+  const dry = await runCliProcess(t, [...args, '--json'], env);
   expect(dry.code, dry.stderr).toBe(0);
   expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, amount: '5000000', to: payout });
   expect(await strayBalance(address)).toBe(USDC(5));
 
-  const done = await runCli(t, [...args, '--yes'], env);
+  const done = await runCliProcess(t, [...args, '--yes'], env);
   expect(done.code, done.stderr).toBe(0);
   expect(done.stdout).toMatch(/^Swept 5 USDT/);
   expect(done.stdout).toMatch(/Mined in block \d+: 0x[0-9a-f]{64}/);
@@ -338,7 +338,7 @@ it('runs as an operator runs it: a real CLI process, --json, and the key never i
   expect(await strayBalance(address)).toBe(0n);
   expect(`${done.stdout}${done.stderr}${dry.stdout}${dry.stderr}`).not.toContain(SEED.toString('hex'));
 
-  const refused = await runCli(t, [...args, '--json'], env);
+  const refused = await runCliProcess(t, [...args, '--json'], env);
   expect(refused.code).toBe(1);
   expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'invalid_state' } });
 }, 60_000);

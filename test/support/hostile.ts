@@ -22,6 +22,16 @@ export const HOSTILE = [
   'دفع \u202eالمتجر\u202c עברית',
 ];
 
+/** HOSTILE's markup attacks (a tag, a closed attribute, a closed title or style): each one a text or attribute context must escape. */
+const MARKUP = HOSTILE.filter((value) => /^(<|"|')/.test(value));
+
+/**
+ * What the every-page test fills every field with: the markup attacks in one value (a field that
+ * let any of them through would let this through), then each other attack on its own (a URL's
+ * scheme counts only at its start; the long, emoji and bidirectional values are about layout).
+ */
+export const PAGE_ATTACKS = [MARKUP.join(''), ...HOSTILE.filter((value) => !MARKUP.includes(value))];
+
 /** The values a browser would follow as script or data: each must have been replaced. */
 export const UNSAFE_URLS = new Set(['javascript:alert(1)', '  JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', 'data:text/html,<script>alert(1)</script>']);
 
