@@ -133,9 +133,9 @@ async function exportRun(logging: ReturnType<typeof loggingContext>, businessId:
   const batchesBefore = logging.batches.length;
   const started = performance.now();
   try {
-    const { json } = await booksCommands['books export']!.run(logging.context, { business: businessId, from: day(from), to: day(new Date(from.getTime() + (days - 1) * DAY)), out }, []);
+    const { json } = await booksCommands['books export']!.run(logging.context, { business: businessId, from: day(from), to: day(new Date(from.getTime() + (days - 1) * DAY)), out }, [], (line) => console.error(line));
     const seconds = (performance.now() - started) / 1000;
-    const deposits = (json as { arrivals: number }).arrivals;
+    const deposits = (json as { lines: number }).lines; // the bench's books hold arrivals only: a line each
     const batches = logging.batches.slice(batchesBefore);
     const mb = (bytes: number) => bytes / 2 ** 20;
     return {

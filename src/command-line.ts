@@ -83,7 +83,7 @@ export async function runCommandLine(argv: string[], io: CommandLineIo): Promise
     io.err(`No server is running on ${path.dirname(runtime.embedded.clusterDir)}; this command uses its embedded PostgreSQL (${runtime.embedded.clusterDir}, port ${runtime.embedded.port}), started for the command. Set DATA_DIR or DATABASE_URL as the server has them to use the server's database.`);
   }
   try {
-    const result = await command.run(runtime.context, parsed.values, parsed.positionals);
+    const result = await command.run(runtime.context, parsed.values, parsed.positionals, io.err);
     io.out(json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (error) {

@@ -10,7 +10,8 @@ export type Flags = Record<string, string | boolean | undefined>;
 export interface Command {
   usage: string;
   options: Record<string, { type: 'string' | 'boolean' }>;
-  run(context: AppContext, flags: Flags, positionals: string[]): Promise<{ json: object; text: string }>;
+  /** `say`: a line of progress for the person watching (stderr: stdout keeps the one result). */
+  run(context: AppContext, flags: Flags, positionals: string[], say: (line: string) => void): Promise<{ json: object; text: string }>;
 }
 
 export function required(flags: Flags, name: string): string {

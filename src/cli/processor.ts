@@ -135,7 +135,7 @@ export const processorCommands: Record<string, Command> = {
   'processor sweep': {
     usage: 'processor sweep --network polygon|base|ethereum --address DEPOSIT_ADDRESS --token CONTRACT --to merchant|operator [--yes] [--json]   (a stray token from a deposit address; without --yes only says what it would do)',
     options: { network: { type: 'string' }, address: { type: 'string' }, token: { type: 'string' }, to: { type: 'string' }, yes: { type: 'boolean' } },
-    async run(context, flags) {
+    async run(context, flags, _positionals, say) {
       const networkName = oneOf(required(flags, 'network'), NETWORK_NAMES, 'network')!;
       const address = required(flags, 'address');
       const token = required(flags, 'token');
@@ -156,7 +156,7 @@ export const processorCommands: Record<string, Command> = {
       }
       const deps = {
         db, clock, network, chain: new ForwardChain(network), keys, feeWallet: config.processor.feeWallet,
-        log: (line: string) => console.error(line),
+        log: say,
       };
       const request = { address, token, to };
       if (flags.yes !== true) {

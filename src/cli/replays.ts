@@ -50,8 +50,8 @@ async function progressOf(ctx: OperationContext, replay: ReplayOut): Promise<Rep
 }
 
 /** Follows a replay until it is done, saying each change of its progress on stderr (stdout keeps the one result). */
-async function follow(ctx: OperationContext, asked: ReplayOut): Promise<ReplayOut> {
-  const say = (line: string) => process.stderr.write(`Replay ${asked.id}: ${line}\n`);
+async function follow(ctx: OperationContext, asked: ReplayOut, sayLine: (line: string) => void): Promise<ReplayOut> {
+  const say = (line: string) => sayLine(`Replay ${asked.id}: ${line}`);
   const waitingSince = ctx.clock.now().getTime();
   let replay = asked;
   let said = '';
@@ -73,7 +73,7 @@ export const replayCommands: Record<string, Command> = {
   'webhooks replay': {
     usage: 'webhooks replay ENDPOINT_ID --since TIME [--wait] [--json]   (send every delivery that failed since TIME again, in the background; --wait follows it to the end)',
     options: { since: { type: 'string' }, wait: { type: 'boolean' } },
-    async run(context, flags, positionals) {
+    async run(context, flags, positionals, say) {
       const id = positional(positionals, 'endpoint', this.usage);
       const since = sinceSeconds(required(flags, 'since'), context.clock.now());
       const ctx = await asOperatorOn(context, 'webhook_endpoint', id);
@@ -85,7 +85,7 @@ export const replayCommands: Record<string, Command> = {
             + `Follow it: npm run --silent cli -- webhooks replays ${id}`,
         };
       }
-      const done = await follow(ctx, asked);
+      const done = await follow(ctx, asked, say);
       return { json: done, text: `Replay ${done.id} of ${id} finished: ${replayProgress(done)}.` };
     },
   },

@@ -65,7 +65,7 @@ async function sendStray(to: Address, amount: bigint) {
 
 /** The command as the CLI runs it, on the test app's database, configured for the test chain. */
 async function run(flags: Record<string, string | boolean>) {
-  return sweep.run(context, { network: 'polygon', ...flags }, []);
+  return sweep.run(context, { network: 'polygon', ...flags }, [], () => undefined);
 }
 async function refusal(flags: Record<string, string | boolean>): Promise<ApiError> {
   const error = await run(flags).then(() => undefined, (caught: unknown) => caught);
@@ -308,9 +308,9 @@ describe('refusals change nothing', () => {
   it('without the seed or the network configured, in one sentence', async () => {
     const { address } = await watched();
     const missingSeed = { ...context, config: { ...context.config, processor: { ...context.config.processor, seedFile: path.join(dataDir, 'none.hex') } } };
-    const error = await sweep.run(missingSeed, { network: 'polygon', address, token: stray, to: 'merchant' }, []).then(() => undefined, (caught: unknown) => caught);
+    const error = await sweep.run(missingSeed, { network: 'polygon', address, token: stray, to: 'merchant' }, [], () => undefined).then(() => undefined, (caught: unknown) => caught);
     expect((error as ApiError).message).toMatch(/^The processor cannot read PROCESSOR_SEED_FILE at .*: set PROCESSOR_SEED_FILE to the deposit seed's file \(hex\)\.$/);
-    const base = await sweep.run(context, { network: 'base', address, token: stray, to: 'merchant' }, []).then(() => undefined, (caught: unknown) => caught);
+    const base = await sweep.run(context, { network: 'base', address, token: stray, to: 'merchant' }, [], () => undefined).then(() => undefined, (caught: unknown) => caught);
     expect((base as ApiError).message).toBe('base is not configured here: set BASE_RPC_URL as the processor has it.');
   });
 });
