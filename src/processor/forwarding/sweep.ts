@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { encodeFunctionData, formatUnits, parseAbi, type Address, type Hex } from 'viem';
+import { encodeFunctionData, formatUnits, parseAbi, type Address, type Hex, type TransactionReceipt } from 'viem';
 import type { Clock } from '../../core/clock.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { NetworkConfig } from '../../core/networks-config.ts';
@@ -305,12 +305,12 @@ async function sendSweep(deps: SweepDeps, row: SweepRow, options: { waitMs?: num
     const receipt = await minedReceipt(row.top_up_raw, row.top_up_hash);
     if (!receipt) return false;
     if (receipt.status !== 'success') await fail(deps, row, `the gas top-up ${row.top_up_hash} reverted`);
-    movements.push(await verified(async () => verifyTopUp(receipt, await chain.transaction(receipt.transactionHash), { to: row.deposit_address, value: BigInt(row.top_up_value ?? 0) })));
+    movements.push(await verified(async () => topUpShown(chain, receipt, row)));
   }
   const receipt = await minedReceipt(row.transfer_raw, row.transfer_hash);
   if (!receipt) return false;
   if (receipt.status !== 'success') await fail(deps, row, `the transfer ${row.transfer_hash} reverted`);
-  movements.push(await verified(async () => verifyTransfers(receipt, [{ kind: 'sweep', token: row.token, from: row.deposit_address, to: row.to_address, value: BigInt(row.amount) }])[0]!));
+  movements.push(await verified(async () => verifyTransfers(receipt, [sweepTransfer(row)])[0]!));
   await db.updateTable('processor.sweeps').set({ state: 'mined', block_number: receipt.blockNumber, failure: null, movements: JSON.stringify(movements), updated_at: clock.now() })
     .where('id', '=', row.id).execute();
   deps.log(`[processor] ${network.name}: sweep ${row.id} mined in block ${receipt.blockNumber}: ${row.amount} of ${row.token} from ${row.deposit_address} to ${row.to_address}, ${row.transfer_hash}`);
@@ -345,7 +345,7 @@ export async function reportFinalSweeps(deps: SweepReportDeps): Promise<number> 
     if (!(await isFinalReceipt(chain, receipt))) continue;
     let movements: StoredMovement[];
     try {
-      movements = [...await sweepTopUp(deps, sweep), ...verifyTransfers(receipt, [{ kind: 'sweep', token: sweep.token, from: sweep.deposit_address, to: sweep.to_address, value: BigInt(sweep.amount) }])];
+      movements = [...await sweepTopUp(deps, sweep), ...verifyTransfers(receipt, [sweepTransfer(sweep)])];
     } catch (error) {
       if (!(error instanceof IneffectiveTransaction)) throw error;
       const reason = publicText(error.message);
@@ -377,5 +377,15 @@ async function sweepTopUp(deps: SweepReportDeps, sweep: SweepRow): Promise<Store
   if (!sweep.top_up_hash) return [];
   const receipt = await deps.chain.receipt(sweep.top_up_hash as Hex);
   if (!receipt) throw new IneffectiveTransaction(`its gas top-up ${sweep.top_up_hash} is no longer on the chain`);
-  return [verifyTopUp(receipt, await deps.chain.transaction(receipt.transactionHash), { to: sweep.deposit_address, value: BigInt(sweep.top_up_value ?? 0) })];
+  return [await topUpShown(deps.chain, receipt, sweep)];
+}
+
+/** The transfer a sweep is for: its whole amount of the token, from the deposit address to its destination. */
+function sweepTransfer(sweep: SweepRow) {
+  return { kind: 'sweep' as const, token: sweep.token, from: sweep.deposit_address, to: sweep.to_address, value: BigInt(sweep.amount) };
+}
+
+/** The sweep's gas top-up as its mined receipt and transaction show it: the exact native value delivered to the deposit address. */
+async function topUpShown(chain: ForwardChain, receipt: TransactionReceipt, sweep: SweepRow): Promise<StoredMovement> {
+  return verifyTopUp(receipt, await chain.transaction(receipt.transactionHash), { to: sweep.deposit_address, value: BigInt(sweep.top_up_value ?? 0) });
 }

@@ -68,6 +68,7 @@ export const MoneyNotice = z.object({
   movements: z.array(ForwardMovement).max(10).nullish(),
 });
 export type MoneyNotice = z.output<typeof MoneyNotice>;
+type ReportedMovement = z.output<typeof ForwardMovement>;
 
 export type NoticeOutcome = { outcome: 'applied' | 'duplicate' | 'rejected'; reason: string | null; paymentId: string | null };
 
@@ -102,15 +103,10 @@ async function applySweep(trx: Db, deps: Deps, payment: PaymentRow, notice: Mone
   if (!notice.network) return rejected('A sweep needs the network it moved on.', payment.id);
   const network = notice.network;
   const coin = notice.coin ?? `${network}:${notice.token ?? 'token'}`;
-  const movements = notice.movements ?? [];
-  const sweep = movements.find((movement) => movement.kind === 'sweep')!;
-  const recorded = await recordMovements(trx, payment, movements.map((movement) => ({
-    kind: movement.kind, network, txHash: movement.txid, logIndex: movement.log_index, blockNumber: movement.block_number,
-    from: movement.from, to: movement.to, token: movement.token,
-    coin: movement.token === null ? nativeCoin(network) : coin, value: movement.value, decimals: movement.decimals,
-    // A top-up names what it paid the gas of: here the sweep (as a forward's names its deposit).
-    deposit: movement.kind === 'gas_top_up' ? { txHash: sweep.txid, logIndex: sweep.log_index } : null,
-  })), deps.clock.now());
+  const sweep = (notice.movements ?? []).find((movement) => movement.kind === 'sweep')!;
+  // A top-up names what it paid the gas of: here the sweep (as a forward's names its deposit).
+  const recorded = await recordMovements(trx, payment, reportedMovements(notice, network, coin,
+    (movement) => (movement.kind === 'gas_top_up' ? { txHash: sweep.txid, logIndex: sweep.log_index } : null)), deps.clock.now());
   return recorded > 0 ? applied(payment.id, 'Recorded in the books: a sweep off the deposit address.') : { outcome: 'duplicate', reason: 'The sweep is already in the books.', paymentId: payment.id };
 }
 
@@ -187,11 +183,15 @@ async function applySettlement(trx: Db, deps: Deps, payment: PaymentRow, notice:
 function settlementMovements(notice: MoneyNotice, payment: PaymentRow, network: string): Movement[] {
   const deposit = notice.transfer_txid == null ? (payment.txid_in === null ? null : { txHash: payment.txid_in, logIndex: payment.txid_in_log_index })
     : { txHash: notice.transfer_txid, logIndex: notice.transfer_log_index ?? null };
-  const coinName = notice.coin ?? payment.coin ?? 'unknown';
+  return reportedMovements(notice, network, notice.coin ?? payment.coin ?? 'unknown', () => deposit);
+}
+
+/** The movements a notice reports, as the books write them: a token's under `coin`, the native coin's under the network's. */
+function reportedMovements(notice: MoneyNotice, network: string, coin: string, depositOf: (movement: ReportedMovement) => Movement['deposit']): Movement[] {
   return (notice.movements ?? []).map((movement) => ({
     kind: movement.kind, network, txHash: movement.txid, logIndex: movement.log_index, blockNumber: movement.block_number,
     from: movement.from, to: movement.to, token: movement.token,
-    coin: movement.token === null ? nativeCoin(network) : coinName, value: movement.value, decimals: movement.decimals, deposit,
+    coin: movement.token === null ? nativeCoin(network) : coin, value: movement.value, decimals: movement.decimals, deposit: depositOf(movement),
   }));
 }
 
