@@ -5,15 +5,19 @@ import type { Principal } from '../auth/principal.ts';
 import { DAY, type Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
+import { formatAmount } from '../core/money.ts';
 import type { Db } from '../db/database.ts';
 import type { AgentApprovalsTable } from '../db/schema.ts';
+import type { Spend } from '../verbs/operation.ts';
 import type { Selectable } from 'kysely';
 
 // A connected agent's call beyond its spend policy waits for a person: the call is written down
 // with its exact arguments as an approval request, a person who manages agents approves or
 // declines it in the dashboard, and the agent's repeat of that call (with the approval's id, or
-// the same arguments) uses the approval once. An approval binds the operation and the hash of its
-// arguments as checked; it expires 24 hours after it was asked for, decided or not.
+// the same arguments) uses the approval once. An approval binds the operation, the hash of its
+// arguments as checked and the amount they resolve to (a checkout's price may change after the
+// person said yes: the retry then is another call); it expires 24 hours after it was asked for,
+// decided or not, and a person may withdraw it until it is used.
 
 export const APPROVAL_TTL_MS = DAY;
 
@@ -29,13 +33,23 @@ function canonical(value: unknown): unknown {
 }
 
 /**
- * What an approval is bound to: the operation and its arguments as checked, without the
- * Idempotency-Key (a retry may come with a new one and is still the same call).
+ * What an approval is bound to: the operation, its arguments as checked (without the
+ * Idempotency-Key: a retry may come with a new one and is still the same call) and what they
+ * resolve to, the amount and currency the call would create.
  */
-export function argumentsHash(operation: string, input: Record<string, unknown>): Buffer {
+export function argumentsHash(operation: string, input: Record<string, unknown>, spend: Spend | null): Buffer {
   const { idempotency_key: _key, ...rest } = input;
-  return createHash('sha256').update(JSON.stringify([operation, canonical(rest)])).digest();
+  return createHash('sha256').update(JSON.stringify([operation, canonical(rest), spend && [spend.currency, spend.amountMinor]])).digest();
 }
+
+/** A call as an approval sees it. */
+export interface ApprovalCall {
+  operation: string;
+  hash: Buffer;
+  spend: Spend | null;
+}
+
+const amountOf = (minor: number | string, currency: string) => `${formatAmount(Number(minor))} ${currency}`;
 
 /** The dashboard page of an approval. */
 export function approvalPath(approval: Pick<ApprovalRow, 'id' | 'business_id' | 'livemode'>): string {
@@ -52,7 +66,7 @@ interface Deps {
  * The refusal of a call beyond the policy: an approval request for it (the pending one already
  * asked for this very call, or a new one), and `403 approval_required` naming its page.
  */
-export async function approvalRequired(deps: Deps, principal: Principal, connectionId: string, call: { operation: string; hash: Buffer; shown: Record<string, unknown>; reasons: string[] }): Promise<ApiError> {
+export async function approvalRequired(deps: Deps, principal: Principal, connectionId: string, call: ApprovalCall & { shown: Record<string, unknown>; reasons: string[] }): Promise<ApiError> {
   const now = deps.clock.now();
   const approval = await deps.db.transaction().execute(async (trx) => {
     // One pending request per call: an agent retrying before anyone decided does not ask again.
@@ -69,6 +83,7 @@ export async function approvalRequired(deps: Deps, principal: Principal, connect
     const made = await trx.insertInto('agent_approvals').values({
       id: newId('apr'), business_id: principal.businessId, livemode: principal.livemode, connection_id: connectionId,
       operation: call.operation, arguments: JSON.stringify(call.shown), arguments_hash: call.hash, reasons: call.reasons,
+      amount_minor: call.spend?.amountMinor ?? null, currency: call.spend?.currency ?? null,
       status: 'pending', created_at: now, expires_at: new Date(now.getTime() + APPROVAL_TTL_MS),
     }).returningAll().executeTakeFirstOrThrow();
     await recordActivity(trx, principal, 'agent_approval.requested', made.id, { operation: call.operation, reasons: call.reasons }, now);
@@ -102,7 +117,7 @@ function invalid(message: string): ApiError {
  * its user approved). Null when there is none and none was named; refuses a named one that does
  * not allow this call, and answers approval_required again while it waits for a person.
  */
-export async function takeApproval(deps: Deps, principal: Principal, connectionId: string, call: { operation: string; hash: Buffer }, named: string | undefined): Promise<ApprovalRow | null> {
+export async function takeApproval(deps: Deps, principal: Principal, connectionId: string, call: ApprovalCall, named: string | undefined): Promise<ApprovalRow | null> {
   const now = deps.clock.now();
   if (named === undefined) {
     const taken = await sql<ApprovalRow>`UPDATE agent_approvals SET status = 'used', used_at = ${now}
@@ -115,10 +130,16 @@ export async function takeApproval(deps: Deps, principal: Principal, connectionI
   }
   const row = await deps.db.selectFrom('agent_approvals').selectAll().where('id', '=', named).where('connection_id', '=', connectionId).executeTakeFirst();
   if (!row) throw invalid(`No approval ${named} was asked for by this agent.`);
-  if (row.operation !== call.operation || !row.arguments_hash.equals(call.hash)) {
-    throw invalid(`Approval ${named} was given for ${row.operation === call.operation ? 'other arguments' : `another operation (${row.operation})`}: an approval allows exactly the call it was asked for.`);
+  if (row.operation !== call.operation) throw invalid(`Approval ${named} was given for another operation (${row.operation}): an approval allows exactly the call it was asked for.`);
+  if (!row.arguments_hash.equals(call.hash)) {
+    const approved = row.amount_minor === null || row.currency === null ? null : amountOf(row.amount_minor, row.currency);
+    const now = call.spend && amountOf(call.spend.amountMinor, call.spend.currency);
+    throw invalid(approved !== null && now !== null && approved !== now
+      ? `Approval ${named} was given for ${approved}; this call now comes to ${now} (what it resolves to changed since): an approval allows exactly the amount it was asked for.`
+      : `Approval ${named} was given for other arguments: an approval allows exactly the call it was asked for.`);
   }
   if (row.status === 'declined') throw invalid(`Approval ${named} was declined.`);
+  if (row.status === 'withdrawn') throw invalid(`Approval ${named} was withdrawn by a person before it was used.`);
   if (row.status === 'used') throw invalid(`Approval ${named} was used already: an approval allows one call.`);
   if (row.expires_at <= now) throw invalid(`Approval ${named} expired.`);
   if (row.status === 'pending') throw refusal(deps, row);

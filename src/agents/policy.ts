@@ -120,10 +120,26 @@ export function withAgentPolicy(operation: Operation): Operation {
   };
 }
 
+/**
+ * The arguments as the caller sent them (a person reads them as typed: "60.00", not 6000), but
+ * only those the operation knows: spec 7.1 ignores unknown fields, so they are dropped before a
+ * person is asked (a key "amount\u200b" is never shown as a second amount).
+ */
+export function knownArguments(sent: unknown, parsed: unknown): unknown {
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+  if (Array.isArray(sent) && Array.isArray(parsed)) return sent.slice(0, parsed.length).map((each, index) => knownArguments(each, parsed[index]));
+  if (isObject(sent) && isObject(parsed)) {
+    return Object.fromEntries(Object.entries(sent).filter(([key]) => Object.hasOwn(parsed, key)).map(([key, value]) => [key, knownArguments(value, parsed[key])]));
+  }
+  return sent;
+}
+
 async function runForAgent(operation: Operation, run: Operation['run'], ctx: OperationContext, connectionId: string, input: Record<string, unknown>, named: string | undefined) {
+  // A replay of an earlier call (its Idempotency-Key) creates nothing: it answers the original, whatever the limits say now.
+  if (named === undefined && operation.replays && await operation.replays(ctx, input as never)) return run(ctx, input as never);
   const policy = await readPolicy(ctx.db, connectionId);
   const spend = operation.spends ? await operation.spends(ctx, input as never) : null;
-  const call = { operation: operation.name, hash: argumentsHash(operation.name, input) };
+  const call = { operation: operation.name, hash: argumentsHash(operation.name, input, spend), spend };
   const day = spendDay(ctx.clock.now());
   const approval: ApprovalRow | null = await takeApproval(ctx, ctx.principal, connectionId, call, named);
   let counted = false;
@@ -141,7 +157,7 @@ async function runForAgent(operation: Operation, run: Operation['run'], ctx: Ope
       }
     }
     if (reasons.length > 0) {
-      const { approval_id: _named, idempotency_key: _key, ...shown } = (ctx.arguments ?? input) as Record<string, unknown>;
+      const { approval_id: _named, idempotency_key: _key, ...shown } = knownArguments(ctx.arguments ?? input, input) as Record<string, unknown>;
       throw await approvalRequired(ctx, ctx.principal, connectionId, { ...call, shown, reasons });
     }
   }

@@ -9,6 +9,7 @@ export const ACTIVITY_ACTIONS = [
   'agent_approval.declined',
   'agent_approval.requested',
   'agent_approval.used',
+  'agent_approval.withdrawn',
   'api_key.created',
   'api_key.revoked',
   'business.logo_removed',

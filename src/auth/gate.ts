@@ -73,13 +73,13 @@ export class Gate {
       }
     }
     authorize(principal, operation);
-    // Session starts count toward the account's limit: every key's, and an agent's in Live.
-    const countsStart = operation.sessionStart && (principal.actor.kind !== 'agent' || principal.livemode);
-    if (countsStart) this.#admitStart(principal);
+    // Session starts count toward the account's limit in their mode: every key's and every
+    // agent's, Test included (an agent's Test starts mail receipts too: issue 31).
+    if (operation.sessionStart) this.#admitStart(principal);
   }
 
   /**
-   * One session start through the API (a key, an agent in Live): 12 per minute per account
+   * One session start through the API (a key, an agent): 12 per minute per account
    * (spec 8), counted per mode so Test starts never use up Live's. Buyers on the payer pages
    * have budgets of their own (pages/starts.ts) and never draw on this one.
    */

@@ -2,7 +2,8 @@ import type { VNode } from 'preact';
 import type { ActivityAction } from '../audit/actions.ts';
 import type { AgentApprovalOut } from '../resources/agent-connections/policy.ts';
 import { COIN_NAMES } from '../core/networks-config.ts';
-import type { DeliveryStatus, PaymentStatus } from '../db/schema.ts';
+import type { DeliveryStatus, MailHeldBecause, MailKind, MailStatus, PaymentStatus } from '../db/schema.ts';
+import { BUYER_MAIL_PER_HOUR } from '../resources/payments/mail.ts';
 import type { KEY_KINDS } from '../resources/api-keys/schemas.ts';
 import type { CHECKOUT_KINDS } from '../resources/checkouts/schemas.ts';
 import type { PAYMENT_SOURCES } from '../resources/payments/schemas.ts';
@@ -18,6 +19,7 @@ export const ACTIVITY_NAMES: Record<ActivityAction, string> = {
   'agent.policy_changed': 'Agent\'s spend policy changed',
   'agent_approval.approved': 'Agent\'s request approved',
   'agent_approval.declined': 'Agent\'s request declined',
+  'agent_approval.withdrawn': 'Approval of an agent\'s request withdrawn',
   'agent_approval.requested': 'Agent asked for approval',
   'agent_approval.used': 'Agent used an approval',
   'api_key.created': 'API key created',
@@ -119,6 +121,7 @@ export const APPROVAL_STATUS_BADGES: Record<AgentApprovalOut['status'], Badge> =
   pending: ['Waiting for a person', 'warning'],
   approved: ['Approved, not used yet', 'info'],
   declined: ['Declined', 'neutral'],
+  withdrawn: ['Withdrawn', 'neutral'],
   used: ['Approved and used', 'success'],
   expired: ['Expired', 'neutral'],
 };
@@ -138,6 +141,27 @@ export const DeliveryBadge = ({ status }: { status: DeliveryStatus }): VNode => 
 export const ObjectBadge = ({ status }: { status: keyof typeof OBJECT_BADGES }): VNode => badge(OBJECT_BADGES[status], status);
 
 /** Where an agent's request for approval stands. */
+/** What a mail is, as people read it (the payment page's list of its mail). */
+export const MAIL_KIND_WORDS: Record<MailKind, string> = {
+  webhook_endpoint_added: 'Webhook endpoint added notice',
+  sign_in_link: 'Sign-in link',
+  payout_wallet_changed: 'Payout wallet changed notice',
+  operator_alert: 'Operator alert',
+  payment_receipt: 'Receipt to the buyer',
+  payment_held: 'Held notice to the buyer',
+  payment_held_staff: 'Held payment notice to your team',
+};
+
+/** Whether a mail went, and if not, why, in a person's words. */
+export function mailFate(mail: { status: MailStatus; held_because: MailHeldBecause | null }): string {
+  if (mail.status === 'sent') return 'sent.';
+  if (mail.status === 'queued') return 'being sent.';
+  if (mail.status === 'failed') return 'could not be sent (the mail server refused it).';
+  if (mail.held_because === 'test_mode') return 'Test mode: not sent. In Test mode, mail goes only to this business\'s own people.';
+  if (mail.held_because === 'address_limit') return `not sent: this address got ${BUYER_MAIL_PER_HOUR} receipts or notices within the hour already.`;
+  return 'not sent: this service has no mail server set up (its operator reads it in the outbox).';
+}
+
 export const ApprovalBadge = ({ status }: { status: AgentApprovalOut['status'] }): VNode => badge(APPROVAL_STATUS_BADGES[status], status);
 
 /** Whether an agent connection still works. */

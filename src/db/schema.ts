@@ -581,7 +581,7 @@ export interface AgentSpendDaysTable {
   created_minor: number;
 }
 
-export type AgentApprovalStatus = 'pending' | 'approved' | 'declined' | 'used';
+export type AgentApprovalStatus = 'pending' | 'approved' | 'declined' | 'withdrawn' | 'used';
 
 export interface AgentApprovalsTable {
   id: string;
@@ -591,6 +591,9 @@ export interface AgentApprovalsTable {
   operation: string;
   arguments: Json<Record<string, unknown>>;
   arguments_hash: Buffer;
+  /** What the call would create, resolved when it was asked for (migrations/0047); null for a call that creates no amount. */
+  amount_minor: ColumnType<string | null, number | null | undefined, number | null>;
+  currency: ColumnType<string | null, string | null | undefined, string | null>;
   reasons: string[];
   status: AgentApprovalStatus;
   created_at: Timestamp;
@@ -658,6 +661,8 @@ export interface NotificationPreferencesTable {
 export type MailKind = 'webhook_endpoint_added' | 'sign_in_link' | 'payout_wallet_changed' | 'payment_receipt' | 'payment_held' | 'payment_held_staff' | 'operator_alert';
 /** held: written while SMTP_URL was unset (kept, never sent); queued: a job will send it. */
 export type MailStatus = 'held' | 'queued' | 'sent' | 'failed';
+/** Why a held mail is not sent (migrations/0048). */
+export type MailHeldBecause = 'no_smtp' | 'test_mode' | 'address_limit';
 export interface OutboxTable {
   id: string;
   business_id: string | null;
@@ -672,6 +677,7 @@ export interface OutboxTable {
   /** The payment the mail is about (receipts, held notices): erasing its buyer deletes the mail. */
   payment_id: string | null;
   status: MailStatus;
+  held_because: MailHeldBecause | null;
   attempts: Generated<number>;
   last_error: string | null;
   send_before: Timestamp | null;

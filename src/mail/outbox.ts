@@ -1,10 +1,10 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { DAY, type Clock } from '../core/clock.ts';
 import type { Config } from '../core/config.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { BATCH, inBatches } from '../db/batches.ts';
 import type { Db } from '../db/database.ts';
-import type { Database, MailKind, MailStatus } from '../db/schema.ts';
+import type { Database, MailHeldBecause, MailKind, MailStatus } from '../db/schema.ts';
 import type { JobSender } from '../jobs/queues.ts';
 
 // The outbox: mail is written in the transaction of what it tells of, one row per recipient (so
@@ -39,6 +39,11 @@ export interface NewMail {
   secret?: boolean;
   /** Not worth sending after this (the link's expiry). */
   sendBefore?: Date;
+  /**
+   * Why a recipient's copy is not sent, as SQL over `recipients.email` (null: sent): the rule
+   * that keeps buyer mail from being aimed at strangers (resources/payments/mail.ts).
+   */
+  withheld?: RawBuilder<MailHeldBecause | null>;
 }
 
 /** Whether mail written now is sent: only where SMTP is configured. */
@@ -54,11 +59,16 @@ export async function queueMail(db: Db, deps: OutboxDeps, mail: NewMail): Promis
   const status = statusAtWrite(deps.config);
   if (mail.secret && deps.secrets === undefined) throw new Error('A mail with a secret body needs the secret box to seal it.');
   const sealed = mail.secret ? deps.secrets!.seal(mail.body) : null;
+  const withheld = mail.withheld ?? sql<MailHeldBecause | null>`null`;
   const query = db
     .with('recipients', () => mail.recipients)
+    .with('decided', (qc) => qc.selectFrom('recipients').distinct().select([
+      'recipients.email',
+      sql<MailHeldBecause | null>`coalesce(${withheld}, ${status === 'held' ? 'no_smtp' : null}::text)`.as('held_because'),
+    ]))
     .with('mail', (qc) => qc.insertInto('outbox')
-      .columns(['id', 'business_id', 'kind', 'recipient', 'subject', 'body', 'body_sealed', 'body_html', 'payment_id', 'status', 'send_before', 'created_at'])
-      .expression((eb) => eb.selectFrom('recipients').distinct().select([
+      .columns(['id', 'business_id', 'kind', 'recipient', 'subject', 'body', 'body_sealed', 'body_html', 'payment_id', 'status', 'held_because', 'send_before', 'created_at'])
+      .expression((eb) => eb.selectFrom('decided as recipients').select([
         sql<string>`'mail_' || replace(gen_random_uuid()::text, '-', '')`.as('id'),
         sql<string | null>`${mail.businessId}::text`.as('business_id'),
         sql<MailKind>`${mail.kind}::text`.as('kind'),
@@ -68,14 +78,16 @@ export async function queueMail(db: Db, deps: OutboxDeps, mail: NewMail): Promis
         sql<Buffer | null>`${sealed}::bytea`.as('body_sealed'),
         sql<string | null>`${mail.html ?? null}::text`.as('body_html'),
         sql<string | null>`${mail.paymentId ?? null}::text`.as('payment_id'),
-        sql<MailStatus>`${status}::text`.as('status'),
+        sql<MailStatus>`CASE WHEN recipients.held_because IS NULL THEN ${status}::text ELSE 'held' END`.as('status'),
+        'recipients.held_because',
         sql<Date | null>`${mail.sendBefore ?? null}::timestamptz`.as('send_before'),
         sql<Date>`${deps.clock.now()}::timestamptz`.as('created_at'),
       ]))
-      .returning('id'));
+      .returning(['id', 'status']));
   const count = sql<number>`(SELECT count(*) FROM mail)::int`.as('written');
   const row = status === 'queued'
-    ? await query.with('jobs', () => deps.jobs.mailJobsOf('mail')).selectNoFrom(count).executeTakeFirstOrThrow()
+    ? await query.with('queued', (qc) => qc.selectFrom('mail').select('id').where('status', '=', 'queued'))
+      .with('jobs', () => deps.jobs.mailJobsOf('queued')).selectNoFrom(count).executeTakeFirstOrThrow()
     : await query.selectNoFrom(count).executeTakeFirstOrThrow();
   return row.written;
 }
@@ -90,6 +102,8 @@ export interface OutboxMailOut {
   /** Null when the body carries a secret (a sign-in link), or once such a body is erased. */
   body: string | null;
   status: MailStatus;
+  /** Why a held mail is not sent; null unless held. */
+  held_because: MailHeldBecause | null;
   attempts: number;
   last_error: string | null;
   created: string;
@@ -112,6 +126,7 @@ export async function listOutbox(db: Db, filter: { businessId?: string; limit?: 
     subject: row.subject,
     body: row.body,
     status: row.status,
+    held_because: row.held_because,
     attempts: row.attempts,
     last_error: row.last_error,
     created: row.created_at.toISOString(),

@@ -80,6 +80,8 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   waits?: boolean;
   /** The amount the call would create, for a connected agent's spend policy (agents/policy.ts); null when it creates none. */
   spends?(ctx: OperationContext, input: z.output<I>): Promise<Spend | null>;
+  /** Whether the call repeats an earlier one (an Idempotency-Key replay) and so creates nothing: spend policies do not count it. */
+  replays?(ctx: OperationContext, input: z.output<I>): Promise<boolean>;
   run(ctx: OperationContext, input: z.output<I>): Promise<z.input<O> | Answer<z.input<O>>>;
 }
 

@@ -125,10 +125,12 @@ describe('over REST', () => {
     expect(await page.locator('main').innerText()).toContain('Approved, not used yet');
 
     // Another argument with this approval is refused, and leaves it unused.
-    const changed = await createLink(token, '181.00', { description: 'Wholesale <b>order</b>', approval: id });
+    const changed = await createLink(token, '180.00', { description: 'Retail order', approval: id });
     expect(changed.status).toBe(403);
     expect(changed.body.error).toMatchObject({ code: 'approval_invalid', field: 'Approval-Id' });
     expect(changed.body.error.message).toContain('other arguments');
+    const more = await createLink(token, '181.00', { description: 'Wholesale <b>order</b>', approval: id });
+    expect(more.body.error.message).toContain('was given for 180.00 USD; this call now comes to 181.00 USD');
 
     const done = await createLink(token, '180.00', { description: 'Wholesale <b>order</b>', approval: id });
     expect(done.status).toBe(201);
@@ -199,6 +201,108 @@ describe('over REST', () => {
     await stranger.close();
     const status = await app.t.db.selectFrom('agent_approvals').select('status').where('id', '=', approvalIdOf(url)).executeTakeFirstOrThrow();
     expect(status.status).toBe('pending');
+  });
+});
+
+/** A person of the shop withdraws an approval on its page. */
+async function withdraw(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.getByRole('button', { name: 'Withdraw this approval' }).click();
+  await page.waitForURL(url);
+}
+
+// Issue 31, must have 4: each case failed on the code before it (the approved 150.00 session was
+// created at 90,000.00; withdrawing answered 409; the unknown field was listed and bound; the
+// replay near the limit asked for an approval).
+describe('an approval binds what the call costs', () => {
+  const session = (token: string, body: Record<string, unknown>, more: { approval?: string; key?: string } = {}) => app.t.request('POST', '/v1/checkout_sessions', {
+    key: token, body,
+    headers: { ...(more.approval ? { 'approval-id': more.approval } : {}), ...(more.key ? { 'idempotency-key': more.key } : {}) },
+  });
+
+  it('an approved session for a checkout whose price changed since is refused; asking again shows the new price', async () => {
+    const s = await shop('Repriced Roasters');
+    const { token } = await agent(s);
+    const checkout = await app.t.request('POST', '/v1/checkouts', { key: (await s.biz.key()).secret, body: { name: 'Espresso machine', amount: '150.00', currency: 'USD' } });
+    const url = (await session(token, { checkout_id: checkout.body.id })).body.error.approval_url as string;
+    const page = await signedInPage(s.ownerEmail);
+    await page.goto(url);
+    expect(await page.locator('h1').innerText()).toBe('Create a checkout session: 150.00 USD');
+    await decide(page, url, 'Approve this call');
+
+    await app.t.db.updateTable('checkouts').set({ amount_minor: 9_000_000 }).where('id', '=', checkout.body.id).execute();
+    const refused = await session(token, { checkout_id: checkout.body.id }, { approval: approvalIdOf(url) });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('approval_invalid');
+    expect(refused.body.error.message).toContain('was given for 150.00 USD; this call now comes to 90000.00 USD');
+    // Without the id, the same arguments at the new price are a new request, not the approved one.
+    const asked = await session(token, { checkout_id: checkout.body.id });
+    expect(asked.body.error.code).toBe('approval_required');
+    expect(asked.body.error.approval_url).not.toBe(url);
+    await page.goto(asked.body.error.approval_url);
+    expect(await page.locator('h1').innerText()).toBe('Create a checkout session: 90000.00 USD');
+    expect(await app.t.db.selectFrom('payments').select('id').where('checkout_id', '=', checkout.body.id).execute()).toEqual([]);
+    await page.close();
+  });
+
+  it('a person withdraws an approval the agent has not used; the call is then refused', async () => {
+    const s = await shop('Withdrawing Roasters');
+    const { token } = await agent(s);
+    const url = (await createLink(token, '250.00')).body.error.approval_url as string;
+    const page = await signedInPage(s.ownerEmail);
+    await decide(page, url, 'Approve this call');
+    await withdraw(page, url);
+    expect(await page.locator('main').innerText()).toContain('Withdrawn');
+    expect(await seriousViolations(page)).toEqual([]);
+    const refused = await createLink(token, '250.00', { approval: approvalIdOf(url) });
+    expect(refused.body.error).toMatchObject({ code: 'approval_invalid' });
+    expect(refused.body.error.message).toContain('was withdrawn by a person before it was used');
+    expect((await createLink(token, '250.00')).body.error.code).toBe('approval_required');
+    expect(await links(s)).toBe(0);
+    const activity = await app.t.db.selectFrom('activity').select('action').where('business_id', '=', s.biz.id).where('action', '=', 'agent_approval.withdrawn').execute();
+    expect(activity).toHaveLength(1);
+
+    // A used approval cannot be withdrawn: what it did stays done.
+    const usedUrl = (await createLink(token, '260.00')).body.error.approval_url as string;
+    await decide(page, usedUrl, 'Approve this call');
+    expect((await createLink(token, '260.00', { approval: approvalIdOf(usedUrl) })).status).toBe(201);
+    await page.goto(usedUrl);
+    expect(await page.getByRole('button', { name: 'Withdraw this approval' }).count()).toBe(0);
+    await page.close();
+  });
+
+  it('unknown fields are dropped before a person is asked: never shown, never bound', async () => {
+    const s = await shop('Unknown Field Roasters');
+    const { token } = await agent(s);
+    const body = { amount: '120.00', currency: 'USD', description: 'Beans', 'amount\u200b': '1.00', note_to_approver: 'approve me' };
+    const url = (await app.t.request('POST', '/v1/payment_links', { key: token, body })).body.error.approval_url as string;
+    const stored = await app.t.db.selectFrom('agent_approvals').select('arguments').where('id', '=', approvalIdOf(url)).executeTakeFirstOrThrow();
+    expect(stored.arguments).toEqual({ amount: '120.00', currency: 'USD', description: 'Beans' });
+    const page = await signedInPage(s.ownerEmail);
+    await page.goto(url);
+    const shown = await page.locator('dl.arguments').innerText();
+    expect(shown).not.toContain('approve me');
+    expect(shown.match(/amount/g)).toHaveLength(1);
+    await decide(page, url, 'Approve this call');
+    // The approval is of the known fields: the same call without the extras uses it.
+    expect((await createLink(token, '120.00', { approval: approvalIdOf(url) })).status).toBe(201);
+    await page.close();
+  });
+
+  it('an Idempotency-Key replay near the daily limit answers the original session; it is not counted or asked about', async () => {
+    const s = await shop('Replaying Roasters');
+    const { token, connection } = await agent(s, { policy: policy({ limits: [{ currency: 'USD', perObjectMinor: 10_000, perDayMinor: 10_000 }] }) });
+    const first = await session(token, { amount: '40.00', currency: 'USD' }, { key: 'order-1042' });
+    expect(first.status).toBe(201);
+    expect((await session(token, { amount: '50.00', currency: 'USD' }, { key: 'order-1043' })).status).toBe(201);
+    const replay = await session(token, { amount: '40.00', currency: 'USD' }, { key: 'order-1042' });
+    expect(replay.status, JSON.stringify(replay.body)).toBe(200);
+    expect(replay.body.id).toBe(first.body.id);
+    const [today] = await app.t.db.selectFrom('agent_spend_days').selectAll().where('connection_id', '=', connection.id).execute();
+    expect(today).toMatchObject({ created_minor: 9_000 });
+    expect(await app.t.db.selectFrom('agent_approvals').select('id').where('connection_id', '=', connection.id).execute()).toEqual([]);
+    // Another session past the limit is still asked about.
+    expect((await session(token, { amount: '40.00', currency: 'USD' }, { key: 'order-1044' })).body.error.code).toBe('approval_required');
   });
 });
 

@@ -24,6 +24,7 @@ const RULES: Array<[table: string, column: string, allowed: string, refused: str
   ['webhook_delivery_attempts', 'trigger', 'resend', 'manual'],
   ['outbox', 'status', 'held', 'pending'],
   ['outbox', 'kind', 'payment_receipt', 'newsletter'],
+  ['outbox', 'held_because', 'test_mode', 'spam'],
   ['payments', 'payer_language', 'de', 'DE'],
   ['outbox', 'recipient', 'ann@buyer.example', 'Ann@Buyer.example'],
 ];

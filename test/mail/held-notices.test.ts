@@ -29,6 +29,7 @@ describe('a held payment', () => {
     const developer = `dev-${m.biz.id}@shop.example`.toLowerCase();
 
     const buyer = `carla-${m.biz.id}@buyer.example`.toLowerCase();
+    await kit.teammate(m.biz.id, buyer);
     const order = await kit.link(m.key, { description: 'Espresso grinder' });
     await kit.startOnPage(order.url, { email: buyer });
     expect((await kit.simulate(m.key, order.id, 'underpaid', { amount_received: '20.00' })).status).toBe('held');
@@ -107,7 +108,9 @@ describe('what the buyer gave, and what they did not', () => {
   it('erasing the buyer deletes the mail about their payment', async () => {
     const m = await kit.shop();
     const order = await kit.link(m.key, { description: 'Tasting flight' });
-    await kit.startOnPage(order.url, { email: `erin-${m.biz.id}@buyer.example`.toLowerCase() });
+    const buyer = `erin-${m.biz.id}@buyer.example`.toLowerCase();
+    await kit.teammate(m.biz.id, buyer);
+    await kit.startOnPage(order.url, { email: buyer });
     await kit.simulate(m.key, order.id, 'paid');
     await kit.arrived(order.id, 'Your receipt');
     expect(await kit.t.db.selectFrom('outbox').select('id').where('payment_id', '=', order.id).execute()).toHaveLength(1);

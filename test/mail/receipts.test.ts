@@ -1,8 +1,6 @@
-import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CSRF_FIELD } from '../../src/ui/index.ts';
 import { Browser } from '../support/browser.ts';
-import { LIVE_WALLET, TEST_PROCESSOR_SECRET } from '../support/harness.ts';
 import { paymentMailKit } from '../support/payment-mail.ts';
 import { reportProcessorStatus } from '../support/processor-status.ts';
 
@@ -21,6 +19,7 @@ describe('the receipt', () => {
     const bob = { email: `bob-${m.biz.id}@buyer.example`.toLowerCase(), name: 'Bob Brennan' };
     const beans = await kit.link(m.key, { description: 'Ethiopia Guji, 1 kg', collect: { name: true } });
     const mugs = await kit.link(m.key, { description: 'Two stoneware mugs', amount: '42.50', collect: { name: true } });
+    for (const buyer of [ann, bob]) await kit.teammate(m.biz.id, buyer.email);
     await kit.startOnPage(beans.url, ann);
     await kit.startOnPage(mugs.url, bob);
     await kit.simulate(m.key, beans.id, 'paid');
@@ -62,6 +61,7 @@ describe('the receipt', () => {
   it('is in German for a buyer whose browser asked for German', async () => {
     const m = await kit.shop('Rösterei');
     const buyer = `grete-${m.biz.id}@buyer.example`.toLowerCase();
+    await kit.teammate(m.biz.id, buyer);
     const beans = await kit.link(m.key, { description: 'Hausmischung, 500 g', amount: '12.90', currency: 'EUR' });
     await kit.startOnPage(beans.url, { email: buyer }, 'de-DE,de;q=0.9,en;q=0.5');
     expect((await kit.t.db.selectFrom('payments').select('payer_language').where('id', '=', beans.id).executeTakeFirstOrThrow()).payer_language).toBe('de');
@@ -81,6 +81,7 @@ describe('the receipt', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const checkout = created.body as { url: string; slug: string };
     const buyer = `hans-${m.biz.id}@buyer.example`.toLowerCase();
+    await kit.teammate(m.biz.id, buyer);
     const browser = new Browser(kit.t);
     const headers = { 'accept-language': 'de' };
     const action = `/c/${checkout.slug}`;
@@ -105,13 +106,7 @@ describe('a Live payment paid by the processor\'s notice', () => {
     await reportProcessorStatus(kit.t);
     const start = await kit.t.request('POST', `/v1/checkout_sessions/${session.body.id}/start`, { key: live, body: { email: buyer } });
     expect(start.status, JSON.stringify(start.body)).toBe(200);
-    // The processor's signed notice (spec 6.4): the full amount, forwarded to the payout wallet.
-    const raw = JSON.stringify({ id: `ntc_${randomBytes(8).toString('hex')}`, type: 'deposit.confirmed', deposit_address: start.body.deposit_address,
-      coin: 'polygon_usdc', network: 'polygon', amount: '40.000000', txid: `0x${randomBytes(32).toString('hex')}`, forwarded_to: LIVE_WALLET });
-    const at = Math.floor(kit.t.clock.now().getTime() / 1000);
-    const signature = `t=${at},v1=${createHmac('sha256', TEST_PROCESSOR_SECRET).update(`${at}.${raw}`, 'utf8').digest('hex')}`;
-    const answer = await fetch(`${kit.t.url}/processor/notices`, { method: 'POST', headers: { 'content-type': 'application/json', 'processor-signature': signature }, body: raw });
-    expect(answer.status).toBe(200);
+    await kit.depositConfirmed(start.body.deposit_address, '40.000000');
     const mail = await kit.arrived(session.body.id, `Your receipt from ${m.name}`);
     expect(mail.to).toEqual([buyer]);
     expect(mail.text).toContain('Espresso machine service');
@@ -127,6 +122,7 @@ describe('hostile input', () => {
     const biz = await kit.t.business({ name });
     const key = (await biz.key()).secret;
     const buyer = `fay-${biz.id}@buyer.example`.toLowerCase();
+    await kit.teammate(biz.id, buyer);
     const description = '<script>alert(1)</script> & <img src=x onerror=alert(2)> "quoted"';
     const order = await kit.link(key, { description });
     await kit.startOnPage(order.url, { email: buyer });

@@ -23,6 +23,7 @@ export function agentApproval(v: Fill, more: Partial<AgentApprovalOut> = {}): Ag
   return {
     id: 'apr_7Hk2Lm9Qx4Rt8Vn3Wc6Bz1Pd', operation: 'create_payment_link',
     arguments: { amount: v('1250.00'), currency: v('usd'), description: v('Wholesale order #1042: 40 kg Yirgacheffe'), customer_email: v('buyer@cafe-aurora.example') },
+    amount: '1250.00', currency: 'USD',
     reasons: ['1250.00 USD is over this agent\'s limit of 500.00 USD per payment'],
     status: 'pending', created: at('2026-03-04T08:10:00Z'), expires: at('2026-03-05T08:10:00Z'),
     decided_by: null, decided: null, used: null, connection_id: 'con_K3mW8qXp2Lr7Vn4Tc9Bz5HjD',
@@ -62,6 +63,9 @@ export const AGENT_STATES: readonly PageState[] = [
   signedIn({ fn: approvalPage, name: 'approval-declined', shows: 'a declined request: who declined it and when' },
     (v, s) => approvalPage({ session: s, business: roaster(v), mode: 'live', manages: true,
       approval: agentApproval(v, { status: 'declined', decided_by: v('tomas@kestrelcoffee.example'), decided: at('2026-03-04T08:20:00Z') }), connection: agentConnection(v) })),
+  signedIn({ fn: approvalPage, name: 'approval-approved', shows: 'an approval the agent has not used yet: who approved it, and Withdraw' },
+    (v, s) => approvalPage({ session: s, business: roaster(v), mode: 'live', manages: true,
+      approval: agentApproval(v, { status: 'approved', decided_by: v('tomas@kestrelcoffee.example'), decided: at('2026-03-04T08:20:00Z') }), connection: agentConnection(v) })),
   signedIn({ fn: approvalPage, name: 'approval-viewer', shows: 'a pending request as a viewer sees it: no buttons' },
     (v, s) => approvalPage({ session: s, business: roaster(v), mode: 'live', manages: false, approval: agentApproval(v), connection: agentConnection(v) }), VIEWER),
 ];

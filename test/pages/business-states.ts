@@ -59,6 +59,12 @@ function timeline(v: Fill, more: Partial<PaymentOut> = {}): PaymentTimeline {
       { id: 41, kind: 'deposit.confirmed', outcome: 'applied', reason: more.status === 'held' ? v('Less than the amount asked arrived.') : null, received: seconds('2026-03-04T09:16:00Z'), flagged: more.status === 'held' },
       { id: 42, kind: 'deposit.confirmed', outcome: 'rejected', reason: v('The deposit address belongs to pay_Lq7Xm2Vk9Rp4Tn8Wc3Bz6HsJ, not pay_X.'), received: seconds('2026-03-04T09:17:00Z'), flagged: true },
     ],
+    mail: more.status === 'held'
+      ? [
+        { kind: 'payment_held', to: v('lena@example.de'), status: 'held', held_because: 'test_mode', created: seconds('2026-03-04T09:16:00Z') },
+        { kind: 'payment_held_staff', to: v('maya@kestrelcoffee.example'), status: 'sent', held_because: null, created: seconds('2026-03-04T09:16:00Z') },
+      ]
+      : [{ kind: 'payment_receipt', to: v('lena@example.de'), status: 'sent', held_because: null, created: seconds('2026-03-04T09:16:00Z') }],
     waitingToForward: [],
   };
 }

@@ -1,14 +1,17 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { CSRF_FIELD } from '../../src/ui/index.ts';
 import { Browser } from './browser.ts';
 import { dashboardMerchant, type DashboardMerchant } from './dashboard.ts';
 import { freshRates } from './fx-rates.ts';
-import { startTestApp, type TestApp } from './harness.ts';
+import { LIVE_WALLET, startTestApp, TEST_PROCESSOR_SECRET, type TestApp } from './harness.ts';
+import { setMember } from './operator.ts';
 import { startSmtpPeer, untilTicked, type SmtpPeer } from './smtp.ts';
 
 // What the payment mail tests share (issue 23): an app that mails to a real SMTP peer, payment
 // links a buyer starts on the payer page in their language, Test simulations, and the mail that
-// arrived about a payment.
+// arrived about a payment. In Test mode buyer mail goes only to the business's own people (issue
+// 31): a Test buyer who is to get mail is made one of them first (`teammate`).
 
 export async function startPaymentMailApp() {
   const smtp: SmtpPeer = await startSmtpPeer();
@@ -41,6 +44,17 @@ export async function startPaymentMailApp() {
       const moved = await t.request('POST', `/v1/payments/${id}/simulate`, { key, body: { outcome, ...more } });
       expect(moved.status, JSON.stringify(moved.body)).toBe(200);
       return moved.body as { status: string };
+    },
+    /** Makes `email` one of the business's people (a viewer), so its Test payments' buyer mail reaches it. */
+    teammate: (businessId: string, email: string) => setMember(t.context, { businessId, email, role: 'viewer' }),
+    /** The processor's signed notice (spec 6.4) that `amount` USDC arrived at a Live deposit address and went to the payout wallet. */
+    async depositConfirmed(depositAddress: string, amount: string) {
+      const raw = JSON.stringify({ id: `ntc_${randomBytes(8).toString('hex')}`, type: 'deposit.confirmed', deposit_address: depositAddress,
+        coin: 'polygon_usdc', network: 'polygon', amount, txid: `0x${randomBytes(32).toString('hex')}`, forwarded_to: LIVE_WALLET });
+      const at = Math.floor(t.clock.now().getTime() / 1000);
+      const signature = `t=${at},v1=${createHmac('sha256', TEST_PROCESSOR_SECRET).update(`${at}.${raw}`, 'utf8').digest('hex')}`;
+      const answer = await fetch(`${t.url}/processor/notices`, { method: 'POST', headers: { 'content-type': 'application/json', 'processor-signature': signature }, body: raw });
+      expect(answer.status).toBe(200);
     },
     mailsTo: (address: string) => smtp.received.filter((mail) => mail.to.includes(address)),
     mailsAbout,

@@ -94,8 +94,8 @@ export function approvalPage({ session, business, mode, role, manages, approval,
   error?: string | undefined;
 }): VNode {
   const action = `${approval.path}/decide`;
-  const amount = typeof approval.arguments.amount === 'string' && typeof approval.arguments.currency === 'string'
-    ? `${approval.arguments.amount} ${approval.arguments.currency}` : null;
+  // The amount as the service resolved it when the agent asked (a checkout's price, a link's amount): what an approval binds.
+  const amount = approval.amount !== null && approval.currency !== null ? `${approval.amount} ${approval.currency}` : null;
   return DashboardPage({
     title: 'An agent asks for approval',
     session,
@@ -114,13 +114,17 @@ export function approvalPage({ session, business, mode, role, manages, approval,
         <dt><code>${name}</code></dt>
         <dd>${typeof value === 'string' ? html`<span class="argument">${value}</span>` : html`<pre>${JSON.stringify(value, null, 2)}</pre>`}</dd>
       </div>`)}</dl>
-      <p class="muted">An approval allows this one call with these arguments, once. Anything else the agent asks needs its own approval.</p>
+      <p class="muted">An approval allows this one call with these arguments${amount && `, for ${amount}`}, once. If what it would create comes to another amount when the agent repeats it (a checkout's price changed), the approval does not apply. Anything else the agent asks needs its own approval.</p>
       ${manages && approval.status === 'pending' && Form({ action, label: 'Decide', children: [
         Button({ variant: 'primary', name: 'decision', value: 'approve', children: 'Approve this call' }),
         ' ',
         Button({ variant: 'danger', name: 'decision', value: 'decline', children: 'Decline' }),
       ] })}
-      ${!manages && approval.status === 'pending' && html`<p>Only the business's owners and developers can decide.</p>`}
+      ${manages && approval.status === 'approved' && Form({ action, label: 'Withdraw', children: [
+        html`<p>The agent has not used this approval yet. Withdraw it, and the call is refused when the agent makes it.</p>`,
+        Button({ variant: 'danger', name: 'decision', value: 'withdraw', children: 'Withdraw this approval' }),
+      ] })}
+      ${!manages && (approval.status === 'pending' || approval.status === 'approved') && html`<p>Only the business's owners and developers can decide.</p>`}
     </div>`,
   });
 }

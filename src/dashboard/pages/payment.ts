@@ -1,7 +1,7 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { PaymentRest } from '../../resources/payments/remainder.ts';
 import type { PaymentOut } from '../../resources/payments/schemas.ts';
-import type { ForwardWait, PaymentTimeline, TimelineEvent, TimelineNotice } from '../../resources/payments/timeline.ts';
+import type { ForwardWait, PaymentTimeline, TimelineEvent, TimelineMail, TimelineNotice } from '../../resources/payments/timeline.ts';
 import { Button, Form, html, Money, Notice, ShareAddress } from '../../ui/index.ts';
 import { atLeast } from '../../tenancy/roles.ts';
 import { businessPath, objectPath } from '../paths.ts';
@@ -9,7 +9,7 @@ import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 import { AskForRest, restCounts, RestSection } from './payment-rest.ts';
 import { forwardedTotal, PaymentBooks } from './payment-books.ts';
 import type { TransferOut } from '../../resources/ledger/schemas.ts';
-import { coinAmount, DeliveryBadge, PaymentBadge, sourceName, WAITING_TO_BE_FORWARDED } from '../wording.ts';
+import { coinAmount, DeliveryBadge, mailFate, MAIL_KIND_WORDS, PaymentBadge, sourceName, WAITING_TO_BE_FORWARDED } from '../wording.ts';
 
 // One payment: its facts, what can be done with it, and its timeline (spec 6.2): every event
 // and each delivery of it, and the processor's notices, the ones that did not match flagged.
@@ -40,6 +40,10 @@ function NoticeItem({ notice }: { notice: TimelineNotice }): VNode {
       Processor notice ${notice.kind === null ? '' : html`<code>${notice.kind}</code>`} ${at(notice.received)}, ${notice.outcome}</p>
     ${notice.reason !== null && html`<p>${notice.reason}</p>`}
   </li>`;
+}
+
+function MailItem({ mail }: { mail: TimelineMail }): VNode {
+  return html`<li><p>${MAIL_KIND_WORDS[mail.kind]} to <span class="argument">${mail.to}</span> ${at(mail.created)}: ${mailFate(mail)}</p></li>`;
 }
 
 /**
@@ -98,7 +102,7 @@ export function acceptable(payment: PaymentOut, role: BusinessFrame['role'], res
 }
 
 export function paymentPage({ session, business, mode, role, timeline, transfers = [], accepted, restAsked = false }: BusinessFrame & { timeline: PaymentTimeline; transfers?: readonly TransferOut[]; accepted?: boolean; restAsked?: boolean }): VNode {
-  const { payment, events, notices, rest, waitingToForward } = timeline;
+  const { payment, events, notices, mail, rest, waitingToForward } = timeline;
   return DashboardPage({
     title: `Payment ${payment.id}`,
     session,
@@ -123,6 +127,10 @@ export function paymentPage({ session, business, mode, role, timeline, transfers
       ${notices.length > 0 && html`<section aria-labelledby="notices-heading">
         <h2 id="notices-heading">Processor notices</h2>
         <ol class="timeline" aria-label="Processor notices">${notices.map((notice) => html`<${NoticeItem} notice=${notice} />`)}</ol>
+      </section>`}
+      ${mail.length > 0 && html`<section aria-labelledby="mail-heading">
+        <h2 id="mail-heading">Mail</h2>
+        <ul class="timeline" aria-label="Mail about this payment">${mail.map((each) => html`<${MailItem} mail=${each} />`)}</ul>
       </section>`}
     </div>`,
   });

@@ -26,8 +26,11 @@ export interface AgentApprovalOut {
   id: string;
   operation: string;
   arguments: Record<string, unknown>;
+  /** What the call would create, resolved when it was asked for ("60.00"); null for a call that creates no amount. */
+  amount: string | null;
+  currency: Currency | null;
   reasons: string[];
-  /** pending, approved, declined or used; an undecided or unused one past expires reads as expired. */
+  /** pending, approved, declined, withdrawn or used; an undecided or unused one past expires reads as expired. */
   status: ApprovalRow['status'] | 'expired';
   created: Date;
   expires: Date;
@@ -49,6 +52,7 @@ export function toApprovalOut(row: ApprovalRow, now: Date): AgentApprovalOut {
   const open = row.status === 'pending' || row.status === 'approved';
   return {
     id: row.id, operation: row.operation, arguments: row.arguments, reasons: row.reasons,
+    amount: row.amount_minor === null ? null : formatAmount(Number(row.amount_minor)), currency: row.currency as Currency | null,
     status: open && row.expires_at <= now ? 'expired' : row.status,
     created: row.created_at, expires: row.expires_at, decided_by: row.decided_by, decided: row.decided_at, used: row.used_at,
     connection_id: row.connection_id, path: approvalPath(row),
@@ -128,6 +132,19 @@ export const listPendingApprovals = defineAction({
   },
 });
 
+/** Each decision: the state it applies to, the state it leaves, and what the activity records. */
+const DECISIONS = {
+  approve: { from: 'pending', to: 'approved', activity: 'agent_approval.approved' },
+  decline: { from: 'pending', to: 'declined', activity: 'agent_approval.declined' },
+  withdraw: { from: 'approved', to: 'withdrawn', activity: 'agent_approval.withdrawn' },
+} as const;
+
+function notDecided(row: ApprovalRow, decision: keyof typeof DECISIONS, now: Date): string {
+  if (row.expires_at <= now) return 'This request expired: the agent has to ask again.';
+  if (decision !== 'withdraw') return row.status === 'approved' ? 'This request was approved already: withdraw the approval instead, while the agent has not used it.' : 'This request was decided already.';
+  return row.status === 'used' ? 'The agent used this approval already: what it did stays done.' : 'Only an approval not used yet can be withdrawn.';
+}
+
 async function approvalOf(ctx: OperationContext, id: string): Promise<ApprovalRow> {
   const row = await ctx.db.selectFrom('agent_approvals').selectAll().where('id', '=', id)
     .where('business_id', '=', ctx.principal.businessId).where('livemode', '=', ctx.principal.livemode).executeTakeFirst();
@@ -150,8 +167,9 @@ export const readAgentApproval = defineAction({
 });
 
 /**
- * A person who manages agents approves or declines a pending request. An approval allows the one
- * call it shows, once, until it expires (24 hours after it was asked for).
+ * A person who manages agents approves or declines a pending request, or withdraws an approval
+ * the agent has not used yet. An approval allows the one call it shows, once, until it expires
+ * (24 hours after it was asked for).
  */
 export const decideAgentApproval = defineAction({
   name: 'decide_agent_approval',
@@ -160,7 +178,7 @@ export const decideAgentApproval = defineAction({
   modeScoped: true,
   effect: 'changes',
   peopleOnly: true,
-  input: z.object({ id: z.string(), decision: z.enum(['approve', 'decline'], coded('invalid_request', 'decision must be approve or decline.')) }),
+  input: z.object({ id: z.string(), decision: z.enum(['approve', 'decline', 'withdraw'], coded('invalid_request', 'decision must be approve, decline or withdraw.')) }),
   async run(ctx, input) {
     const { actor } = ctx.principal;
     if (actor.kind !== 'person') throw new ApiError('insufficient_role', 'An agent\'s request is decided by a person in the dashboard.');
@@ -168,12 +186,13 @@ export const decideAgentApproval = defineAction({
     const row = await approvalOf(ctx, input.id);
     const connection = await getAgentConnection(ctx.db, ctx.principal, row.connection_id);
     if (input.decision === 'approve' && connection.disconnected_at !== null) throw new ApiError('invalid_state', 'This agent was disconnected: its request can only be declined.');
+    const change = DECISIONS[input.decision];
     const decided = await ctx.db.transaction().execute(async (trx) => {
       const done = await trx.updateTable('agent_approvals')
-        .set({ status: input.decision === 'approve' ? 'approved' : 'declined', decided_by: actor.email, decided_at: now })
-        .where('id', '=', row.id).where('status', '=', 'pending').where('expires_at', '>', now).returningAll().executeTakeFirst();
-      if (!done) throw new ApiError('invalid_state', row.expires_at <= now ? 'This request expired: the agent has to ask again.' : 'This request was decided already.');
-      await recordActivity(trx, ctx.principal, input.decision === 'approve' ? 'agent_approval.approved' : 'agent_approval.declined', row.id, { operation: row.operation, connection_id: row.connection_id }, now);
+        .set({ status: change.to, decided_by: actor.email, decided_at: now })
+        .where('id', '=', row.id).where('status', '=', change.from).where('expires_at', '>', now).returningAll().executeTakeFirst();
+      if (!done) throw new ApiError('invalid_state', notDecided(row, input.decision, now));
+      await recordActivity(trx, ctx.principal, change.activity, row.id, { operation: row.operation, connection_id: row.connection_id }, now);
       return done;
     });
     return toApprovalOut(decided, now);

@@ -20,7 +20,7 @@ import type { PaymentWithCustomer } from '../payments/schemas.ts';
 import { assertCanTakePayments } from '../shared/business-rules.ts';
 import { requireHttpsInLive } from '../shared/fields.ts';
 import { assertRoutingServable } from '../providers/live.ts';
-import { claimIdempotencyKey, requestHash } from './idempotency.ts';
+import { claimIdempotencyKey, isReplay, requestHash } from './idempotency.ts';
 import { DEFAULT_ROUTING, toCheckoutSessionOut, type CheckoutSessionOut, type CreateCheckoutSessionInput } from './schemas.ts';
 
 export const SESSION_LIFETIME_MS = DAY;
@@ -195,6 +195,12 @@ async function settlePrice(ctx: OperationContext, input: SessionInput, plan: Cho
 export async function sessionSpend(ctx: OperationContext, input: CreateCheckoutSessionInput): Promise<Spend> {
   const { amount, currency } = await settlePrice(ctx, input, undefined);
   return { currency, amountMinor: amount };
+}
+
+/** Whether the session create repeats an earlier one with the same Idempotency-Key and body (it then creates nothing). */
+export async function sessionReplays(ctx: OperationContext, input: CreateCheckoutSessionInput): Promise<boolean> {
+  const { idempotency_key: key, ...rest } = input;
+  return key !== undefined && isReplay(ctx.db, ctx.principal, key, requestHash(rest), ctx.clock.now());
 }
 
 /** `plan`: a pricing table's buyer chose it on the payer page (the API takes no plan: its sessions pay the checkout's price). */

@@ -69,6 +69,14 @@ export async function claimIdempotencyKey(db: Db, principal: Principal, key: str
   return { kind: 'replay', paymentId: existing.payment_id };
 }
 
+/** Whether a request with `key` and this body would be answered as a replay (its key is held, for the same body, within its 24 hours). */
+export async function isReplay(db: Db, principal: Principal, key: string, hash: Buffer, now: Date): Promise<boolean> {
+  const held = await db.selectFrom('idempotency_keys').select('payment_id')
+    .where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode).where('key', '=', key)
+    .where('request_hash', '=', hash).where('created_at', '>', new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)).executeTakeFirst();
+  return held !== undefined;
+}
+
 /** Forgets Idempotency-Keys past their 24 hours (retention), in batches. */
 export async function forgetIdempotencyKeys(ctx: { db: Db; clock: Clock }): Promise<number> {
   const cutoff = new Date(ctx.clock.now().getTime() - IDEMPOTENCY_WINDOW_MS);

@@ -1,5 +1,5 @@
 import { defineOperation } from '../../verbs/operation.ts';
-import { createCheckoutSession, sessionSpend } from './create.ts';
+import { createCheckoutSession, sessionReplays, sessionSpend } from './create.ts';
 import { retrieveCheckoutSession } from './retrieve.ts';
 import { CheckoutSessionIdInput, CheckoutSessionOut, CreateCheckoutSessionInput, StartCheckoutSessionInput, StartedCheckoutSessionOut } from './schemas.ts';
 import { startCheckoutSession } from './start.ts';
@@ -23,6 +23,7 @@ export const checkoutSessionOperations = [
     conflicts: ['idempotency_conflict', 'checkout_inactive', 'no_payout_wallet', 'commerce_paused'],
     // As derived: not idempotent, since only a call that sends the optional Idempotency-Key is.
     spends: sessionSpend,
+    replays: sessionReplays,
     run: createCheckoutSession,
   }),
   defineOperation({

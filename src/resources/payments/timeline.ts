@@ -1,4 +1,5 @@
 import { unixSeconds, unixSecondsOrNull } from '../../core/clock.ts';
+import type { MailHeldBecause, MailKind, MailStatus } from '../../db/schema.ts';
 import { defineAction } from '../../verbs/action.ts';
 import { idInput } from '../shared/ids.ts';
 import { getPayment } from './queries.ts';
@@ -27,6 +28,15 @@ export interface TimelineEvent {
   deliveries: TimelineDelivery[];
 }
 
+/** A mail about the payment (a receipt, a held notice), and whether it went. */
+export interface TimelineMail {
+  kind: MailKind;
+  to: string;
+  status: MailStatus;
+  held_because: MailHeldBecause | null;
+  created: number;
+}
+
 export interface TimelineNotice {
   id: number;
   /** deposit.confirmed or settlement.completed; null when the notice could not be read. */
@@ -42,6 +52,7 @@ export interface PaymentTimeline {
   payment: PaymentOut;
   events: TimelineEvent[];
   notices: TimelineNotice[];
+  mail: TimelineMail[];
   /** A held underpayment's rest, asked for or not, or the payment a remainder completes (docs/remainders.md). */
   rest?: PaymentRest;
   /** Its forwards the processor's latest status named as failed or late (issue 30): the operator is told. */
@@ -67,7 +78,7 @@ export const readPaymentTimeline = defineAction({
     const { db, principal } = ctx;
     // Found in the caller's business and mode first: everything after is of this payment alone.
     const payment = await getPayment(db, principal, input.id);
-    const [events, deliveries, notices, rest, waits] = await Promise.all([
+    const [events, deliveries, notices, rest, waits, mail] = await Promise.all([
       db.selectFrom('events').select(['id', 'type', 'created_at'])
         .where('payment_id', '=', payment.id).where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode)
         .orderBy('seq').execute(),
@@ -80,6 +91,8 @@ export const readPaymentTimeline = defineAction({
         .where('payment_id', '=', payment.id).orderBy('received_at').orderBy('id').execute(),
       readRest(db, principal, payment, ctx.config.baseUrl, ctx.clock.now()),
       db.selectFrom('processor_forward_delays').select(['state', 'since', 'reason']).where('payment_id', '=', payment.id).orderBy('since').execute(),
+      db.selectFrom('outbox').select(['kind', 'recipient', 'status', 'held_because', 'created_at'])
+        .where('payment_id', '=', payment.id).where('business_id', '=', principal.businessId).orderBy('created_at').orderBy('id').execute(),
     ]);
     return {
       payment: toPaymentOut(payment, ctx.config.baseUrl, ctx.clock.now()),
@@ -95,6 +108,7 @@ export const readPaymentTimeline = defineAction({
         // A settlement booked for a held, accepted or extra arrival is not a mismatch: it says what moved.
         flagged: notice.outcome === 'rejected' || (notice.outcome === 'applied' && notice.reason !== null && notice.kind !== 'settlement.completed'),
       })),
+      mail: mail.map((each) => ({ kind: each.kind, to: each.recipient, status: each.status, held_because: each.held_because, created: unixSeconds(each.created_at) })),
       rest,
       waitingToForward: waits.map((wait) => ({ state: wait.state, since: unixSeconds(wait.since), reason: wait.reason })),
     };
