@@ -1,11 +1,20 @@
 import { listOutbox, type OutboxMailOut } from '../mail/outbox.ts';
+import type { MailHeldBecause } from '../db/schema.ts';
+import { BUYER_MAIL_PER_HOUR } from '../resources/payments/mail.ts';
 import { asOperator, type Command } from './command.ts';
 
 // The mail outbox as the operator reads it: where SMTP_URL is unset, mail stays here (held), and
 // this is how it reaches people; elsewhere, what was sent, what is retrying and what failed.
 
+/** Why a held mail is not sent, as the operator reads it. */
+const HELD_WORDS: Record<MailHeldBecause, string> = {
+  no_smtp: 'SMTP_URL is unset',
+  test_mode: 'Test mode: not to one of the business\'s people',
+  address_limit: `this address had its ${BUYER_MAIL_PER_HOUR} buyer mails this hour`,
+};
+
 function asText(mail: OutboxMailOut): string {
-  const state = [mail.status, mail.attempts ? `${mail.attempts} attempt${mail.attempts === 1 ? '' : 's'}` : '', mail.last_error ?? ''].filter(Boolean).join(', ');
+  const state = [mail.held_because ? `${mail.status} (${HELD_WORDS[mail.held_because]})` : mail.status, mail.attempts ? `${mail.attempts} attempt${mail.attempts === 1 ? '' : 's'}` : '', mail.last_error ?? ''].filter(Boolean).join(', ');
   return [
     `${mail.id}  ${mail.created}  ${state}`,
     `To: ${mail.to}`,
