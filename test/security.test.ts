@@ -40,6 +40,8 @@ const READ_SCOPE_OF_PREFIX: Record<string, Scope> = { ord_: 'orders:read', cus_:
 /** Where `body` holds an object (with its id) that `scopes` may not read. */
 function unreadable(body: unknown, scopes: readonly Scope[], at = '$'): string[] {
   if (Array.isArray(body)) return body.flatMap((item, index) => unreadable(item, scopes, `${at}[${index}]`));
+  // A body kept as JSON text (a webhook delivery's) carries the same objects.
+  if (typeof body === 'string' && body.startsWith('{')) return unreadable(JSON.parse(body), scopes, `${at}(json)`);
   if (body === null || typeof body !== 'object') return [];
   const record = body as Record<string, unknown>;
   const id = typeof record.id === 'string' ? record.id : '';

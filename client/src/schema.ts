@@ -1652,7 +1652,7 @@ export interface components {
             last_error: string | null;
             /** @description When the next automatic attempt is due; null when none is, Unix seconds; null until it happens. */
             next_retry_at: number | null;
-            /** @description The exact body every attempt sends (the event as JSON text; erased details stay erased). */
+            /** @description The exact body every attempt sends (the event as JSON text; erased details stay erased). Without orders:read or customers:read, its data.order or data.customer reads null here (the endpoint was sent them). */
             body: string;
         };
         /** @description One delivery with every request made for it. */
@@ -1696,7 +1696,7 @@ export interface components {
             last_error: string | null;
             /** @description When the next automatic attempt is due; null when none is, Unix seconds; null until it happens. */
             next_retry_at: number | null;
-            /** @description The exact body every attempt sends (the event as JSON text; erased details stay erased). */
+            /** @description The exact body every attempt sends (the event as JSON text; erased details stay erased). Without orders:read or customers:read, its data.order or data.customer reads null here (the endpoint was sent them). */
             body: string;
             /** @description Every request made for it, oldest first. */
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];

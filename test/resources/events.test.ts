@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DAY, SECOND } from '../../src/core/clock.ts';
 import { PaymentEvent } from '../../src/events/payloads.ts';
 import { eraseCustomer } from '../../src/resources/customers/erase.ts';
+import { eventBodyForCaller } from '../../src/resources/events/for-caller.ts';
 import { asOperatorOn } from '../support/operator.ts';
 import { expectError, ids } from '../support/api.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
@@ -124,6 +125,14 @@ describe('what a caller\'s scopes let it read inside an event (issue 31)', () =>
     const order = (token: string) => get(token, `/v1/orders/${withOrders.order.id}`);
     expect((await order(await agent(['orders:read']))).body).toMatchObject({ customer: null, customer_id: all.customer.id });
     expect((await order(await agent(['orders:read', 'customers:read']))).body.customer).toMatchObject({ email: 'scoped@example.com' });
+  });
+
+  it('a delivery\'s body in the delivery log follows the same rule (no credential holds webhooks:read without both today: kept so one cannot)', async () => {
+    const body = JSON.stringify({ id: 'evt_1', type: 'payment.paid', data: { payment: { id: 'pay_1' }, order: { id: 'ord_1' }, customer: { id: 'cus_1', email: 'x@example.com' } } });
+    const as = (scopes: Scope[]) => JSON.parse(eventBodyForCaller({ scopes: new Set(scopes) }, body)).data;
+    expect(eventBodyForCaller({ scopes: new Set<Scope>(['webhooks:read', 'orders:read', 'customers:read']) }, body)).toBe(body);
+    expect(as(['webhooks:read'])).toEqual({ payment: { id: 'pay_1' }, order: null, customer: null });
+    expect(as(['webhooks:read', 'orders:read'])).toEqual({ payment: { id: 'pay_1' }, order: { id: 'ord_1' }, customer: null });
   });
 });
 

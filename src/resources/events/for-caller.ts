@@ -7,14 +7,27 @@ import type { EventOut } from './schemas.ts';
 // (`orders:read`, `customers:read`); without it the member is null, as it is for a payment that
 // has none. The payment itself is what `payments:read` reads.
 
+const readsAll = (principal: Pick<Principal, 'scopes'>) => principal.scopes.has('orders:read') && principal.scopes.has('customers:read');
+
+function withheld(principal: Pick<Principal, 'scopes'>, body: string): unknown {
+  const event = JSON.parse(body) as { data?: { order?: unknown; customer?: unknown } };
+  if (event.data && !principal.scopes.has('orders:read') && 'order' in event.data) event.data.order = null;
+  if (event.data && !principal.scopes.has('customers:read') && 'customer' in event.data) event.data.customer = null;
+  return event;
+}
+
 /** The stored body (the event as delivered, and as erasure left it) as this caller may read it. */
 export function eventForCaller(principal: Pick<Principal, 'scopes'>, body: string): EventOut {
-  const orders = principal.scopes.has('orders:read');
-  const customers = principal.scopes.has('customers:read');
   // Written out as those bytes when nothing is withheld.
-  if (orders && customers) return new JsonText(body) as unknown as EventOut;
-  const event = JSON.parse(body) as { data: { order: unknown; customer: unknown } };
-  if (!orders) event.data.order = null;
-  if (!customers) event.data.customer = null;
-  return event as EventOut;
+  if (readsAll(principal)) return new JsonText(body) as unknown as EventOut;
+  return withheld(principal, body) as EventOut;
+}
+
+/**
+ * A delivery's body (the event as sent) as this caller may read it in the delivery log: the
+ * exact bytes for a caller who reads orders and customers, else the same event with those
+ * members null. The endpoint itself was sent them: it is the business's own.
+ */
+export function eventBodyForCaller(principal: Pick<Principal, 'scopes'>, body: string): string {
+  return readsAll(principal) || body === '' ? body : JSON.stringify(withheld(principal, body));
 }

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { listParams, pageOf } from '../../core/pagination.ts';
 import { coded } from '../../core/validation.ts';
 import { idInput } from '../../resources/shared/ids.ts';
+import type { Principal } from '../../auth/principal.ts';
+import { eventBodyForCaller } from '../../resources/events/for-caller.ts';
 import type { AttemptEntry, DeliveryLogEntry } from './schemas.ts';
 
 // The delivery log over the API (issue 24): an endpoint's deliveries and their attempts, as the
@@ -36,7 +38,7 @@ export const DeliveryOut = z.object({
   last_status_code: z.number().int().nullable().describe('The HTTP status of the last attempt; null before one or when no answer came.'),
   last_error: z.string().nullable().describe('Why the last attempt failed (timeout, refused address, status); null when it succeeded.'),
   next_retry_at: secondsOrNull('When the next automatic attempt is due; null when none is'),
-  body: z.string().describe('The exact body every attempt sends (the event as JSON text; erased details stay erased).'),
+  body: z.string().describe('The exact body every attempt sends (the event as JSON text; erased details stay erased). Without orders:read or customers:read, its data.order or data.customer reads null here (the endpoint was sent them).'),
 }).describe('One event sent to one endpoint, with its attempts so far.');
 export type DeliveryOut = z.infer<typeof DeliveryOut>;
 
@@ -59,8 +61,8 @@ export type DeliveryDetailOut = z.infer<typeof DeliveryDetailOut>;
 
 export const DeliveryList = pageOf(DeliveryOut, 'webhook deliveries');
 
-/** A delivery of `endpoint` (found in the caller's mode, so of that mode). */
-export function toDeliveryOut(entry: DeliveryLogEntry, endpoint: { id: string; livemode: boolean }): DeliveryOut {
+/** A delivery of `endpoint` (found in the caller's mode, so of that mode), its body as `reader` may read it. */
+export function toDeliveryOut(entry: DeliveryLogEntry, endpoint: { id: string; livemode: boolean }, reader: Pick<Principal, 'scopes'>): DeliveryOut {
   return {
     id: entry.id,
     object: 'webhook_delivery',
@@ -77,10 +79,10 @@ export function toDeliveryOut(entry: DeliveryLogEntry, endpoint: { id: string; l
     last_status_code: entry.last_status,
     last_error: entry.last_error,
     next_retry_at: entry.next_retry,
-    body: entry.body,
+    body: eventBodyForCaller(reader, entry.body),
   };
 }
 
-export function toDeliveryDetailOut(detail: { endpoint: { id: string }; delivery: DeliveryLogEntry; attempts: AttemptEntry[] }, livemode: boolean): DeliveryDetailOut {
-  return { ...toDeliveryOut(detail.delivery, { id: detail.endpoint.id, livemode }), attempts: detail.attempts };
+export function toDeliveryDetailOut(detail: { endpoint: { id: string }; delivery: DeliveryLogEntry; attempts: AttemptEntry[] }, reader: Pick<Principal, 'scopes' | 'livemode'>): DeliveryDetailOut {
+  return { ...toDeliveryOut(detail.delivery, { id: detail.endpoint.id, livemode: reader.livemode }, reader), attempts: detail.attempts };
 }

@@ -16,5 +16,5 @@ export async function listEndpointDeliveries(ctx: OperationContext, input: ListD
   if (input.status !== undefined) query = query.where('d.status', '=', input.status);
   const cursor = (id: string) => ctx.db.selectFrom('webhook_deliveries').select(['id', 'created_at']).where('id', '=', id).where('endpoint_id', '=', endpoint.id).executeTakeFirst();
   const rows = await pageRows(query, input, cursor, 'a delivery of this endpoint', 'd');
-  return toPage(rows, input.limit, (row) => toDeliveryOut(toDeliveryLogEntry(row), endpoint));
+  return toPage(rows, input.limit, (row) => toDeliveryOut(toDeliveryLogEntry(row), endpoint, ctx.principal));
 }

@@ -13,7 +13,7 @@ import { retryDelivery } from './retry.ts';
 async function sendThenRead(ctx: OperationContext, id: string, send: (ctx: OperationContext, id: string) => Promise<unknown>): Promise<DeliveryOut> {
   await send(ctx, id);
   const detail = await deliveryDetail(ctx, id);
-  return toDeliveryOut(detail.delivery, { id: detail.endpoint.id, livemode: ctx.principal.livemode });
+  return toDeliveryOut(detail.delivery, { id: detail.endpoint.id, livemode: ctx.principal.livemode }, ctx.principal);
 }
 
 const TIMING = 'Cost: one request, answered once the endpoint answers (at most 10 seconds); it signs and POSTs the delivery\'s body to the endpoint\'s current address.';
@@ -43,7 +43,7 @@ export const deliveryOperations = [
     input: DeliveryIdInput,
     output: DeliveryDetailOut,
     http: { method: 'GET', path: '/webhook_deliveries/:id', status: 200 },
-    run: async (ctx, input) => toDeliveryDetailOut(await deliveryDetail(ctx, input.id), ctx.principal.livemode),
+    run: async (ctx, input) => toDeliveryDetailOut(await deliveryDetail(ctx, input.id), ctx.principal),
   }),
   defineOperation({
     name: 'retry_delivery',
