@@ -147,9 +147,9 @@ export const MAIL_KIND_WORDS: Record<MailKind, string> = {
   sign_in_link: 'Sign-in link',
   payout_wallet_changed: 'Payout wallet changed notice',
   operator_alert: 'Operator alert',
-  payment_receipt: 'Receipt to the buyer',
-  payment_held: 'Held notice to the buyer',
-  payment_held_staff: 'Held payment notice to your team',
+  payment_receipt: 'Receipt',
+  payment_held: 'Held notice',
+  payment_held_staff: 'Held payment notice',
 };
 
 /** Whether a mail went, and if not, why, in a person's words. */

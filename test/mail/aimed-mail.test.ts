@@ -55,7 +55,7 @@ describe('in Test mode', () => {
     const page = await owner.request('GET', `${m.area('payments')}/${link.id}`);
     expect(page.status).toBe(200);
     const text = page.html.replace(/<[^>]+>/g, '').replaceAll('&#39;', '\'');
-    expect(text).toContain(`Receipt to the buyer to ${victim}`);
+    expect(text).toContain(`Receipt to ${victim}, `);
     expect(text).toContain('Test mode: not sent. In Test mode, mail goes only to this business\'s own people.');
   });
 

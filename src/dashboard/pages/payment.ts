@@ -43,7 +43,7 @@ function NoticeItem({ notice }: { notice: TimelineNotice }): VNode {
 }
 
 function MailItem({ mail }: { mail: TimelineMail }): VNode {
-  return html`<li><p>${MAIL_KIND_WORDS[mail.kind]} to <span class="argument">${mail.to}</span> ${at(mail.created)}: ${mailFate(mail)}</p></li>`;
+  return html`<li><p>${MAIL_KIND_WORDS[mail.kind]} to <span class="argument">${mail.to}</span>, ${at(mail.created)}: ${mailFate(mail)}</p></li>`;
 }
 
 /**
