@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/database.ts';
-import type { ActivityAction } from './actions.ts';
+import type { ActivityAction, ActivityDetails } from './actions.ts';
 
 /** Who acted, as the account activity names them: `key:…`, `agent:…`, `person:…` or `operator`. */
 export function actorOf(principal: Principal): string {
@@ -21,8 +21,8 @@ export interface ActivitySubject {
   actor: string;
 }
 
-/** Records an action in the account's activity, inside the caller's transaction. */
-export async function recordActivity(db: Db, by: Principal | ActivitySubject, action: ActivityAction, subjectId: string, details: Record<string, unknown>, now: Date): Promise<void> {
+/** Records an action in the account's activity, with the details it records, inside the caller's transaction. */
+export async function recordActivity<A extends ActivityAction>(db: Db, by: Principal | ActivitySubject, action: A, subjectId: string, details: ActivityDetails[A], now: Date): Promise<void> {
   await db
     .insertInto('activity')
     .values({

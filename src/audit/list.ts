@@ -30,12 +30,16 @@ export async function listActivity(db: Db, principal: Principal, before?: number
   if (before !== undefined) query = query.where('a.id', '<', before);
   const rows = await query.orderBy('a.id', 'desc').limit(PAGE + 1).execute();
   const entries = rows.slice(0, PAGE).map((row): ActivityEntry => {
-    const [kind = 'service', id = null] = row.actor.includes(':') ? row.actor.split(':', 2) : [row.actor];
-    const by: ActivityEntry['by'] = kind === 'key' ? { kind: 'key', id, name: row.key_name ? `key “${row.key_name}” (${row.key_hint})` : `key ${row.key_hint ?? id}` }
+    // Split at the first colon only: a client id may be an address (https://…).
+    const colon = row.actor.indexOf(':');
+    const [kind, id] = colon < 0 ? [row.actor, null] : [row.actor.slice(0, colon), row.actor.slice(colon + 1)];
+    const by: ActivityEntry['by'] = kind === 'key' ? { kind: 'key', id, name: row.key_name ? `secret key “${row.key_name}” (${row.key_hint})` : `secret key ${row.key_hint ?? id}` }
       : kind === 'person' ? { kind: 'person', id, name: row.email ?? 'a person no longer here' }
         : kind === 'agent' ? { kind: 'agent', id, name: row.client_name ? `agent ${row.client_name}` : `agent ${id}` }
-          : kind === 'operator' ? { kind: 'operator', id: null, name: 'the service\'s operator' }
-            : { kind: 'service', id: null, name: 'the service' };
+          // An agent's app giving up its own access (OAuth revocation): known by its client id alone.
+          : kind === 'client' ? { kind: 'agent', id: null, name: `the agent app ${id}` }
+            : kind === 'operator' ? { kind: 'operator', id: null, name: 'the service\'s operator' }
+              : { kind: 'service', id: null, name: 'the service' };
     return { id: Number(row.id), action: row.action, subject_id: row.subject_id, details: row.details, created: unixSeconds(row.created_at), by };
   });
   return { entries, next: rows.length > PAGE ? entries.at(-1)!.id : null };

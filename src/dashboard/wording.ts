@@ -54,13 +54,28 @@ function readable(code: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-const named = <T extends string>(table: Record<T, string>, code: string): string =>
+/** A code's name in `table`, or its words when the table has none. */
+export const named = <T extends string>(table: Record<T, string>, code: string): string =>
   (Object.hasOwn(table, code) ? table[code as T] : readable(code));
 
 export const activityName = (action: string): string => named(ACTIVITY_NAMES, action);
 export const coinName = (coin: string): string => named(COIN_NAMES, coin);
 export const sourceName = (source: string): string => named(SOURCE_NAMES, source);
 export const checkoutKindName = (kind: string): string => named(CHECKOUT_KIND_NAMES, kind);
+
+/** The operations a connected agent asks a person to approve, as the person reads them. */
+const OPERATION_NAMES: Record<string, string> = {
+  create_payment_link: 'Create a payment link',
+  cancel_payment_link: 'Cancel a payment link',
+  create_checkout: 'Create a checkout page',
+  create_checkout_session: 'Create a checkout session',
+  start_checkout_session: 'Start a checkout session',
+  update_order: 'Update an order',
+  report_order_event: 'Report an order\'s cancellation or refund',
+  simulate_payment: 'Simulate a Test payment',
+};
+
+export const operationName = (operation: string): string => named(OPERATION_NAMES, operation);
 
 /** A coin amount as people read it: "103.680000" and "polygon_usdc" → "103.68 USDC on Polygon" (at least two decimals, no trailing zeros beyond). */
 export function coinAmount(value: string, coin: string | null): string {
@@ -71,26 +86,6 @@ export function coinAmount(value: string, coin: string | null): string {
 
 /** A payment whose money the processor could not forward yet (a forward failed, or pending past its bound): the operator is mailed. */
 export const WAITING_TO_BE_FORWARDED = 'Waiting to be forwarded: the service\'s operator has been told';
-
-/** A field of an activity entry's details: its name in words and its value, codes named. */
-export function detailsText(details: Record<string, unknown>): string {
-  return Object.entries(details).filter(([name]) => !UNSHOWN_DETAILS.has(name)).map(([name, value]) => {
-    if (name === 'byte_size' && typeof value === 'number') return `size: ${Math.ceil(value / 1024)} KB`;
-    // A value is named only when it is one of our codes; anything typed is shown as typed.
-    const valueName = (each: unknown) => (typeof each === 'string' && Object.hasOwn(VALUE_NAMES, each) ? VALUE_NAMES[each]! : typeof each === 'string' ? each : JSON.stringify(each));
-    const shown = Array.isArray(value) ? value.map(valueName).join(', ') : valueName(value);
-    return `${readable(name).toLowerCase()}: ${shown}`;
-  }).join('; ');
-}
-
-/** Details kept for the record that say nothing to a person (a logo's hash). */
-const UNSHOWN_DETAILS = new Set(['sha256']);
-
-/** Codes that show up as values in activity details. */
-const VALUE_NAMES: Record<string, string> = {
-  ...COIN_NAMES, ...SOURCE_NAMES, payment_links: 'Payment links', checkouts: 'Checkouts', read_only: 'Read only', full: 'Full access',
-  'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/webp': 'WebP', 'image/gif': 'GIF',
-};
 
 type Badge = readonly [label: string, tone: StatusTone];
 

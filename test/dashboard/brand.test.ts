@@ -125,7 +125,7 @@ describe('brand', () => {
     await saveColor(FIXTURE_BRAND_COLOR.toUpperCase());
     expect(await page.getByText('Saved.').isVisible()).toBe(true);
     expect((await app.t.db.selectFrom('businesses').select('brand_color').where('id', '=', id).executeTakeFirstOrThrow()).brand_color).toBe(FIXTURE_BRAND_COLOR);
-    expect(await page.getByRole('table', { name: 'Activity' }).textContent()).toContain(`brand color: ${FIXTURE_BRAND_COLOR}`);
+    expect(await page.getByRole('table', { name: 'Activity' }).textContent()).toContain(`Brand colour set to ${FIXTURE_BRAND_COLOR}`);
 
     const payer = await app.browser.newPage();
     await payer.goto(await paymentLinkPage(key));

@@ -14,6 +14,7 @@ import { homePage } from '../../src/dashboard/pages/home.ts';
 import { checkoutDeletePage, checkoutFormPage, checkoutPage, checkoutsPage, formOf } from '../../src/dashboard/pages/checkouts.ts';
 import type { CheckoutOut } from '../../src/resources/checkouts/schemas.ts';
 import type { ActivityEntry } from '../../src/audit/list.ts';
+import { PAYMENT_EVENT_TYPES } from '../../src/events/types.ts';
 import type { CustomerOut } from '../../src/resources/customers/schemas.ts';
 import { roaster, seconds, signedIn, VIEWER, type Fill, type PageState } from './state-kit.ts';
 
@@ -110,11 +111,15 @@ function customer(v: Fill, more: Partial<CustomerOut> = {}): CustomerOut {
 }
 
 function activity(v: Fill): ActivityEntry[] {
+  const maya = { kind: 'person' as const, id: 'per_8Hc2LwQ5rT9mXz3vKp7NbY1d', name: v('maya@kestrelcoffee.example') };
   return [
-    { id: 9, action: 'payment.accepted', subject_id: 'pay_N7pL3kWq9Xc2Vb8RmT4HsY6e', details: { hold_reason: v('Less than the amount asked arrived.') }, created: seconds('2026-03-04T10:02:00Z'), by: { kind: 'person', id: 'per_8Hc2LwQ5rT9mXz3vKp7NbY1d', name: v('maya@kestrelcoffee.example') } },
-    { id: 8, action: 'webhook_endpoint.created', subject_id: 'we_W4kT8mXq3Lp9Rn2Vc7Bz5HdJ', details: { url: v('https://shop.kestrelcoffee.example/webhooks') }, created: seconds('2026-03-03T16:40:00Z'), by: { kind: 'key', id: 'key_Q2mX8vLr4TnW9pKc3Zb7HfJd', name: v('key “Online shop server” (sk_test_…8fQz)') } },
-    { id: 8, action: 'api_key.created', subject_id: 'key_N7pL3kWq9Xc2Vb8RmT4HsY6e', details: { kind: 'api', access: 'read_only', name: v('Bookkeeping export') }, created: seconds('2026-03-02T11:20:00Z'), by: { kind: 'person', id: 'per_8Hc2LwQ5rT9mXz3vKp7NbY1d', name: v('maya@kestrelcoffee.example') } },
-    { id: 7, action: 'business.settings_updated', subject_id: BIZ_ID, details: { commerce: 'paused' }, created: seconds('2026-03-01T08:00:00Z'), by: { kind: 'operator', id: null, name: 'the service\'s operator' } },
+    { id: 13, action: 'payment.accepted', subject_id: 'pay_N7pL3kWq9Xc2Vb8RmT4HsY6e', details: { hold_reason: v('Less than the amount asked arrived.') }, created: seconds('2026-03-04T10:02:00Z'), by: maya },
+    { id: 12, action: 'webhook_endpoint.created', subject_id: 'we_W4kT8mXq3Lp9Rn2Vc7Bz5HdJ', details: { url: v('https://shop.kestrelcoffee.example/webhooks'), events: [...PAYMENT_EVENT_TYPES] }, created: seconds('2026-03-03T16:40:00Z'), by: { kind: 'key', id: 'key_Q2mX8vLr4TnW9pKc3Zb7HfJd', name: v('secret key “Online shop server” (sk_test_…8fQz)') } },
+    { id: 11, action: 'api_key.created', subject_id: 'key_N7pL3kWq9Xc2Vb8RmT4HsY6e', details: { kind: 'api', access: 'read_only', name: v('Bookkeeping export') }, created: seconds('2026-03-02T11:20:00Z'), by: maya },
+    { id: 10, action: 'business.settings_updated', subject_id: BIZ_ID, details: { crypto_enabled: true }, created: seconds('2026-03-02T09:05:00Z'), by: maya },
+    { id: 9, action: 'business.payout_wallet_changed', subject_id: BIZ_ID, details: { payout_wallet: '0x1111111111111111111111111111111111111111', payout_wallet_before: null }, created: seconds('2026-03-02T09:01:00Z'), by: maya },
+    { id: 8, action: 'business.settings_updated', subject_id: BIZ_ID, details: { enable: ['api', 'payment_links'], disable: ['checkouts'] }, created: seconds('2026-03-01T17:30:00Z'), by: maya },
+    { id: 7, action: 'business.updated', subject_id: BIZ_ID, details: { fee_bps: 100 }, created: seconds('2026-03-01T08:00:00Z'), by: { kind: 'operator', id: null, name: 'the service\'s operator' } },
   ];
 }
 
@@ -223,7 +228,7 @@ export const BUSINESS_STATES: readonly PageState[] = [
   signedIn({ fn: customerErasePage, name: 'customer-erase', main: true, shows: 'the typed confirmation before erasing, after a wrong try' },
     (v, s) => customerErasePage({ session: s, ...frame(v), customer: customer(v), error: v('Type lena@example.de exactly, or cancel.') })),
   signedIn({ fn: settingsPage, name: 'settings-owner', main: true, shows: 'the account\'s settings as an owner changes them, and its activity naming who did what' },
-    (v, s) => settingsPage({ session: s, ...frame(v), account: account(v), activity: { entries: activity(v), next: 6 }, notice: true })),
+    (v, s) => settingsPage({ session: s, ...frame(v), account: account(v), activity: { entries: activity(v), next: 7 }, notice: true })),
   signedIn({ fn: settingsPage, name: 'settings-live-checklist', main: true, shows: 'Live settings: the go-live checklist with Polygon watched, Base unhealthy, no card provider and no Live endpoint' },
     (v, s) => settingsPage({
       session: s, ...frame(v), mode: 'live', account: account(v), activity: { entries: [], next: null },

@@ -89,6 +89,11 @@ export class Browser {
   }
 }
 
+/** What a piece of served HTML reads as: tags dropped (a line break kept), characters decoded. */
+export function textOf(html: string): string {
+  return decode(html.replace(/<br\s*\/?>/g, '\n').replace(/<[^>]*>/g, '')).trim();
+}
+
 function decode(text: string): string {
   return text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }

@@ -3,28 +3,13 @@ import type { AgentApprovalOut, AgentConnectionDetail } from '../../resources/ag
 import type { AgentConnectionOut } from '../../resources/agent-connections/schemas.ts';
 import { Button, Form, html, Notice, Table, Time } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
-import { ApprovalBadge, ConnectionBadge } from '../wording.ts';
+import { ApprovalBadge, ConnectionBadge, operationName } from '../wording.ts';
 import { DashboardPage, type BusinessFrame } from './frame.ts';
 import { PolicyFields, type PolicyValues } from './agent-policy.ts';
 
 // A connected agent's own page (its spend policy, what it created today against each limit, its
 // approval requests) and the page of one approval request, where a person approves or declines
 // exactly what the agent asked.
-
-const OPERATION_WORDS: Record<string, string> = {
-  create_payment_link: 'Create a payment link',
-  cancel_payment_link: 'Cancel a payment link',
-  create_checkout: 'Create a checkout page',
-  create_checkout_session: 'Create a checkout session',
-  start_checkout_session: 'Start a checkout session',
-  update_order: 'Update an order',
-  report_order_event: 'Report an order\'s cancellation or refund',
-  simulate_payment: 'Simulate a Test payment',
-};
-
-export function operationWords(operation: string): string {
-  return OPERATION_WORDS[operation] ?? operation;
-}
 
 export function agentName(connection: Pick<AgentConnectionOut, 'client_name' | 'client_id'>): VNode {
   return connection.client_name === null ? html`<code>${connection.client_id}</code>` : html`<span><bdi>${connection.client_name}</bdi> <span class="muted">(unverified name)</span></span>`;
@@ -37,7 +22,7 @@ export function ApprovalsTable({ label, approvals, empty }: { label: string; app
     columns: ['Asked', 'Operation', 'Why it needs a person', 'State'],
     rows: approvals.map((approval) => [
       Time({ at: approval.created }),
-      html`<a href=${approval.path}>${operationWords(approval.operation)}</a>`,
+      html`<a href=${approval.path}>${operationName(approval.operation)}</a>`,
       approval.reasons.join('; '),
       ApprovalBadge({ status: approval.status }),
     ]),
@@ -103,7 +88,7 @@ export function approvalPage({ session, business, mode, role, manages, approval,
     area: 'agents',
     children: html`<div>
       <p><a href=${objectPath(business.id, 'agents', mode, connection.id)}>The agent's page</a></p>
-      <h1>${operationWords(approval.operation)}${amount && `: ${amount}`}</h1>
+      <h1>${operationName(approval.operation)}${amount && `: ${amount}`}</h1>
       <p>${agentName(connection)} asked at ${Time({ at: approval.created })} to do this in ${mode === 'live' ? 'Live mode (real money)' : 'Test mode'}. It needs a person because: ${approval.reasons.join('; ')}.</p>
       <p class="state-actions">${ApprovalBadge({ status: approval.status })}
         ${approval.decided_by && html`<span>Decided by ${approval.decided_by}${approval.decided && html`, ${Time({ at: approval.decided })}`}.</span>`}

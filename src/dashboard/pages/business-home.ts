@@ -10,7 +10,9 @@ import { WAITING_TO_BE_FORWARDED } from '../wording.ts';
 // A business's home in one mode: what was paid today and this week, what needs the merchant
 // (payments waiting to be forwarded, held payments, failing webhook endpoints) and, in Live, what is left before going live.
 
-const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+/** "1 payment", "2 payments": the word (or a verb) agreeing with `n`. */
+const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
+const count = (n: number, one: string, many: string) => `${n} ${plural(n, one, many)}`;
 
 const dayNames = new Map<string, Intl.DateTimeFormat>();
 
@@ -80,7 +82,7 @@ export function businessHomePage({ session, business, mode, role, home, checklis
       <section aria-labelledby="held-heading">
         <h2 id="held-heading">Held payments to review</h2>
         ${home.heldCount === 0 ? html`<p>Nothing to review: no held payment needs you.</p>` : html`<div>
-          <p><strong>${count(home.heldCount, 'payment is', 'payments are')} held</strong> and need you: open one to see why and what arrived, and accept it if it is right.</p>
+          <p><strong>${count(home.heldCount, 'payment is', 'payments are')} held</strong> and ${plural(home.heldCount, 'needs', 'need')} you: open one to see why and what arrived, and accept it if it is right.</p>
           <ul class="home-list">
             ${home.held.map((payment) => html`<li>
               <a href=${objectPath(business.id, 'payments', mode, payment.id)}>${payment.description}</a>

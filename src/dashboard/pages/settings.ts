@@ -9,18 +9,12 @@ import type { GoLiveChecklist } from '../../resources/businesses/go-live.ts';
 import { GoLiveChecklistSection, liveTakesPayments } from './go-live.ts';
 import type { BrandOut } from '../../resources/brand/read.ts';
 import { BrandSection } from './settings-brand.ts';
-import { activityName, detailsText } from '../wording.ts';
+import { ActivityWhat } from '../activity-wording.ts';
 
 // The account: where money goes, whether it takes payments, crypto, the enabled integrations
 // (owners change them; the API enforces them), and the account's activity naming who did what.
 
 const INTEGRATION_NAMES: Record<(typeof INTEGRATIONS)[number], string> = { api: 'The API (secret keys and agents)', payment_links: 'Payment links', checkouts: 'Checkouts' };
-
-/** What an entry of the activity says, in words, its details below. */
-function what(entry: ActivityEntry): VNode {
-  const details = detailsText(entry.details);
-  return html`<span>${activityName(entry.action)}${details && html`<br /><span class="muted">${details}</span>`}</span>`;
-}
 
 /** Whether the account takes payments, truly: paused; or in Live, what keeps buyers from paying. */
 function takingPayments(account: BusinessState, checklist: GoLiveChecklist | undefined): string {
@@ -49,7 +43,7 @@ export function settingsPage({ session, business, mode, role, account, activity,
   const path = businessPath(business.id, 'settings', mode);
   const owner = role === 'owner';
   const disabled = new Set(account.disabled_integrations);
-  const rows = activity.entries.map((entry) => [at(entry.created), entry.by.name, what(entry), entry.subject_id ? html`<code>${entry.subject_id}</code>` : '–']);
+  const rows = activity.entries.map((entry) => [at(entry.created), entry.by.name, ActivityWhat({ entry }), entry.subject_id ? html`<code>${entry.subject_id}</code>` : '–']);
   return DashboardPage({
     title: 'Settings',
     session,

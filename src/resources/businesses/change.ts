@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import { recordActivity } from '../../audit/activity.ts';
-import type { ActivityAction } from '../../audit/actions.ts';
+import type { BusinessChangeDetails } from '../../audit/actions.ts';
 import { announceAuthChange } from '../../db/auth-changes.ts';
 import type { BusinessesTable, Integration } from '../../db/schema.ts';
 import { INTEGRATIONS } from '../../tenancy/businesses.ts';
@@ -20,7 +20,7 @@ export interface BusinessChanges extends Omit<Updateable<BusinessesTable>, 'id' 
  * told at once. A new payout wallet is mailed to every owner and its activity names the old one.
  * `check` runs first under the lock, in the transaction (a confirmation's own conditions).
  */
-export async function changeBusiness(ctx: OperationContext, changes: BusinessChanges, action: ActivityAction, check?: (trx: Db) => Promise<void>): Promise<BusinessOut> {
+export async function changeBusiness(ctx: OperationContext, changes: BusinessChanges, action: 'business.payout_wallet_changed' | 'business.settings_updated' | 'business.updated', check?: (trx: Db) => Promise<void>): Promise<BusinessOut> {
   const { principal } = ctx;
   const { disable, enable, ...columns } = changes;
   const now = ctx.clock.now();
@@ -35,8 +35,8 @@ export async function changeBusiness(ctx: OperationContext, changes: BusinessCha
       .set({ ...set, disabled_integrations: INTEGRATIONS.filter((i) => disabled.has(i)), updated_at: now })
       .where('id', '=', principal.businessId).returningAll().executeTakeFirstOrThrow();
     const walletChanged = columns.payout_wallet !== undefined && columns.payout_wallet !== current.payout_wallet;
-    const details = walletChanged ? { ...changes, payout_wallet_before: current.payout_wallet } : changes;
-    await recordActivity(trx, principal, action, principal.businessId, details as Record<string, unknown>, now);
+    const details: BusinessChangeDetails = walletChanged ? { ...changes, payout_wallet_before: current.payout_wallet } : changes;
+    await recordActivity(trx, principal, action, principal.businessId, details, now);
     if (walletChanged) await mailPayoutWalletChanged(trx, ctx, { from: current.payout_wallet, to: row.payout_wallet, at: now });
     return row;
   });
