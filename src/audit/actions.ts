@@ -66,6 +66,7 @@ export interface ActivityDetails {
   /** The reasons are in words, as the agent was told them. */
   'agent_approval.requested': { operation: string; reasons: string[] };
   'agent_approval.used': { operation: string };
+  'agent_approval.withdrawn': { operation: string; connection_id: string };
   'api_key.created': { kind: KeyKind; access: KeyAccess; name: string | null };
   /** The ids of the webhook endpoints the key had added. */
   'api_key.revoked': { removed_webhook_endpoints: string[] };

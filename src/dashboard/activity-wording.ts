@@ -82,6 +82,7 @@ const WORDING: { [A in ActivityAction]: Wording<A> } = {
   'agent_approval.declined': (d) => [d.operation && operationName(d.operation)],
   'agent_approval.requested': (d) => [[d.operation && operationName(d.operation), d.reasons && d.reasons.length > 0 && `because ${list(d.reasons)}`].filter(Boolean).join(', ')],
   'agent_approval.used': (d) => [d.operation && operationName(d.operation)],
+  'agent_approval.withdrawn': (d) => [d.operation && operationName(d.operation)],
   'api_key.created': (d) => [[d.kind && KEY_KIND_NAMES[d.kind], d.access && ACCESS[d.access], d.name === null ? 'no name' : d.name !== undefined && `named “${d.name}”`].filter(Boolean).join(', ')],
   'api_key.revoked': (d) => {
     const removed = d.removed_webhook_endpoints?.length ?? 0;

@@ -34,6 +34,7 @@ const SAMPLES: { [A in ActivityAction]: ActivityDetails[A][] } = {
   'agent_approval.declined': [{ operation: 'delete_webhook_endpoint', connection_id: 'con_0123456789abcdef01234567' }],
   'agent_approval.requested': [{ operation: 'create_checkout_session', reasons: ['this agent\'s Live creates and changes each need a person\'s approval', '60.00 USD is over this agent\'s limit of 50.00 USD per payment'] }],
   'agent_approval.used': [{ operation: 'simulate_payment' }],
+  'agent_approval.withdrawn': [{ operation: 'create_payment_link', connection_id: 'con_0123456789abcdef01234567' }],
   'api_key.created': [{ kind: 'api', access: 'read_only', name: HOSTILE }, { kind: 'plugin', access: 'full', name: null }],
   'api_key.revoked': [{ removed_webhook_endpoints: [] }, { removed_webhook_endpoints: ['we_W4kT8mXq3Lp9Rn2Vc7Bz5HdJ'] }],
   'business.logo_removed': [{ sha256: 'ab'.repeat(32) }],
