@@ -37,6 +37,7 @@ import { forgetStaleWalletChanges } from './resources/businesses/wallet-change.t
 import { sendOutboxMail } from './mail/send.ts';
 import { SmtpMailer } from './mail/smtp.ts';
 import { OutboundClient } from './net/outbound-client.ts';
+import { OwnPorts } from './net/own-ports.ts';
 import { resolveHost } from './net/resolve.ts';
 import { AccessTokens } from './auth/access-tokens.ts';
 import { SigningKeys } from './auth/signing-keys.ts';
@@ -116,11 +117,17 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     await handle.close();
     throw error;
   });
+  // What this process knows of the deployment's listeners on this machine (every role shares the
+  // configuration); each listener adds the port it bound (PORT=0), app.ts.
+  const ownPorts = new OwnPorts();
+  for (const port of [config.port, config.metrics.port, config.embeddedPgPort]) ownPorts.add(port);
+  for (const url of [databaseUrl, config.baseUrl, config.processorNoticesUrl]) ownPorts.addUrl(url);
   const outbound = new OutboundClient({
     resolveHost: (host) => context.resolveHost(host),
     timeoutMs: config.webhooks.timeoutMs,
     connectionsPerOrigin: config.webhooks.concurrency,
     testLoopback: config.webhooks.testLoopback,
+    ownPorts,
     ca: options.webhookCa,
   });
   const clock = options.clock ?? systemClock;
@@ -147,6 +154,7 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     deposits: new DepositAddresses(options.secrets.depositXpub),
     processorSecret: options.secrets.processorSecret,
     outbound,
+    ownPorts,
     signingKeys,
     accessTokens: new AccessTokens(signingKeys, config.oauthIssuer, clock),
     metrics,
