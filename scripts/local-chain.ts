@@ -51,7 +51,7 @@ function port(text: string | undefined): number {
 
 async function start(options: { port: number; blockSeconds: number }): Promise<void> {
   // Loaded only here: `pay` needs none of it.
-  const { embeddedDepositSeed } = await import('../src/runtime.ts');
+  const { embeddedDepositSeed } = await import('../src/core/deposit-wallet.ts');
   const { ProcessorKeys } = await import('../src/processor/chain/keys.ts');
   const { readFile } = await import('node:fs/promises');
   const { startChain } = await import('../test/support/chain.ts');
@@ -63,7 +63,7 @@ async function start(options: { port: number; blockSeconds: number }): Promise<v
   const dataDir = path.resolve(process.env.DATA_DIR || '.data');
   const seed = seedFile
     ? await readFile(seedFile, 'utf8').catch(() => fail(`Cannot read PROCESSOR_SEED_FILE at ${seedFile}.`))
-    : await embeddedDepositSeed({ dataDir });
+    : await embeddedDepositSeed({ dataDir }).catch((error: Error) => fail(error.message));
   const hex = seed.trim().replace(/^0x/i, '');
   if (!/^([0-9a-fA-F]{2}){16,64}$/.test(hex)) fail(`The deposit seed at ${seedFile ?? path.join(dataDir, 'deposit-wallet.seed')} is not a seed of 16 to 64 bytes written in hex.`);
   const gasWallet = new ProcessorKeys(Buffer.from(hex, 'hex')).gasWallet.address;

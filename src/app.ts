@@ -129,6 +129,7 @@ export async function buildApp(context: AppContext, operations: readonly Operati
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
   });
   const allowedMethods = routeTable(app);
+  addsOwnPort(app, context);
   if (options.onRoute) {
     const tell = options.onRoute;
     app.addHook('onRoute', (route) => { for (const method of [route.method].flat()) tell({ method, url: route.url }); });
@@ -215,12 +216,22 @@ export async function buildApp(context: AppContext, operations: readonly Operati
   return app;
 }
 
+/** The port a listener bound (PORT=0 picks one): no webhook may target it (net/own-ports.ts). */
+function addsOwnPort(app: FastifyInstance, context: AppContext): void {
+  app.addHook('onListen', (done) => {
+    const address = app.server.address();
+    if (address !== null && typeof address === 'object') context.ownPorts.add(address.port);
+    done();
+  });
+}
+
 /**
  * The listener on METRICS_PORT: /metrics (open to whoever reaches it, unless METRICS_TOKEN is
  * set), /healthz and /readyz; the only HTTP a --role worker process serves.
  */
 export async function buildMetricsApp(context: AppContext, readiness: Readiness): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, forceCloseConnections: 'idle' });
+  addsOwnPort(app, context);
   const token = context.config.metrics.token;
   await app.register(healthRoutes, { readiness, metrics: context.metrics, metricsAccess: token ? { token } : 'open' });
   await app.ready();

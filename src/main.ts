@@ -33,6 +33,8 @@ let runtime: Runtime;
 let processor: Processor | undefined;
 let forwarding: Forwarding | undefined;
 let keys: ProcessorKeys | undefined;
+// The deposit seed is the all-in-one's and the processor's; the API and worker read only its xpub.
+const readsSeed = role === 'all' || role === 'processor';
 try {
   config = loadConfig();
   if (role === 'processor' && config.networks.length === 0) {
@@ -41,9 +43,9 @@ try {
   if ((role === 'processor' || role === 'all') && config.networks.length > 0) {
     // Only this role reads the deposit seed; it must be the wallet the service derives addresses from.
     requireFeeWallet(config.processor.feeWallet);
-    keys = await loadProcessorKeys({ seedFile: config.processor.seedFile, dataDir: config.dataDir, serviceXpub: (await loadSecrets(config)).depositXpub });
+    keys = await loadProcessorKeys({ seedFile: config.processor.seedFile, dataDir: config.dataDir, serviceXpub: (await loadSecrets(config, { readsSeed })).depositXpub });
   }
-  runtime = await openRuntime(config);
+  runtime = await openRuntime(config, { readsSeed });
 } catch (error) {
   // What the person starting it can change is said in one sentence; anything else is a bug.
   if (!(error instanceof StartupError)) throw error;

@@ -14,7 +14,7 @@ import { heldForStaffMail } from './dashboard/mails/held-payment.ts';
 import type { AppContext } from './verbs/context.ts';
 import { SecretBox } from './core/secret-box.ts';
 import { DepositAddresses } from './core/deposit-addresses.ts';
-import { HDKey } from '@scure/bip32';
+import { embeddedDepositXpub } from './core/deposit-wallet.ts';
 import { openDatabase } from './db/database.ts';
 import { startEmbedded } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -37,6 +37,7 @@ import { forgetStaleWalletChanges } from './resources/businesses/wallet-change.t
 import { sendOutboxMail } from './mail/send.ts';
 import { SmtpMailer } from './mail/smtp.ts';
 import { OutboundClient } from './net/outbound-client.ts';
+import { OwnPorts } from './net/own-ports.ts';
 import { resolveHost } from './net/resolve.ts';
 import { AccessTokens } from './auth/access-tokens.ts';
 import { SigningKeys } from './auth/signing-keys.ts';
@@ -64,26 +65,22 @@ async function dataSecret(config: Pick<Config, 'dataDir'>, file: string, make: (
   return (await readFile(target, 'utf8')).trim();
 }
 
-/** The embedded default's deposit seed (hex) under DATA_DIR, made on first use (`npm run chain` funds its gas wallet). */
-export function embeddedDepositSeed(config: Pick<Config, 'dataDir'>): Promise<string> {
-  return dataSecret(config, 'deposit-wallet.seed', () => randomBytes(32).toString('hex'));
-}
-
 export interface Secrets {
   encryptionKey: Buffer;
   depositXpub: string;
   processorSecret: string;
 }
 
-/** The process's secrets: from the environment, else from DATA_DIR. */
-export async function loadSecrets(config: Config): Promise<Secrets> {
+/**
+ * The process's secrets: from the environment, else from DATA_DIR. `readsSeed`: the role may read
+ * the deposit seed (the all-in-one, the processor) to write a missing xpub beside it.
+ */
+export async function loadSecrets(config: Config, options: { readsSeed?: boolean } = {}): Promise<Secrets> {
   const encryptionKey = config.secretEncryptionKey
     ?? Buffer.from(await dataSecret(config, 'secret-encryption.key', () => randomBytes(32).toString('base64')), 'base64');
   // Without a processor's key the embedded default makes its own HD wallet; the seed stays in
-  // DATA_DIR so whoever runs it can sweep what test deposits arrive.
-  const depositXpub = config.depositXpub ?? HDKey.fromMasterSeed(
-    Buffer.from(await embeddedDepositSeed(config), 'hex'),
-  ).derive("m/44'/60'/0'/0").publicExtendedKey;
+  // DATA_DIR so whoever runs it can sweep what test deposits arrive, and the service reads its xpub.
+  const depositXpub = config.depositXpub ?? await embeddedDepositXpub(config.dataDir, { readsSeed: options.readsSeed ?? false });
   const processorSecret = config.processorSecret ?? await dataSecret(config, 'processor.secret', () => randomBytes(32).toString('base64url'));
   return { encryptionKey, depositXpub, processorSecret };
 }
@@ -116,11 +113,17 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     await handle.close();
     throw error;
   });
+  // What this process knows of the deployment's listeners on this machine (every role shares the
+  // configuration); each listener adds the port it bound (PORT=0), app.ts.
+  const ownPorts = new OwnPorts();
+  for (const port of [config.port, config.metrics.port, config.embeddedPgPort]) ownPorts.add(port);
+  for (const url of [databaseUrl, config.baseUrl, config.processorNoticesUrl]) ownPorts.addUrl(url);
   const outbound = new OutboundClient({
     resolveHost: (host) => context.resolveHost(host),
     timeoutMs: config.webhooks.timeoutMs,
     connectionsPerOrigin: config.webhooks.concurrency,
     testLoopback: config.webhooks.testLoopback,
+    ownPorts,
     ca: options.webhookCa,
   });
   const clock = options.clock ?? systemClock;
@@ -147,6 +150,7 @@ export async function openAppContext(databaseUrl: string, config: Config, option
     deposits: new DepositAddresses(options.secrets.depositXpub),
     processorSecret: options.secrets.processorSecret,
     outbound,
+    ownPorts,
     signingKeys,
     accessTokens: new AccessTokens(signingKeys, config.oauthIssuer, clock),
     metrics,
@@ -166,7 +170,7 @@ export async function openAppContext(databaseUrl: string, config: Config, option
   };
 }
 
-export async function openRuntime(config: Config, options: { clock?: Clock; log?: (line: string) => void } = {}): Promise<Runtime> {
+export async function openRuntime(config: Config, options: { clock?: Clock; log?: (line: string) => void; readsSeed?: boolean } = {}): Promise<Runtime> {
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbedded({ dataDir: config.dataDir, port: config.embeddedPgPort, log: options.log });
@@ -174,7 +178,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
   try {
     const migrator = openDatabase(databaseUrl, 1);
     await migrate(migrator.db).finally(() => migrator.close());
-    const app = await openAppContext(databaseUrl, config, { clock: options.clock, secrets: await loadSecrets(config) });
+    const app = await openAppContext(databaseUrl, config, { clock: options.clock, secrets: await loadSecrets(config, { readsSeed: options.readsSeed }) });
     return {
       ...app,
       databaseUrl,

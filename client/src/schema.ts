@@ -2261,7 +2261,7 @@ export interface components {
         };
         /** @description The body of create webhook endpoint. */
         CreateWebhookEndpointRequest: {
-            /** @description Full https:// address, no username or password, up to 2,048 characters. Test endpoints also accept http://localhost. */
+            /** @description Full https:// address, no username or password, up to 2,048 characters. Test endpoints also accept http://localhost, on any port but the service's own. */
             url: string;
             /** @description Event types to receive, at least one; default every type. */
             events?: ("payment.started" | "payment.paid" | "payment.held" | "payment.updated" | "payment.failed" | "payment.expired" | "payment.canceled")[];

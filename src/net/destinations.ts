@@ -1,4 +1,5 @@
 import { hostOf, isInternalHostname, isIpLiteral, isLoopbackAddress, isLoopbackHost, isPublicAddress, type Resolver } from './address-policy.ts';
+import { portOf, type OwnPorts } from './own-ports.ts';
 
 // Where the service may send a request (webhooks, client metadata documents): one check, made
 // when an address is given (an endpoint created or edited) and again at every send. The name is
@@ -9,7 +10,7 @@ import { hostOf, isInternalHostname, isIpLiteral, isLoopbackAddress, isLoopbackH
  * request failed), and a sentence naming it (never an internal address).
  */
 export class Refused extends Error {
-  readonly fault: 'invalid' | 'credentials' | 'scheme' | 'not_public' | 'failed';
+  readonly fault: 'invalid' | 'credentials' | 'scheme' | 'not_public' | 'own_port' | 'failed';
   constructor(fault: Refused['fault'], reason: string) {
     super(reason);
     this.fault = fault;
@@ -26,6 +27,8 @@ export interface DestinationRules {
   /** Live destinations must be public; Test ones may also be this machine when testLoopback is on. */
   livemode: boolean;
   testLoopback: boolean;
+  /** The service's own ports on this machine: never a destination, even where Test may use localhost. */
+  ownPorts: Pick<OwnPorts, 'has'>;
   resolve: Resolver;
   /**
    * A name that does not resolve now: refused for a send (there is nowhere to connect), accepted
@@ -42,6 +45,11 @@ export async function vetDestination(text: string, rules: DestinationRules): Pro
   const host = hostOf(url);
   const loopbackInTest = rules.testLoopback && !rules.livemode && isLoopbackHost(host);
   if (url.protocol !== 'https:' && !(loopbackInTest && url.protocol === 'http:')) throw new Refused('scheme', `${url.protocol} addresses are not sent to`);
+  // Loopback names and literals are the only way to this machine (every other answer must be
+  // public), so the port is checked before resolving: `localhost` means here, whatever it resolves to.
+  if (loopbackInTest && rules.ownPorts.has(portOf(url))) {
+    throw new Refused('own_port', `port ${portOf(url)} on this machine is one of the service's own listeners`);
+  }
 
   if (isIpLiteral(host)) {
     if (loopbackInTest || isPublicAddress(host)) return { url, addresses: [host] };

@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Resolver } from './address-policy.ts';
 import { Refused, vetDestination, type Destination } from './destinations.ts';
+import type { OwnPorts } from './own-ports.ts';
 
 // Requests from the service to addresses merchants and agent clients give it (webhooks, client
 // metadata documents). The destination is decided before any connection: the name is resolved
@@ -36,6 +37,8 @@ export interface OutboundClientOptions {
   connectionsPerOrigin: number;
   /** Whether Test endpoints may be on this machine (http://localhost); off for a hosted service. */
   testLoopback: boolean;
+  /** The service's own ports on this machine, refused even where Test may use localhost; listeners add theirs as they bind. */
+  ownPorts: OwnPorts;
   /** Extra trusted certificate authorities (tests that serve https on loopback). */
   ca?: string | Buffer;
 }
@@ -198,7 +201,8 @@ export class OutboundClient {
 
   /** Where a request may go: refused unless the name resolved and every answer passed. */
   async #vet(url: string, livemode: boolean): Promise<Destination & { addresses: string[] }> {
-    const rules = { livemode, testLoopback: this.#options.testLoopback, resolve: this.#options.resolveHost, whenUnresolved: 'refuse' as const };
+    const { testLoopback, ownPorts, resolveHost } = this.#options;
+    const rules = { livemode, testLoopback, ownPorts, resolve: resolveHost, whenUnresolved: 'refuse' as const };
     const destination = await vetDestination(url, rules);
     if (destination.addresses === null) throw new Refused('not_public', `the name ${destination.url.hostname} did not resolve`);
     return { url: destination.url, addresses: destination.addresses };

@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock.ts';
 import type { JobSender } from '../jobs/queues.ts';
 import type { DepositAddresses } from '../core/deposit-addresses.ts';
 import type { OutboundClient } from '../net/outbound-client.ts';
+import type { OwnPorts } from '../net/own-ports.ts';
 import type { AccessTokens } from '../auth/access-tokens.ts';
 import type { SigningKeys } from '../auth/signing-keys.ts';
 import type { Metrics } from '../core/metrics.ts';
@@ -30,6 +31,8 @@ export interface AppContext {
   processorSecret: string;
   /** Sends webhook requests to vetted, pinned addresses. */
   outbound: OutboundClient;
+  /** The service's own ports on this machine, which no webhook may target (its listeners add theirs as they bind). */
+  ownPorts: OwnPorts;
   /** The keys that sign agents' access tokens, and the tokens themselves. */
   signingKeys: SigningKeys;
   accessTokens: AccessTokens;

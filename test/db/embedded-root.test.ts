@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -57,12 +57,24 @@ describe.runIf(userInfo().uid === 0)('a first start as root in a private folder'
     expect(existsSync(path.join(dataDir, 'pg'))).toBe(false);
   });
 
-  it('starts once that folder lets others pass', async () => {
+  it('starts once that folder lets others pass; DATA_DIR is then 0711, as the README says, and its files 0600', async () => {
     const home = path.join(root, 'home-open');
     await mkdir(home);
     await chmod(home, 0o701);
-    const cluster = await startEmbedded({ dataDir: path.join(home, '.data') });
+    const dataDir = path.join(home, '.data');
+    const cluster = await startEmbedded({ dataDir });
     await cluster.stop();
     expect(cluster.owned).toBe(true);
+    // `postgres` passes through to pg/ (its own, 0700) and can list or read nothing else.
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o711);
+    for (const file of ['pg-password', 'pg-port']) expect((await stat(path.join(dataDir, file))).mode & 0o777).toBe(0o600);
+    expect((await stat(path.join(dataDir, 'pg'))).mode & 0o777).toBe(0o700);
   }, 60_000);
+});
+
+it('the README states DATA_DIR\'s real mode and why: 0711 as root, for the cluster\'s own user to pass through; 0700 otherwise', async () => {
+  const readme = await readFile(path.join(import.meta.dirname, '../../README.md'), 'utf8');
+  const row = readme.split('\n').find((line) => line.startsWith('| `DATA_DIR` |'));
+  expect(row).toContain('Made with mode 0700; run as root with the embedded PostgreSQL it is 0711');
+  expect(row).toContain('so the cluster\'s own `postgres` user can pass through to `pg/`');
 });

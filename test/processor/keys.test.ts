@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
@@ -50,6 +50,32 @@ describe('loadProcessorKeys', () => {
     await expect(loading).rejects.toThrow(message);
   });
 
+  it.each([
+    ['640', 'its group'],
+    ['604', 'others'],
+    ['644', 'its group and others'],
+  ])('refuses a seed file of mode %s, readable by %s, in one sentence naming the file and the fix', async (octal, readers) => {
+    const mode = Number.parseInt(octal, 8);
+    const folder = await folderWith('seed.hex', SEED.toString('hex'));
+    const file = path.join(folder, 'seed.hex');
+    await chmod(file, mode);
+    const loading = loadProcessorKeys({ seedFile: file, dataDir: folder, serviceXpub: XPUB });
+    await expect(loading).rejects.toBeInstanceOf(StartupError);
+    await expect(loading).rejects.toThrow(`The deposit seed ${file} (mode ${octal}) can be read by ${readers}: chmod 600 ${file}, so only the processor's user can read it.`);
+    // The embedded default's seed in DATA_DIR is held to the same.
+    await writeFile(path.join(folder, 'deposit-wallet.seed'), SEED.toString('hex'), { mode });
+    await chmod(path.join(folder, 'deposit-wallet.seed'), mode);
+    await expect(loadProcessorKeys({ seedFile: undefined, dataDir: folder, serviceXpub: XPUB })).rejects.toThrow('chmod 600');
+  });
+
+  it('takes a seed file only its owner can read (0600, 0400)', async () => {
+    const folder = await folderWith('seed.hex', SEED.toString('hex'));
+    for (const mode of [0o600, 0o400]) {
+      await chmod(path.join(folder, 'seed.hex'), mode);
+      expect((await loadProcessorKeys({ seedFile: path.join(folder, 'seed.hex'), dataDir: folder, serviceXpub: XPUB })).xpub).toBe(XPUB);
+    }
+  });
+
   it('refuses to start without a seed file', async () => {
     await expect(loadProcessorKeys({ seedFile: '/nonexistent/seed.hex', dataDir: '/nonexistent', serviceXpub: XPUB }))
       .rejects.toThrow('The processor cannot read PROCESSOR_SEED_FILE at /nonexistent/seed.hex: set PROCESSOR_SEED_FILE to the deposit seed\'s file (hex).');
@@ -77,7 +103,8 @@ it('only the processor role loads the seed: no file under src/ reads it but the 
     }
   };
   await walk(root);
-  // runtime.ts makes the embedded default's seed and keeps only its xpub; main.ts loads the keys for --role processor (and all);
-  // the operator's `processor sweep` (cli/processor.ts) signs a stray token's move where the seed is, and loads it only when run.
-  expect(readers.sort()).toEqual(['cli/processor.ts', 'main.ts', 'processor/chain/keys.ts', 'runtime.ts']);
+  // core/deposit-wallet.ts makes the embedded default's seed with its xpub beside it (and derives a missing xpub only for
+  // the all-in-one and the processor); main.ts loads the keys for --role processor (and all); the operator's
+  // `processor sweep` (cli/processor.ts) signs a stray token's move where the seed is, and loads it only when run.
+  expect(readers.sort()).toEqual(['cli/processor.ts', 'core/deposit-wallet.ts', 'main.ts', 'processor/chain/keys.ts']);
 });

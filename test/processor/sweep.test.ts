@@ -97,7 +97,7 @@ beforeAll(async () => {
   feeWallet = (await chain.newAccount()).address.toLowerCase() as `0x${string}`;
   await chain.fund(keys.gasWallet.address, 10n ** 18n);
   seedFile = path.join(dataDir, 'seed.hex');
-  await writeFile(seedFile, SEED.toString('hex'));
+  await writeFile(seedFile, SEED.toString('hex'), { mode: 0o600 });
   context = {
     ...t.context,
     config: { ...t.context.config, dataDir, networks: [polygon], processor: { ...t.context.config.processor, seedFile, feeWallet } },

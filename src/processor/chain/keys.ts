@@ -1,8 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { HDKey } from '@scure/bip32';
 import { toHex, type PrivateKeyAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { ACCOUNT_PATH, SEED_FILE, seedFromHex } from '../../core/deposit-wallet.ts';
 import { StartupError } from '../../core/errors.ts';
 
 // The processor's keys (issue 22, must have 1): only the processor role loads the deposit seed.
@@ -12,10 +13,7 @@ import { StartupError } from '../../core/errors.ts';
 // leaked xpub reveals no key, and the service's deposit addresses never meet the gas wallet.
 // No key, and not the seed, is ever logged: they live only in this module's private fields.
 
-export const ACCOUNT_PATH = "m/44'/60'/0'/0";
 export const GAS_WALLET_PATH = "m/44'/60'/1'/0/0";
-/** The embedded default's seed file under DATA_DIR (src/runtime.ts makes it). */
-export const DEFAULT_SEED_FILE = 'deposit-wallet.seed';
 
 export class ProcessorKeys {
   readonly #account: HDKey;
@@ -58,25 +56,36 @@ export class ProcessorKeys {
   }
 }
 
+/** Who besides the owner may read a file of this mode, in words; undefined: nobody. */
+function otherReaders(mode: number): string | undefined {
+  const who = [mode & 0o040 ? 'its group' : '', mode & 0o004 ? 'others' : ''].filter(Boolean);
+  return who.length > 0 ? who.join(' and ') : undefined;
+}
+
 /**
  * Loads the deposit seed for the processor role: PROCESSOR_SEED_FILE if set, else the embedded
- * default's DATA_DIR/deposit-wallet.seed. Refuses, in one sentence, a seed that is missing or not
- * hex, or whose account xpub is not the one the service derives deposit addresses from.
+ * default's DATA_DIR/deposit-wallet.seed. Refuses, in one sentence, a seed that is missing, readable
+ * by group or others, or not hex, or whose account xpub is not the one the service derives deposit addresses from.
  */
 export async function loadProcessorKeys(options: { seedFile: string | undefined; dataDir: string; serviceXpub: string }): Promise<ProcessorKeys> {
-  const file = options.seedFile ?? path.join(options.dataDir, DEFAULT_SEED_FILE);
+  const file = options.seedFile ?? path.join(options.dataDir, SEED_FILE);
   const named = options.seedFile ? 'PROCESSOR_SEED_FILE' : `the embedded default's seed (${file})`;
   let text: string;
   try {
-    text = (await readFile(file, 'utf8')).trim().replace(/^0x/i, '');
-  } catch {
+    // The mode is checked before the seed is read: a key others can read is refused, not used.
+    const { mode } = await stat(file);
+    const readers = otherReaders(mode);
+    if (readers !== undefined) {
+      throw new StartupError(`The deposit seed ${file} (mode ${(mode & 0o777).toString(8)}) can be read by ${readers}: chmod 600 ${file}, so only the processor's user can read it.`);
+    }
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if (error instanceof StartupError) throw error;
     throw new StartupError(`The processor cannot read ${named} at ${file}: set PROCESSOR_SEED_FILE to the deposit seed's file (hex).`);
   }
-  // BIP-32 seeds are 16 to 64 bytes.
-  if (!/^([0-9a-fA-F]{2}){16,64}$/.test(text)) {
-    throw new StartupError(`${named} at ${file} is not a seed of 16 to 64 bytes written in hex.`);
-  }
-  const keys = new ProcessorKeys(Buffer.from(text, 'hex'));
+  const seed = seedFromHex(text);
+  if (!seed) throw new StartupError(`${named} at ${file} is not a seed of 16 to 64 bytes written in hex.`);
+  const keys = new ProcessorKeys(seed);
   if (keys.xpub !== options.serviceXpub) {
     throw new StartupError(`The deposit seed's account key (${keys.xpub}) is not the one the service derives deposit addresses from (${options.serviceXpub}): set DEPOSIT_XPUB and PROCESSOR_SEED_FILE to the same wallet.`);
   }

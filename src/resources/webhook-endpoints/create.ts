@@ -1,11 +1,10 @@
 import { sql } from 'kysely';
 import { recordActivity } from '../../audit/activity.ts';
 import { keyIdOf } from '../../auth/principal.ts';
-import type { OperationContext } from '../../verbs/context.ts';
+import type { AppContext, OperationContext } from '../../verbs/context.ts';
 import { ApiError } from '../../core/errors.ts';
 import { newId, randomBase62 } from '../../core/ids.ts';
 import { isUniqueViolation } from '../../db/database.ts';
-import type { Resolver } from '../../net/address-policy.ts';
 import { Refused, vetDestination } from '../../net/destinations.ts';
 import { assertWritable } from '../shared/business-rules.ts';
 import { mailEndpointAdded } from './notify-added.ts';
@@ -26,17 +25,19 @@ export function duplicateUrl(): ApiError {
 
 /**
  * Where an endpoint may point (spec 4.4, 7.5): https:// on the public internet. Test endpoints
- * may also use this machine (http://localhost) for local development; nothing else private. A
- * name that does not resolve yet is accepted: every send checks it again.
+ * may also use this machine (http://localhost) for local development, but not the service's own
+ * ports; nothing else private. A name that does not resolve yet is accepted: every send checks it again.
  */
-export async function checkEndpointUrl(resolveHost: Resolver, livemode: boolean, text: string, testLoopback = true): Promise<string> {
+export async function checkEndpointUrl(ctx: Pick<AppContext, 'resolveHost' | 'config' | 'ownPorts'>, livemode: boolean, text: string): Promise<string> {
+  const rules = { livemode, testLoopback: ctx.config.webhooks.testLoopback, ownPorts: ctx.ownPorts, resolve: ctx.resolveHost, whenUnresolved: 'accept' as const };
   try {
-    return (await vetDestination(text, { livemode, testLoopback, resolve: resolveHost, whenUnresolved: 'accept' })).url.href;
+    return (await vetDestination(text, rules)).url.href;
   } catch (error) {
     if (!(error instanceof Refused)) throw error;
     switch (error.fault) {
       case 'credentials': throw invalidUrl('url must not contain a username or password.');
       case 'not_public': throw invalidUrl(`url must be on the public internet: ${error.message}.`);
+      case 'own_port': throw invalidUrl(`url must not point at this service: ${error.message}; use your receiver's port.`);
       default: throw invalidUrl(livemode ? 'url must be a full https:// address.' : 'url must be a full https:// address (or http://localhost in Test mode).');
     }
   }
@@ -46,7 +47,7 @@ export async function checkEndpointUrl(resolveHost: Resolver, livemode: boolean,
 export async function createWebhookEndpoint(ctx: OperationContext, input: CreateWebhookEndpointInput): Promise<WebhookEndpointOut & { secret: string }> {
   const { principal } = ctx;
   assertWritable(principal);
-  const url = await checkEndpointUrl(ctx.resolveHost, principal.livemode, input.url, ctx.config.webhooks.testLoopback);
+  const url = await checkEndpointUrl(ctx, principal.livemode, input.url);
   const secret = `whsec_${randomBase62(32)}`;
   const now = ctx.clock.now();
   const row = await ctx.db.transaction().execute(async (trx) => {

@@ -14,7 +14,7 @@ export const CreateWebhookEndpointInput = z.object({
     .string(coded('invalid_url', 'url must be a full https:// address.'))
     .refine((text) => text.length <= MAX_URL_LENGTH, coded('invalid_url', `url must be at most ${MAX_URL_LENGTH} characters.`))
     .refine((text) => URL.canParse(text), coded('invalid_url', 'url must be a full https:// address.'))
-    .describe('Full https:// address, no username or password, up to 2,048 characters. Test endpoints also accept http://localhost.'),
+    .describe('Full https:// address, no username or password, up to 2,048 characters. Test endpoints also accept http://localhost, on any port but the service\'s own.'),
   // Checked as a whole so that `field` names `events`, as the spec says, whatever element is at fault.
   events: z
     .array(z.unknown(), eventsError)

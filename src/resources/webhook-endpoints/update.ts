@@ -28,7 +28,7 @@ export const updateWebhookEndpoint = defineAction({
   async run(ctx, input) {
     const { principal } = ctx;
     const endpoint = await getWebhookEndpoint(ctx.db, principal, input.id);
-    const url = input.url === undefined ? undefined : await checkEndpointUrl(ctx.resolveHost, endpoint.livemode, input.url, ctx.config.webhooks.testLoopback);
+    const url = input.url === undefined ? undefined : await checkEndpointUrl(ctx, endpoint.livemode, input.url);
     const now = ctx.clock.now();
     const updated = await ctx.db.transaction().execute(async (trx) => {
       const row = await trx
