@@ -22,7 +22,9 @@ afterAll(async () => t?.close());
  * must be exactly one JSON object. `process` runs the real CLI process instead, for what only a
  * process shows: its data folder and the embedded database it starts or joins.
  */
-async function cli(args: string[], env: Record<string, string | undefined> = { DATABASE_URL: t.config.databaseUrl }, where: 'here' | 'process' = 'here') {
+async function cli(args: string[], given: Record<string, string | undefined> = { DATABASE_URL: t.config.databaseUrl }, where: 'here' | 'process' = 'here') {
+  // The test app's deposit wallet, unless the command has a data folder of its own (where the CLI finds or makes one).
+  const env = 'DATA_DIR' in given ? given : { DEPOSIT_XPUB: TEST_SECRETS.depositXpub, ...given };
   // Vite puts BASE_URL=/ in the test process's environment; an operator's shell has none.
   if (where === 'here') return runCommandLineHere(args, { ...process.env, BASE_URL: undefined, LOG_LEVEL: 'silent', ...env });
   try {

@@ -6,12 +6,12 @@ import { TEST_SECRETS } from './harness.ts';
 
 const run = promisify(execFile);
 
-/** The CLI's environment in a test: the test app's database and encryption key, `env` on top (undefined removes a variable). */
+/** The CLI's environment in a test: the test app's database, encryption key and deposit wallet, `env` on top (undefined removes a variable). */
 function cliEnv(t: TestApp, env: Record<string, string | undefined>): Record<string, string | undefined> {
   return {
     // Vite puts BASE_URL=/ in the test process's environment; an operator's shell has none.
     ...process.env, BASE_URL: undefined, SMTP_URL: undefined, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl,
-    SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64'), ...env,
+    SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64'), DEPOSIT_XPUB: TEST_SECRETS.depositXpub, ...env,
   };
 }
 
