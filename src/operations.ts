@@ -1,5 +1,6 @@
 import type { Operation } from './verbs/operation.ts';
 import { withAgentPolicy } from './agents/policy.ts';
+import { withGuidance } from './agents/guidance.ts';
 import { checkoutSessionOperations } from './resources/checkout-sessions/operations.ts';
 import { credentialOperations } from './resources/credential/operations.ts';
 import { checkoutOperations } from './resources/checkouts/operations.ts';
@@ -13,8 +14,9 @@ import { webhookEndpointOperations } from './resources/webhook-endpoints/operati
 import { deliveryOperations } from './webhooks/log/operations.ts';
 
 // The registry: every API operation once. REST routes, the OpenAPI document and MCP tools
-// are generated from this list. Every change takes a person's approval for a connected agent's
-// call beyond its spend policy (agents/policy.ts).
+// are generated from this list. Every change an agent can make takes a person's approval for a
+// connected agent's call beyond its spend policy (agents/policy.ts); every description ends with
+// what the call does to money and data, costs and is for (agents/guidance.ts).
 export const operations: readonly Operation[] = ([
   ...paymentLinkOperations,
   ...checkoutOperations,
@@ -27,4 +29,4 @@ export const operations: readonly Operation[] = ([
   ...eventOperations,
   ...deliveryOperations,
   ...credentialOperations,
-] as readonly Operation[]).map(withAgentPolicy);
+] as readonly Operation[]).map(withAgentPolicy).map(withGuidance);

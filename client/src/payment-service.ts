@@ -9,7 +9,7 @@ import type { CallOptions, OperationInput, OperationOutput } from './operation-t
  */
 export class PaymentService extends ApiClient {
   /**
-   * List payment links: List payment links, newest first, optionally filtered by status, reference or creation time. Pass next_cursor as starting_after to get the next page. Amounts are decimal strings such as "25.00", never numbers.
+   * List payment links: List payment links, newest first, optionally filtered by status, reference or creation time. Pass next_cursor as starting_after to get the next page. Amounts are decimal strings such as "25.00", never numbers. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when looking for links by status, your reference or date.
    *
    * Requires the scope `payments:read`.
    *
@@ -20,7 +20,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Create payment link: Create a one-off payment link asking one payer for one amount. Use it to request a payment by sending the payer a URL. Amounts are decimal strings such as "25.00", never numbers. The link is created in the mode of the credential (Test or Live); Test links never move real money. Returns the payment_link object with its url (the payer's page), status "open" and expires_at (default 7 days).
+   * Create payment link: Create a one-off payment link asking one payer for one amount (a decimal string such as "25.00"), in the credential's mode. Returns the payment_link with its url (the payer's page), status "open" and expires_at (default 7 days). Effect: creates a payment link; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when one payer owes one amount: send them the url (for a product many buyers pay for, create_checkout).
    *
    * Requires the scope `checkouts:write`.
    *
@@ -31,7 +31,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get payment link: Get one payment link by its pay_ id, with its current status (a link past expires_at reads as "expired"). Amounts are decimal strings such as "25.00", never numbers.
+   * Get payment link: Get one payment link by its pay_ id, with its current status (a link past expires_at reads as "expired"). Amounts are decimal strings such as "25.00", never numbers. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you hold a link's id and need its status now; to wait until it is paid, wait_for_payment.
    *
    * Requires the scope `payments:read`.
    *
@@ -42,7 +42,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Cancel payment link: Close a payment link nobody has started paying: its status becomes "expired" with canceled_at set. Canceling again returns the same link. Fails with not_cancelable once the payer has gone to a card provider.
+   * Cancel payment link: Close a payment link nobody has started paying: its status becomes "expired" with canceled_at set. Canceling again returns the same link. Fails with not_cancelable once the payer has gone to a card provider. Effect: closes a payment link for good; moves no money. Cost: one request; nothing toward an agent's spend limits. Approval: in Live, if an agent's person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when a link must not be paid any more (a wrong amount, a canceled order).
    *
    * Requires the scope `checkouts:write`.
    *
@@ -53,7 +53,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * List checkouts: List active checkouts (pages, pricing tables, widgets), newest first, optionally of one kind. Pass next_cursor as starting_after for the next page.
+   * List checkouts: List active checkouts (pages, pricing tables, widgets), newest first, optionally of one kind. Pass next_cursor as starting_after for the next page. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when looking for a checkout page, pricing table or widget made earlier.
    *
    * Requires the scope `payments:read`.
    *
@@ -64,7 +64,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Create checkout page: Create a reusable hosted checkout page with a fixed price; every buyer who pays gets their own payment and order. Use it for a product sold many times (a payment link is for one payer). Amounts are decimal strings such as "49.00". Created in the credential's mode (Test or Live). Returns the checkout with its url and slug (for buy buttons).
+   * Create checkout page: Create a reusable hosted checkout page with a fixed price; every buyer who pays gets their own payment and order. Amounts are decimal strings such as "49.00". Returns the checkout with its url and slug (for buy buttons). Effect: creates a checkout page; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when selling one thing at one price to many buyers; for one payer, create_payment_link.
    *
    * Requires the scope `checkouts:write`.
    *
@@ -75,7 +75,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get checkout: Get one checkout by its chk_ id, including one deleted in the dashboard (active false). Amounts are decimal strings.
+   * Get checkout: Get one checkout by its chk_ id, including one deleted in the dashboard (active false). Amounts are decimal strings. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you hold a chk_ id and need its price, url or whether it still takes buyers.
    *
    * Requires the scope `payments:read`.
    *
@@ -86,7 +86,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get customer: Get one customer (one buyer email in this mode) by its cus_ id: contact details, addresses, store accounts, orders_count, paid_orders_count and spent (currency to decimal string). Customers change only through orders.
+   * Get customer: Get one customer (one buyer email in this mode) by its cus_ id: contact details, addresses, store accounts, orders_count, paid_orders_count and spent (currency to decimal string). Customers change only through orders. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you hold a cus_ id (from a payment or an order) and need the buyer's details or history.
    *
    * Requires the scope `customers:read`.
    *
@@ -97,7 +97,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * List customers: List customers newest first, or find the one customer with an email address (any letter case; empty data means none in this mode). Pass next_cursor as starting_after for the next page. List a customer's orders with the orders list and customer_id.
+   * List customers: List customers newest first, or find the one customer with an email address (any letter case; empty data means none in this mode). Pass next_cursor as starting_after for the next page. List a customer's orders with the orders list and customer_id. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when finding a buyer by email, or going through your buyers.
    *
    * Requires the scope `customers:read`.
    *
@@ -108,7 +108,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * List webhook endpoints: List webhook endpoints of this mode, newest first, without secrets. Pass next_cursor as starting_after for the next page.
+   * List webhook endpoints: List webhook endpoints of this mode, newest first, without secrets. Pass next_cursor as starting_after for the next page. Effect: reads only; moves no money. Cost: one request per page (up to 100); agents cannot call it (no webhook scopes). Use it when seeing which addresses receive events, or finding one to delete.
    *
    * Requires the scope `webhooks:read`.
    *
@@ -119,7 +119,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Create webhook endpoint: Add an address that receives signed event deliveries in the credential's mode. The response includes the signing secret (whsec_…) once; store it. On 409 duplicate_url, list endpoints, delete the one with the same url, and create again. At most 10 per mode.
+   * Create webhook endpoint: Add an address that receives signed event deliveries in the credential's mode. The response includes the signing secret (whsec_…) once; store it. On 409 duplicate_url, list endpoints, delete the one with the same url, and create again. At most 10 per mode. Effect: adds a webhook endpoint: signed events go to its address from now on; moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when your server should hear of payments as they happen instead of polling.
    *
    * Requires the scope `webhooks:write`.
    *
@@ -130,7 +130,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get webhook endpoint: Get one webhook endpoint by its we_ id (without its secret). 404 means it was removed: create a new one.
+   * Get webhook endpoint: Get one webhook endpoint by its we_ id (without its secret). 404 means it was removed: create a new one. Effect: reads only; moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when checking one endpoint's address, events and status.
    *
    * Requires the scope `webhooks:read`.
    *
@@ -141,7 +141,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Delete webhook endpoint: Remove a webhook endpoint: it stops receiving events, pending retries stop and its secret ceases to exist. Works even when the account is suspended. A 404 for an endpoint already removed means it is done.
+   * Delete webhook endpoint: Remove a webhook endpoint: it stops receiving events, pending retries stop and its secret ceases to exist. Works even when the account is suspended. A 404 for an endpoint already removed means it is done. Effect: removes a webhook endpoint and its secret for good; moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when an address must stop receiving events, or is to be replaced (after duplicate_url).
    *
    * Requires the scope `webhooks:write`.
    *
@@ -152,7 +152,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Create checkout session: Create a checkout session: one attempt at paying, for a store order (send `order` with the store's order id, items and totals) or a plain amount. A second session for the same store order attaches to the same order. Amounts are decimal strings such as "42.50". Send an Idempotency-Key (idempotency_key) unique per order attempt so a retry returns the same session. The session expires after 24 hours. Created in the credential's mode (Test or Live). Returns the checkout_session with its url, order_id and status "open".
+   * Create checkout session: Create a checkout session, one attempt at paying (24 hours): for a store order (`order` with its id, items and totals; another session for it joins the same order) or a plain amount ("42.50"). An Idempotency-Key (idempotency_key) unique per attempt makes a retry return the same session. Returns it with its url, order_id and status "open". Effect: creates a checkout session and its order; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when your store's checkout hands a buyer over to pay for an order.
    *
    * Requires the scope `checkouts:write`.
    *
@@ -163,7 +163,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get checkout session: Get a checkout session by its pay_ id, with its current status (past expires_at and unpaid reads as "expired").
+   * Get checkout session: Get a checkout session by its pay_ id, with its current status (past expires_at and unpaid reads as "expired"). Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you hold a session's id and need its status or url; to wait until it is paid, wait_for_payment.
    *
    * Requires the scope `payments:read`.
    *
@@ -174,7 +174,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Start checkout session: Start paying a session (or payment link) with the buyer's email and details: finds or creates the customer, locks the fee and the order's USD value (in Live, a price in EUR, GBP, CAD or AUD needs a recent exchange rate: exchange_rate_unavailable otherwise), assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, the card providers that can take this buyer (best first), whether crypto is possible and the coins the buyer may send. In Live mode a start nothing could pay is refused before anything is written: no network watched by a healthy payment processor (payments_unavailable), a routing fixed to a card provider without keys here (provider_unavailable), or a coin asked for that is not watched (coin_unavailable). Counts toward 12 starts per minute per account in each mode (Test and Live apart).
+   * Start checkout session: Start paying a session (or payment link) with the buyer's email and details, and emit payment.started. Returns the session with card_providers (best first), whether crypto is possible and the coins the buyer may send. In Live, a start nothing could pay is refused before anything is written (409 says why). Effect: fixes the session's buyer, customer, fee, USD value and (in Live) deposit address; moves no money. Cost: one request; one of the account's 12 payment starts a minute (an agent's in Live only); nothing toward an agent's spend limits. Approval: in Live, if an agent's person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when you take the buyer's details yourself, then show them how to pay.
    *
    * Requires the scope `checkouts:write`.
    *
@@ -185,7 +185,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get payment: Get one payment (a checkout session, payment link or checkout purchase share its pay_ id) with its status and money facts: what arrived (value_coin, coin, txid_in), what reached the merchant (merchant_received, txid_out), hold reason, fee. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
+   * Get payment: Get one payment (a checkout session, payment link or checkout purchase share its pay_ id) with its status and money facts: what arrived (value_coin, coin, txid_in), what reached the merchant (merchant_received, txid_out), hold reason, fee. Amounts are decimal strings ("25.00"); coin amounts have six decimals. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you need one payment's money facts now; to wait for it to change, wait_for_payment.
    *
    * Requires the scope `payments:read`.
    *
@@ -196,7 +196,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * List payments: List payments newest first, filtered by status, reference, source, order_id, customer_id or creation time. Pass next_cursor as starting_after for the next page. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
+   * List payments: List payments newest first, filtered by status, reference, source, order_id, customer_id or creation time. Pass next_cursor as starting_after for the next page. Amounts are decimal strings ("25.00"); coin amounts have six decimals. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when looking for payments by status, reference, source, order, customer or date.
    *
    * Requires the scope `payments:read`.
    *
@@ -207,7 +207,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Simulate payment outcome (Test): Test mode only: make something happen to a Test payment, with the same states and webhook events real money causes. Start the payment first for money outcomes. Typical runs: paid then settled; underpaid then accepted; failed; expired; paid after expired (late payment); provider_reached (links can then no longer be canceled). Returns the payment.
+   * Simulate payment outcome (Test): Test mode only: make something happen to a Test payment, with the states and webhook events real money causes (start it first for money outcomes). Typical runs: paid then settled; underpaid then accepted; failed; expired; paid after expired (late payment); provider_reached (links can then no longer be canceled). Returns the payment. Effect: moves a Test payment and sends its webhook events; moves no money. Cost: one request; nothing toward an agent's spend limits. Approval: in Live, if an agent's person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when testing how your integration handles each outcome of a payment.
    *
    * Requires the scope `checkouts:write`.
    *
@@ -218,7 +218,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Wait for a payment to change: Wait until a payment's status differs from the one you know, then get the payment; call this instead of polling retrieve_payment. Pass the status you last saw: the answer comes within a second of any change (paid, held, expired, …), or after timeout seconds (at most 25, the default) with the payment as it is, status unchanged; then call again with that status. Cost: one request, however long it waits, and it counts once toward the rate limit; the wait itself holds nothing of the account's. Typical use: after handing a buyer a payment link, wait with status open until it is paid. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
+   * Wait for a payment to change: Wait until a payment's status differs from the one you pass (the one you last saw), then get the payment: the answer comes within a second of any change (paid, held, expired, …), or after timeout seconds (at most 25, the default) with the status unchanged; then call again with that status. Amounts are decimal strings ("25.00"); coin amounts have six decimals. Effect: reads only; moves no money. Cost: one request, however long it waits; nothing toward an agent's spend limits. Use it when you handed a buyer a link or session and want to know when it is paid (wait with status open), instead of polling retrieve_payment.
    *
    * Requires the scope `payments:read`.
    *
@@ -229,7 +229,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * List a payment's on-chain transfers: List the on-chain movements of a payment's money, as the chain recorded them: each deposit that reached its deposit address (paid, held, or extra: money that came after it was paid, for you to look at), and what forwarded each: the net to your payout wallet, the fee, gas top-ups. Each has its transaction, log index, addresses, exact amount and a block explorer link. Unlike merchant_received (empty for a held or accepted payment, as the spec says), these add up to what reached your wallet. Live payments only; a Test payment has none.
+   * List a payment's on-chain transfers: List the on-chain movements of a Live payment's money as the chain recorded them: each deposit that reached its deposit address (paid, held, or extra: money that came after it was paid) and what forwarded each (the net to your payout wallet, the fee, gas top-ups), with transaction, log index, addresses, exact amount and an explorer link. Unlike merchant_received (empty for a held or accepted payment), these add up to what reached your wallet. A Test payment has none. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when tracing where a Live payment's money went on chain.
    *
    * Requires the scope `payments:read`.
    *
@@ -240,7 +240,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get order: Get one order by its ord_ id with every item line, totals, amount_paid, payment_ids, fulfilment and timeline. An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency.
+   * Get order: Get one order by its ord_ id with every item line, totals, amount_paid, payment_ids, fulfilment and timeline. An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you hold an ord_ id and need what was bought, paid and shipped.
    *
    * Requires the scope `orders:read`.
    *
@@ -251,7 +251,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Update order fulfilment: Set an order's fulfillment to none, unfulfilled or fulfilled (fulfilled_at defaults to now). Fulfil only orders whose status is paid.
+   * Update order fulfilment: Set an order's fulfillment to none, unfulfilled or fulfilled (fulfilled_at defaults to now). Fulfil only orders whose status is paid. Effect: changes an order's fulfilment; moves no money. Cost: one request; nothing toward an agent's spend limits. Approval: in Live, if an agent's person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when a paid order was shipped (fulfilled), or that is to be undone.
    *
    * Requires the scope `orders:write`.
    *
@@ -262,7 +262,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * List orders: List orders newest first, by customer_id, status or creation time, or find one by the store's own order id (store_order_id). An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency.
+   * List orders: List orders newest first, by customer_id, status or creation time, or find one by the store's own order id (store_order_id). An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when looking for a customer's orders, orders by status or date, or one by your store's order id.
    *
    * Requires the scope `orders:read`.
    *
@@ -273,7 +273,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Report order cancellation or refund: Record on the order's timeline that you canceled it or refunded money (type canceled or refunded, optional amount and reason). Payments are not changed; this is the merchant's record. Returns the order with its timeline.
+   * Report order cancellation or refund: Record on the order's timeline that you canceled it or refunded money (type canceled or refunded, optional amount and reason). Payments are not changed; this is the merchant's record. Returns the order with its timeline. Effect: adds a canceled or refunded entry to an order's timeline; moves no money. Cost: one request; nothing toward an agent's spend limits. Approval: in Live, if an agent's person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when you canceled an order or refunded money yourself and its record should say so.
    *
    * Requires the scope `orders:write`.
    *
@@ -284,7 +284,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * List events: List what happened to payments of this mode in the last 30 days, newest first: payment.started, paid, held, updated, failed, expired, canceled. Filter by type, payment_id or creation time (created_gte with the time you last looked gives "what happened since"). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. data.order is null unless the credential also holds orders:read, and data.customer unless it holds customers:read. Cost: one request per page of up to 100 (limit, default 20); pass next_cursor as starting_after for the next page. Use it to catch up after a gap or to see one payment's history; to wait for one payment to change, call wait_for_payment instead of listing repeatedly.
+   * List events: List what happened to payments of this mode in the last 30 days, newest first, by type, payment_id or creation time (created_gte with the time you last looked: "what happened since"). Each event is exactly the body webhook endpoints receive (data.payment, data.order and data.customer as the event left them, camelCase; erased details stay erased); data.order is null without orders:read, data.customer without customers:read. Pass next_cursor as starting_after for the next page. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when catching up after a gap, or reading one payment's history; to wait for one payment to change, wait_for_payment.
    *
    * Requires the scope `payments:read`.
    *
@@ -295,7 +295,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get event: Get one event of the last 30 days by its evt_ id (the id a webhook delivery carried). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. data.order is null unless the credential also holds orders:read, and data.customer unless it holds customers:read. Cost: one request. Use it to check a delivery you received or missed; older events answer not_found.
+   * Get event: Get one event of the last 30 days by its evt_ id (the id a webhook delivery carried); older events answer not_found. Each event is exactly the body webhook endpoints receive (data.payment, data.order and data.customer as the event left them, camelCase; erased details stay erased); data.order is null without orders:read, data.customer without customers:read. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when checking a webhook delivery you received or missed.
    *
    * Requires the scope `payments:read`.
    *
@@ -306,7 +306,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * List an endpoint's deliveries: List the deliveries of one webhook endpoint, newest first, as the dashboard's delivery log shows them: event, status, attempts, last status code or error, next retry, exact body. Finished deliveries are kept 30 days (a removed endpoint's history too). Filter by status (pending, succeeded, failed, canceled). Cost: one request per page of up to 100; pass next_cursor as starting_after for the next page. Use it to find what your endpoint missed; retrieve_webhook_delivery gives one delivery's attempts.
+   * List an endpoint's deliveries: List the deliveries of one webhook endpoint, newest first, as the dashboard's delivery log shows them: event, status, attempts, last status code or error, next retry, exact body. Finished deliveries are kept 30 days (a removed endpoint's history too). Filter by status (pending, succeeded, failed, canceled); pass next_cursor as starting_after for the next page. Effect: reads only; moves no money. Cost: one request per page (up to 100); agents cannot call it (no webhook scopes). Use it when finding what your endpoint missed; retrieve_webhook_delivery gives one delivery's attempts.
    *
    * Requires the scope `webhooks:read`.
    *
@@ -317,7 +317,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get webhook delivery: Get one delivery by its dlv_ id with every request made for it, oldest first: when, to which address, how long, the status code or error, and the start of the answer. Cost: one request.
+   * Get webhook delivery: Get one delivery by its dlv_ id with every request made for it, oldest first: when, to which address, how long, the status code or error, and the start of the answer. Effect: reads only; moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when finding out why a delivery failed, attempt by attempt.
    *
    * Requires the scope `webhooks:read`.
    *
@@ -328,7 +328,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Retry a delivery now: Send a delivery that is still being retried (status pending) at once, without using up its automatic retries; a success finishes it. A finished delivery answers 409 invalid_state: resend it instead. Cost: one request, answered once the endpoint answers (at most 10 seconds); it signs and POSTs the delivery's body to the endpoint's current address. Returns the delivery.
+   * Retry a delivery now: Send a delivery that is still being retried (status pending) at once, without using up its automatic retries; a success finishes it. A finished delivery answers 409 invalid_state: resend it instead. It signs and POSTs the delivery's body to the endpoint's current address, and answers once the endpoint answers (at most 10 seconds). Returns the delivery. Effect: sends a pending delivery to its endpoint now; moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when your endpoint works again and a delivery still being retried should arrive now.
    *
    * Requires the scope `webhooks:write`.
    *
@@ -339,7 +339,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Resend a delivery: Send a finished delivery (succeeded or failed) once more, with the same event id and body and a fresh signature; never retried. A delivery still being retried answers 409 invalid_state: retry it instead. Cost: one request, answered once the endpoint answers (at most 10 seconds); it signs and POSTs the delivery's body to the endpoint's current address. Returns the delivery.
+   * Resend a delivery: Send a finished delivery (succeeded or failed) once more, with the same event id and body and a fresh signature; never retried. A delivery still being retried answers 409 invalid_state: retry it instead. It signs and POSTs the delivery's body to the endpoint's current address, and answers once the endpoint answers (at most 10 seconds). Returns the delivery. Effect: sends a finished delivery to its endpoint again (the same event, a fresh signature); moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when your endpoint lost or mishandled an event it was sent.
    *
    * Requires the scope `webhooks:write`.
    *
@@ -350,7 +350,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Get credential: Describe the credential in use: whether it is a secret key or a connected agent, its mode (Test or Live; everything it touches is in that mode), its business, and its scopes (which operations it may call). Call it first to know what you can do.
+   * Get credential: Describe the credential in use: whether it is a secret key or a connected agent, its mode (Test or Live; everything it touches is in that mode), its business, and its scopes (which operations it may call). Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when starting out: it tells your mode and the operations you may call.
    *
    * Requires the scope `payments:read`.
    *

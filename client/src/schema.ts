@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List payment links
-         * @description List payment links, newest first, optionally filtered by status, reference or creation time. Pass next_cursor as starting_after to get the next page. Amounts are decimal strings such as "25.00", never numbers.
+         * @description List payment links, newest first, optionally filtered by status, reference or creation time. Pass next_cursor as starting_after to get the next page. Amounts are decimal strings such as "25.00", never numbers. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when looking for links by status, your reference or date.
          *
          *     Requires the scope `payments:read`.
          */
@@ -18,7 +18,7 @@ export interface paths {
         put?: never;
         /**
          * Create payment link
-         * @description Create a one-off payment link asking one payer for one amount. Use it to request a payment by sending the payer a URL. Amounts are decimal strings such as "25.00", never numbers. The link is created in the mode of the credential (Test or Live); Test links never move real money. Returns the payment_link object with its url (the payer's page), status "open" and expires_at (default 7 days).
+         * @description Create a one-off payment link asking one payer for one amount (a decimal string such as "25.00"), in the credential's mode. Returns the payment_link with its url (the payer's page), status "open" and expires_at (default 7 days). Effect: creates a payment link; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when one payer owes one amount: send them the url (for a product many buyers pay for, create_checkout).
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -38,7 +38,7 @@ export interface paths {
         };
         /**
          * Get payment link
-         * @description Get one payment link by its pay_ id, with its current status (a link past expires_at reads as "expired"). Amounts are decimal strings such as "25.00", never numbers.
+         * @description Get one payment link by its pay_ id, with its current status (a link past expires_at reads as "expired"). Amounts are decimal strings such as "25.00", never numbers. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you hold a link's id and need its status now; to wait until it is paid, wait_for_payment.
          *
          *     Requires the scope `payments:read`.
          */
@@ -62,7 +62,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel payment link
-         * @description Close a payment link nobody has started paying: its status becomes "expired" with canceled_at set. Canceling again returns the same link. Fails with not_cancelable once the payer has gone to a card provider.
+         * @description Close a payment link nobody has started paying: its status becomes "expired" with canceled_at set. Canceling again returns the same link. Fails with not_cancelable once the payer has gone to a card provider. Effect: closes a payment link for good; moves no money. Cost: one request; nothing toward an agent's spend limits. Approval: in Live, if an agent's person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when a link must not be paid any more (a wrong amount, a canceled order).
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -82,7 +82,7 @@ export interface paths {
         };
         /**
          * List checkouts
-         * @description List active checkouts (pages, pricing tables, widgets), newest first, optionally of one kind. Pass next_cursor as starting_after for the next page.
+         * @description List active checkouts (pages, pricing tables, widgets), newest first, optionally of one kind. Pass next_cursor as starting_after for the next page. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when looking for a checkout page, pricing table or widget made earlier.
          *
          *     Requires the scope `payments:read`.
          */
@@ -90,7 +90,7 @@ export interface paths {
         put?: never;
         /**
          * Create checkout page
-         * @description Create a reusable hosted checkout page with a fixed price; every buyer who pays gets their own payment and order. Use it for a product sold many times (a payment link is for one payer). Amounts are decimal strings such as "49.00". Created in the credential's mode (Test or Live). Returns the checkout with its url and slug (for buy buttons).
+         * @description Create a reusable hosted checkout page with a fixed price; every buyer who pays gets their own payment and order. Amounts are decimal strings such as "49.00". Returns the checkout with its url and slug (for buy buttons). Effect: creates a checkout page; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when selling one thing at one price to many buyers; for one payer, create_payment_link.
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -110,7 +110,7 @@ export interface paths {
         };
         /**
          * Get checkout
-         * @description Get one checkout by its chk_ id, including one deleted in the dashboard (active false). Amounts are decimal strings.
+         * @description Get one checkout by its chk_ id, including one deleted in the dashboard (active false). Amounts are decimal strings. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you hold a chk_ id and need its price, url or whether it still takes buyers.
          *
          *     Requires the scope `payments:read`.
          */
@@ -132,7 +132,7 @@ export interface paths {
         };
         /**
          * Get customer
-         * @description Get one customer (one buyer email in this mode) by its cus_ id: contact details, addresses, store accounts, orders_count, paid_orders_count and spent (currency to decimal string). Customers change only through orders.
+         * @description Get one customer (one buyer email in this mode) by its cus_ id: contact details, addresses, store accounts, orders_count, paid_orders_count and spent (currency to decimal string). Customers change only through orders. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you hold a cus_ id (from a payment or an order) and need the buyer's details or history.
          *
          *     Requires the scope `customers:read`.
          */
@@ -154,7 +154,7 @@ export interface paths {
         };
         /**
          * List customers
-         * @description List customers newest first, or find the one customer with an email address (any letter case; empty data means none in this mode). Pass next_cursor as starting_after for the next page. List a customer's orders with the orders list and customer_id.
+         * @description List customers newest first, or find the one customer with an email address (any letter case; empty data means none in this mode). Pass next_cursor as starting_after for the next page. List a customer's orders with the orders list and customer_id. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when finding a buyer by email, or going through your buyers.
          *
          *     Requires the scope `customers:read`.
          */
@@ -176,7 +176,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description List webhook endpoints of this mode, newest first, without secrets. Pass next_cursor as starting_after for the next page.
+         * @description List webhook endpoints of this mode, newest first, without secrets. Pass next_cursor as starting_after for the next page. Effect: reads only; moves no money. Cost: one request per page (up to 100); agents cannot call it (no webhook scopes). Use it when seeing which addresses receive events, or finding one to delete.
          *
          *     Requires the scope `webhooks:read`.
          */
@@ -184,7 +184,7 @@ export interface paths {
         put?: never;
         /**
          * Create webhook endpoint
-         * @description Add an address that receives signed event deliveries in the credential's mode. The response includes the signing secret (whsec_…) once; store it. On 409 duplicate_url, list endpoints, delete the one with the same url, and create again. At most 10 per mode.
+         * @description Add an address that receives signed event deliveries in the credential's mode. The response includes the signing secret (whsec_…) once; store it. On 409 duplicate_url, list endpoints, delete the one with the same url, and create again. At most 10 per mode. Effect: adds a webhook endpoint: signed events go to its address from now on; moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when your server should hear of payments as they happen instead of polling.
          *
          *     Requires the scope `webhooks:write`.
          */
@@ -204,7 +204,7 @@ export interface paths {
         };
         /**
          * Get webhook endpoint
-         * @description Get one webhook endpoint by its we_ id (without its secret). 404 means it was removed: create a new one.
+         * @description Get one webhook endpoint by its we_ id (without its secret). 404 means it was removed: create a new one. Effect: reads only; moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when checking one endpoint's address, events and status.
          *
          *     Requires the scope `webhooks:read`.
          */
@@ -213,7 +213,7 @@ export interface paths {
         post?: never;
         /**
          * Delete webhook endpoint
-         * @description Remove a webhook endpoint: it stops receiving events, pending retries stop and its secret ceases to exist. Works even when the account is suspended. A 404 for an endpoint already removed means it is done.
+         * @description Remove a webhook endpoint: it stops receiving events, pending retries stop and its secret ceases to exist. Works even when the account is suspended. A 404 for an endpoint already removed means it is done. Effect: removes a webhook endpoint and its secret for good; moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when an address must stop receiving events, or is to be replaced (after duplicate_url).
          *
          *     Requires the scope `webhooks:write`.
          */
@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Create checkout session
-         * @description Create a checkout session: one attempt at paying, for a store order (send `order` with the store's order id, items and totals) or a plain amount. A second session for the same store order attaches to the same order. Amounts are decimal strings such as "42.50". Send an Idempotency-Key (idempotency_key) unique per order attempt so a retry returns the same session. The session expires after 24 hours. Created in the credential's mode (Test or Live). Returns the checkout_session with its url, order_id and status "open".
+         * @description Create a checkout session, one attempt at paying (24 hours): for a store order (`order` with its id, items and totals; another session for it joins the same order) or a plain amount ("42.50"). An Idempotency-Key (idempotency_key) unique per attempt makes a retry return the same session. Returns it with its url, order_id and status "open". Effect: creates a checkout session and its order; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when your store's checkout hands a buyer over to pay for an order.
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -254,7 +254,7 @@ export interface paths {
         };
         /**
          * Get checkout session
-         * @description Get a checkout session by its pay_ id, with its current status (past expires_at and unpaid reads as "expired").
+         * @description Get a checkout session by its pay_ id, with its current status (past expires_at and unpaid reads as "expired"). Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you hold a session's id and need its status or url; to wait until it is paid, wait_for_payment.
          *
          *     Requires the scope `payments:read`.
          */
@@ -278,7 +278,7 @@ export interface paths {
         put?: never;
         /**
          * Start checkout session
-         * @description Start paying a session (or payment link) with the buyer's email and details: finds or creates the customer, locks the fee and the order's USD value (in Live, a price in EUR, GBP, CAD or AUD needs a recent exchange rate: exchange_rate_unavailable otherwise), assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, the card providers that can take this buyer (best first), whether crypto is possible and the coins the buyer may send. In Live mode a start nothing could pay is refused before anything is written: no network watched by a healthy payment processor (payments_unavailable), a routing fixed to a card provider without keys here (provider_unavailable), or a coin asked for that is not watched (coin_unavailable). Counts toward 12 starts per minute per account in each mode (Test and Live apart).
+         * @description Start paying a session (or payment link) with the buyer's email and details, and emit payment.started. Returns the session with card_providers (best first), whether crypto is possible and the coins the buyer may send. In Live, a start nothing could pay is refused before anything is written (409 says why). Effect: fixes the session's buyer, customer, fee, USD value and (in Live) deposit address; moves no money. Cost: one request; one of the account's 12 payment starts a minute (an agent's in Live only); nothing toward an agent's spend limits. Approval: in Live, if an agent's person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when you take the buyer's details yourself, then show them how to pay.
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -298,7 +298,7 @@ export interface paths {
         };
         /**
          * Get payment
-         * @description Get one payment (a checkout session, payment link or checkout purchase share its pay_ id) with its status and money facts: what arrived (value_coin, coin, txid_in), what reached the merchant (merchant_received, txid_out), hold reason, fee. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
+         * @description Get one payment (a checkout session, payment link or checkout purchase share its pay_ id) with its status and money facts: what arrived (value_coin, coin, txid_in), what reached the merchant (merchant_received, txid_out), hold reason, fee. Amounts are decimal strings ("25.00"); coin amounts have six decimals. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you need one payment's money facts now; to wait for it to change, wait_for_payment.
          *
          *     Requires the scope `payments:read`.
          */
@@ -320,7 +320,7 @@ export interface paths {
         };
         /**
          * List payments
-         * @description List payments newest first, filtered by status, reference, source, order_id, customer_id or creation time. Pass next_cursor as starting_after for the next page. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
+         * @description List payments newest first, filtered by status, reference, source, order_id, customer_id or creation time. Pass next_cursor as starting_after for the next page. Amounts are decimal strings ("25.00"); coin amounts have six decimals. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when looking for payments by status, reference, source, order, customer or date.
          *
          *     Requires the scope `payments:read`.
          */
@@ -344,7 +344,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate payment outcome (Test)
-         * @description Test mode only: make something happen to a Test payment, with the same states and webhook events real money causes. Start the payment first for money outcomes. Typical runs: paid then settled; underpaid then accepted; failed; expired; paid after expired (late payment); provider_reached (links can then no longer be canceled). Returns the payment.
+         * @description Test mode only: make something happen to a Test payment, with the states and webhook events real money causes (start it first for money outcomes). Typical runs: paid then settled; underpaid then accepted; failed; expired; paid after expired (late payment); provider_reached (links can then no longer be canceled). Returns the payment. Effect: moves a Test payment and sends its webhook events; moves no money. Cost: one request; nothing toward an agent's spend limits. Approval: in Live, if an agent's person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when testing how your integration handles each outcome of a payment.
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * Wait for a payment to change
-         * @description Wait until a payment's status differs from the one you know, then get the payment; call this instead of polling retrieve_payment. Pass the status you last saw: the answer comes within a second of any change (paid, held, expired, …), or after timeout seconds (at most 25, the default) with the payment as it is, status unchanged; then call again with that status. Cost: one request, however long it waits, and it counts once toward the rate limit; the wait itself holds nothing of the account's. Typical use: after handing a buyer a payment link, wait with status open until it is paid. Amounts are decimal strings ("25.00"); coin amounts have six decimals.
+         * @description Wait until a payment's status differs from the one you pass (the one you last saw), then get the payment: the answer comes within a second of any change (paid, held, expired, …), or after timeout seconds (at most 25, the default) with the status unchanged; then call again with that status. Amounts are decimal strings ("25.00"); coin amounts have six decimals. Effect: reads only; moves no money. Cost: one request, however long it waits; nothing toward an agent's spend limits. Use it when you handed a buyer a link or session and want to know when it is paid (wait with status open), instead of polling retrieve_payment.
          *
          *     Requires the scope `payments:read`.
          */
@@ -386,7 +386,7 @@ export interface paths {
         };
         /**
          * List a payment's on-chain transfers
-         * @description List the on-chain movements of a payment's money, as the chain recorded them: each deposit that reached its deposit address (paid, held, or extra: money that came after it was paid, for you to look at), and what forwarded each: the net to your payout wallet, the fee, gas top-ups. Each has its transaction, log index, addresses, exact amount and a block explorer link. Unlike merchant_received (empty for a held or accepted payment, as the spec says), these add up to what reached your wallet. Live payments only; a Test payment has none.
+         * @description List the on-chain movements of a Live payment's money as the chain recorded them: each deposit that reached its deposit address (paid, held, or extra: money that came after it was paid) and what forwarded each (the net to your payout wallet, the fee, gas top-ups), with transaction, log index, addresses, exact amount and an explorer link. Unlike merchant_received (empty for a held or accepted payment), these add up to what reached your wallet. A Test payment has none. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when tracing where a Live payment's money went on chain.
          *
          *     Requires the scope `payments:read`.
          */
@@ -408,7 +408,7 @@ export interface paths {
         };
         /**
          * Get order
-         * @description Get one order by its ord_ id with every item line, totals, amount_paid, payment_ids, fulfilment and timeline. An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency.
+         * @description Get one order by its ord_ id with every item line, totals, amount_paid, payment_ids, fulfilment and timeline. An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when you hold an ord_ id and need what was bought, paid and shipped.
          *
          *     Requires the scope `orders:read`.
          */
@@ -420,7 +420,7 @@ export interface paths {
         head?: never;
         /**
          * Update order fulfilment
-         * @description Set an order's fulfillment to none, unfulfilled or fulfilled (fulfilled_at defaults to now). Fulfil only orders whose status is paid.
+         * @description Set an order's fulfillment to none, unfulfilled or fulfilled (fulfilled_at defaults to now). Fulfil only orders whose status is paid. Effect: changes an order's fulfilment; moves no money. Cost: one request; nothing toward an agent's spend limits. Approval: in Live, if an agent's person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when a paid order was shipped (fulfilled), or that is to be undone.
          *
          *     Requires the scope `orders:write`.
          */
@@ -436,7 +436,7 @@ export interface paths {
         };
         /**
          * List orders
-         * @description List orders newest first, by customer_id, status or creation time, or find one by the store's own order id (store_order_id). An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency.
+         * @description List orders newest first, by customer_id, status or creation time, or find one by the store's own order id (store_order_id). An order is what was bought and where it ships; its status follows all of its payments (paid wins over held over the latest attempt). Amounts are decimal strings in the order currency. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when looking for a customer's orders, orders by status or date, or one by your store's order id.
          *
          *     Requires the scope `orders:read`.
          */
@@ -460,7 +460,7 @@ export interface paths {
         put?: never;
         /**
          * Report order cancellation or refund
-         * @description Record on the order's timeline that you canceled it or refunded money (type canceled or refunded, optional amount and reason). Payments are not changed; this is the merchant's record. Returns the order with its timeline.
+         * @description Record on the order's timeline that you canceled it or refunded money (type canceled or refunded, optional amount and reason). Payments are not changed; this is the merchant's record. Returns the order with its timeline. Effect: adds a canceled or refunded entry to an order's timeline; moves no money. Cost: one request; nothing toward an agent's spend limits. Approval: in Live, if an agent's person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when you canceled an order or refunded money yourself and its record should say so.
          *
          *     Requires the scope `orders:write`.
          */
@@ -480,7 +480,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description List what happened to payments of this mode in the last 30 days, newest first: payment.started, paid, held, updated, failed, expired, canceled. Filter by type, payment_id or creation time (created_gte with the time you last looked gives "what happened since"). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. data.order is null unless the credential also holds orders:read, and data.customer unless it holds customers:read. Cost: one request per page of up to 100 (limit, default 20); pass next_cursor as starting_after for the next page. Use it to catch up after a gap or to see one payment's history; to wait for one payment to change, call wait_for_payment instead of listing repeatedly.
+         * @description List what happened to payments of this mode in the last 30 days, newest first, by type, payment_id or creation time (created_gte with the time you last looked: "what happened since"). Each event is exactly the body webhook endpoints receive (data.payment, data.order and data.customer as the event left them, camelCase; erased details stay erased); data.order is null without orders:read, data.customer without customers:read. Pass next_cursor as starting_after for the next page. Effect: reads only; moves no money. Cost: one request per page (up to 100); nothing toward an agent's spend limits. Use it when catching up after a gap, or reading one payment's history; to wait for one payment to change, wait_for_payment.
          *
          *     Requires the scope `payments:read`.
          */
@@ -502,7 +502,7 @@ export interface paths {
         };
         /**
          * Get event
-         * @description Get one event of the last 30 days by its evt_ id (the id a webhook delivery carried). Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, data.order, data.customer as the event left them (camelCase, millisecond times); a customer's erased details stay erased. data.order is null unless the credential also holds orders:read, and data.customer unless it holds customers:read. Cost: one request. Use it to check a delivery you received or missed; older events answer not_found.
+         * @description Get one event of the last 30 days by its evt_ id (the id a webhook delivery carried); older events answer not_found. Each event is exactly the body webhook endpoints receive (data.payment, data.order and data.customer as the event left them, camelCase; erased details stay erased); data.order is null without orders:read, data.customer without customers:read. Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when checking a webhook delivery you received or missed.
          *
          *     Requires the scope `payments:read`.
          */
@@ -524,7 +524,7 @@ export interface paths {
         };
         /**
          * List an endpoint's deliveries
-         * @description List the deliveries of one webhook endpoint, newest first, as the dashboard's delivery log shows them: event, status, attempts, last status code or error, next retry, exact body. Finished deliveries are kept 30 days (a removed endpoint's history too). Filter by status (pending, succeeded, failed, canceled). Cost: one request per page of up to 100; pass next_cursor as starting_after for the next page. Use it to find what your endpoint missed; retrieve_webhook_delivery gives one delivery's attempts.
+         * @description List the deliveries of one webhook endpoint, newest first, as the dashboard's delivery log shows them: event, status, attempts, last status code or error, next retry, exact body. Finished deliveries are kept 30 days (a removed endpoint's history too). Filter by status (pending, succeeded, failed, canceled); pass next_cursor as starting_after for the next page. Effect: reads only; moves no money. Cost: one request per page (up to 100); agents cannot call it (no webhook scopes). Use it when finding what your endpoint missed; retrieve_webhook_delivery gives one delivery's attempts.
          *
          *     Requires the scope `webhooks:read`.
          */
@@ -546,7 +546,7 @@ export interface paths {
         };
         /**
          * Get webhook delivery
-         * @description Get one delivery by its dlv_ id with every request made for it, oldest first: when, to which address, how long, the status code or error, and the start of the answer. Cost: one request.
+         * @description Get one delivery by its dlv_ id with every request made for it, oldest first: when, to which address, how long, the status code or error, and the start of the answer. Effect: reads only; moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when finding out why a delivery failed, attempt by attempt.
          *
          *     Requires the scope `webhooks:read`.
          */
@@ -570,7 +570,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a delivery now
-         * @description Send a delivery that is still being retried (status pending) at once, without using up its automatic retries; a success finishes it. A finished delivery answers 409 invalid_state: resend it instead. Cost: one request, answered once the endpoint answers (at most 10 seconds); it signs and POSTs the delivery's body to the endpoint's current address. Returns the delivery.
+         * @description Send a delivery that is still being retried (status pending) at once, without using up its automatic retries; a success finishes it. A finished delivery answers 409 invalid_state: resend it instead. It signs and POSTs the delivery's body to the endpoint's current address, and answers once the endpoint answers (at most 10 seconds). Returns the delivery. Effect: sends a pending delivery to its endpoint now; moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when your endpoint works again and a delivery still being retried should arrive now.
          *
          *     Requires the scope `webhooks:write`.
          */
@@ -592,7 +592,7 @@ export interface paths {
         put?: never;
         /**
          * Resend a delivery
-         * @description Send a finished delivery (succeeded or failed) once more, with the same event id and body and a fresh signature; never retried. A delivery still being retried answers 409 invalid_state: retry it instead. Cost: one request, answered once the endpoint answers (at most 10 seconds); it signs and POSTs the delivery's body to the endpoint's current address. Returns the delivery.
+         * @description Send a finished delivery (succeeded or failed) once more, with the same event id and body and a fresh signature; never retried. A delivery still being retried answers 409 invalid_state: retry it instead. It signs and POSTs the delivery's body to the endpoint's current address, and answers once the endpoint answers (at most 10 seconds). Returns the delivery. Effect: sends a finished delivery to its endpoint again (the same event, a fresh signature); moves no money. Cost: one request; agents cannot call it (no webhook scopes). Use it when your endpoint lost or mishandled an event it was sent.
          *
          *     Requires the scope `webhooks:write`.
          */
@@ -612,7 +612,7 @@ export interface paths {
         };
         /**
          * Get credential
-         * @description Describe the credential in use: whether it is a secret key or a connected agent, its mode (Test or Live; everything it touches is in that mode), its business, and its scopes (which operations it may call). Call it first to know what you can do.
+         * @description Describe the credential in use: whether it is a secret key or a connected agent, its mode (Test or Live; everything it touches is in that mode), its business, and its scopes (which operations it may call). Effect: reads only; moves no money. Cost: one request; nothing toward an agent's spend limits. Use it when starting out: it tells your mode and the operations you may call.
          *
          *     Requires the scope `payments:read`.
          */
@@ -2382,7 +2382,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), `merchant_read_only` (suspended or archived account, for changes), `integration_disabled`, `approval_required` (a connected agent's call beyond its spend policy: nothing was done; a person approves it at `approval_url`, then the agent repeats the call with the `Approval-Id` header) or `approval_invalid` (the `Approval-Id` sent was declined, used, expired, or approved for other arguments). */
+        /** @description `insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), `merchant_read_only` (suspended or archived account, for changes) or `integration_disabled`. */
         Forbidden: {
             headers: {
                 /** @description For `insufficient_scope`: scheme `Bearer` with `error="insufficient_scope"` and the `scope` needed. */
@@ -2425,6 +2425,17 @@ export interface components {
             headers: {
                 /** @description Seconds to wait: 60. */
                 "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), `merchant_read_only` (suspended or archived account, for changes), `integration_disabled`, `approval_required` (a connected agent's call beyond its policy: nothing was done; a person approves it at `approval_url`, then the agent repeats the call with the `Approval-Id` header) or `approval_invalid` (the `Approval-Id` sent was declined, used, expired, or approved for other arguments). */
+        ForbiddenOrApproval: {
+            headers: {
+                /** @description For `insufficient_scope`: scheme `Bearer` with `error="insufficient_scope"` and the `scope` needed. */
+                "WWW-Authenticate"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -2498,6 +2509,7 @@ export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
+export type ResponseForbiddenOrApproval = components['responses']['ForbiddenOrApproval'];
 export type $defs = Record<string, never>;
 export interface operations {
     list_payment_links: {
@@ -2547,7 +2559,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a connected agent's call that needs a person's approval. Single use. Over REST: the Approval-Id header. */
                 "Approval-Id"?: string;
             };
             path?: never;
@@ -2578,7 +2590,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), `merchant_read_only` (suspended or archived account, for changes), `integration_disabled`, `approval_required` (a connected agent's call beyond its spend policy: nothing was done; a person approves it at `approval_url`, then the agent repeats the call with the `Approval-Id` header) or `approval_invalid` (the `Approval-Id` sent was declined, used, expired, or approved for other arguments). */
+            /** @description `insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), `merchant_read_only` (suspended or archived account, for changes), `integration_disabled`, `approval_required` (a connected agent's call beyond its policy: nothing was done; a person approves it at `approval_url`, then the agent repeats the call with the `Approval-Id` header) or `approval_invalid` (the `Approval-Id` sent was declined, used, expired, or approved for other arguments). */
             403: {
                 headers: {
                     /** @description For `insufficient_scope`: scheme `Bearer` with `error="insufficient_scope"` and the `scope` needed. */
@@ -2662,7 +2674,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a connected agent's call that needs a person's approval. Single use. Over REST: the Approval-Id header. */
                 "Approval-Id"?: string;
             };
             path: {
@@ -2687,7 +2699,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrApproval"];
             404: components["responses"]["NotFound"];
             /** @description Conflict. `not_cancelable`: the payer has gone to a card provider, or the link was paid or has expired. */
             409: {
@@ -2739,7 +2751,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a connected agent's call that needs a person's approval. Single use. Over REST: the Approval-Id header. */
                 "Approval-Id"?: string;
             };
             path?: never;
@@ -2762,7 +2774,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrApproval"];
             /** @description Conflict. `no_payout_wallet`: Live mode and the account has no payout wallet; `commerce_paused`: the account paused taking payments. */
             409: {
                 headers: {
@@ -2908,10 +2920,7 @@ export interface operations {
     create_webhook_endpoint: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
-                "Approval-Id"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -2980,14 +2989,8 @@ export interface operations {
     };
     delete_webhook_endpoint: {
         parameters: {
-            query?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
-                approval_id?: string;
-            };
-            header?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
-                "Approval-Id"?: string;
-            };
+            query?: never;
+            header?: never;
             path: {
                 /**
                  * @description The object's id (we_…).
@@ -3024,7 +3027,7 @@ export interface operations {
                  * @example order-1001-attempt-1
                  */
                 "Idempotency-Key"?: string;
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a connected agent's call that needs a person's approval. Single use. Over REST: the Approval-Id header. */
                 "Approval-Id"?: string;
             };
             path?: never;
@@ -3056,7 +3059,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrApproval"];
             /** @description Conflict. `idempotency_conflict`: the Idempotency-Key was used with a different body, or its first request is still running (retry shortly); `checkout_inactive`: the checkout was deleted and takes no new buyers; `no_payout_wallet`: Live mode and the account has no payout wallet; `commerce_paused`: the account paused taking payments. */
             409: {
                 headers: {
@@ -3106,7 +3109,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a connected agent's call that needs a person's approval. Single use. Over REST: the Approval-Id header. */
                 "Approval-Id"?: string;
             };
             path: {
@@ -3135,7 +3138,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrApproval"];
             404: components["responses"]["NotFound"];
             /** @description Conflict. `invalid_state`: the payment is not in a state that allows it (for example, already paid, or not started yet); `no_payout_wallet`: Live mode and the account has no payout wallet; `commerce_paused`: the account paused taking payments; `exchange_rate_unavailable`: Live mode, a price in EUR, GBP, CAD or AUD, and the service has no exchange rate for it within its age limit (USD prices are never refused); try again later; `payments_unavailable`: Live mode and no network is watched by a healthy payment processor now: nothing could take the buyer's money, so nothing is started (try again later); `provider_unavailable`: Live mode and the payment is fixed to a card provider this service has no keys for, without fallback; nothing is started; `coin_unavailable`: Live mode and the `coin` asked for is not watched by a healthy payment processor now (the message names the coins that are); nothing is started. */
             409: {
@@ -3255,7 +3258,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a connected agent's call that needs a person's approval. Single use. Over REST: the Approval-Id header. */
                 "Approval-Id"?: string;
             };
             path: {
@@ -3284,7 +3287,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrApproval"];
             404: components["responses"]["NotFound"];
             /** @description Conflict. `invalid_state`: the payment is not in a state that allows it (for example, already paid, or not started yet). */
             409: {
@@ -3408,7 +3411,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a connected agent's call that needs a person's approval. Single use. Over REST: the Approval-Id header. */
                 "Approval-Id"?: string;
             };
             path: {
@@ -3437,7 +3440,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrApproval"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3490,7 +3493,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
+                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a connected agent's call that needs a person's approval. Single use. Over REST: the Approval-Id header. */
                 "Approval-Id"?: string;
             };
             path: {
@@ -3519,7 +3522,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrApproval"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3675,10 +3678,7 @@ export interface operations {
     retry_delivery: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
-                "Approval-Id"?: string;
-            };
+            header?: never;
             path: {
                 /**
                  * @description The object's id (dlv_…).
@@ -3718,10 +3718,7 @@ export interface operations {
     resend_delivery: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description The id of a person's approval of exactly this call (from an approval_required error's approval_url), for a call beyond a connected agent's spend policy. Single use. Over REST: the Approval-Id header. */
-                "Approval-Id"?: string;
-            };
+            header?: never;
             path: {
                 /**
                  * @description The object's id (dlv_…).

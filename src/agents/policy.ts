@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { readsOnly } from '../auth/scopes.ts';
+import { heldByAgents, readsOnly } from '../auth/scopes.ts';
 import { formatAmount, type Currency } from '../core/money.ts';
 import type { Db } from '../db/database.ts';
 import type { OperationContext } from '../verbs/context.ts';
@@ -97,15 +97,24 @@ function reasonsBeyond(policy: SpendPolicy, livemode: boolean, spend: Spend | nu
 }
 
 const approvalIdField = z.string().max(64).optional()
-  .describe('The id of a person\'s approval of exactly this call (from an approval_required error\'s approval_url), for a call beyond a connected agent\'s spend policy. Single use. Over REST: the Approval-Id header.');
+  .describe('The id of a person\'s approval of exactly this call (from an approval_required error\'s approval_url), for a connected agent\'s call that needs a person\'s approval. Single use. Over REST: the Approval-Id header.');
 
 /**
- * The operation as connected agents meet it: a change (any operation whose scope is not a read)
- * takes an approval id, and an agent's call beyond its policy is refused with approval_required
- * until a person approves it. Reads are unchanged.
+ * Whether a connected agent's call of the operation can wait for a person's approval: a change
+ * (a scope that is not a read) that agents can hold the scope of. Webhook endpoints and their
+ * deliveries are never an agent's (spec 5.3), so they take no approval.
+ */
+export function asksApproval(operation: Pick<Operation, 'scope'>): boolean {
+  return !readsOnly(operation.scope) && heldByAgents(operation.scope);
+}
+
+/**
+ * The operation as connected agents meet it: one that can ask for approval takes an approval id
+ * (the Approval-Id header over REST), and an agent's call beyond its policy is refused with
+ * approval_required until a person approves it. Every other operation is unchanged.
  */
 export function withAgentPolicy(operation: Operation): Operation {
-  if (readsOnly(operation.scope)) return operation;
+  if (!asksApproval(operation)) return operation;
   const { run } = operation;
   return {
     ...operation,

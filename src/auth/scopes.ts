@@ -21,6 +21,11 @@ export function scopesForKey(kind: KeyKind, access: KeyAccess): readonly Scope[]
   return API_SCOPES;
 }
 
+/** Whether connected agents can ever hold the scope: the API scopes, never the webhook scopes (spec 5.3). */
+export function heldByAgents(scope: Scope): boolean {
+  return (API_SCOPES as readonly Scope[]).includes(scope);
+}
+
 /** A scope that only reads (payments:read, webhooks:read): an operation holding any other changes the account. */
 export function readsOnly(scope: Scope): boolean {
   return scope.endsWith(':read');

@@ -57,6 +57,25 @@ interface SharedResponse {
   headers?: Record<string, unknown>;
 }
 
+/** The 403 codes of every operation, and those of an operation whose agent call can wait for a person (agents/policy.ts). */
+const FORBIDDEN_CODES = [
+  '`insufficient_scope` (the credential lacks the scope the message names)', '`suspended` (the account is suspended)',
+  '`merchant_read_only` (suspended or archived account, for changes)', '`integration_disabled`',
+];
+const APPROVAL_CODES = [
+  '`approval_required` (a connected agent\'s call beyond its policy: nothing was done; a person approves it at `approval_url`, ' +
+  'then the agent repeats the call with the `Approval-Id` header)',
+  '`approval_invalid` (the `Approval-Id` sent was declined, used, expired, or approved for other arguments)',
+];
+const oneOf = (codes: readonly string[]) => `${codes.slice(0, -1).join(', ')} or ${codes.at(-1)}.`;
+
+const scopeChallenge = {
+  'WWW-Authenticate': {
+    description: 'For `insufficient_scope`: scheme `Bearer` with `error="insufficient_scope"` and the `scope` needed.',
+    schema: { type: 'string' },
+  },
+};
+
 /** The shared error answers (409 is written per operation, naming its codes). */
 export const ERROR_RESPONSES: Readonly<Record<Exclude<ErrorStatus, 409>, SharedResponse>> = {
   400: {
@@ -72,17 +91,8 @@ export const ERROR_RESPONSES: Readonly<Record<Exclude<ErrorStatus, 409>, SharedR
   },
   403: {
     name: 'Forbidden',
-    description: '`insufficient_scope` (the credential lacks the scope the message names), `suspended` (the account is suspended), ' +
-      '`merchant_read_only` (suspended or archived account, for changes), `integration_disabled`, ' +
-      '`approval_required` (a connected agent\'s call beyond its spend policy: nothing was done; a person approves it at `approval_url`, ' +
-      'then the agent repeats the call with the `Approval-Id` header) or `approval_invalid` (the `Approval-Id` sent was declined, used, expired, ' +
-      'or approved for other arguments).',
-    headers: {
-      'WWW-Authenticate': {
-        description: 'For `insufficient_scope`: scheme `Bearer` with `error="insufficient_scope"` and the `scope` needed.',
-        schema: { type: 'string' },
-      },
-    },
+    description: oneOf(FORBIDDEN_CODES),
+    headers: scopeChallenge,
   },
   404: {
     name: 'NotFound',
@@ -98,4 +108,11 @@ export const ERROR_RESPONSES: Readonly<Record<Exclude<ErrorStatus, 409>, SharedR
     description: '`rate_limited`: over a rate limit (about 120 requests a minute per account, 12 session starts a minute in each mode). Retry after the time given.',
     headers: { 'Retry-After': { description: 'Seconds to wait: 60.', schema: { type: 'integer' } } },
   },
+};
+
+/** The 403 of an operation a connected agent's call of can wait for a person's approval: its two codes besides. */
+export const FORBIDDEN_OR_APPROVAL: SharedResponse = {
+  name: 'ForbiddenOrApproval',
+  description: oneOf([...FORBIDDEN_CODES, ...APPROVAL_CODES]),
+  headers: scopeChallenge,
 };

@@ -3,7 +3,8 @@ import type { JsonSchema } from '../verbs/json-schema.ts';
 import { curlOf, loadExamples, type Examples, type Exchange } from './openapi-examples.ts';
 import { SchemaBook } from './openapi-schemas.ts';
 import { WEBHOOKS_TAG, webhooksSection } from './openapi-webhooks.ts';
-import { ERROR_RESPONSES, errorCodeSchema, errorSchema, type ErrorStatus } from './openapi-errors.ts';
+import { ERROR_RESPONSES, errorCodeSchema, errorSchema, FORBIDDEN_OR_APPROVAL, type ErrorStatus } from './openapi-errors.ts';
+import { asksApproval } from '../agents/policy.ts';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
@@ -172,7 +173,7 @@ function responsesOf(operation: Operation, book: SchemaBook, exchanges: readonly
       continue;
     }
     // An answer this operation gave in the journey is its own example; otherwise the shared answer.
-    const { name, ...shared } = ERROR_RESPONSES[status];
+    const { name, ...shared } = status === 403 && asksApproval(operation) ? FORBIDDEN_OR_APPROVAL : ERROR_RESPONSES[status];
     responses[status] = content ? { ...shared, content } : { $ref: `#/components/responses/${name}` };
   }
   return responses;
@@ -214,7 +215,7 @@ export function openApiDocument(operations: readonly Operation[], baseUrl: strin
         },
       },
       schemas: book.components,
-      responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([status, { name, ...response }]) => {
+      responses: Object.fromEntries([...Object.entries(ERROR_RESPONSES), ['403', FORBIDDEN_OR_APPROVAL] as const].map(([status, { name, ...response }]) => {
         const recorded = examples.errors[status];
         return [name, { ...response, content: { 'application/json': { schema: ERROR_REF, ...(recorded ? example('A real answer', recorded.response) : {}) } } }];
       })),

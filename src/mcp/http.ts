@@ -13,10 +13,12 @@ import { bearerCredential } from '../auth/authenticate.ts';
 import { isLoopbackHost } from '../net/address-policy.ts';
 import { callerGone } from '../core/caller-gone.ts';
 import { callIdOf, cancelledIdOf, WaitingCalls } from './cancellations.ts';
-import { approvalAnswer, callOperation, errorResult, INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type ToolDefinition } from './tools.ts';
+import { approvalAnswer, callOperation, errorResult, INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type LegacyClient, type ToolDefinition } from './tools.ts';
+import { declaredUrlElicitation, legacySessionId } from './legacy-sessions.ts';
 
 // The MCP server on the service's own Fastify app, at /mcp (Streamable HTTP): the 2026-07-28
-// stateless protocol and 2025-era clients (served statelessly, so GET and DELETE answer 405).
+// stateless protocol and 2025-era clients (served statelessly, so GET and DELETE answer 405; what
+// a 2025 client declared at initialize comes back in its session id: legacy-sessions.ts).
 // One server instance per request, holding only the tools the caller's scopes allow; every call
 // goes through the same gate as REST (rate limits, suspension, scope) and runs the same verb.
 
@@ -34,7 +36,7 @@ function calledTool(body: unknown): string | undefined {
  * them for every call would cost more than the call); anything else gets every tool the caller
  * may see. A hidden or unknown tool is never registered, so it is unknown either way.
  */
-function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefinition[], principal: Principal, only: string | undefined): McpServer {
+function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefinition[], principal: Principal, only: string | undefined, legacy: LegacyClient): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   if (only === undefined) registerReference(server);
   const tools = all.filter((tool) => visibleTo(tool.operation, principal) && (only === undefined || tool.operation.name === only));
@@ -50,7 +52,7 @@ function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefiniti
     const shown = typeof args === 'object' && args !== null ? args as Record<string, unknown> : {};
     const ctx = operation.waits ? { ...context, principal, signal, arguments: shown } : { ...context, principal, arguments: shown };
     return callOperation(operation, (input) => operation.run(ctx, input as never), args, (error) => approvalAnswer(error, call));
-  });
+  }, legacy);
   return server;
 }
 
@@ -106,7 +108,8 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
   const tools = toolDefinitions(operations);
   const waitingTools = new Set(operations.filter((operation) => operation.waits).map((operation) => operation.name));
   const waitingCalls = new WaitingCalls();
-  const handler = withoutJsonModeNotice(() => createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal, ctx.authInfo?.extra?.tool as string | undefined), {
+  const handler = withoutJsonModeNotice(() => createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal,
+    ctx.authInfo?.extra?.tool as string | undefined, ctx.authInfo?.extra?.legacy as LegacyClient), {
     onerror: () => undefined,
     // Tools answer with one result and no progress in between: a JSON body, not an event stream.
     responseMode: 'json',
@@ -145,7 +148,7 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
             clientId,
             scopes: [...principal.scopes],
             resource: new URL(resource),
-            extra: { principal, tool },
+            extra: { principal, tool, legacy: { declaredUrlElicitation: declaredUrlElicitation(request.headers['mcp-session-id']) } },
           },
           parsedBody: request.body,
         });
@@ -158,6 +161,8 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
           reply.raw.destroy();
           return reply;
         }
+        const sessionId = response.ok ? legacySessionId(request.body) : undefined;
+        if (sessionId !== undefined) reply.header('mcp-session-id', sessionId);
         return await sendResponse(reply, response);
       } finally {
         tracked?.done();

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { toolJsonSchema } from '../verbs/json-schema.ts';
-import { CLIENT_CAPABILITIES_META_KEY, inputRequired, type InputRequiredResult, type McpServer } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, UrlElicitationRequiredError, type InputRequiredResult, type McpServer } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError, ERROR_STATUS, errorBody } from '../core/errors.ts';
 import { PAYMENT_EVENT_TYPES, PING } from '../events/types.ts';
@@ -140,12 +140,19 @@ export interface ToolCallContext {
   /** Aborts when the call is cancelled. */
   signal: AbortSignal;
   /**
-   * Whether the client declared URL-mode elicitation on this request (2026-07-28 revision): a
-   * call waiting for a person's approval then sends the user to the approval page.
+   * How the client takes a URL elicitation, when it declared URL-mode elicitation: a call
+   * waiting for a person's approval then sends the user to the approval page, in the way of
+   * the client's protocol era. `input_required`: a 2026-07-28 client, which declares it on the
+   * request; `error`: a 2025-11-25 client, which declared it at initialize; null: neither.
    */
-  elicitsUrl: boolean;
-  /** Whether this is the client's retry after the user answered that elicitation. */
+  urlElicitation: 'input_required' | 'error' | null;
+  /** Whether this is the client's retry after the user answered that elicitation (2026-07-28). */
   answeredApproval: boolean;
+}
+
+/** What a 2025-era client declared at initialize, as far as the tools need it (mcp/legacy-sessions.ts). */
+export interface LegacyClient {
+  declaredUrlElicitation: boolean;
 }
 
 /** How a tool call reaches the operation: its arguments (nulls for absent options left out) and its context. */
@@ -154,8 +161,11 @@ export type ToolCall = (operation: Operation, args: unknown, call: ToolCallConte
 /** The key of the approval elicitation among a tool call's input requests. */
 export const APPROVAL_INPUT = 'approval';
 
-/** Registers `tools` on `server`; each call goes to `call` (the service's own verbs, or its REST API). */
-export function registerTools(server: McpServer, tools: readonly ToolDefinition[], call: ToolCall): void {
+/**
+ * Registers `tools` on `server`; each call goes to `call` (the service's own verbs, or its REST
+ * API). legacy: what the client declared at initialize, for a request of the 2025 era.
+ */
+export function registerTools(server: McpServer, tools: readonly ToolDefinition[], call: ToolCall, legacy: LegacyClient = { declaredUrlElicitation: false }): void {
   for (const { operation, input, output } of tools) {
     server.registerTool(operation.name, {
       title: operation.title,
@@ -164,33 +174,45 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
       outputSchema: output,
       annotations: { title: operation.title, ...operation.annotations },
     }, async (args: unknown, ctx) => {
+      // A 2026-07-28 request carries the envelope, with the client's capabilities; a 2025-era one has none.
       // (The SDK types the envelope as an empty record: its keys are read as the wire names them.)
       const envelope = ctx.mcpReq.envelope as Record<string, { elicitation?: { url?: unknown } } | undefined> | undefined;
-      const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY];
+      const urlElicitation = envelope === undefined
+        ? (legacy.declaredUrlElicitation ? 'error' : null)
+        : (envelope[CLIENT_CAPABILITIES_META_KEY]?.elicitation?.url === undefined ? null : 'input_required');
       return call(operation, nullsAsAbsent(operation.input, args), {
         signal: ctx.mcpReq.signal,
-        elicitsUrl: capabilities?.elicitation?.url !== undefined,
+        urlElicitation,
         answeredApproval: ctx.mcpReq.inputResponses?.[APPROVAL_INPUT] !== undefined,
       });
     });
   }
 }
 
+const APPROVAL_MESSAGE = 'This payment operation goes beyond what the agent may do on its own. Open the page to review it; a person who manages agents in this business approves or declines it there. Then the agent retries it.';
+
 /**
  * A call waiting for a person's approval, for a client that can send its user to a page: a URL
- * elicitation of the approval page; the client's retry with the same arguments then uses the
- * approval once a person gave it. Otherwise (or when the user already went there and the approval
- * is still not given) the tool error, which names the page and the next step.
+ * elicitation of the approval page, as the client's era defines it; the client's retry with the
+ * same arguments then uses the approval once a person gave it. Otherwise (or when the user
+ * already went there and the approval is still not given) the tool error, which names the page
+ * and the next step.
+ *
+ * A 2025-11-25 client gets that era's URLElicitationRequiredError (-32042), thrown for the SDK to
+ * answer with, not a server-to-client elicitation/create: we serve that era statelessly, so the
+ * client's answer to a request of ours would reach an instance that never sent it (the SDK says
+ * as much, refusing input requests on per-request legacy serving). The error needs nothing back:
+ * the SDK client raises it as UrlElicitationRequiredError with the page, and its host retries.
  */
 export function approvalAnswer(error: ApiError, call: ToolCallContext): ToolResult | InputRequiredResult {
-  if (error.code !== 'approval_required' || error.approvalUrl === undefined || !call.elicitsUrl || call.answeredApproval) return errorResult(error);
+  if (error.code !== 'approval_required' || error.approvalUrl === undefined || call.urlElicitation === null || call.answeredApproval) return errorResult(error);
+  if (call.urlElicitation === 'error') {
+    // The approval's id names the elicitation: the same call asked again is the same elicitation.
+    const elicitationId = error.approvalUrl.slice(error.approvalUrl.lastIndexOf('/') + 1);
+    throw new UrlElicitationRequiredError([{ mode: 'url', elicitationId, url: error.approvalUrl, message: APPROVAL_MESSAGE }], error.wording.tool);
+  }
   return inputRequired({
-    inputRequests: {
-      [APPROVAL_INPUT]: inputRequired.elicitUrl({
-        message: 'This payment operation goes beyond what the agent may do on its own. Open the page to review it; a person who manages agents in this business approves or declines it there. Then answer, and the agent retries it.',
-        url: error.approvalUrl,
-      }),
-    },
+    inputRequests: { [APPROVAL_INPUT]: inputRequired.elicitUrl({ message: APPROVAL_MESSAGE, url: error.approvalUrl }) },
   });
 }
 

@@ -55,8 +55,16 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   /** snake_case verb_object, also the MCP tool name. */
   name: string;
   title: string;
-  /** Written for a developer and a model alike: what it does, when to use it, what it returns. */
+  /**
+   * Written for a developer and a model alike: what it does and what it returns. The registry
+   * follows it with what the call does to money and data, what it costs and when to use it
+   * (agents/guidance.ts), from the facts below.
+   */
   description: string;
+  /** When to use it, as the end of "Use it when …" (it may name the tool to use instead). */
+  useWhen: string;
+  /** What a change does to the account's data, as "creates a payment link"; absent exactly when the scope only reads. */
+  writes?: string;
   tag: string;
   scope: Scope;
   input: I;
@@ -123,6 +131,9 @@ function annotationConflict(operation: Pick<Operation, 'scope' | 'http' | 'annot
  * the scope or method, and one that only repeats what the derivation already says.
  */
 export function defineOperation<I extends z.ZodObject, O extends z.ZodType>(definition: OperationDefinition<I, O>): Operation<I, O> {
+  if ((definition.writes === undefined) !== readsOnly(definition.scope)) {
+    throw new Error(`${definition.name}: \`writes\` says what a change does, and only a change (a scope that does not only read) has it.`);
+  }
   const derived = derivedAnnotations(definition);
   for (const [hint, value] of Object.entries(definition.annotations ?? {})) {
     const implied = derived[hint as keyof ToolAnnotations];

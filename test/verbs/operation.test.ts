@@ -21,7 +21,8 @@ describe('every operation\'s annotations', () => {
 
 describe('defineOperation', () => {
   const define = (method: HttpMethod, scope: Scope, annotations?: Partial<ToolAnnotations>) => defineOperation({
-    name: 'try_operation', title: 'Try', description: 'Try.', tag: 'Try', scope,
+    name: 'try_operation', title: 'Try', description: 'Try.', useWhen: 'trying.', tag: 'Try', scope,
+    ...(READ_SCOPES.includes(scope) ? {} : { writes: 'tries' }),
     input: z.object({}), output: z.object({}),
     http: { method, path: '/try', status: 200 },
     ...(annotations ? { annotations } : {}),
@@ -45,6 +46,12 @@ describe('defineOperation', () => {
     expect(() => define('GET', 'payments:read', { readOnlyHint: false })).toThrow(/inconsistent.*readOnlyHint false with the scope payments:read/);
     expect(() => define('GET', 'payments:read', { destructiveHint: true })).toThrow(/inconsistent.*destructiveHint on a GET/);
     expect(() => define('POST', 'payments:read', { destructiveHint: true })).toThrow(/inconsistent.*readOnlyHint and destructiveHint together/);
+  });
+
+  it('takes `writes` from a change, and from nothing else', () => {
+    const base = { name: 'try_operation', title: 'Try', description: 'Try.', useWhen: 'trying.', tag: 'Try', input: z.object({}), output: z.object({}), run: async () => ({}) };
+    expect(() => defineOperation({ ...base, scope: 'checkouts:write', http: { method: 'POST', path: '/try', status: 200 } })).toThrow(/writes/);
+    expect(() => defineOperation({ ...base, scope: 'payments:read', writes: 'reads', http: { method: 'GET', path: '/try', status: 200 } })).toThrow(/writes/);
   });
 
   it('refuses an override that overrides nothing', () => {

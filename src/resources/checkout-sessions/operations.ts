@@ -8,10 +8,11 @@ export const checkoutSessionOperations = [
   defineOperation({
     name: 'create_checkout_session',
     title: 'Create checkout session',
-    description: 'Create a checkout session: one attempt at paying, for a store order (send `order` with the store\'s order id, items and totals) ' +
-      'or a plain amount. A second session for the same store order attaches to the same order. Amounts are decimal strings such as "42.50". ' +
-      'Send an Idempotency-Key (idempotency_key) unique per order attempt so a retry returns the same session. The session expires after 24 hours. ' +
-      'Created in the credential\'s mode (Test or Live). Returns the checkout_session with its url, order_id and status "open".',
+    description: 'Create a checkout session, one attempt at paying (24 hours): for a store order (`order` with its id, items and totals; another ' +
+      'session for it joins the same order) or a plain amount ("42.50"). An Idempotency-Key (idempotency_key) unique per attempt makes a retry ' +
+      'return the same session. Returns it with its url, order_id and status "open".',
+    useWhen: 'your store\'s checkout hands a buyer over to pay for an order.',
+    writes: 'creates a checkout session and its order',
     tag: 'Checkout sessions',
     scope: 'checkouts:write',
     input: CreateCheckoutSessionInput,
@@ -30,6 +31,7 @@ export const checkoutSessionOperations = [
     name: 'retrieve_checkout_session',
     title: 'Get checkout session',
     description: 'Get a checkout session by its pay_ id, with its current status (past expires_at and unpaid reads as "expired").',
+    useWhen: 'you hold a session\'s id and need its status or url; to wait until it is paid, wait_for_payment.',
     tag: 'Checkout sessions',
     scope: 'payments:read',
     input: CheckoutSessionIdInput,
@@ -40,12 +42,11 @@ export const checkoutSessionOperations = [
   defineOperation({
     name: 'start_checkout_session',
     title: 'Start checkout session',
-    description: 'Start paying a session (or payment link) with the buyer\'s email and details: finds or creates the customer, locks the fee and the ' +
-      'order\'s USD value (in Live, a price in EUR, GBP, CAD or AUD needs a recent exchange rate: exchange_rate_unavailable otherwise), assigns a deposit address in Live mode, and emits payment.started. Returns the session with card_providers, ' +
-      'the card providers that can take this buyer (best first), whether crypto is possible and the coins the buyer may send. In Live mode a start nothing could ' +
-      'pay is refused before anything is written: no network watched by a healthy payment processor (payments_unavailable), a routing fixed to a card ' +
-      'provider without keys here (provider_unavailable), or a coin asked for that is not watched (coin_unavailable). ' +
-      'Counts toward 12 starts per minute per account in each mode (Test and Live apart).',
+    description: 'Start paying a session (or payment link) with the buyer\'s email and details, and emit payment.started. Returns the session with ' +
+      'card_providers (best first), whether crypto is possible and the coins the buyer may send. In Live, a start nothing could pay is refused ' +
+      'before anything is written (409 says why).',
+    useWhen: 'you take the buyer\'s details yourself, then show them how to pay.',
+    writes: 'fixes the session\'s buyer, customer, fee, USD value and (in Live) deposit address',
     tag: 'Checkout sessions',
     scope: 'checkouts:write',
     input: StartCheckoutSessionInput,

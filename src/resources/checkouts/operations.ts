@@ -9,8 +9,9 @@ export const checkoutOperations = [
     name: 'create_checkout',
     title: 'Create checkout page',
     description: 'Create a reusable hosted checkout page with a fixed price; every buyer who pays gets their own payment and order. ' +
-      'Use it for a product sold many times (a payment link is for one payer). Amounts are decimal strings such as "49.00". ' +
-      'Created in the credential\'s mode (Test or Live). Returns the checkout with its url and slug (for buy buttons).',
+      'Amounts are decimal strings such as "49.00". Returns the checkout with its url and slug (for buy buttons).',
+    useWhen: 'selling one thing at one price to many buyers; for one payer, create_payment_link.',
+    writes: 'creates a checkout page',
     tag: 'Checkouts',
     scope: 'checkouts:write',
     input: CreateCheckoutInput,
@@ -24,6 +25,7 @@ export const checkoutOperations = [
     name: 'retrieve_checkout',
     title: 'Get checkout',
     description: 'Get one checkout by its chk_ id, including one deleted in the dashboard (active false). Amounts are decimal strings.',
+    useWhen: 'you hold a chk_ id and need its price, url or whether it still takes buyers.',
     tag: 'Checkouts',
     scope: 'payments:read',
     input: CheckoutIdInput,
@@ -36,6 +38,7 @@ export const checkoutOperations = [
     title: 'List checkouts',
     description: 'List active checkouts (pages, pricing tables, widgets), newest first, optionally of one kind. ' +
       'Pass next_cursor as starting_after for the next page.',
+    useWhen: 'looking for a checkout page, pricing table or widget made earlier.',
     tag: 'Checkouts',
     scope: 'payments:read',
     input: ListCheckoutsInput,

@@ -37,7 +37,8 @@ export const credentialOperations = [
   defineOperation({
     name: 'get_credential',
     title: 'Get credential',
-    description: 'Describe the credential in use: whether it is a secret key or a connected agent, its mode (Test or Live; everything it touches is in that mode), its business, and its scopes (which operations it may call). Call it first to know what you can do.',
+    description: 'Describe the credential in use: whether it is a secret key or a connected agent, its mode (Test or Live; everything it touches is in that mode), its business, and its scopes (which operations it may call).',
+    useWhen: 'starting out: it tells your mode and the operations you may call.',
     tag: 'Credential',
     scope: 'payments:read',
     input: CredentialInput,

@@ -9,6 +9,7 @@ export const customerOperations = [
     title: 'Get customer',
     description: 'Get one customer (one buyer email in this mode) by its cus_ id: contact details, addresses, store accounts, ' +
       'orders_count, paid_orders_count and spent (currency to decimal string). Customers change only through orders.',
+    useWhen: 'you hold a cus_ id (from a payment or an order) and need the buyer\'s details or history.',
     tag: 'Customers',
     scope: 'customers:read',
     input: CustomerIdInput,
@@ -21,6 +22,7 @@ export const customerOperations = [
     title: 'List customers',
     description: 'List customers newest first, or find the one customer with an email address (any letter case; empty data means none in this mode). ' +
       'Pass next_cursor as starting_after for the next page. List a customer\'s orders with the orders list and customer_id.',
+    useWhen: 'finding a buyer by email, or going through your buyers.',
     tag: 'Customers',
     scope: 'customers:read',
     input: ListCustomersInput,

@@ -4,18 +4,17 @@ import { retrieveEvent } from './retrieve.ts';
 import { EventIdInput, EventList, EventOut, ListEventsInput } from './schemas.ts';
 
 // What happened since (issue 24): the events of the credential's mode, as webhooks deliver them.
-const AS_DELIVERED = 'Each event is exactly the body webhook endpoints receive: id, type, created (Unix seconds), livemode, and data.payment, ' +
-  'data.order, data.customer as the event left them (camelCase, millisecond times); a customer\'s erased details stay erased. ' +
-  'data.order is null unless the credential also holds orders:read, and data.customer unless it holds customers:read.';
+const AS_DELIVERED = 'Each event is exactly the body webhook endpoints receive (data.payment, data.order and data.customer as the event left them, ' +
+  'camelCase; erased details stay erased); data.order is null without orders:read, data.customer without customers:read.';
 
 export const eventOperations = [
   defineOperation({
     name: 'list_events',
     title: 'List events',
-    description: `List what happened to payments of this mode in the last 30 days, newest first: payment.started, paid, held, updated, failed, expired, canceled. ` +
-      `Filter by type, payment_id or creation time (created_gte with the time you last looked gives "what happened since"). ${AS_DELIVERED} ` +
-      'Cost: one request per page of up to 100 (limit, default 20); pass next_cursor as starting_after for the next page. ' +
-      'Use it to catch up after a gap or to see one payment\'s history; to wait for one payment to change, call wait_for_payment instead of listing repeatedly.',
+    description: 'List what happened to payments of this mode in the last 30 days, newest first, by type, payment_id or creation time ' +
+      `(created_gte with the time you last looked: "what happened since"). ${AS_DELIVERED} ` +
+      'Pass next_cursor as starting_after for the next page.',
+    useWhen: 'catching up after a gap, or reading one payment\'s history; to wait for one payment to change, wait_for_payment.',
     tag: 'Events',
     scope: 'payments:read',
     input: ListEventsInput,
@@ -26,8 +25,8 @@ export const eventOperations = [
   defineOperation({
     name: 'retrieve_event',
     title: 'Get event',
-    description: `Get one event of the last 30 days by its evt_ id (the id a webhook delivery carried). ${AS_DELIVERED} ` +
-      'Cost: one request. Use it to check a delivery you received or missed; older events answer not_found.',
+    description: `Get one event of the last 30 days by its evt_ id (the id a webhook delivery carried); older events answer not_found. ${AS_DELIVERED}`,
+    useWhen: 'checking a webhook delivery you received or missed.',
     tag: 'Events',
     scope: 'payments:read',
     input: EventIdInput,

@@ -7,11 +7,11 @@ export const ledgerOperations = [
   defineOperation({
     name: 'list_payment_transfers',
     title: 'List a payment\'s on-chain transfers',
-    description: 'List the on-chain movements of a payment\'s money, as the chain recorded them: each deposit that reached its deposit address ' +
-      '(paid, held, or extra: money that came after it was paid, for you to look at), and what forwarded each: the net to your payout wallet, ' +
-      'the fee, gas top-ups. Each has its transaction, log index, addresses, exact amount and a block explorer link. ' +
-      'Unlike merchant_received (empty for a held or accepted payment, as the spec says), these add up to what reached your wallet. Live payments only; ' +
-      'a Test payment has none.',
+    description: 'List the on-chain movements of a Live payment\'s money as the chain recorded them: each deposit that reached its deposit address ' +
+      '(paid, held, or extra: money that came after it was paid) and what forwarded each (the net to your payout wallet, the fee, gas top-ups), ' +
+      'with transaction, log index, addresses, exact amount and an explorer link. Unlike merchant_received (empty for a held or accepted payment), ' +
+      'these add up to what reached your wallet. A Test payment has none.',
+    useWhen: 'tracing where a Live payment\'s money went on chain.',
     tag: 'Payments',
     scope: 'payments:read',
     input: PaymentIdInput,

@@ -6,13 +6,15 @@ import { retrievePaymentLink } from './retrieve.ts';
 import { CreatePaymentLinkInput, ListPaymentLinksInput, PaymentLinkIdInput, PaymentLinkList, PaymentLinkOut } from './schemas.ts';
 
 const MONEY = 'Amounts are decimal strings such as "25.00", never numbers.';
-const MODE = 'The link is created in the mode of the credential (Test or Live); Test links never move real money.';
 
 export const paymentLinkOperations = [
   defineOperation({
     name: 'create_payment_link',
     title: 'Create payment link',
-    description: `Create a one-off payment link asking one payer for one amount. Use it to request a payment by sending the payer a URL. ${MONEY} ${MODE} Returns the payment_link object with its url (the payer's page), status "open" and expires_at (default 7 days).`,
+    description: 'Create a one-off payment link asking one payer for one amount (a decimal string such as "25.00"), in the credential\'s mode. ' +
+      'Returns the payment_link with its url (the payer\'s page), status "open" and expires_at (default 7 days).',
+    useWhen: 'one payer owes one amount: send them the url (for a product many buyers pay for, create_checkout).',
+    writes: 'creates a payment link',
     tag: 'Payment links',
     scope: 'checkouts:write',
     input: CreatePaymentLinkInput,
@@ -26,6 +28,7 @@ export const paymentLinkOperations = [
     name: 'retrieve_payment_link',
     title: 'Get payment link',
     description: `Get one payment link by its pay_ id, with its current status (a link past expires_at reads as "expired"). ${MONEY}`,
+    useWhen: 'you hold a link\'s id and need its status now; to wait until it is paid, wait_for_payment.',
     tag: 'Payment links',
     scope: 'payments:read',
     input: PaymentLinkIdInput,
@@ -37,6 +40,7 @@ export const paymentLinkOperations = [
     name: 'list_payment_links',
     title: 'List payment links',
     description: `List payment links, newest first, optionally filtered by status, reference or creation time. Pass next_cursor as starting_after to get the next page. ${MONEY}`,
+    useWhen: 'looking for links by status, your reference or date.',
     tag: 'Payment links',
     scope: 'payments:read',
     input: ListPaymentLinksInput,
@@ -48,6 +52,8 @@ export const paymentLinkOperations = [
     name: 'cancel_payment_link',
     title: 'Cancel payment link',
     description: 'Close a payment link nobody has started paying: its status becomes "expired" with canceled_at set. Canceling again returns the same link. Fails with not_cancelable once the payer has gone to a card provider.',
+    useWhen: 'a link must not be paid any more (a wrong amount, a canceled order).',
+    writes: 'closes a payment link for good',
     tag: 'Payment links',
     scope: 'checkouts:write',
     input: PaymentLinkIdInput,

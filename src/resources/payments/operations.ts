@@ -13,6 +13,7 @@ export const paymentOperations = [
     title: 'Get payment',
     description: `Get one payment (a checkout session, payment link or checkout purchase share its pay_ id) with its status and money facts: ` +
       `what arrived (value_coin, coin, txid_in), what reached the merchant (merchant_received, txid_out), hold reason, fee. ${MONEY}`,
+    useWhen: 'you need one payment\'s money facts now; to wait for it to change, wait_for_payment.',
     tag: 'Payments',
     scope: 'payments:read',
     input: PaymentIdInput,
@@ -25,6 +26,7 @@ export const paymentOperations = [
     title: 'List payments',
     description: `List payments newest first, filtered by status, reference, source, order_id, customer_id or creation time. ` +
       `Pass next_cursor as starting_after for the next page. ${MONEY}`,
+    useWhen: 'looking for payments by status, reference, source, order, customer or date.',
     tag: 'Payments',
     scope: 'payments:read',
     input: ListPaymentsInput,
@@ -35,9 +37,11 @@ export const paymentOperations = [
   defineOperation({
     name: 'simulate_payment',
     title: 'Simulate payment outcome (Test)',
-    description: 'Test mode only: make something happen to a Test payment, with the same states and webhook events real money causes. ' +
-      'Start the payment first for money outcomes. Typical runs: paid then settled; underpaid then accepted; failed; expired; paid after expired ' +
-      '(late payment); provider_reached (links can then no longer be canceled). Returns the payment.',
+    description: 'Test mode only: make something happen to a Test payment, with the states and webhook events real money causes (start it first ' +
+      'for money outcomes). Typical runs: paid then settled; underpaid then accepted; failed; expired; paid after expired (late payment); ' +
+      'provider_reached (links can then no longer be canceled). Returns the payment.',
+    useWhen: 'testing how your integration handles each outcome of a payment.',
+    writes: 'moves a Test payment and sends its webhook events',
     tag: 'Payments',
     scope: 'checkouts:write',
     input: SimulatePaymentInput,
@@ -51,11 +55,10 @@ export const paymentOperations = [
   defineOperation({
     name: 'wait_for_payment',
     title: 'Wait for a payment to change',
-    description: `Wait until a payment's status differs from the one you know, then get the payment; call this instead of polling retrieve_payment. ` +
-      `Pass the status you last saw: the answer comes within a second of any change (paid, held, expired, …), or after timeout seconds ` +
-      `(at most ${MAX_WAIT_SECONDS}, the default) with the payment as it is, status unchanged; then call again with that status. ` +
-      `Cost: one request, however long it waits, and it counts once toward the rate limit; the wait itself holds nothing of the account's. ` +
-      `Typical use: after handing a buyer a payment link, wait with status open until it is paid. ${MONEY}`,
+    description: `Wait until a payment's status differs from the one you pass (the one you last saw), then get the payment: the answer comes ` +
+      `within a second of any change (paid, held, expired, …), or after timeout seconds (at most ${MAX_WAIT_SECONDS}, the default) with the status ` +
+      `unchanged; then call again with that status. ${MONEY}`,
+    useWhen: 'you handed a buyer a link or session and want to know when it is paid (wait with status open), instead of polling retrieve_payment.',
     tag: 'Payments',
     scope: 'payments:read',
     input: WaitForPaymentInput,

@@ -14,6 +14,8 @@ export const webhookEndpointOperations = [
     title: 'Create webhook endpoint',
     description: 'Add an address that receives signed event deliveries in the credential\'s mode. The response includes the signing secret (whsec_…) once; store it. ' +
       'On 409 duplicate_url, list endpoints, delete the one with the same url, and create again. At most 10 per mode.',
+    useWhen: 'your server should hear of payments as they happen instead of polling.',
+    writes: 'adds a webhook endpoint: signed events go to its address from now on',
     tag: 'Webhook endpoints',
     scope: 'webhooks:write',
     input: CreateWebhookEndpointInput,
@@ -28,6 +30,7 @@ export const webhookEndpointOperations = [
     name: 'retrieve_webhook_endpoint',
     title: 'Get webhook endpoint',
     description: 'Get one webhook endpoint by its we_ id (without its secret). 404 means it was removed: create a new one.',
+    useWhen: 'checking one endpoint\'s address, events and status.',
     tag: 'Webhook endpoints',
     scope: 'webhooks:read',
     input: WebhookEndpointIdInput,
@@ -39,6 +42,7 @@ export const webhookEndpointOperations = [
     name: 'list_webhook_endpoints',
     title: 'List webhook endpoints',
     description: 'List webhook endpoints of this mode, newest first, without secrets. Pass next_cursor as starting_after for the next page.',
+    useWhen: 'seeing which addresses receive events, or finding one to delete.',
     tag: 'Webhook endpoints',
     scope: 'webhooks:read',
     input: ListWebhookEndpointsInput,
@@ -51,6 +55,8 @@ export const webhookEndpointOperations = [
     title: 'Delete webhook endpoint',
     description: 'Remove a webhook endpoint: it stops receiving events, pending retries stop and its secret ceases to exist. ' +
       'Works even when the account is suspended. A 404 for an endpoint already removed means it is done.',
+    useWhen: 'an address must stop receiving events, or is to be replaced (after duplicate_url).',
+    writes: 'removes a webhook endpoint and its secret for good',
     tag: 'Webhook endpoints',
     scope: 'webhooks:write',
     input: WebhookEndpointIdInput,

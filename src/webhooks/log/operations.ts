@@ -16,7 +16,7 @@ async function sendThenRead(ctx: OperationContext, id: string, send: (ctx: Opera
   return toDeliveryOut(detail.delivery, { id: detail.endpoint.id, livemode: ctx.principal.livemode }, ctx.principal);
 }
 
-const TIMING = 'Cost: one request, answered once the endpoint answers (at most 10 seconds); it signs and POSTs the delivery\'s body to the endpoint\'s current address.';
+const TIMING = 'It signs and POSTs the delivery\'s body to the endpoint\'s current address, and answers once the endpoint answers (at most 10 seconds).';
 
 export const deliveryOperations = [
   defineOperation({
@@ -24,8 +24,8 @@ export const deliveryOperations = [
     title: 'List an endpoint\'s deliveries',
     description: 'List the deliveries of one webhook endpoint, newest first, as the dashboard\'s delivery log shows them: event, status, attempts, ' +
       'last status code or error, next retry, exact body. Finished deliveries are kept 30 days (a removed endpoint\'s history too). ' +
-      'Filter by status (pending, succeeded, failed, canceled). Cost: one request per page of up to 100; pass next_cursor as starting_after for the next page. ' +
-      'Use it to find what your endpoint missed; retrieve_webhook_delivery gives one delivery\'s attempts.',
+      'Filter by status (pending, succeeded, failed, canceled); pass next_cursor as starting_after for the next page.',
+    useWhen: 'finding what your endpoint missed; retrieve_webhook_delivery gives one delivery\'s attempts.',
     tag: 'Webhook deliveries',
     scope: 'webhooks:read',
     input: ListDeliveriesInput,
@@ -37,7 +37,8 @@ export const deliveryOperations = [
     name: 'retrieve_webhook_delivery',
     title: 'Get webhook delivery',
     description: 'Get one delivery by its dlv_ id with every request made for it, oldest first: when, to which address, how long, the status ' +
-      'code or error, and the start of the answer. Cost: one request.',
+      'code or error, and the start of the answer.',
+    useWhen: 'finding out why a delivery failed, attempt by attempt.',
     tag: 'Webhook deliveries',
     scope: 'webhooks:read',
     input: DeliveryIdInput,
@@ -50,6 +51,8 @@ export const deliveryOperations = [
     title: 'Retry a delivery now',
     description: 'Send a delivery that is still being retried (status pending) at once, without using up its automatic retries; a success ' +
       `finishes it. A finished delivery answers 409 invalid_state: resend it instead. ${TIMING} Returns the delivery.`,
+    useWhen: 'your endpoint works again and a delivery still being retried should arrive now.',
+    writes: 'sends a pending delivery to its endpoint now',
     tag: 'Webhook deliveries',
     scope: 'webhooks:write',
     input: DeliveryIdInput,
@@ -65,6 +68,8 @@ export const deliveryOperations = [
     title: 'Resend a delivery',
     description: 'Send a finished delivery (succeeded or failed) once more, with the same event id and body and a fresh signature; never retried. ' +
       `A delivery still being retried answers 409 invalid_state: retry it instead. ${TIMING} Returns the delivery.`,
+    useWhen: 'your endpoint lost or mishandled an event it was sent.',
+    writes: 'sends a finished delivery to its endpoint again (the same event, a fresh signature)',
     tag: 'Webhook deliveries',
     scope: 'webhooks:write',
     input: DeliveryIdInput,
