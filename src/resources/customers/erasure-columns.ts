@@ -44,7 +44,7 @@ export const CUSTOMER_DATA_COLUMNS = {
   // goes: its recipient, subject and bodies name the buyer and what they bought. Other mail
   // (payment_id null) is to the merchant's people and never names a buyer.
   outbox: {
-    id: 'kept', business_id: 'kept', kind: 'kept', status: 'kept', last_error: 'kept', payment_id: 'kept',
+    id: 'kept', business_id: 'kept', kind: 'kept', status: 'kept', held_because: 'kept', last_error: 'kept', payment_id: 'kept',
     recipient: 'deleted', subject: 'deleted', body: 'deleted', body_html: 'deleted',
   },
   events: { id: 'kept', business_id: 'kept', type: 'kept', payment_id: 'kept', order_id: 'kept', customer_id: 'kept', body: 'event' },
@@ -67,7 +67,7 @@ export const CUSTOMER_DATA_COLUMNS = {
   // What an agent asked a person to approve, as it sent it: a checkout session's customer among
   // it. The hash binding the approval is of the arguments as checked, and stays.
   agent_approvals: {
-    id: 'kept', business_id: 'kept', connection_id: 'kept', operation: 'kept', status: 'kept', decided_by: 'kept', reasons: 'kept',
+    id: 'kept', business_id: 'kept', connection_id: 'kept', operation: 'kept', status: 'kept', decided_by: 'kept', reasons: 'kept', currency: 'kept',
     arguments: 'json',
   },
 } as const satisfies Record<string, Record<string, Treatment>>;
