@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -24,6 +24,7 @@ import { deliveryTable, runDeliveryBench, type DeliveryBenchResult } from './del
 import { createBusiness } from '../src/tenancy/businesses.ts';
 import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
+import { compareWithExpected, readExpected, updateExpected } from './expected.ts';
 import { measureScaleJobs, scaleScenarios } from './scale.ts';
 import { PROCESSOR_SETTLEMENT_NAME, processorLatencyTable, processorSettlementTable, runProcessorLatencyBench, runProcessorSettlementBench, type ProcessorLatencyResult, type ProcessorSettlementResult } from './processor.ts';
 import { PROCESSOR_THROUGHPUT_NAME, processorThroughputTable, runProcessorThroughputBench, type ProcessorThroughputResult } from './processor-throughput.ts';
@@ -452,7 +453,12 @@ async function main(): Promise<void> {
   let booksExport: BooksExportResult | undefined;
   if (booksExportSelected) booksExport = await runBooksExportBench({ serveDatabase, progress });
 
-  const warnings = results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`));
+  const expected = await readExpected();
+  const warnings = [...results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`)), ...compareWithExpected(results, expected)];
+  if (process.env.BENCH_UPDATE_EXPECTED === '1') {
+    await updateExpected(results, `${started.toISOString().slice(0, 10)}, load average ${loadavg().map((load) => load.toFixed(1)).join(' ')} at the end, ${availableParallelism()} cores`);
+    progress('bench/expected.json updated with this run\'s ratios');
+  }
   const tables = [results.length > 0 ? table(results) : '', scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : '',
     processorLatency ? processorLatencyTable(processorLatency) : '', processorScan ? processorScanTable(processorScan) : '', waits ? waitsTable(waits) : '',
     processorThroughput ? processorThroughputTable(processorThroughput) : '', processorSettlement ? processorSettlementTable(processorSettlement) : '',
