@@ -24,7 +24,7 @@ function requests(operation: Operation): string {
 /** What one call costs: requests, session starts, a connected agent's spend policy. */
 function cost(operation: Operation): string {
   const counted = [requests(operation)];
-  if (operation.sessionStart) counted.push('one of the account\'s 12 payment starts a minute (an agent\'s in Live only)');
+  if (operation.sessionStart) counted.push('one of the account\'s payment starts a minute in its mode (12 by default)');
   if (!heldByAgents(operation.scope)) counted.push('agents cannot call it (no webhook scopes)');
   else if (operation.spends) counted.push('an agent\'s amount counts toward its spend policy (per payment and per day, in each currency)');
   else counted.push('nothing toward an agent\'s spend limits');

@@ -103,7 +103,7 @@ describe('brand', () => {
     expect(await after.locator('.business-mark img').count()).toBe(0);
     await after.close();
     await page.close();
-  });
+  }, 90_000); // twelve uploads through a real browser: 11 s alone, over 30 s beside the suite's other files
 
   it('refuses a colour too light for white text, keeping what was typed; a dark one colours the payer page\'s pay button', async () => {
     const { page, id, key } = await ownerSignedIn(app, 'Harbour Tea');
