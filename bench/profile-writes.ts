@@ -69,7 +69,8 @@ async function main(): Promise<void> {
   const lines: Timed[] = [];
   const cluster = await startEmbedded({
     dataDir, port: await freePort(),
-    settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', log_min_duration_statement: '0', log_line_prefix: '' },
+    // PROFILE_STATEMENTS=off: no statement log (a --cpu-prof run sees the request path alone).
+    settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', log_line_prefix: '', ...(process.env.PROFILE_STATEMENTS === 'off' ? {} : { log_min_duration_statement: '0' }) },
     log: (text) => {
       for (const line of text.split('\n')) {
         const timed = parseDuration(line);
@@ -134,6 +135,10 @@ async function main(): Promise<void> {
         const pgMs = logged.reduce((sum, timed) => sum + timed.ms, 0) / REQUESTS;
         const executes = [...byStatement.values()].reduce((sum, entry) => sum + entry.count, 0) / REQUESTS;
         process.stdout.write(`\n## ${kind.name} (${REQUESTS} requests, one at a time)\n\n`);
+        if (process.env.PROFILE_STATEMENTS === 'off') {
+          process.stdout.write(`request p50 ${median(times).toFixed(2)} ms, p99 ${p99(times).toFixed(2)} ms (no statement log)\n`);
+          continue;
+        }
         process.stdout.write(`request p50 ${median(times).toFixed(2)} ms, p99 ${p99(times).toFixed(2)} ms; inside PostgreSQL ${pgMs.toFixed(2)} ms a request `
           + `(${executes.toFixed(1)} logged steps: parse, bind, execute); outside it (validation, policy, serialization, the driver, round trips) about ${(median(times) - pgMs).toFixed(2)} ms\n\n`);
         process.stdout.write('| ms a request | steps a request | statement |\n|---|---|---|\n');
