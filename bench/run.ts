@@ -236,6 +236,21 @@ function table(results: readonly ScenarioResult[]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/**
+ * BENCH_WITHOUT: indexes and triggers to drop from the bench's database after its migrations,
+ * separated by semicolons ("INDEX events_list; TRIGGER payments_status_changed ON payments"), so a
+ * run measures what each costs; only indexes and triggers, by name.
+ */
+function withoutObjects(): string[] {
+  const objects = (process.env.BENCH_WITHOUT ?? '').split(';').map((each) => each.trim()).filter(Boolean);
+  for (const object of objects) {
+    if (!/^(INDEX [a-z_][a-z0-9_.]*|TRIGGER [a-z_][a-z0-9_]* ON [a-z_][a-z0-9_.]*)$/i.test(object)) {
+      throw new Error(`BENCH_WITHOUT takes "INDEX name" or "TRIGGER name ON table", separated by semicolons, not ${JSON.stringify(object)}.`);
+    }
+  }
+  return objects;
+}
+
 async function main(): Promise<void> {
   const started = new Date();
   const only = process.env.BENCH_ONLY;
@@ -268,7 +283,14 @@ async function main(): Promise<void> {
   cleanups.push({ what: 'PostgreSQL', run: () => cluster.stop() });
 
   const migrator = openDatabase(cluster.url, 1);
-  await migrate(migrator.db).finally(() => migrator.close());
+  await migrate(migrator.db).finally(async () => {
+    // What an index or trigger costs on the write path (issue 32): the bench's own database without it.
+    for (const object of withoutObjects()) {
+      progress(`without ${object}`);
+      await sql.raw(`DROP ${object}`).execute(migrator.db);
+    }
+    await migrator.close();
+  });
 
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMITS: 'off', FX_RATES_URL: 'off', DATABASE_URL: cluster.url, DB_POOL_SIZE: String(POOL_SIZE) });
   const secrets = await loadSecrets({ ...config, dataDir });
