@@ -4,11 +4,13 @@ import Fastify from 'fastify';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import pg from 'pg';
 import { z } from 'zod';
+import { addSameWorkRoutes } from './same-work.ts';
 
 // The yardstick: the least a Fastify + pg server does for the same work, one query per request
 // on a pool of the same size against the same database. No auth, no validation, no transaction.
 // For MCP, the least the official SDK does: its stateless handler, a server with the one tool per
-// request (the SDK's design), JSON responses, the same query.
+// request (the SDK's design), JSON responses, the same query. For the write rows, a second
+// yardstick on the same server and pool: the same rows as ours (bench/same-work.ts).
 
 export interface Baseline {
   url: string;
@@ -17,7 +19,7 @@ export interface Baseline {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export async function startBaseline(options: { databaseUrl: string; poolSize: number; businessId: string }): Promise<Baseline> {
+export async function startBaseline(options: { databaseUrl: string; poolSize: number; businessId: string; baseUrl: string }): Promise<Baseline> {
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize, application_name: 'bench-baseline' });
   pool.on('error', () => undefined);
   const app = Fastify({ logger: false });
@@ -65,6 +67,7 @@ export async function startBaseline(options: { databaseUrl: string; poolSize: nu
   });
 
   try {
+    await addSameWorkRoutes(app, pool, options);
     await app.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {
     await pool.end();

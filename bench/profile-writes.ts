@@ -8,7 +8,7 @@ import { buildApp } from '../src/app.ts';
 import { operatorPrincipal } from '../src/auth/operator.ts';
 import { systemClock } from '../src/core/clock.ts';
 import { loadConfig } from '../src/core/config.ts';
-import { openDatabase } from '../src/db/database.ts';
+import { openDatabase, type Db } from '../src/db/database.ts';
 import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { operations } from '../src/operations.ts';
@@ -22,7 +22,8 @@ import { createBusiness } from '../src/tenancy/businesses.ts';
 // statement's duration (log_min_duration_statement = 0: parse, bind and execute each). Per kind
 // of request: its time, the time inside PostgreSQL and how many statements, and the statements
 // that cost the most. `npm run bench:profile` (PROFILE_REQUESTS, 300; PROFILE_ONLY, a kind's name
-// or part of it); with node's --cpu-prof, where the time outside PostgreSQL goes.
+// or part of it); with node's --cpu-prof, where the time outside PostgreSQL goes; PROFILE_COSTS=1,
+// what each secondary index and trigger of the written tables costs a write.
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 300);
 const WALLET = '0x1111111111111111111111111111111111111111';
@@ -46,6 +47,47 @@ async function freePort(): Promise<number> {
 }
 
 const MARK = 'profile:';
+
+/** The tables each write fills: their secondary indexes (not the keys and uniques that keep the data right) are what PROFILE_COSTS=1 weighs. */
+const WRITE_TABLES = ['payments', 'orders', 'customers', 'events', 'webhook_deliveries', 'idempotency_keys', 'order_numbers'];
+
+type Measure = (kind: { name: string; prepare: () => Promise<string>; run: (made: string) => Promise<unknown> }, requests: number) => Promise<{ pgMs: number }>;
+
+/**
+ * PROFILE_COSTS=1: what each secondary index and trigger of the written tables costs a write,
+ * by PostgreSQL's own time for the same requests with and without it (dropped, measured, made
+ * again from its definition). Each side is the median of three runs of PROFILE_REQUESTS.
+ */
+async function writeCosts(db: Db, kinds: Array<Parameters<Measure>[0]>, measure: Measure): Promise<void> {
+  const requests = Number(process.env.PROFILE_REQUESTS ?? 300);
+  const indexes = (await sql<{ name: string; definition: string }>`
+    SELECT i.indexname AS name, i.indexdef AS definition FROM pg_indexes i
+    JOIN pg_class c ON c.relname = i.indexname JOIN pg_index x ON x.indexrelid = c.oid
+    WHERE i.schemaname = 'public' AND i.tablename IN (${sql.join(WRITE_TABLES)}) AND NOT x.indisunique AND NOT x.indisprimary
+    ORDER BY i.tablename, i.indexname`.execute(db)).rows;
+  const triggers = (await sql<{ name: string; table: string; definition: string }>`
+    SELECT t.tgname AS name, c.relname AS table, pg_get_triggerdef(t.oid) AS definition FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+    WHERE NOT t.tgisinternal AND c.relname IN (${sql.join(WRITE_TABLES)}) ORDER BY c.relname, t.tgname`.execute(db)).rows;
+  const objects = [
+    ...indexes.map((index) => ({ what: `index ${index.name}`, drop: `DROP INDEX ${index.name}`, make: index.definition })),
+    ...triggers.map((trigger) => ({ what: `trigger ${trigger.name} on ${trigger.table}`, drop: `DROP TRIGGER ${trigger.name} ON ${trigger.table}`, make: trigger.definition })),
+  ];
+  const medianOf = async (kind: Parameters<Measure>[0]) => median([(await measure(kind, requests)).pgMs, (await measure(kind, requests)).pgMs, (await measure(kind, requests)).pgMs]);
+  for (const kind of kinds) {
+    process.stdout.write(`\n## ${kind.name}: PostgreSQL's ms a request (each the median of three runs of ${requests}; with everything measured again just before, as the tables grow)\n\n`
+      + '| without | with it | without it | saves |\n|---|---|---|---|\n');
+    for (const object of objects) {
+      const withIt = await medianOf(kind);
+      await sql.raw(object.drop).execute(db);
+      try {
+        const without = await medianOf(kind);
+        process.stdout.write(`| ${object.what} | ${withIt.toFixed(3)} | ${without.toFixed(3)} | ${(withIt - without).toFixed(3)} |\n`);
+      } finally {
+        await sql.raw(object.make).execute(db);
+      }
+    }
+  }
+}
 
 /** The statements logged between each begin and end marker (the markers' own steps left out). */
 function between(all: readonly Timed[]): Timed[] {
@@ -111,11 +153,12 @@ async function main(): Promise<void> {
           run: (made) => post(`/v1/checkout_sessions/${made}/start`, {}) },
       ];
       const mark = (what: string) => sql`SELECT ${sql.lit(`${MARK}${what}`)}`.execute(context.db);
-      const only = process.env.PROFILE_ONLY;
-      for (const kind of kinds.filter((each) => !only || each.name.includes(only))) {
+      /** One kind's requests, one at a time: their times and the statements PostgreSQL logged for them. */
+      const measure = async (kind: (typeof kinds)[number], requests: number) => {
         for (let warm = 0; warm < 30; warm += 1) await kind.run(await kind.prepare());
+        lines.length = 0;
         const times: number[] = [];
-        for (let index = 0; index < REQUESTS; index += 1) {
+        for (let index = 0; index < requests; index += 1) {
           const made = await kind.prepare();
           await mark('begin');
           const started = performance.now();
@@ -125,6 +168,16 @@ async function main(): Promise<void> {
         }
         await new Promise((resolve) => setTimeout(resolve, 500));
         const logged = between(lines.splice(0));
+        return { times, logged, pgMs: logged.reduce((sum, timed) => sum + timed.ms, 0) / requests };
+      };
+      const only = process.env.PROFILE_ONLY;
+      const selected = kinds.filter((each) => !only || each.name.includes(only));
+      if (process.env.PROFILE_COSTS === '1') {
+        await writeCosts(context.db, selected, measure);
+        return;
+      }
+      for (const kind of selected) {
+        const { times, logged, pgMs } = await measure(kind, REQUESTS);
         const byStatement = new Map<string, { count: number; ms: number }>();
         for (const timed of logged) {
           const entry = byStatement.get(timed.statement) ?? { count: 0, ms: 0 };
@@ -132,7 +185,6 @@ async function main(): Promise<void> {
           entry.ms += timed.ms;
           byStatement.set(timed.statement, entry);
         }
-        const pgMs = logged.reduce((sum, timed) => sum + timed.ms, 0) / REQUESTS;
         const executes = [...byStatement.values()].reduce((sum, entry) => sum + entry.count, 0) / REQUESTS;
         process.stdout.write(`\n## ${kind.name} (${REQUESTS} requests, one at a time)\n\n`);
         if (process.env.PROFILE_STATEMENTS === 'off') {

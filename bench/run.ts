@@ -34,7 +34,8 @@ import { runWaitsBench, waitsTable, type WaitsResult } from './waits.ts';
 import { BOOKS_EXPORT_NAME, booksExportTable, runBooksExportBench, type BooksExportResult } from './books-export.ts';
 
 // npm run bench: the service against a minimal Fastify + pg baseline, scenario by scenario, on
-// one embedded PostgreSQL in a temp dir. Prints a markdown table, writes bench/results.json.
+// one embedded PostgreSQL in a temp dir; the write rows also against the same-work baseline
+// (the same rows as ours, bench/same-work.ts). Prints a markdown table, writes bench/results.json.
 // Env: BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (20),
 // BENCH_ONLY (run only scenarios whose name contains this text; "webhook delivery" for the
 // delivery benchmark alone, "scale" for the million-payment rows and their background jobs,
@@ -123,13 +124,22 @@ interface Side {
   load: LoadSummary;
 }
 
+/** The same-work baseline's side of a write row, and the service's ratio against it. */
+interface SameWorkSide extends Side {
+  ratio: number;
+  target: number;
+  pass: boolean;
+}
+
 interface ScenarioResult {
   name: string;
   target: number;
   service: Side;
   baseline: Side;
+  /** Against the one-row baseline (or the scenario's own baseline). */
   ratio: number;
   pass: boolean;
+  sameWork?: SameWorkSide;
   problems: string[];
 }
 
@@ -192,18 +202,29 @@ async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<
   await probe(serviceUrl, serviceRequest, `${scenario.name} (service)`);
   const baselineUrl = scenario.baselineOnService ? serviceUrl : env.baselineUrl;
   await probe(baselineUrl, baselineRequest, `${scenario.name} (baseline)`);
+  const sameWorkSpec = scenario.sameWork && { request: resolveRequest(scenario.sameWork.request, state, env), target: scenario.sameWork.target };
+  if (sameWorkSpec) await probe(env.baselineUrl, sameWorkSpec.request, `${scenario.name} (same-work)`);
 
-  // Sequential and alternating, never both at once: service, baseline, baseline, service, each
-  // half the time, so neither side always runs first on a machine whose speed drifts.
+  // Sequential and alternating, never two at once: service, baseline, same-work, same-work,
+  // baseline, service, each half the time, so no side always runs first or last on a machine
+  // whose speed drifts.
   const half = settings.seconds / 2;
-  const serviceRuns = [await measure(`${scenario.name} service`, serviceUrl, serviceRequest, half, true)];
-  const baselineRuns = [await measure(`${scenario.name} baseline`, baselineUrl, baselineRequest, half, true)];
-  baselineRuns.push(await measure(`${scenario.name} baseline`, baselineUrl, baselineRequest, half, false));
-  serviceRuns.push(await measure(`${scenario.name} service`, serviceUrl, serviceRequest, half, false));
-  const service = combine(serviceRuns);
-  const baseline = combine(baselineRuns);
-  const ratio = baseline.requestsPerSecond > 0 ? service.requestsPerSecond / baseline.requestsPerSecond : 0;
-  const problems = [...problemsOf('service', service), ...problemsOf('baseline', baseline)];
+  const sides = [
+    { label: 'service', url: serviceUrl, request: serviceRequest },
+    { label: 'baseline', url: baselineUrl, request: baselineRequest },
+    ...(sameWorkSpec ? [{ label: 'same-work', url: env.baselineUrl, request: sameWorkSpec.request }] : []),
+  ];
+  const runs = new Map<string, LoadSummary[]>(sides.map((side) => [side.label, []]));
+  for (const [index, side] of [...sides, ...sides.toReversed()].entries()) {
+    runs.get(side.label)!.push(await measure(`${scenario.name} ${side.label}`, side.url, side.request, half, index < sides.length));
+  }
+  const service = combine(runs.get('service')!);
+  const baseline = combine(runs.get('baseline')!);
+  const sameWorkLoad = sameWorkSpec && combine(runs.get('same-work')!);
+  const ratioTo = (other: LoadSummary) => (other.requestsPerSecond > 0 ? service.requestsPerSecond / other.requestsPerSecond : 0);
+  const ratio = ratioTo(baseline);
+  const problems = [...problemsOf('service', service), ...problemsOf('baseline', baseline), ...(sameWorkLoad ? problemsOf('same-work', sameWorkLoad) : [])];
+  const sameWork = sameWorkSpec && sameWorkLoad ? { ...sameWorkSpec, load: sameWorkLoad, ratio: ratioTo(sameWorkLoad) } : undefined;
   return {
     name: scenario.name,
     target: scenario.target,
@@ -211,16 +232,23 @@ async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<
     baseline: { request: baselineRequest, load: baseline },
     ratio,
     pass: problems.length === 0 && ratio >= scenario.target,
+    sameWork: sameWork && { ...sameWork, pass: problems.length === 0 && sameWork.ratio >= sameWork.target },
     problems,
   };
 }
 
+const ms = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+const rps = (value: number) => Math.round(value).toString();
+
+function markdownTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
 function table(results: readonly ScenarioResult[]): string {
-  const ms = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
-  const rps = (value: number) => Math.round(value).toString();
   const header = ['scenario', 'service req/s', 'service p50 ms', 'service p99 ms', 'baseline req/s', 'baseline p50 ms',
     'baseline p99 ms', 'ratio (service/baseline req/s)', 'target', 'pass'];
-  const rows = results.map((r) => [
+  return markdownTable(header, results.map((r) => [
     r.name,
     rps(r.service.load.requestsPerSecond),
     ms(r.service.load.latencyMs.p50),
@@ -231,9 +259,31 @@ function table(results: readonly ScenarioResult[]): string {
     r.ratio.toFixed(2),
     `≥ ${r.target}`,
     r.pass ? 'PASS' : 'FAIL',
-  ]);
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+  ]));
+}
+
+/** The write rows against both baselines: the one-row insert, and the same rows as ours (bench/same-work.ts). */
+function sameWorkTable(results: readonly ScenarioResult[]): string {
+  const rows = results.flatMap((r) => (r.sameWork ? [[
+    r.name,
+    rps(r.service.load.requestsPerSecond),
+    rps(r.baseline.load.requestsPerSecond),
+    r.ratio.toFixed(2),
+    rps(r.sameWork.load.requestsPerSecond),
+    ms(r.sameWork.load.latencyMs.p50),
+    ms(r.sameWork.load.latencyMs.p99),
+    r.sameWork.ratio.toFixed(2),
+    `≥ ${r.sameWork.target}`,
+    r.sameWork.pass ? 'PASS' : 'FAIL',
+  ]] : []));
+  if (rows.length === 0) return '';
+  return markdownTable(['write row', 'service req/s', 'one-row baseline req/s', 'ratio', 'same-work req/s', 'same-work p50 ms', 'same-work p99 ms',
+    'ratio vs same-work', 'target', 'pass'], rows);
+}
+
+/** Each ratio the run measured, by the name bench/expected.json keeps its figure under. */
+function ratioRows(results: readonly ScenarioResult[]): Array<{ name: string; ratio: number }> {
+  return results.flatMap((r) => [{ name: r.name, ratio: r.ratio }, ...(r.sameWork ? [{ name: `${r.name} (vs same-work)`, ratio: r.sameWork.ratio }] : [])]);
 }
 
 /**
@@ -314,7 +364,7 @@ async function main(): Promise<void> {
   const { id: businessId, secret } = await shop('Bench Shop', 'owner@bench.example');
   const business = { id: businessId };
 
-  const baseline = await startBaseline({ databaseUrl: cluster.url, poolSize: POOL_SIZE, businessId: business.id });
+  const baseline = await startBaseline({ databaseUrl: cluster.url, poolSize: POOL_SIZE, businessId: business.id, baseUrl: config.baseUrl });
   cleanups.push({ what: 'baseline', run: () => baseline.close() });
   progress(`service ${serviceUrl}, baseline ${baseline.url}`);
 
@@ -476,12 +526,12 @@ async function main(): Promise<void> {
   if (booksExportSelected) booksExport = await runBooksExportBench({ serveDatabase, progress });
 
   const expected = await readExpected();
-  const warnings = [...results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`)), ...compareWithExpected(results, expected)];
+  const warnings = [...results.flatMap((r) => r.problems.map((problem) => `WARNING: ${r.name}: ${problem}`)), ...compareWithExpected(ratioRows(results), expected)];
   if (process.env.BENCH_UPDATE_EXPECTED === '1') {
-    await updateExpected(results, `${started.toISOString().slice(0, 10)}, load average ${loadavg().map((load) => load.toFixed(1)).join(' ')} at the end, ${availableParallelism()} cores`);
+    await updateExpected(ratioRows(results), `${started.toISOString().slice(0, 10)}, load average ${loadavg().map((load) => load.toFixed(1)).join(' ')} at the end, ${availableParallelism()} cores`);
     progress('bench/expected.json updated with this run\'s ratios');
   }
-  const tables = [results.length > 0 ? table(results) : '', scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : '',
+  const tables = [results.length > 0 ? table(results) : '', sameWorkTable(results), scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : '',
     processorLatency ? processorLatencyTable(processorLatency) : '', processorScan ? processorScanTable(processorScan) : '', waits ? waitsTable(waits) : '',
     processorThroughput ? processorThroughputTable(processorThroughput) : '', processorSettlement ? processorSettlementTable(processorSettlement) : '',
     booksExport ? booksExportTable(booksExport) : ''].filter(Boolean);

@@ -10,7 +10,9 @@ import type { RequestSpec } from './load.ts';
 
 // The benchmark's rows. Each scenario loads one service endpoint and the baseline route doing
 // the equivalent single query, with the same autocannon settings, and passes when
-// service req/s / baseline req/s >= target. To add a row, append a defineScenario({...}).
+// service req/s / baseline req/s >= target. A write row also measures the same-work baseline
+// (the same rows, bench/same-work.ts), with a target of its own. To add a row, append a
+// defineScenario({...}).
 
 export interface ApiResponse {
   status: number;
@@ -51,6 +53,11 @@ export interface Scenario<S = unknown> {
   baselineLabel?: string;
   /** Where the service side (and a baseline on the service) is measured when not the main service. */
   url?: (state: S) => string;
+  /**
+   * The same rows written by the bare server in one statement (bench/same-work.ts), so the
+   * ratio against it is our overhead, not our work (issue 32); `target` is that ratio's minimum.
+   */
+  sameWork?: { request: RequestFor<S>; target: number };
 }
 
 /** Keeps a scenario's setup result type while letting scenarios of different types share a list. */
@@ -68,6 +75,11 @@ const SESSION = {
   amount: '42.50', currency: 'USD', reference: 'bench', customer_email: 'buyer-[<id>]@bench.example',
   order: { id: 'bench-[<id>]', items: [{ name: 'Coffee beans', quantity: 1, unit_amount: '42.50', amount: '42.50' }], total: '42.50' },
 };
+// Every buyer their own email, as in a real shop (one shared email would queue every request
+// behind the same customer row).
+const SESSION_TO_START = { amount: '42.50', currency: 'USD', customer_email: 'buyer-[<id>]@bench.example' };
+/** Issue 32's minimum for a write row against the same-work baseline: our overhead over the same rows. */
+const SAME_WORK_TARGET = 0.85;
 /** A 2026-07-28 tools/call of retrieve_payment_link: stateless, one POST carrying its own protocol envelope. */
 function mcpCall(path: string, id: string, auth: Record<string, string>): RequestSpec {
   return {
@@ -265,6 +277,10 @@ export const scenarios: readonly Scenario<unknown>[] = [
       body: JSON.stringify(SMALL_LINK),
     }),
     baseline: BASELINE_INSERT,
+    sameWork: {
+      target: SAME_WORK_TARGET,
+      request: { method: 'POST', path: '/same-work/payment_links', headers: JSON_HEADERS, body: JSON.stringify(SMALL_LINK) },
+    },
   }),
   defineScenario({
     name: 'session create: POST /v1/checkout_sessions with Idempotency-Key',
@@ -277,6 +293,13 @@ export const scenarios: readonly Scenario<unknown>[] = [
       idReplacement: true,
     }),
     baseline: BASELINE_INSERT,
+    sameWork: {
+      target: SAME_WORK_TARGET,
+      request: {
+        method: 'POST', path: '/same-work/checkout_sessions', headers: { ...JSON_HEADERS, 'idempotency-key': 'bench-[<id>]' },
+        body: JSON.stringify(SESSION), idReplacement: true,
+      },
+    },
   }),
   defineScenario({
     name: 'create + start: POST /v1/checkout_sessions, then POST …/start (each request counted)',
@@ -290,13 +313,18 @@ export const scenarios: readonly Scenario<unknown>[] = [
       method: 'POST',
       path: '/v1/checkout_sessions',
       headers: { ...env.auth, ...JSON_HEADERS },
-      // Every buyer their own email, as in a real shop (one shared email would queue every
-      // request behind the same customer row).
-      body: JSON.stringify({ amount: '42.50', currency: 'USD', customer_email: 'buyer-[<id>]@bench.example' }),
+      body: JSON.stringify(SESSION_TO_START),
       idReplacement: true,
       then: [{ method: 'POST', path: '/v1/checkout_sessions/{id}/start', headers: { ...env.auth, ...JSON_HEADERS }, body: '{}' }],
     }),
     baseline: BASELINE_INSERT,
+    sameWork: {
+      target: SAME_WORK_TARGET,
+      request: {
+        method: 'POST', path: '/same-work/checkout_sessions', headers: JSON_HEADERS, body: JSON.stringify(SESSION_TO_START), idReplacement: true,
+        then: [{ method: 'POST', path: '/same-work/checkout_sessions/{id}/start', headers: JSON_HEADERS, body: '{}' }],
+      },
+    },
   }),
   defineScenario({
     name: 'dashboard payments: the list page of a business with 100,000 payments, first page (baseline: GET /v1/payments of the same business)',
