@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal.ts';
 import { DAY, type Clock } from '../core/clock.ts';
 import { ApiError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
-import { formatAmount } from '../core/money.ts';
+import { formatMoney } from '../core/money.ts';
 import type { Db } from '../db/database.ts';
 import type { AgentApprovalsTable } from '../db/schema.ts';
 import type { Spend } from '../verbs/operation.ts';
@@ -48,8 +48,6 @@ export interface ApprovalCall {
   hash: Buffer;
   spend: Spend | null;
 }
-
-const amountOf = (minor: number | string, currency: string) => `${formatAmount(Number(minor))} ${currency}`;
 
 /** The dashboard page of an approval. */
 export function approvalPath(approval: Pick<ApprovalRow, 'id' | 'business_id' | 'livemode'>): string {
@@ -132,8 +130,8 @@ export async function takeApproval(deps: Deps, principal: Principal, connectionI
   if (!row) throw invalid(`No approval ${named} was asked for by this agent.`);
   if (row.operation !== call.operation) throw invalid(`Approval ${named} was given for another operation (${row.operation}): an approval allows exactly the call it was asked for.`);
   if (!row.arguments_hash.equals(call.hash)) {
-    const approved = row.amount_minor === null || row.currency === null ? null : amountOf(row.amount_minor, row.currency);
-    const now = call.spend && amountOf(call.spend.amountMinor, call.spend.currency);
+    const approved = row.amount_minor === null || row.currency === null ? null : formatMoney(Number(row.amount_minor), row.currency);
+    const now = call.spend && formatMoney(call.spend.amountMinor, call.spend.currency);
     throw invalid(approved !== null && now !== null && approved !== now
       ? `Approval ${named} was given for ${approved}; this call now comes to ${now} (what it resolves to changed since): an approval allows exactly the amount it was asked for.`
       : `Approval ${named} was given for other arguments: an approval allows exactly the call it was asked for.`);

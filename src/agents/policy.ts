@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { heldByAgents, readsOnly } from '../auth/scopes.ts';
-import { formatAmount, type Currency } from '../core/money.ts';
+import { formatMoney, type Currency } from '../core/money.ts';
 import type { Db } from '../db/database.ts';
 import type { OperationContext } from '../verbs/context.ts';
 import { Answer, type Operation, type Spend } from '../verbs/operation.ts';
@@ -82,7 +82,6 @@ async function uncount(db: Db, connectionId: string, spend: Spend, day: string):
     .where('connection_id', '=', connectionId).where('day', '=', day).where('currency', '=', spend.currency).execute();
 }
 
-const money = (minor: number, currency: string) => `${formatAmount(minor)} ${currency}`;
 
 /** Why the call is beyond the policy, before the daily total (which is counted, not read). */
 function reasonsBeyond(policy: SpendPolicy, livemode: boolean, spend: Spend | null): string[] {
@@ -91,7 +90,7 @@ function reasonsBeyond(policy: SpendPolicy, livemode: boolean, spend: Spend | nu
   if (spend) {
     const limit = policy.limits.find((each) => each.currency === spend.currency);
     if (!limit) reasons.push(`${spend.currency} is not among the currencies this agent may use (${policy.limits.map((each) => each.currency).join(', ') || 'none'})`);
-    else if (spend.amountMinor > limit.perObjectMinor) reasons.push(`${money(spend.amountMinor, spend.currency)} is over this agent's limit of ${money(limit.perObjectMinor, spend.currency)} per payment`);
+    else if (spend.amountMinor > limit.perObjectMinor) reasons.push(`${formatMoney(spend.amountMinor, spend.currency)} is over this agent's limit of ${formatMoney(limit.perObjectMinor, spend.currency)} per payment`);
   }
   return reasons;
 }
@@ -162,7 +161,7 @@ async function runForAgent(operation: Operation, run: Operation['run'], ctx: Ope
       counted = await count(ctx.db, connectionId, spend, day, limit.perDayMinor);
       if (!counted) {
         const today = (await createdToday(ctx.db, connectionId, ctx.clock.now())).get(spend.currency) ?? 0;
-        reasons.push(`${money(spend.amountMinor, spend.currency)} more would pass this agent's limit of ${money(limit.perDayMinor, spend.currency)} a day (${money(today, spend.currency)} created today)`);
+        reasons.push(`${formatMoney(spend.amountMinor, spend.currency)} more would pass this agent's limit of ${formatMoney(limit.perDayMinor, spend.currency)} a day (${formatMoney(today, spend.currency)} created today)`);
       }
     }
     if (reasons.length > 0) {

@@ -22,3 +22,8 @@ export function formatAmount(minor: number): string {
   const abs = Math.abs(minor);
   return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
+
+/** An amount with its currency, as the service's sentences say it: "60.00 USD". */
+export function formatMoney(minor: number, currency: string): string {
+  return `${formatAmount(minor)} ${currency}`;
+}

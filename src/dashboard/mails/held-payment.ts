@@ -1,4 +1,4 @@
-import { formatAmount } from '../../core/money.ts';
+import { formatMoney } from '../../core/money.ts';
 import type { MadeMail, PaymentMailFacts } from '../../mail/payment-mails.ts';
 import { renderMail } from '../../ui/index.ts';
 import { businessPath, objectPath } from '../paths.ts';
@@ -7,7 +7,6 @@ import { businessPath, objectPath } from '../paths.ts';
 // English like the dashboard, with the payment's dashboard page; each of them can turn it off
 // on the Team page (Your notifications).
 
-const money = (minor: number, currency: string) => `${formatAmount(minor)} ${currency}`;
 const utc = (at: Date) => `${at.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 
 export function heldForStaffMail(facts: PaymentMailFacts): MadeMail {
@@ -26,8 +25,8 @@ export function heldForStaffMail(facts: PaymentMailFacts): MadeMail {
     ],
     facts: [
       { label: 'For', value: payment.description },
-      { label: 'Amount due', value: money(payment.amountMinor, payment.currency) },
-      ...(payment.receivedMinor === null ? [] : [{ label: 'Arrived', value: money(payment.receivedMinor, payment.currency) }]),
+      { label: 'Amount due', value: formatMoney(payment.amountMinor, payment.currency) },
+      ...(payment.receivedMinor === null ? [] : [{ label: 'Arrived', value: formatMoney(payment.receivedMinor, payment.currency) }]),
       { label: 'When', value: utc(facts.at) },
       { label: 'Payment', value: payment.id },
     ],
