@@ -1,21 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
-import { operatorPrincipal } from '../src/auth/operator.ts';
-import { systemClock } from '../src/core/clock.ts';
 import { loadConfig } from '../src/core/config.ts';
 import { openDatabase, type Db } from '../src/db/database.ts';
-import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { operations } from '../src/operations.ts';
-import { createApiKey } from '../src/resources/api-keys/create.ts';
-import { updateBusinessSettings } from '../src/resources/businesses/update-settings.ts';
 import { loadSecrets, openAppContext } from '../src/runtime.ts';
-import { createBusiness } from '../src/tenancy/businesses.ts';
+import { benchShop, startBenchCluster } from './cluster.ts';
 
 // Where a write's time goes (issue 32, must have 2): the three write rows of the bench, one
 // request at a time through the app (in process, no network), with PostgreSQL logging every
@@ -26,7 +20,6 @@ import { createBusiness } from '../src/tenancy/businesses.ts';
 // what each secondary index and trigger of the written tables costs a write.
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 300);
-const WALLET = '0x1111111111111111111111111111111111111111';
 
 interface Timed { statement: string; ms: number }
 
@@ -35,15 +28,6 @@ function parseDuration(line: string): Timed | undefined {
   const match = /duration: ([\d.]+) ms\s+(parse|bind|execute|statement)[^:]*:\s*([\s\S]*)$/.exec(line);
   if (!match) return undefined;
   return { ms: Number(match[1]), statement: match[3]!.replace(/\s+/g, ' ').trim().slice(0, 160) };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const MARK = 'profile:';
@@ -59,7 +43,7 @@ type Measure = (kind: { name: string; prepare: () => Promise<string>; run: (made
  * again from its definition). Each side is the median of three runs of PROFILE_REQUESTS.
  */
 async function writeCosts(db: Db, kinds: Array<Parameters<Measure>[0]>, measure: Measure): Promise<void> {
-  const requests = Number(process.env.PROFILE_REQUESTS ?? 300);
+  const requests = REQUESTS;
   const indexes = (await sql<{ name: string; definition: string }>`
     SELECT i.indexname AS name, i.indexdef AS definition FROM pg_indexes i
     JOIN pg_class c ON c.relname = i.indexname JOIN pg_index x ON x.indexrelid = c.oid
@@ -109,16 +93,13 @@ async function main(): Promise<void> {
   // Every statement is logged; what ran between two marker statements is one profiled request
   // (the log comes in order, a little after the statements ran).
   const lines: Timed[] = [];
-  const cluster = await startEmbedded({
-    dataDir, port: await freePort(),
-    // PROFILE_STATEMENTS=off: no statement log (a --cpu-prof run sees the request path alone).
-    settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', log_line_prefix: '', ...(process.env.PROFILE_STATEMENTS === 'off' ? {} : { log_min_duration_statement: '0' }) },
-    log: (text) => {
-      for (const line of text.split('\n')) {
-        const timed = parseDuration(line);
-        if (timed) lines.push(timed);
-      }
-    },
+  // PROFILE_STATEMENTS=off: no statement log (a --cpu-prof run sees the request path alone).
+  const statementLog: Record<string, string> = process.env.PROFILE_STATEMENTS === 'off' ? {} : { log_min_duration_statement: '0' };
+  const cluster = await startBenchCluster(dataDir, { log_line_prefix: '', ...statementLog }, (text) => {
+    for (const line of text.split('\n')) {
+      const timed = parseDuration(line);
+      if (timed) lines.push(timed);
+    }
   });
   try {
     const migrator = openDatabase(cluster.url, 1);
@@ -128,10 +109,7 @@ async function main(): Promise<void> {
     const { context } = service;
     const app = await buildApp(context, operations);
     try {
-      const created = await createBusiness(context.db, systemClock, { name: 'Profile Shop', ownerEmail: 'owner@profile.example' });
-      const operator = { ...context, principal: await operatorPrincipal(context.db, created.id, false) };
-      await updateBusinessSettings.run(operator, { payout_wallet: WALLET });
-      const key = (await createApiKey.run(operator, { name: 'profile' })).secret;
+      const key = (await benchShop(context, 'Profile Shop', 'owner@profile.example')).secret;
       const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
       const post = async (url: string, body: unknown, more: Record<string, string> = {}) => {
         const answer = await app.inject({ method: 'POST', url, headers: { ...headers, ...more }, payload: JSON.stringify(body) });

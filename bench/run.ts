@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { operatorPrincipal } from '../src/auth/operator.ts';
-import { createApiKey } from '../src/resources/api-keys/create.ts';
-import { updateBusinessSettings } from '../src/resources/businesses/update-settings.ts';
 import { loadConfig } from '../src/core/config.ts';
 import { systemClock } from '../src/core/clock.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { buildApp } from '../src/app.ts';
 import { operations } from '../src/operations.ts';
@@ -21,7 +17,7 @@ import { QUEUES } from '../src/jobs/queues.ts';
 import { recordPaymentEvent, type PaymentState } from '../src/events/record.ts';
 import type { Db } from '../src/db/database.ts';
 import { deliveryTable, runDeliveryBench, type DeliveryBenchResult } from './deliveries.ts';
-import { createBusiness } from '../src/tenancy/businesses.ts';
+import { benchShop, startBenchCluster } from './cluster.ts';
 import { startBaseline } from './baseline.ts';
 import { runLoad, type LoadSummary, type RequestSpec } from './load.ts';
 import { compareWithExpected, readExpected, updateExpected } from './expected.ts';
@@ -53,7 +49,6 @@ const WAITS_NAME = 'payment waits';
 const DELIVERY_BUSINESSES = 5;
 /** Of the delivery backlog, the events that come from sessions started through the API. */
 const DELIVERY_BACKLOG_STARTS = 1_000;
-const WALLET = '0x1111111111111111111111111111111111111111';
 const RESULTS_FILE = fileURLToPath(new URL('./results.json', import.meta.url));
 
 function positiveNumber(name: string, fallback: number): number {
@@ -106,17 +101,6 @@ async function paymentState(db: Db, paymentId: string): Promise<PaymentState> {
   const customerId = order?.customer_id ?? null;
   const customer = customerId === null ? null : await db.selectFrom('customers').selectAll().where('id', '=', customerId).executeTakeFirstOrThrow();
   return { payment, order, payments, customer };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface Side {
@@ -320,16 +304,9 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'payment-service-bench-'));
   cleanups.push({ what: 'temp dir', run: () => rm(dataDir, { recursive: true, force: true }) });
   progress(`starting PostgreSQL in ${dataDir}`);
-  const cluster = await startEmbedded({
-    dataDir,
-    port: await freePort(),
-    // Durability off, on both sides alike: the runs measure the work, not the disk.
-    settings: {
-      fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '400',
-      // The delivery benchmark times each event from its transaction's commit (pg_xact_commit_timestamp).
-      track_commit_timestamp: 'on',
-    },
-  });
+  // Durability off, on both sides alike; the delivery benchmark times each event from its
+  // transaction's commit (pg_xact_commit_timestamp).
+  const cluster = await startBenchCluster(dataDir, { max_connections: '400', track_commit_timestamp: 'on' });
   cleanups.push({ what: 'PostgreSQL', run: () => cluster.stop() });
 
   const migrator = openDatabase(cluster.url, 1);
@@ -353,13 +330,7 @@ async function main(): Promise<void> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const serviceUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
-  /** A business with a payout wallet and a Test key, made as the operator's CLI makes them. */
-  async function shop(name: string, ownerEmail: string): Promise<{ id: string; secret: string }> {
-    const created = await createBusiness(handle.db, systemClock, { name, ownerEmail });
-    const operator = { ...context, principal: await operatorPrincipal(handle.db, created.id, false) };
-    await updateBusinessSettings.run(operator, { payout_wallet: WALLET });
-    return { id: created.id, secret: (await createApiKey.run(operator, { name: 'bench' })).secret };
-  }
+  const shop = (name: string, ownerEmail: string) => benchShop(context, name, ownerEmail);
 
   const { id: businessId, secret } = await shop('Bench Shop', 'owner@bench.example');
   const business = { id: businessId };

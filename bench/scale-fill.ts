@@ -1,11 +1,8 @@
 import { sql } from 'kysely';
-import { operatorPrincipal } from '../src/auth/operator.ts';
 import { openSession, sessionCookieName } from '../src/auth/sessions.ts';
 import { DAY, HOUR } from '../src/core/clock.ts';
 import type { Db } from '../src/db/database.ts';
-import { createApiKey } from '../src/resources/api-keys/create.ts';
-import { updateBusinessSettings } from '../src/resources/businesses/update-settings.ts';
-import { createBusiness } from '../src/tenancy/businesses.ts';
+import { benchShop } from './cluster.ts';
 import type { BenchEnv } from './scenarios.ts';
 
 // A business with many payments, written as the service writes them: a few payments are made
@@ -33,7 +30,6 @@ export interface FilledBusiness {
   fillSeconds: number;
 }
 
-const WALLET = '0x1111111111111111111111111111111111111111';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SPREAD_MS = 365 * DAY;
 /** Rows copied per statement: progress to print, and no statement holding the table for minutes. */
@@ -193,10 +189,8 @@ export async function fillBusiness(env: BenchEnv, name: string, rows: number, pr
   const started = performance.now();
   const { context } = env;
   const { db } = context;
-  const business = await createBusiness(db, context.clock, { name, ownerEmail: `owner@${name.toLowerCase().replaceAll(' ', '-')}.bench.example` });
-  const operator = { ...context, principal: await operatorPrincipal(db, business.id, false) };
-  await updateBusinessSettings.run(operator, { payout_wallet: WALLET });
-  const auth = { authorization: `Bearer ${(await createApiKey.run(operator, { name: 'scale' })).secret}` };
+  const business = await benchShop(context, name, `owner@${name.toLowerCase().replaceAll(' ', '-')}.bench.example`);
+  const auth = { authorization: `Bearer ${business.secret}` };
   const call = caller(env, auth);
 
   const paid = await startedSession(call, `${business.id}-paid`);
