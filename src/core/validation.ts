@@ -32,8 +32,12 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
   return result.data;
 }
 
+const HIGH_SURROGATE = /[\ud800-\udbff]/;
+
 /** Length in characters as people count them (code points), not UTF-16 units. */
 export function characters(text: string): number {
+  // Most text has no surrogate at all: then each UTF-16 unit is a character (every field checks this).
+  if (!HIGH_SURROGATE.test(text)) return text.length;
   let count = 0;
   for (const _ of text) count++;
   return count;

@@ -95,6 +95,21 @@ export function valuedColumns(row: object): string[] {
 }
 
 /**
+ * The columns of a new row worth sending: those with a value other than null. A column left out
+ * takes its default, and every nullable column of the tables written this way defaults to NULL
+ * (test/db/template.test.ts keeps that true), so the row is the same with fewer parameters to
+ * encode: a payment's dozens of empty columns cost the driver more than PostgreSQL's insert.
+ */
+export function insertedColumns(row: object): string[] {
+  const names: string[] = [];
+  for (const [column, value] of Object.entries(row)) if (value !== undefined && value !== null) names.push(column);
+  return names;
+}
+
+/** The tables rows are inserted into with insertedColumns: each nullable column defaults to NULL. */
+export const NULL_DEFAULT_TABLES = ['payments', 'orders', 'customers'] as const;
+
+/**
  * In a template's build: the fields `names` of an object argument (or of an object field of one),
  * each a value of its own (a row to insert, the columns to set). The call passes the object; its
  * fields become the parameters.

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { fieldsOf, template } from '../../src/db/template.ts';
+import { fieldsOf, insertedColumns, NULL_DEFAULT_TABLES, template } from '../../src/db/template.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
 // Templates: a query built once per shape, then run with new parameters; a build that uses an
@@ -74,5 +74,26 @@ describe('template', () => {
     const echo = template((db: Db, a: { text: string | undefined }) => db.selectNoFrom(sql<string>`${a.text}::text`.as('text')));
     await expect(echo(t.db, { text: undefined }, undefined)).rejects.toThrow(/text is undefined/);
     await expect(echo(t.db, { text: sql<string>`now()` as unknown as string }, undefined)).rejects.toThrow(/an expression, not a value/);
+  });
+});
+
+describe('insertedColumns', () => {
+  it('sends the columns with a value, leaving null and undefined ones to their default', () => {
+    expect(insertedColumns({ id: 'pay_1', reference: null, memo: undefined, amount_minor: 0, hold_acceptable: false, description: '' }))
+      .toEqual(['id', 'amount_minor', 'hold_acceptable', 'description']);
+  });
+
+  // A column left out of an insert takes its default: the same row as a NULL sent only while
+  // every nullable column of these tables defaults to NULL. A migration that gives one a default
+  // other than NULL must take that column out of this rule (send it always) first.
+  it.each(NULL_DEFAULT_TABLES)('%s: every nullable column defaults to NULL', async (table) => {
+    const { rows } = await sql<{ column_name: string; column_default: string | null }>`
+      SELECT column_name, column_default FROM information_schema.columns
+      WHERE table_schema = 'public' AND table_name = ${table} AND is_nullable = 'YES' AND column_default IS NOT NULL
+        AND column_default NOT ILIKE 'NULL%'`.execute(t.db);
+    expect(rows).toEqual([]);
+    const nullable = await sql<{ count: number }>`SELECT count(*)::int AS count FROM information_schema.columns
+      WHERE table_schema = 'public' AND table_name = ${table} AND is_nullable = 'YES'`.execute(t.db);
+    expect(nullable.rows[0]!.count).toBeGreaterThan(0);
   });
 });

@@ -12,14 +12,27 @@ import type { Db } from '../../db/database.ts';
 
 export const IDEMPOTENCY_WINDOW_MS = DAY;
 
-/** Canonical JSON: object keys sorted at every depth, so metadata key order is irrelevant. */
+/**
+ * Canonical JSON: object keys sorted (by UTF-16 code units) at every depth, so metadata key order
+ * is irrelevant; undefined members left out, as JSON.stringify leaves them. Its bytes are what the
+ * stored request hashes were made from: test/resources/idempotency-hash.test.ts pins them. Written
+ * as loops (no entry arrays or closures): it runs on every session create with a key.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index += 1) text += (index === 0 ? '' : ',') + canonicalJson(value[index]);
+    return `${text}]`;
   }
-  return JSON.stringify(value) ?? 'null';
+  const object = value as Record<string, unknown>;
+  let text = '{';
+  for (const key of Object.keys(object).sort()) {
+    const member = object[key];
+    if (member === undefined) continue;
+    text += `${text.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `${text}}`;
 }
 
 export function requestHash(body: unknown): Buffer {

@@ -2,22 +2,20 @@ import { sql, type Insertable } from 'kysely';
 import type { Principal } from '../../auth/principal.ts';
 import type { Db } from '../../db/database.ts';
 import type { OrdersTable, PaymentRow, PaymentsTable } from '../../db/schema.ts';
-import { fieldsOf, template, valuedColumns } from '../../db/template.ts';
+import { fieldsOf, insertedColumns, template } from '../../db/template.ts';
 import { customerValues, upsertCustomerValues, type CustomerDetails, type CustomerValues } from '../customers/record.ts';
 import { allocateOrderNumber, newOrder, type OrderFields } from '../orders/insert.ts';
 import { paymentValues } from './insert.ts';
 
-/** What changes the statement's SQL: whether there is a key to claim and a customer, and which columns are written. */
+/** What changes the statement's SQL: whether there is a key to claim, and which columns of the customer (if any), order and payment are written. */
 interface InsertShape {
   claim: boolean;
-  customer: boolean;
+  customer: readonly string[] | null;
   order: readonly string[];
   payment: readonly string[];
 }
 
 type Args = Record<string, unknown>;
-
-const CUSTOMER_COLUMNS = Object.keys(customerValues({ businessId: '', livemode: false }, { email: '' }, new Date(0))) as Array<keyof CustomerValues>;
 
 const insertStatement = template((db: Db, a: Args, shape: InsertShape) => db
   .with('claim', (qc) => shape.claim
@@ -28,7 +26,7 @@ const insertStatement = template((db: Db, a: Args, shape: InsertShape) => db
     : qc.selectFrom('idempotency_keys').select('key').where(sql<boolean>`false`))
   .with('number', (qc) => allocateOrderNumber(qc, { businessId: a.business_id as string, livemode: a.livemode as boolean }))
   .with('customer', (qc) => shape.customer
-    ? upsertCustomerValues(qc, fieldsOf(a.customer, CUSTOMER_COLUMNS) as CustomerValues).returning('id')
+    ? upsertCustomerValues(qc, fieldsOf(a.customer, shape.customer) as CustomerValues).returning('id')
     : qc.selectFrom('customers').select('id').where(sql<boolean>`false`))
   .with('new_order', (qc) => qc
     .insertInto('orders')
@@ -40,7 +38,7 @@ const insertStatement = template((db: Db, a: Args, shape: InsertShape) => db
   .insertInto('payments')
   .values(fieldsOf(a.payment, shape.payment) as Insertable<PaymentsTable>)
   .returning((eb) => eb.selectFrom('customer').select('id').as('customer_id')),
-(shape) => `${shape.claim}|${shape.customer}|${shape.order.join(',')}|${shape.payment.join(',')}`);
+(shape) => `${shape.claim}|${shape.customer?.join(',') ?? '-'}|${shape.order.join(',')}|${shape.payment.join(',')}`);
 
 /**
  * Writes a new payment with its new order (and the order's customer, found or created by
@@ -59,12 +57,13 @@ export async function insertPaymentWithOrder(db: Db, principal: Principal, input
   if (payment.order_id === null) throw new Error('A payment created with its order needs the order id.');
   const order = newOrder(principal, payment.order_id, input.order, now);
   const values = paymentValues(payment);
+  const customerRow = customer ? customerValues(principal, customer, now) : null;
   const args: Args = {
     business_id: principal.businessId, livemode: principal.livemode, payment_id: payment.id, now,
     claim_key: idempotency?.key ?? null, claim_hash: idempotency?.hash ?? null,
-    order, payment: values, customer: customer ? customerValues(principal, customer, now) : null,
+    order, payment: values, customer: customerRow,
   };
-  const shape = { claim: Boolean(idempotency), customer: customer !== null, order: valuedColumns(order), payment: valuedColumns(values) };
+  const shape = { claim: Boolean(idempotency), customer: customerRow && insertedColumns(customerRow), order: insertedColumns(order), payment: insertedColumns(values) };
   const [row] = await insertStatement(db, args, shape);
   if (!row) throw new Error('Inserting the payment returned no row.');
   return { customerId: row.customer_id };
