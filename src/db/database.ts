@@ -29,14 +29,23 @@ function statementName(text: string, names: Map<string, string>): string {
 
 function preparingPool(pool: pg.Pool): PostgresPool {
   const names = new Map<string, string>();
+  // One wrapper per connection, kept as long as the connection: Kysely keeps its own connection
+  // object per client it is given, so a new wrapper on every checkout would make it build a new
+  // one for every query.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   return {
     async connect() {
       const client = await pool.connect();
-      return {
-        query: (text: string, values: readonly unknown[]) =>
-          client.query({ name: statementName(text, names), text, values: [...values] }),
-        release: () => client.release(),
-      } as unknown as PostgresPoolClient;
+      let wrapper = wrappers.get(client);
+      if (wrapper === undefined) {
+        wrapper = {
+          query: (text: string, values: readonly unknown[]) =>
+            client.query({ name: statementName(text, names), text, values: [...values] }),
+          release: () => client.release(),
+        } as unknown as PostgresPoolClient;
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
     },
     end: () => pool.end(),
     options: pool.options,
