@@ -40,9 +40,10 @@ import { BOOKS_EXPORT_NAME, booksExportTable, runBooksExportBench, type BooksExp
 // "payment waits" for the 1,000 waits held open at once, "books export" for the ledger's CSV of
 // 100,000 deposits against 10,000, "processor settlement" for a deposit's final block to its
 // settlement.completed recorded, BENCH_SETTLEMENT_DEPOSITS of them),
-// BENCH_SCALE_ROWS and BENCH_SCALE_DUE (bench/scale.ts).
+// BENCH_SCALE_ROWS and BENCH_SCALE_DUE (bench/scale.ts), BENCH_POOL_SIZE (the pool of the service
+// and the baselines alike, 10).
 
-const POOL_SIZE = 10;
+const POOL_SIZE = Math.round(positiveNumber('BENCH_POOL_SIZE', 10));
 const DELIVERY_BENCH_NAME = 'webhook delivery';
 const PROCESSOR_LATENCY_NAME = 'processor latency';
 const WAITS_NAME = 'payment waits';
