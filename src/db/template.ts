@@ -101,9 +101,7 @@ export function valuedColumns(row: object): string[] {
  * encode: a payment's dozens of empty columns cost the driver more than PostgreSQL's insert.
  */
 export function insertedColumns(row: object): string[] {
-  const names: string[] = [];
-  for (const [column, value] of Object.entries(row)) if (value !== undefined && value !== null) names.push(column);
-  return names;
+  return valuedColumns(row).filter((column) => (row as Record<string, unknown>)[column] !== null);
 }
 
 /** The tables rows are inserted into with insertedColumns: each nullable column defaults to NULL. */
