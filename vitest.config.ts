@@ -19,6 +19,9 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll's own default (1 s) is shorter than a page load on a loaded 2-core runner: a poll
+    // waits for what a person would see, so it gets the time a person's browser might take.
+    expect: { poll: { timeout: 10_000 } },
     projects: [
       // Three files at a time on 2 cores: each has its own database and servers on their own ports,
       // and much of a file's time is spent waiting on PostgreSQL, Chromium, a chain or a timer, not on

@@ -116,8 +116,9 @@ describe('REST long poll', () => {
       expect(await busyPoolConnections()).toBe(0);
       for (const controller of controllers) controller.abort();
       const abandoned = performance.now();
-      await vi.waitFor(() => expect(waits().size).toBe(0), { timeout: 5_000, interval: 10 });
-      expect(performance.now() - abandoned).toBeLessThan(2_000);
+      // "At once": well inside the waits' own 25 s bound, allowing for 1,000 sockets closed on a loaded runner.
+      await vi.waitFor(() => expect(waits().size).toBe(0), { timeout: 10_000, interval: 10 });
+      expect(performance.now() - abandoned).toBeLessThan(6_000);
       expect(await Promise.all(settled)).toEqual(controllers.map(() => 'aborted'));
       await clients.destroy();
     };
