@@ -700,6 +700,27 @@ describe('POST /v1/checkout_sessions/:id/start', () => {
     });
   });
 
+  describe('many at once', () => {
+    // A start holds one connection from its read to its write (checkout-sessions/start.ts), and
+    // everything it reads in between goes through that connection: the checkout it sells, a Live
+    // deposit address, the networks served. Were one taken from the pool while holding another,
+    // more starts at once than the pool has connections (five here) would wait on each other for ever.
+    it.each(['test', 'live'] as const)('%s: more starts than the pool has connections all go through, each once', async (mode) => {
+      const { key } = await account(t, {}, mode);
+      const checkout = await t.request('POST', '/v1/checkouts', { key, body: { name: 'Tea set', amount: '30.00', currency: 'USD' } });
+      expect(checkout.status, JSON.stringify(checkout.body)).toBe(201);
+      const sessions = await Promise.all(Array.from({ length: 12 }, (_, n) => createSession(key, { checkout_id: checkout.body.id, amount: undefined, customer_email: `buyer${n}@buyer.example` })));
+      await reportProcessorStatus(t);
+      const started = await Promise.all(sessions.map((session) => t.request('POST', `${SESSIONS}/${session.id}/start`, { key, body: {} })));
+      expect(started.map((res) => res.status)).toEqual(sessions.map(() => 200));
+      const rows = await t.db.selectFrom('payments').select(['started_at', 'deposit_address']).where('id', 'in', sessions.map((session) => session.id)).execute();
+      expect(rows.every((row) => row.started_at !== null)).toBe(true);
+      expect(new Set(rows.map((row) => row.deposit_address)).size).toBe(mode === 'live' ? 12 : 1);
+      const events = await t.db.selectFrom('events').select('payment_id').where('type', '=', 'payment.started').where('payment_id', 'in', sessions.map((session) => session.id)).execute();
+      expect(events).toHaveLength(12);
+    });
+  });
+
   describe('state', () => {
     it('answers 409 invalid_state for a paid session', async () => {
       const { key } = await account(t);

@@ -90,20 +90,22 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   // The checkout a payment buys decides its routing and crypto; read once, before the start
   // writes anything, as is whether anything serves the way to pay it (Live only).
   let bought: Promise<{ crypto: boolean; routing: Routing } | undefined> | undefined;
-  const checkoutOf = (payment: PaymentRow) => bought ??= payment.checkout_id
-    ? ctx.db.selectFrom('checkouts').select(['crypto', 'routing']).where('id', '=', payment.checkout_id).where('business_id', '=', principal.businessId).executeTakeFirst()
+  const checkoutOf = (payment: PaymentRow, db: Db) => bought ??= payment.checkout_id
+    ? db.selectFrom('checkouts').select(['crypto', 'routing']).where('id', '=', payment.checkout_id).where('business_id', '=', principal.businessId).executeTakeFirst()
     : Promise.resolve(undefined);
   let coins: Promise<AcceptedCoinId[]> | undefined;
 
-  // What the start makes of what was read: the buyer, and the payment and order it leaves.
-  const plan = async (read: Read) => {
+  // What the start makes of what was read: the buyer, and the payment and order it leaves. Its
+  // reads go through `db`, the connection the start holds (one taken while holding another
+  // could wait on a pool that other starts hold).
+  const plan = async (read: Read, db: Db) => {
     const { payment, order, customer } = read;
     if (readStatus(payment, now) !== 'open') throw cannotMove(payment, now, 'be started');
     const email = (input.email ?? payment.customer_email)?.toLowerCase();
     if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
     // Refused here, before a deposit address is drawn or anything is written.
-    const checkout = await checkoutOf(payment);
-    await (coins ??= coinsForStart(ctx, principal.livemode, checkout?.routing ?? payment.routing ?? { ...DEFAULT_ROUTING }, input.coin));
+    const checkout = await checkoutOf(payment, db);
+    await (coins ??= coinsForStart({ ...ctx, db }, principal.livemode, checkout?.routing ?? payment.routing ?? { ...DEFAULT_ROUTING }, input.coin));
     const firstStart = payment.started_at === null;
     // Fee, payout wallet, USD value and deposit address are locked once, at the first start; a
     // Live one without a recent rate for its currency is refused here, before anything is drawn.
@@ -111,7 +113,7 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
       ? usableRate(payment.currency, read.rate, { livemode: principal.livemode, now, maxAgeHours: ctx.config.fxRates.maxAgeHours })
       : undefined;
     if (payment.deposit_address === null && principal.livemode && drawn === undefined) {
-      const index = Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(ctx.db)).rows[0]?.index);
+      const index = Number((await sql<{ index: string }>`SELECT nextval('deposit_address_index') AS index`.execute(db)).rows[0]?.index);
       drawn = { address: ctx.deposits.address(index), index };
     }
     const deposit = payment.deposit_address ?? drawn?.address ?? null;
@@ -143,23 +145,25 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   // Most starts move only the payment: read without locks, then write the move, its event, its
   // deliveries and their jobs in one statement that applies only to the row version read. A
   // payment changed in between is read again; a start that moves the order takes the locks.
-  const optimistic = async () => {
+  // Read and write go through one connection, held from the read: under load, a start that
+  // went back to the pool between them would queue for a connection twice (the start's tail).
+  const optimistic = () => ctx.db.connection().execute(async (db) => {
     for (let attempt = 0; attempt < OPTIMISTIC_TRIES; attempt += 1) {
-      const read = await readPayment(ctx.db, ctx, input.id, false);
-      const { locked, started, unchanged, paymentOnly, country } = await plan(read);
+      const read = await readPayment(db, ctx, input.id, false);
+      const { locked, started, unchanged, paymentOnly, country } = await plan(read, db);
       if (unchanged) return { row: read.payment, customerId: unchanged.id, country };
       if (!paymentOnly) return undefined;
       const state = { payment: started, order: read.order, payments: [...read.siblings, started], customer: paymentOnly };
-      if (await moveWithEvent(ctx.db, events, 'start', state, { set: locked, version: read.version })) {
+      if (await moveWithEvent(db, events, 'start', state, { set: locked, version: read.version })) {
         return { row: started, customerId: paymentOnly.id, country };
       }
     }
     return undefined;
-  };
+  });
 
   const { row, customerId, country } = await optimistic() ?? await ctx.db.transaction().execute(async (trx) => {
     const read = await readPayment(trx, ctx, input.id, true);
-    const { email, locked, started, unchanged, paymentOnly, moving, facts, country } = await plan(read);
+    const { email, locked, started, unchanged, paymentOnly, moving, facts, country } = await plan(read, trx);
     if (unchanged) return { row: read.payment, customerId: unchanged.id, country };
     const { payment, order, siblings } = read;
     if (paymentOnly) {
@@ -205,7 +209,7 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     return { row: startedRow, customerId: customer.id, country };
   });
 
-  const checkout = await checkoutOf(row);
+  const checkout = await checkoutOf(row, ctx.db);
   const routing = checkout?.routing ?? row.routing ?? { ...DEFAULT_ROUTING };
   const buyer = { currency: row.currency, usdValueMinor: row.usd_value_minor ?? 0, country };
   const served = await coins!;
