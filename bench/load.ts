@@ -36,6 +36,8 @@ export interface LoadSummary {
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
+  /** A sequence's requests (`then`), each timed on its own: p50 and p99 in milliseconds, in the sequence's order. */
+  steps?: Array<{ p50: number; p99: number }>;
 }
 
 export function runLoad(options: LoadOptions): Promise<LoadSummary> {

@@ -125,8 +125,8 @@ interface ScenarioResult {
   ratio: number;
   pass: boolean;
   sameWork?: SameWorkSide;
-  /** The service's p99 in times its p50, the worse half of the run, against the scenario's `tail`. */
-  tail?: { ratio: number; target: number; pass: boolean };
+  /** The p99 of the row's last request (a start) in times its p50, in the worse half of the run, against the scenario's `tail`. */
+  tail?: { ratio: number; p50: number; p99: number; target: number; pass: boolean };
   problems: string[];
 }
 
@@ -149,7 +149,8 @@ async function measure(label: string, url: string, request: RequestSpec, seconds
   }
   progress(`${label}: ${seconds}s x ${settings.connections} connections`);
   const load = await runLoad({ url, request, connections: settings.connections, seconds });
-  progress(`${label}: ${Math.round(load.requestsPerSecond)} req/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms`);
+  const steps = load.steps?.map((step, index) => `request ${index + 1}: p50 ${ms(step.p50)} ms, p99 ${ms(step.p99)} ms`).join('; ');
+  progress(`${label}: ${Math.round(load.requestsPerSecond)} req/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms${steps ? ` (${steps})` : ''}`);
   return load;
 }
 
@@ -225,10 +226,15 @@ async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<
   };
 }
 
-/** The service's p99 in times its p50 in the worse of its runs, against `target`. */
+/**
+ * The service's p99 in times its p50 in the worse of its runs, against `target`: of the last
+ * request of a sequence (create + start: the start, timed on its own), else of every request.
+ */
 function tailOf(runs: readonly LoadSummary[], target: number): NonNullable<ScenarioResult['tail']> {
-  const ratio = Math.max(...runs.map((run) => (run.latencyMs.p50 > 0 ? run.latencyMs.p99 / run.latencyMs.p50 : 0)));
-  return { ratio, target, pass: ratio <= target };
+  const latencies = runs.map((run) => run.steps?.at(-1) ?? run.latencyMs);
+  const [worst] = latencies.map((latency) => ({ ...latency, ratio: latency.p50 > 0 ? latency.p99 / latency.p50 : 0 })).sort((a, b) => b.ratio - a.ratio);
+  const { ratio, p50, p99 } = worst!;
+  return { ratio, p50, p99, target, pass: ratio <= target };
 }
 
 const ms = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
@@ -269,11 +275,11 @@ function sameWorkTable(results: readonly ScenarioResult[]): string {
     r.sameWork.ratio.toFixed(2),
     `≥ ${r.sameWork.target}`,
     r.sameWork.pass ? 'PASS' : 'FAIL',
-    r.tail ? `${r.tail.ratio.toFixed(1)} (≤ ${r.tail.target}: ${r.tail.pass ? 'PASS' : 'FAIL'})` : '',
+    r.tail ? `${r.tail.ratio.toFixed(1)} (${ms(r.tail.p99)} ÷ ${ms(r.tail.p50)} ms; ≤ ${r.tail.target}: ${r.tail.pass ? 'PASS' : 'FAIL'})` : '',
   ]] : []));
   if (rows.length === 0) return '';
   return markdownTable(['write row', 'service req/s', 'one-row baseline req/s', 'ratio', 'same-work req/s', 'same-work p50 ms', 'same-work p99 ms',
-    'ratio vs same-work', 'target', 'pass', 'service p99 ÷ p50 (worse half)'], rows);
+    'ratio vs same-work', 'target', 'pass', 'start p99 ÷ p50 (worse half)'], rows);
 }
 
 /** Each ratio the run measured, by the name bench/expected.json keeps its figure under. */

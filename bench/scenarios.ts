@@ -58,7 +58,7 @@ export interface Scenario<S = unknown> {
    * ratio against it is our overhead, not our work (issue 32); `target` is that ratio's minimum.
    */
   sameWork?: { request: RequestFor<S>; target: number };
-  /** The most the service's p99 may be, in times its p50 (issue 32: the start's tail), in each half of the run. */
+  /** The most the service's p99 may be, in times its p50, in each half of the run: of the last request of a sequence (issue 32: the start's tail), else of every request. */
   tail?: number;
 }
 
