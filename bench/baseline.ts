@@ -20,8 +20,7 @@ export interface Baseline {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export async function startBaseline(options: { databaseUrl: string; poolSize: number; businessId: string; baseUrl: string }): Promise<Baseline> {
-  // The service's pool, in size and in keeping its connections (src/db/database.ts).
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize, min: options.poolSize, application_name: 'bench-baseline' });
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize, application_name: 'bench-baseline' });
   pool.on('error', () => undefined);
   const app = Fastify({ logger: false });
 

@@ -55,11 +55,7 @@ function preparingPool(pool: pg.Pool): PostgresPool {
 /** settings: session settings every connection starts with (sent in its startup packet). */
 export function openDatabase(connectionString: string, poolSize: number, options: { prepare?: boolean; settings?: Record<string, string> } = {}): DatabaseHandle {
   const startup = Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`).join(' ');
-  // A fixed-size pool: a connection once made is kept while idle (pg's pool would close it after
-  // 10 idle seconds, and the first requests after any quiet moment would each pay for a new
-  // backend: connecting, its catalog caches cold, every statement prepared again; under load
-  // that was the start's whole p99, issue 32). At most poolSize backends per process, as before.
-  const pool = new pg.Pool({ connectionString, max: poolSize, min: poolSize, application_name: 'payment-service', ...(startup ? { options: startup } : {}) });
+  const pool = new pg.Pool({ connectionString, max: poolSize, application_name: 'payment-service', ...(startup ? { options: startup } : {}) });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: options.prepare ? preparingPool(pool) : pool }) });
