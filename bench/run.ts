@@ -195,7 +195,9 @@ async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<
 
   // Sequential and alternating, never two at once: service, baseline, same-work, same-work,
   // baseline, service, each half the time, so no side always runs first or last on a machine
-  // whose speed drifts.
+  // whose speed drifts. A side is warmed up before each run that follows another side's: idle
+  // meanwhile, its pool closed its connections (pg's closes one idle for 10 s), and each side
+  // is measured warm, not some sides on new PostgreSQL backends and others not.
   const half = settings.seconds / 2;
   const sides = [
     { label: 'service', url: serviceUrl, request: serviceRequest },
@@ -203,8 +205,9 @@ async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<
     ...(sameWorkSpec ? [{ label: 'same-work', url: env.baselineUrl, request: sameWorkSpec.request }] : []),
   ];
   const runs = new Map<string, LoadSummary[]>(sides.map((side) => [side.label, []]));
-  for (const [index, side] of [...sides, ...sides.toReversed()].entries()) {
-    runs.get(side.label)!.push(await measure(`${scenario.name} ${side.label}`, side.url, side.request, half, index < sides.length));
+  const order = [...sides, ...sides.toReversed()];
+  for (const [index, side] of order.entries()) {
+    runs.get(side.label)!.push(await measure(`${scenario.name} ${side.label}`, side.url, side.request, half, order[index - 1] !== side));
   }
   const service = combine(runs.get('service')!);
   const baseline = combine(runs.get('baseline')!);
