@@ -53,7 +53,7 @@ const result = aggregateResult([await autocannon(cannonOptions)], cannonOptions)
 const statusCodes: Record<string, number> = {};
 for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count ?? 0;
 
-/** The p50 and p99 of one request's timings, in milliseconds (those of the warm-up run included nowhere: each run is its own worker). */
+/** The p50 and p99 of one request's timings, in milliseconds (a warm-up is a run of its own, in a worker of its own: none of its requests count). */
 function percentiles(values: number[]): { p50: number; p99: number } {
   const sorted = values.toSorted((x, y) => x - y);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
