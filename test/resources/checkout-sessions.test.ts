@@ -710,13 +710,14 @@ describe('POST /v1/checkout_sessions/:id/start', () => {
       const checkout = await t.request('POST', '/v1/checkouts', { key, body: { name: 'Tea set', amount: '30.00', currency: 'USD' } });
       expect(checkout.status, JSON.stringify(checkout.body)).toBe(201);
       const sessions = await Promise.all(Array.from({ length: 12 }, (_, n) => createSession(key, { checkout_id: checkout.body.id, amount: undefined, customer_email: `buyer${n}@buyer.example` })));
+      const ids = sessions.map((session) => session.id as string);
       await reportProcessorStatus(t);
-      const started = await Promise.all(sessions.map((session) => t.request('POST', `${SESSIONS}/${session.id}/start`, { key, body: {} })));
-      expect(started.map((res) => res.status)).toEqual(sessions.map(() => 200));
-      const rows = await t.db.selectFrom('payments').select(['started_at', 'deposit_address']).where('id', 'in', sessions.map((session) => session.id)).execute();
+      const started = await Promise.all(ids.map((id) => t.request('POST', `${SESSIONS}/${id}/start`, { key, body: {} })));
+      expect(started.map((res) => res.status)).toEqual(ids.map(() => 200));
+      const rows = await t.db.selectFrom('payments').select(['started_at', 'deposit_address']).where('id', 'in', ids).execute();
       expect(rows.every((row) => row.started_at !== null)).toBe(true);
       expect(new Set(rows.map((row) => row.deposit_address)).size).toBe(mode === 'live' ? 12 : 1);
-      const events = await t.db.selectFrom('events').select('payment_id').where('type', '=', 'payment.started').where('payment_id', 'in', sessions.map((session) => session.id)).execute();
+      const events = await t.db.selectFrom('events').select('payment_id').where('type', '=', 'payment.started').where('payment_id', 'in', ids).execute();
       expect(events).toHaveLength(12);
     });
   });

@@ -87,8 +87,9 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   // A Live deposit address this request drew, at most once however often the start is planned;
   // used only while the payment has none (a concurrent first start may have given it one).
   let drawn: { address: string; index: number } | undefined;
-  // The checkout a payment buys decides its routing and crypto; read once, before the start
-  // writes anything, as is whether anything serves the way to pay it (Live only).
+  // The checkout a payment buys decides its routing and crypto; read once (through the first
+  // caller's connection; later calls get that answer), before the start writes anything, as is
+  // whether anything serves the way to pay it (Live only).
   let bought: Promise<{ crypto: boolean; routing: Routing } | undefined> | undefined;
   const checkoutOf = (payment: PaymentRow, db: Db) => bought ??= payment.checkout_id
     ? db.selectFrom('checkouts').select(['crypto', 'routing']).where('id', '=', payment.checkout_id).where('business_id', '=', principal.businessId).executeTakeFirst()
