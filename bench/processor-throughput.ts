@@ -8,7 +8,7 @@ import { DEFAULT_POLL_MS } from '../src/processor/detection/detection.ts';
 import { startForwarding } from '../src/processor/forwarding/forwarding.ts';
 import { ProcessorKeys } from '../src/processor/chain/keys.ts';
 import { startProcessor } from '../src/processor/processor.ts';
-import { transferWithAuthorizationTypes } from '../src/processor/forwarding/authorizations.ts';
+import { transferWithAuthorizationTypes } from '../src/core/eip3009.ts';
 import type { AppContext } from '../src/verbs/context.ts';
 import { startChain } from '../test/support/chain.ts';
 import { deployTestTokens } from '../test/support/chain-tokens.ts';

@@ -62,6 +62,7 @@ export const ERROR_STATUS = {
   browser_requests_refused: 403,
   approval_required: 403,
   approval_invalid: 403,
+  payment_required: 402,
   not_found: 404,
   method_not_allowed: 405,
   idempotency_conflict: 409,

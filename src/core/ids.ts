@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 
 // Typed, prefixed ids (spec: pay_, ord_, cus_, chk_, we_, evt_; ours: biz_, key_, per_).
-export type IdPrefix = 'pay' | 'ord' | 'cus' | 'chk' | 'we' | 'evt' | 'dlv' | 'biz' | 'key' | 'per' | 'con' | 'trk' | 'apr' | 'mov';
+export type IdPrefix = 'pay' | 'ord' | 'cus' | 'chk' | 'we' | 'evt' | 'dlv' | 'biz' | 'key' | 'per' | 'con' | 'trk' | 'apr' | 'mov' | 'x4a';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -398,6 +398,28 @@ export interface ProcessorNoticesTable {
   received_at: Timestamp;
 }
 
+/** A buyer's EIP-3009 authorization taken over HTTP 402 (migration 0049, docs/x402.md). */
+export interface X402AuthorizationsTable {
+  id: string;
+  payment_id: string;
+  business_id: string;
+  livemode: boolean;
+  network: string;
+  asset: string;
+  payer: string;
+  pay_to: string;
+  value: string;
+  valid_after: string;
+  valid_before: string;
+  nonce: string;
+  signature: string;
+  state: 'verified' | 'submitted' | 'settled' | 'refused';
+  reason: string | null;
+  tx_hash: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export type ChainMovementKind = 'deposit' | 'forward_net' | 'forward_fee' | 'gas_top_up' | 'sweep';
 export type DepositDisposition = 'paid' | 'held' | 'extra';
 
@@ -944,6 +966,7 @@ export interface Database {
   webhook_replays: WebhookReplaysTable;
   webhook_replay_deliveries: WebhookReplayDeliveriesTable;
   processor_notices: ProcessorNoticesTable;
+  x402_authorizations: X402AuthorizationsTable;
   chain_movements: ChainMovementsTable;
   processor_networks: ProcessorNetworksTable;
   processor_forward_delays: ProcessorForwardDelaysTable;

@@ -14,6 +14,7 @@ import { PayerForms, StalePayerForm, type PayerPages, type PayerRequest } from '
 import { registerCheckoutRoutes } from './routes/checkout.ts';
 import { registerPayRoutes } from './routes/pay.ts';
 import { registerTrackRoutes } from './routes/track.ts';
+import { registerX402Routes } from './routes/x402.ts';
 import { PayerStartRefused, PayerStarts } from './starts.ts';
 import { payerMessagePage } from './views/message.ts';
 
@@ -122,6 +123,7 @@ export async function payerPages(scope: FastifyInstance, options: { context: App
   registerPayRoutes(scope, pages);
   registerTrackRoutes(scope, pages);
   registerCheckoutRoutes(scope, pages);
+  await scope.register(registerX402Routes, { pages });
   // Any other address under the payer prefixes (an id too long for the router, a step that does
   // not exist) is the buyer's "not found" page, with these headers, not the API's JSON.
   for (const prefix of ['/pay/*', '/track/*', '/c/*']) {

@@ -17,8 +17,8 @@ export type TestTokens = {
   authorizationState(authorizer: Address, nonce: Hex): Promise<boolean>;
 };
 
-/** The EIP-712 types of an EIP-3009 transfer: the processor's own (src/processor/forwarding/authorizations.ts). */
-export { transferWithAuthorizationTypes } from '../../src/processor/forwarding/authorizations.ts';
+/** The EIP-712 types of an EIP-3009 transfer: the processor's own (src/core/eip3009.ts). */
+export { transferWithAuthorizationTypes } from '../../src/core/eip3009.ts';
 
 /** The USDC-like token's EIP-712 domain: FiatTokenV2's name and version on this chain. */
 export function usdcDomain(chain: TestChain, tokens: TestTokens) {

@@ -9,6 +9,7 @@ import {
   type PrivateKeyAccount,
   type TypedDataDomain,
 } from 'viem';
+import { transferWithAuthorizationTypes } from '../../core/eip3009.ts';
 import type { ForwardShare } from '../../db/schema.ts';
 import { tokenAbi, type ForwardChain } from '../chain/forward-chain.ts';
 import { usdcDomain } from '../chain/network-checks.ts';
@@ -20,18 +21,6 @@ import { usdcDomain } from '../chain/network-checks.ts';
 
 /** validBefore: never expires; it can only ever pay the share's wallet, whoever submits it. */
 const NEVER = 2n ** 256n - 1n;
-
-/** The EIP-712 types of an EIP-3009 transfer, as Circle's FiatTokenV2 hashes them. */
-export const transferWithAuthorizationTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
 
 export function authorizationNonce(forward: { network: string; transfer_tx_hash: string; transfer_log_index: number }, share: ForwardShare): Hex {
   return keccak256(stringToBytes(`payment-service forward ${forward.network} ${forward.transfer_tx_hash} ${forward.transfer_log_index} ${share}`));

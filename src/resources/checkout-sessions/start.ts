@@ -69,6 +69,14 @@ async function readPayment(db: Db, ctx: OperationContext, id: string, lock: bool
 
 type Read = Awaited<ReturnType<typeof readPayment>>;
 
+export interface StartOptions {
+  /**
+   * A buyer who need not give an email (an x402 client, docs/x402.md): without one the payment
+   * starts with no customer, the order keeps whoever it has, and no receipt can be mailed.
+   */
+  anonymous?: boolean;
+}
+
 /**
  * The buyer gives an email and is given ways to pay (spec 3, "open -> open"): the customer is
  * found or created and the order moves to them (spec 2.3 rules 2, 4, 5); fee, USD value and
@@ -77,7 +85,7 @@ type Read = Awaited<ReturnType<typeof readPayment>>;
  * sessions, links, checkout purchases. Starting again with the same buyer and nothing new
  * changes nothing and sends nothing.
  */
-export async function startCheckoutSession(ctx: OperationContext, input: StartCheckoutSessionInput): Promise<StartedCheckoutSessionOut> {
+export async function startCheckoutSession(ctx: OperationContext, input: StartCheckoutSessionInput, options: StartOptions = {}): Promise<StartedCheckoutSessionOut> {
   const { principal } = ctx;
   const { business } = principal;
   assertCanTakePayments(principal);
@@ -102,8 +110,8 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   const plan = async (read: Read, db: Db) => {
     const { payment, order, customer } = read;
     if (readStatus(payment, now) !== 'open') throw cannotMove(payment, now, 'be started');
-    const email = (input.email ?? payment.customer_email)?.toLowerCase();
-    if (!email) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
+    const email = (input.email ?? payment.customer_email)?.toLowerCase() ?? null;
+    if (!email && !options.anonymous) throw new ApiError('invalid_email', 'email is required to start this session.', 'email');
     // Refused here, before a deposit address is drawn or anything is written.
     const checkout = await checkoutOf(payment, db);
     await (coins ??= coinsForStart({ ...ctx, db }, principal.livemode, checkout?.routing ?? payment.routing ?? { ...DEFAULT_ROUTING }, input.coin));
@@ -128,14 +136,15 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
       deposit_index: payment.deposit_address === null ? drawn?.index ?? null : payment.deposit_index,
     } satisfies Partial<PaymentRow>;
     const started = movedRow(payment, 'start', locked, now);
-    const sameBuyer = customer !== null && customer.email === email;
+    // A buyer without an email leaves the order's buyer (if any) as it is.
+    const sameBuyer = email === null || (customer !== null && customer.email === email);
     const facts = deriveOrder([...read.siblings, started], now);
     return {
       email, locked, started,
       // The order's own buyer again, giving nothing new: a second start changes nothing.
-      unchanged: payment.started_at !== null && sameBuyer && !givesDetails ? customer : null,
+      unchanged: payment.started_at !== null && sameBuyer && !givesDetails ? { customer } : null,
       // The order's own buyer, giving nothing new, and no change of order status: only the payment moves.
-      paymentOnly: sameBuyer && !givesDetails && facts.status === order.status ? customer : null,
+      paymentOnly: sameBuyer && !givesDetails && facts.status === order.status ? { customer } : null,
       moving: customer !== null && !sameBuyer,
       facts,
       country: input.country ?? input.billing_address?.country ?? order.bill_to?.country
@@ -152,11 +161,11 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
     for (let attempt = 0; attempt < OPTIMISTIC_TRIES; attempt += 1) {
       const read = await readPayment(db, ctx, input.id, false);
       const { locked, started, unchanged, paymentOnly, country } = await plan(read, db);
-      if (unchanged) return { row: read.payment, customerId: unchanged.id, country };
+      if (unchanged) return { row: read.payment, customerId: unchanged.customer?.id ?? null, country };
       if (!paymentOnly) return undefined;
-      const state = { payment: started, order: read.order, payments: [...read.siblings, started], customer: paymentOnly };
+      const state = { payment: started, order: read.order, payments: [...read.siblings, started], customer: paymentOnly.customer };
       if (await moveWithEvent(db, events, 'start', state, { set: locked, version: read.version })) {
-        return { row: started, customerId: paymentOnly.id, country };
+        return { row: started, customerId: paymentOnly.customer?.id ?? null, country };
       }
     }
     return undefined;
@@ -165,13 +174,16 @@ export async function startCheckoutSession(ctx: OperationContext, input: StartCh
   const { row, customerId, country } = await optimistic() ?? await ctx.db.transaction().execute(async (trx) => {
     const read = await readPayment(trx, ctx, input.id, true);
     const { email, locked, started, unchanged, paymentOnly, moving, facts, country } = await plan(read, trx);
-    if (unchanged) return { row: read.payment, customerId: unchanged.id, country };
+    if (unchanged) return { row: read.payment, customerId: unchanged.customer?.id ?? null, country };
     const { payment, order, siblings } = read;
-    if (paymentOnly) {
-      const state = { payment: started, order, payments: [...siblings, started], customer: paymentOnly };
+    if (paymentOnly || email === null) {
+      // A buyer without an email moves the order's status only, never its buyer.
+      const movedOrder = facts.status === order.status ? order : await trx.updateTable('orders').set({ status: facts.status, updated_at: now })
+        .where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
+      const state = { payment: started, order: movedOrder, payments: [...siblings, started], customer: read.customer };
       // Under the lock the move applies; should it not, the start is refused, never half made.
       if (!(await moveWithEvent(trx, events, 'start', state, { set: locked }))) throw cannotMove(payment, now, 'be started');
-      return { row: started, customerId: paymentOnly.id, country };
+      return { row: started, customerId: read.customer?.id ?? null, country };
     }
     // Details given now win. Otherwise the order's own details (rule 4), unless the order is
     // moving to another buyer (rule 5): that person's name and phone do not follow it.

@@ -34,6 +34,8 @@ export interface Arrival {
   merchantReceived?: string | null;
   /** The card provider the buyer paid through; null for a payment from the buyer's own wallet. */
   provider?: { id: string; name: string } | null;
+  /** How a wallet's payment reached us when not by a plain transfer: x402 (docs/x402.md), named in provider_name. */
+  via?: 'x402';
 }
 
 export type ArrivalOutcome = { move: 'pay' | 'hold'; payment: PaymentRow } | { move: 'none'; reason: string };
@@ -70,6 +72,12 @@ function judge(payment: PaymentRow, arrival: Arrival, txidUsedElsewhere: boolean
   return { move: 'pay', holdReason: null, holdAcceptable: false, receivedMinor: payment.amount_minor };
 }
 
+/** A wallet payment's provider_name: the coin as people read it, and x402 when it came that way ("USDC on Base (x402)"). */
+function coinName(arrival: Arrival): string {
+  const name = (Object.hasOwn(DOLLAR_COINS, arrival.coin) ? DOLLAR_COINS[arrival.coin] : null) ?? arrival.coin;
+  return arrival.via === 'x402' ? `${name} (x402)` : name;
+}
+
 /**
  * Applies money that arrived at `payment` (inside a transaction): paid when it passes every
  * check, held with a plain-words reason otherwise. Money may arrive late, after expiry or a
@@ -102,7 +110,7 @@ export async function applyArrival(db: Db, deps: MachineDeps, payment: PaymentRo
       merchant_received: verdict.move === 'pay' ? arrival.merchantReceived ?? null : null,
       method: provider ? 'card' : 'crypto',
       provider: provider?.id ?? null,
-      provider_name: provider?.name ?? (Object.hasOwn(DOLLAR_COINS, arrival.coin) ? DOLLAR_COINS[arrival.coin] : null) ?? arrival.coin,
+      provider_name: provider?.name ?? coinName(arrival),
       hold_reason: verdict.holdReason,
       hold_acceptable: verdict.holdAcceptable,
       received_minor: verdict.receivedMinor,

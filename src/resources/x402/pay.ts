@@ -1,0 +1,261 @@
+import { concat, keccak256 } from 'viem';
+import { SECOND } from '../../core/clock.ts';
+import { ApiError } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { parseOrThrow } from '../../core/validation.ts';
+import type { Db } from '../../db/database.ts';
+import type { PaymentRow, X402AuthorizationsTable } from '../../db/schema.ts';
+import type { AppContext } from '../../verbs/context.ts';
+import { StartCheckoutSessionInput } from '../checkout-sessions/schemas.ts';
+import { startCheckoutSession } from '../checkout-sessions/start.ts';
+import { servedCoins } from '../networks/served.ts';
+import { fromMicros } from '../orders/derive.ts';
+import { applyArrival } from '../payments/arrival.ts';
+import { getPayment } from '../payments/queries.ts';
+import { toPaymentOut, type PaymentOut } from '../payments/schemas.ts';
+import { buyerOf, readPayerView, type PayerView } from '../payer/view.ts';
+import { readStatus } from '../shared/payment-status.ts';
+import { coinOf, encodeHeader, paymentRequired, requirementsFor, X402_VERSION, type X402Requirement } from './offer.ts';
+import { verifyPayment, X402_REASONS, X402Refusal, type VerifiedPayment, type X402Reason } from './payload.ts';
+
+// Paying a payment link or checkout session over HTTP 402 (x402 version 2, issue 33,
+// docs/x402.md): one address per payment, `/x402/pay/:id`. Without a payment header it starts the
+// payment as a buyer's start does and answers 402 with what it accepts; with one it verifies the
+// authorization against that offer, claims it once, and settles it (Test: the simulation, at once;
+// Live: the processor submits it, and the deposit pays the payment as any other).
+
+/** How long a Live paid retry is held for its settlement before answering settlement_pending. */
+export const X402_SETTLE_WAIT_SECONDS = 20;
+
+/** What the route sends: a status, the protocol's headers, and a JSON body. */
+export interface X402Answer {
+  status: 200 | 202 | 402;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** The protocol's settlement answer (PAYMENT-RESPONSE). */
+interface SettleResponse {
+  success: boolean;
+  errorReason?: string;
+  transaction: string;
+  network: string;
+  payer?: string;
+}
+
+type Claim = Pick<X402AuthorizationsTable, 'id' | 'state' | 'reason' | 'tx_hash' | 'network' | 'payer'>;
+
+/**
+ * What the buyer may see of the payment: what the payer page shows. Not the merchant's own fields
+ * (metadata, reference, fee, payout wallet, what the merchant received).
+ */
+export type BuyerPaymentOut = Pick<PaymentOut, 'id' | 'object' | 'livemode' | 'status' | 'amount' | 'currency' | 'description' | 'memo' | 'plan_label'
+  | 'customer_email' | 'order_id' | 'method' | 'provider_name' | 'network' | 'coin' | 'value_coin' | 'deposit_address' | 'txid_in' | 'hold_reason'
+  | 'url' | 'success_url' | 'created' | 'started_at' | 'paid_at' | 'expires_at'>;
+
+function buyerPayment(row: PaymentRow, app: AppContext): BuyerPaymentOut {
+  const out = toPaymentOut({ ...row, customer_id: null }, app.config.baseUrl, app.clock.now());
+  const {
+    id, object, livemode, status, amount, currency, description, memo, plan_label, customer_email, order_id, method, provider_name,
+    network, coin, value_coin, deposit_address, txid_in, hold_reason, url, success_url, created, started_at, paid_at, expires_at,
+  } = out;
+  return {
+    id, object, livemode, status, amount, currency, description, memo, plan_label, customer_email, order_id, method, provider_name,
+    network, coin, value_coin, deposit_address, txid_in, hold_reason, url, success_url, created, started_at, paid_at, expires_at,
+  };
+}
+
+/** The error body the 402 carries beside its header: the API's error shape, in words. */
+function refusalBody(reason: X402Reason | 'payment_required', message: string) {
+  return { error: { code: reason, message } };
+}
+
+const settled = (claim: Claim): SettleResponse => ({ success: true, transaction: claim.tx_hash ?? '', network: claim.network, payer: claim.payer });
+
+/** The payment's x402 authorization on its way or done (the latest not refused), if any. */
+function claimOf(db: Db, paymentId: string): Promise<Claim | undefined> {
+  return db.selectFrom('x402_authorizations').select(['id', 'state', 'reason', 'tx_hash', 'network', 'payer'])
+    .where('payment_id', '=', paymentId).where('state', '<>', 'refused').executeTakeFirst();
+}
+
+export interface X402Request {
+  /** PAYMENT-SIGNATURE, when the client sent one. */
+  signature: string | undefined;
+  /** Whether it sent a version 1 X-PAYMENT instead. */
+  versionOne: boolean;
+  /** `?email=`: the buyer's email for the receipt, when they give one. */
+  email: string | undefined;
+  /** Counts a start of the payment against the payer pages' budgets (pages/starts.ts), or throws. */
+  admit: (payment: { businessId: string; livemode: boolean }) => void;
+  signal?: AbortSignal;
+}
+
+async function viewOf(app: AppContext, id: string): Promise<PayerView> {
+  const view = await readPayerView(app.db, { id }, app.clock.now());
+  if (!view) throw new ApiError('not_found', 'There is no payment at this address.');
+  return view;
+}
+
+/** The payment's offer now: started first when it has not been (a buyer's start: limits, rules, the price locked). */
+async function offerOf(app: AppContext, view: PayerView, request: X402Request): Promise<{ view: PayerView; accepts: X402Requirement[] }> {
+  let current = view;
+  if (view.status === 'open' && view.startedAt === null) {
+    const input = parseOrThrow(StartCheckoutSessionInput, { id: view.id, ...(request.email === undefined ? {} : { email: request.email }) });
+    request.admit({ businessId: view.business.id, livemode: view.livemode });
+    await startCheckoutSession({ ...app, principal: buyerOf(view) }, input, { anonymous: true });
+    current = await viewOf(app, view.id);
+  }
+  const served = current.livemode ? await servedCoins(app.db, app.clock.now(), app.config.processorStatusFreshSeconds) : [];
+  const accepts = requirementsFor({ ...current, usdValueMinor: current.usdValueMinor ?? 0 }, served, app.config.networks);
+  if (accepts.length === 0) {
+    throw new ApiError('payments_unavailable', 'This payment cannot be paid over x402 right now: no network that takes EIP-3009 USDC is watched by a healthy payment processor. Try again later.');
+  }
+  return { view: current, accepts };
+}
+
+/** A 402: what the payment accepts, with the reason the last try was refused when there was one. */
+function required(app: AppContext, view: PayerView, accepts: X402Requirement[], refusal?: X402Refusal, payer?: string): X402Answer {
+  const document = paymentRequired(app.config.baseUrl, { ...view, usdValueMinor: view.usdValueMinor ?? 0 }, accepts, refusal?.reason ?? 'PAYMENT-SIGNATURE header is required');
+  const headers: Record<string, string> = { 'PAYMENT-REQUIRED': encodeHeader(document) };
+  if (refusal) {
+    const network = accepts[0]?.network ?? '';
+    const response: SettleResponse = { success: false, errorReason: refusal.reason, transaction: '', network, ...(payer ? { payer } : {}) };
+    headers['PAYMENT-RESPONSE'] = encodeHeader(response);
+  }
+  const body = refusal
+    ? refusalBody(refusal.reason, `${refusal.message} Nothing was charged.`)
+    : refusalBody('payment_required', `Pay ${view.usdValueMinor === null ? 'this payment' : `${fromMicros(BigInt(view.usdValueMinor) * 10_000n)} USDC`} over x402 (version ${X402_VERSION}): sign one of the PAYMENT-REQUIRED header's offers and send it again in PAYMENT-SIGNATURE. docs/x402.md says how.`);
+  return { status: 402, headers, body };
+}
+
+/**
+ * GET or POST /x402/pay/:id. Open: 402 with the offer. With PAYMENT-SIGNATURE: verified, claimed
+ * once, settled; 200 with the buyer's payment once paid, 202 while a Live settlement is on its way,
+ * 402 with the reason when refused. Paid or held: 200 with the payment (and the settlement when
+ * x402 paid it); expired or failed: 409.
+ */
+export async function payOverX402(app: AppContext, id: string, request: X402Request): Promise<X402Answer> {
+  const view = await viewOf(app, id);
+  const claim = await claimOf(app.db, view.id);
+  if (view.status === 'paid' || view.status === 'held') {
+    const row = await getPayment(app.db, buyerOf(view), view.id);
+    return { status: 200, headers: claim?.state === 'settled' ? { 'PAYMENT-RESPONSE': encodeHeader(settled(claim)) } : {}, body: buyerPayment(row, app) };
+  }
+  if (view.status !== 'open' && view.status !== 'pending') {
+    throw new ApiError('invalid_state', `This payment cannot be paid: it is ${view.status}.`);
+  }
+  // An authorization on its way: where it is, not another offer (a second would pay twice).
+  if (claim && request.signature === undefined) return pending(app, view, claim);
+  const { view: offered, accepts } = await offerOf(app, view, request);
+  if (request.signature === undefined) {
+    return required(app, offered, accepts, request.versionOne ? new X402Refusal('invalid_x402_version') : undefined);
+  }
+  let verified: VerifiedPayment;
+  try {
+    verified = await verifyPayment(request.signature, accepts, app.clock.now(), !offered.livemode);
+  } catch (error) {
+    if (error instanceof X402Refusal) return required(app, offered, accepts, error);
+    throw error;
+  }
+  try {
+    return offered.livemode ? await settleLive(app, offered, verified, request) : await settleTest(app, offered, verified);
+  } catch (error) {
+    if (error instanceof X402Refusal) return required(app, offered, accepts, error, verified.authorization.from);
+    throw error;
+  }
+}
+
+/** 202: the authorization is on its way (the protocol's settlement_pending), with the payment and where to look again. */
+async function pending(app: AppContext, view: PayerView, claim: Claim): Promise<X402Answer> {
+  const row = await getPayment(app.db, buyerOf(view), view.id);
+  const response: SettleResponse = { success: false, errorReason: 'settlement_pending', transaction: claim.tx_hash ?? '', network: claim.network, payer: claim.payer };
+  return { status: 202, headers: { 'PAYMENT-RESPONSE': encodeHeader(response), 'Retry-After': '2' }, body: buyerPayment(row, app) };
+}
+
+/**
+ * Claims the authorization for the payment, once: refused when its nonce was used already (by
+ * anyone's claim) or another authorization for the payment is on its way. Inside the
+ * transaction that holds the payment's row, so concurrent retries take turns.
+ */
+async function claim(db: Db, payment: PaymentRow, verified: VerifiedPayment, state: 'verified' | 'settled', txHash: string | null, now: Date): Promise<void> {
+  const { requirement, authorization, signature } = verified;
+  const written = await db.insertInto('x402_authorizations').values({
+    id: newId('x4a'), payment_id: payment.id, business_id: payment.business_id, livemode: payment.livemode,
+    network: requirement.network, asset: requirement.asset.toLowerCase(), payer: authorization.from, pay_to: authorization.to,
+    value: authorization.value, valid_after: authorization.validAfter, valid_before: authorization.validBefore, nonce: authorization.nonce,
+    signature, state, reason: null, tx_hash: txHash, created_at: now, updated_at: now,
+  }).onConflict((conflict) => conflict.doNothing()).returning('id').executeTakeFirst();
+  if (written) return;
+  const used = await db.selectFrom('x402_authorizations').select('id')
+    .where('network', '=', requirement.network).where('asset', '=', requirement.asset.toLowerCase())
+    .where('payer', '=', authorization.from).where('nonce', '=', authorization.nonce).executeTakeFirst();
+  throw new X402Refusal(used ? 'invalid_exact_evm_nonce_already_used' : 'invalid_transaction_state');
+}
+
+/** The payment's row, locked, while it can still take money. */
+async function lockedPayment(db: Db, view: PayerView, now: Date): Promise<PaymentRow> {
+  const row = await db.selectFrom('payments').selectAll().where('id', '=', view.id).forUpdate().executeTakeFirstOrThrow();
+  const status = readStatus(row, now);
+  if (status !== 'open' && status !== 'pending') throw new X402Refusal('invalid_transaction_state');
+  return row;
+}
+
+/**
+ * Test mode: the authorization is verified as a Live one (window, amount, recipient, signature),
+ * claimed once, and the full amount arrives through the simulation, in one transaction. Its
+ * transaction hash is made up from the authorization: it is on no chain.
+ */
+async function settleTest(app: AppContext, view: PayerView, verified: VerifiedPayment): Promise<X402Answer> {
+  const now = app.clock.now();
+  const { authorization, requirement } = verified;
+  const txHash = keccak256(concat([requirement.asset, authorization.from, authorization.nonce]));
+  const coin = coinOf(requirement, false, app.config.networks) ?? 'base_usdc';
+  const row = await app.db.transaction().execute(async (trx) => {
+    const payment = await lockedPayment(trx, view, now);
+    await claim(trx, payment, verified, 'settled', txHash, now);
+    const outcome = await applyArrival(trx, app, payment, {
+      valueCoin: fromMicros(BigInt(authorization.value)), coin, network: 'base', txidIn: txHash, forwardedTo: payment.payout_wallet, provider: null, via: 'x402',
+    });
+    if (outcome.move === 'none') throw new X402Refusal('invalid_transaction_state');
+    return outcome.payment;
+  });
+  const response: SettleResponse = { success: true, transaction: txHash, network: requirement.network, payer: authorization.from };
+  return { status: 200, headers: { 'PAYMENT-RESPONSE': encodeHeader(response) }, body: buyerPayment(row, app) };
+}
+
+/**
+ * Live: the authorization is claimed (`verified`) for the processor, which checks it on chain
+ * (nonce unused, balance, the token's own run of the call) and submits it from its gas wallet, or
+ * refuses it. The answer waits for the payment to be paid, a refusal, or X402_SETTLE_WAIT_SECONDS.
+ */
+async function settleLive(app: AppContext, view: PayerView, verified: VerifiedPayment, request: X402Request): Promise<X402Answer> {
+  const now = app.clock.now();
+  await app.db.transaction().execute(async (trx) => {
+    const payment = await lockedPayment(trx, view, now);
+    await claim(trx, payment, verified, 'verified', null, now);
+  });
+  const deadline = performance.now() + X402_SETTLE_WAIT_SECONDS * SECOND;
+  for (;;) {
+    const waiter = app.paymentWaits.subscribe(view.id, deadline - performance.now(), request.signal);
+    const latest = await app.db.selectFrom('x402_authorizations').select(['id', 'state', 'reason', 'tx_hash', 'network', 'payer'])
+      .where('network', '=', verified.requirement.network).where('asset', '=', verified.requirement.asset.toLowerCase())
+      .where('payer', '=', verified.authorization.from).where('nonce', '=', verified.authorization.nonce).executeTakeFirstOrThrow();
+    const current = await viewOf(app, view.id);
+    const done = latest.state === 'refused' || current.status === 'paid' || current.status === 'held';
+    if (done || performance.now() >= deadline || request.signal?.aborted) {
+      waiter.cancel();
+      if (latest.state === 'refused') throw new X402Refusal(isReason(latest.reason) ? latest.reason : 'invalid_exact_evm_transaction_simulation_failed');
+      if (!done) return pending(app, current, latest);
+      const row = await getPayment(app.db, buyerOf(current), view.id);
+      return { status: 200, headers: { 'PAYMENT-RESPONSE': encodeHeader(settled(latest)) }, body: buyerPayment(row, app) };
+    }
+    const reason = await waiter.woken;
+    if (reason === 'closed' || reason === 'aborted') {
+      return pending(app, current, latest);
+    }
+  }
+}
+
+function isReason(reason: string | null): reason is X402Reason {
+  return reason !== null && Object.hasOwn(X402_REASONS, reason);
+}
