@@ -58,6 +58,9 @@ export function camelCase(name: string): string {
 function routesOf(document: Json): Route[] {
   const routes: Route[] = [];
   for (const [path, rawItem] of Object.entries<Json>(document.paths ?? {})) {
+    // The API's operations only: the x402 address (/x402/pay/{id}) is paid by x402 clients, not with
+    // a key; its exchange is typed in schema.ts with the rest of the document.
+    if (!path.startsWith('/v1/')) continue;
     const item = deref(document, rawItem);
     for (const method of HTTP_METHODS) {
       if (!item[method]) continue;

@@ -18,7 +18,7 @@ export interface paths {
         put?: never;
         /**
          * Create payment link
-         * @description Create a one-off payment link asking one payer for one amount (a decimal string such as "25.00"), in the credential's mode. Returns the payment_link with its url (the payer's page), status "open" and expires_at (default 7 days). Effect: creates a payment link; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when one payer owes one amount: send them the url (for a product many buyers pay for, create_checkout).
+         * @description Create a one-off payment link asking one payer for one amount (a decimal string such as "25.00"), in the credential's mode. Returns the payment_link with its url (the payer's page), status "open" and expires_at (default 7 days). Agents pay it over x402 at /x402/pay/{id} (Test mode now). Effect: creates a payment link; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when one payer owes one amount: send them the url (for a product many buyers pay for, create_checkout).
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Create checkout session
-         * @description Create a checkout session, one attempt at paying (24 hours): for a store order (`order` with its id, items and totals; another session for it joins the same order) or a plain amount ("42.50"). An Idempotency-Key (idempotency_key) unique per attempt makes a retry return the same session. Returns it with its url, order_id and status "open". Effect: creates a checkout session and its order; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when your store's checkout hands a buyer over to pay for an order.
+         * @description Create a checkout session, one attempt at paying (24 hours), for a store order (`order`: id, items, totals; a second session joins the order) or an amount ("42.50"). A retry with the same Idempotency-Key (idempotency_key) returns the same session. Returns it open, with url and order_id. Agents pay it over x402 at /x402/pay/{id} (Test mode now). Effect: creates a checkout session and its order; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when your store's checkout hands a buyer over to pay for an order.
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -619,6 +619,58 @@ export interface paths {
         get: operations["get_credential"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/x402/pay/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pay a payment over x402
+         * @description Without `PAYMENT-SIGNATURE`: starts the payment as a buyer's start does (its price locked; the payer pages' budgets of starts apply) and answers 402 with what it accepts in `PAYMENT-REQUIRED`: the `exact` scheme, the amount in USDC's six decimals, `payTo`, the token and its EIP-712 `name` and `version` in `extra`, `maxTimeoutSeconds` 300. Test mode offers one network, `eip155:84532`, settled by the Test simulation (nothing is sent to a chain). With `PAYMENT-SIGNATURE` (an EIP-3009 `transferWithAuthorization` for exactly that amount to `payTo`, signed by the payer): verified, taken once, settled; 200 with the payment and `PAYMENT-RESPONSE`, or 402 with the reason and nothing charged. GET and POST behave alike (a paid retry repeats the first request); a body is ignored. Version 1 clients (`X-PAYMENT`) are refused with `invalid_x402_version`. Live payments answer 409 `payments_unavailable` until Live settlement over x402 lands. Refusal reasons:
+         *     - `invalid_payload`: PAYMENT-SIGNATURE is not standard base64 of an x402 version 2 payment payload with an EIP-3009 authorization and signature.
+         *     - `invalid_x402_version`: This server speaks x402 version 2: send the payment in PAYMENT-SIGNATURE, built from the PAYMENT-REQUIRED header.
+         *     - `unsupported_scheme`: Only the exact scheme is accepted.
+         *     - `invalid_network`: The payment is on a network this payment does not accept now; PAYMENT-REQUIRED lists those it does.
+         *     - `invalid_payment_requirements`: The token paid is not the one offered for that network.
+         *     - `invalid_exact_evm_recipient_mismatch`: The authorization pays another address than this payment's payTo.
+         *     - `invalid_exact_evm_payload_authorization_value_mismatch`: The authorization is not for exactly the amount asked.
+         *     - `invalid_exact_evm_payload_authorization_valid_after`: The authorization is not valid yet (validAfter is in the future).
+         *     - `invalid_exact_evm_payload_authorization_valid_before`: The authorization has expired, or expires within 6 seconds (validBefore).
+         *     - `invalid_exact_evm_signature`: The signature is not the payer's over this authorization and the token's EIP-712 domain.
+         *     - `invalid_exact_evm_nonce_already_used`: This authorization was already used: sign a new one (a new nonce).
+         *     - `invalid_exact_evm_insufficient_balance`: The payer's wallet does not hold the amount.
+         *     - `invalid_exact_evm_transaction_simulation_failed`: The token refused the transfer when it was tried before sending it.
+         *     - `invalid_transaction_state`: This payment cannot take this payment now: it is paid, closed, or another authorization for it is on its way.
+         */
+        get: operations["pay_over_x402_get"];
+        put?: never;
+        /**
+         * Pay a payment over x402 (POST)
+         * @description Without `PAYMENT-SIGNATURE`: starts the payment as a buyer's start does (its price locked; the payer pages' budgets of starts apply) and answers 402 with what it accepts in `PAYMENT-REQUIRED`: the `exact` scheme, the amount in USDC's six decimals, `payTo`, the token and its EIP-712 `name` and `version` in `extra`, `maxTimeoutSeconds` 300. Test mode offers one network, `eip155:84532`, settled by the Test simulation (nothing is sent to a chain). With `PAYMENT-SIGNATURE` (an EIP-3009 `transferWithAuthorization` for exactly that amount to `payTo`, signed by the payer): verified, taken once, settled; 200 with the payment and `PAYMENT-RESPONSE`, or 402 with the reason and nothing charged. GET and POST behave alike (a paid retry repeats the first request); a body is ignored. Version 1 clients (`X-PAYMENT`) are refused with `invalid_x402_version`. Live payments answer 409 `payments_unavailable` until Live settlement over x402 lands. Refusal reasons:
+         *     - `invalid_payload`: PAYMENT-SIGNATURE is not standard base64 of an x402 version 2 payment payload with an EIP-3009 authorization and signature.
+         *     - `invalid_x402_version`: This server speaks x402 version 2: send the payment in PAYMENT-SIGNATURE, built from the PAYMENT-REQUIRED header.
+         *     - `unsupported_scheme`: Only the exact scheme is accepted.
+         *     - `invalid_network`: The payment is on a network this payment does not accept now; PAYMENT-REQUIRED lists those it does.
+         *     - `invalid_payment_requirements`: The token paid is not the one offered for that network.
+         *     - `invalid_exact_evm_recipient_mismatch`: The authorization pays another address than this payment's payTo.
+         *     - `invalid_exact_evm_payload_authorization_value_mismatch`: The authorization is not for exactly the amount asked.
+         *     - `invalid_exact_evm_payload_authorization_valid_after`: The authorization is not valid yet (validAfter is in the future).
+         *     - `invalid_exact_evm_payload_authorization_valid_before`: The authorization has expired, or expires within 6 seconds (validBefore).
+         *     - `invalid_exact_evm_signature`: The signature is not the payer's over this authorization and the token's EIP-712 domain.
+         *     - `invalid_exact_evm_nonce_already_used`: This authorization was already used: sign a new one (a new nonce).
+         *     - `invalid_exact_evm_insufficient_balance`: The payer's wallet does not hold the amount.
+         *     - `invalid_exact_evm_transaction_simulation_failed`: The token refused the transfer when it was tried before sending it.
+         *     - `invalid_transaction_state`: This payment cannot take this payment now: it is paid, closed, or another authorization for it is on its way.
+         */
+        post: operations["pay_over_x402_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3777,6 +3829,166 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    pay_over_x402_get: {
+        parameters: {
+            query?: {
+                /** @description The buyer's email, for the customer and the receipt; taken at the first request (the start) only. */
+                email?: string;
+            };
+            header?: {
+                /** @description The paid retry: the x402 PaymentPayload. */
+                "PAYMENT-SIGNATURE"?: string;
+            };
+            path: {
+                /** @description The payment link's or checkout session's `pay_` id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Paid (or already paid or held): the payment as its buyer may see it. `PAYMENT-RESPONSE` names the transaction when x402 paid it. */
+            200: {
+                headers: {
+                    /** @description The settlement: `success`, `transaction`, `network`, `payer`. */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Payment required: what the payment accepts; after a refused retry, `error` and `PAYMENT-RESPONSE` say why and nothing was charged. */
+            402: {
+                headers: {
+                    /** @description The PaymentRequired: `x402Version`, `error`, `resource`, `accepts`. */
+                    "PAYMENT-REQUIRED"?: string;
+                    /** @description After a refused retry: `success: false`, `errorReason`, an empty `transaction`. */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account cannot take payments (suspended or read only). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No payment has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_state`: the payment is expired or failed. `payments_unavailable`: a Live payment (not yet payable over x402). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This address or the business passed its payment starts a minute. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pay_over_x402_post: {
+        parameters: {
+            query?: {
+                /** @description The buyer's email, for the customer and the receipt; taken at the first request (the start) only. */
+                email?: string;
+            };
+            header?: {
+                /** @description The paid retry: the x402 PaymentPayload. */
+                "PAYMENT-SIGNATURE"?: string;
+            };
+            path: {
+                /** @description The payment link's or checkout session's `pay_` id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Paid (or already paid or held): the payment as its buyer may see it. `PAYMENT-RESPONSE` names the transaction when x402 paid it. */
+            200: {
+                headers: {
+                    /** @description The settlement: `success`, `transaction`, `network`, `payer`. */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Payment required: what the payment accepts; after a refused retry, `error` and `PAYMENT-RESPONSE` say why and nothing was charged. */
+            402: {
+                headers: {
+                    /** @description The PaymentRequired: `x402Version`, `error`, `resource`, `accepts`. */
+                    "PAYMENT-REQUIRED"?: string;
+                    /** @description After a refused retry: `success: false`, `errorReason`, an empty `transaction`. */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account cannot take payments (suspended or read only). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No payment has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_state`: the payment is expired or failed. `payments_unavailable`: a Live payment (not yet payable over x402). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This address or the business passed its payment starts a minute. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     event_payment_started: {

@@ -3,6 +3,7 @@ import type { JsonSchema } from '../verbs/json-schema.ts';
 import { curlOf, loadExamples, type Examples, type Exchange } from './openapi-examples.ts';
 import { SchemaBook } from './openapi-schemas.ts';
 import { WEBHOOKS_TAG, webhooksSection } from './openapi-webhooks.ts';
+import { X402_TAG, X402_TAG_DESCRIPTION, x402Paths } from './openapi-x402.ts';
 import { ERROR_RESPONSES, errorCodeSchema, errorSchema, FORBIDDEN_OR_APPROVAL, type ErrorStatus } from './openapi-errors.ts';
 import { asksApproval } from '../agents/policy.ts';
 
@@ -40,6 +41,7 @@ const TAGS = [
   { name: 'Orders', description: 'What was bought and where it ships. An order\'s status follows all of its payments.' },
   { name: 'Webhook deliveries', description: 'Each event sent to each endpoint, with its attempts: the delivery log, retry now and resend.' },
   { name: 'Credential', description: 'What the credential in use may do.' },
+  { name: X402_TAG, description: X402_TAG_DESCRIPTION },
   { name: WEBHOOKS_TAG, description: 'What the service POSTs to your webhook endpoints, signed with the endpoint\'s secret; and the events of the last 30 days, as delivered.' },
 ];
 
@@ -189,7 +191,8 @@ export function openApiDocument(operations: readonly Operation[], baseUrl: strin
     paths[path] ??= {};
     paths[path][operation.http.method.toLowerCase()] = operationObject(operation, book, examples.operations[operation.name] ?? [], baseUrl);
   }
-  const usedTags = new Set([...operations.map((operation) => operation.tag), WEBHOOKS_TAG]);
+  Object.assign(paths, x402Paths());
+  const usedTags = new Set([...operations.map((operation) => operation.tag), WEBHOOKS_TAG, X402_TAG]);
   return {
     openapi: '3.1.0',
     info: {

@@ -24,12 +24,15 @@ it.each(GENERATED_FILES)('client/src/%s is what the served document gives', asyn
   expect(committed, `client/src/${name} is not what the served document gives: run npm run client:generate`).toBe(generated[name]);
 });
 
-it('makes one method per operation of the document', () => {
-  const ids = Object.values<Record<string, { operationId: string }>>(served.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+it('makes one method per operation of the API (under /v1), none for the x402 address', () => {
+  const paths = Object.entries<Record<string, { operationId: string }>>(served.paths);
+  const ids = paths.filter(([path]) => path.startsWith('/v1/')).flatMap(([, item]) => Object.values(item).map((operation) => operation.operationId));
+  expect(paths.map(([path]) => path).filter((path) => !path.startsWith('/v1/'))).toEqual(['/x402/pay/{id}']);
   const methods = [...generated['payment-service.ts'].matchAll(/^ {2}(\w+)\(/gm)].map((match) => match[1]);
   expect(methods).toHaveLength(ids.length);
   expect(new Set(methods).size).toBe(ids.length);
   expect(methods).toContain('createCheckoutSession');
+  expect(methods.filter((method) => /x402/i.test(method!))).toEqual([]);
 });
 
 it('reads named schemas, $ref parameters and bodies, path-level parameters and webhooks as well', async () => {

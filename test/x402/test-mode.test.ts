@@ -195,6 +195,15 @@ describe('payments that cannot be paid', () => {
     expect((await unknown.json()).error.code).toBe('not_found');
   });
 
+  it('a Live link: 409, nothing started, until Live settlement over x402 lands', async () => {
+    const live = await account(t, {}, 'live');
+    const created = expectCreated(await t.request('POST', '/v1/payment_links', { key: live.key, body: { amount: '1.00', currency: 'USD', description: 'Tea' } }));
+    const res = await fetch(x402Url(created.id));
+    expect(res.status).toBe(409);
+    expect((await res.json()).error).toMatchObject({ code: 'payments_unavailable', message: expect.stringContaining('Nothing was started') });
+    expect((await t.db.selectFrom('payments').select('started_at').where('id', '=', created.id).executeTakeFirstOrThrow()).started_at).toBeNull();
+  });
+
   it('a suspended account starts nothing', async () => {
     const other = await account(t);
     const created = expectCreated(await t.request('POST', '/v1/payment_links', { key: other.key, body: { amount: '1.00', currency: 'USD', description: 'Tea' } }));
@@ -204,5 +213,19 @@ describe('payments that cannot be paid', () => {
     expect((await res.json()).error.code).toBe('merchant_read_only');
     expect(res.headers.get('payment-required')).toBeNull();
     expect((await t.db.selectFrom('payments').select('started_at').where('id', '=', created.id).executeTakeFirstOrThrow()).started_at).toBeNull();
+  });
+
+  // Last: it moves the app's clock past the real one the client signs windows from.
+  it('an expired payment: 409, started or not, nothing offered', async () => {
+    const unstarted = await link();
+    const started = await link();
+    await offerOf(started.id);
+    await t.jump(8 * 24 * 3600 * 1000);
+    for (const id of [unstarted.id, started.id]) {
+      const res = await fetch(x402Url(id));
+      expect(res.status).toBe(409);
+      expect((await res.json()).error).toMatchObject({ code: 'invalid_state', message: 'This payment cannot be paid: it is expired.' });
+      expect(res.headers.get('payment-required')).toBeNull();
+    }
   });
 });

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, asApiError, errorResponse, rateLimited, replyWith } from '../../core/errors.ts';
 import { payOverX402 } from '../../resources/x402/pay.ts';
 import { X402_PATH } from '../../resources/x402/offer.ts';
-import { callerGone } from '../../core/caller-gone.ts';
 import type { PayerPages } from '../requests.ts';
 import { PayerStartRefused } from '../starts.ts';
 
@@ -39,7 +38,6 @@ export async function registerX402Routes(scope: FastifyInstance, options: { page
       versionOne: header(request, 'x-payment') !== undefined,
       email,
       admit: (payment) => pages.admitStart(request, payment),
-      signal: callerGone(request.raw, reply.raw),
     });
     for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
     // Browsers' scripts may read the protocol's headers (the API does not answer CORS preflights).

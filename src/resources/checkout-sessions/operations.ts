@@ -3,14 +3,15 @@ import { createCheckoutSession, sessionReplays, sessionSpend } from './create.ts
 import { retrieveCheckoutSession } from './retrieve.ts';
 import { CheckoutSessionIdInput, CheckoutSessionOut, CreateCheckoutSessionInput, StartCheckoutSessionInput, StartedCheckoutSessionOut } from './schemas.ts';
 import { startCheckoutSession } from './start.ts';
+import { X402_HOW } from '../shared/payer-urls.ts';
 
 export const checkoutSessionOperations = [
   defineOperation({
     name: 'create_checkout_session',
     title: 'Create checkout session',
-    description: 'Create a checkout session, one attempt at paying (24 hours): for a store order (`order` with its id, items and totals; another ' +
-      'session for it joins the same order) or a plain amount ("42.50"). An Idempotency-Key (idempotency_key) unique per attempt makes a retry ' +
-      'return the same session. Returns it with its url, order_id and status "open".',
+    description: 'Create a checkout session, one attempt at paying (24 hours), for a store order (`order`: id, items, totals; a second session ' +
+      'joins the order) or an amount ("42.50"). A retry with the same Idempotency-Key (idempotency_key) returns the same session. ' +
+      'Returns it open, with url and order_id. ' + X402_HOW,
     useWhen: 'your store\'s checkout hands a buyer over to pay for an order.',
     writes: 'creates a checkout session and its order',
     tag: 'Checkout sessions',

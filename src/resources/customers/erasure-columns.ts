@@ -90,6 +90,7 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   processor_forward_delays: 'forwards the processor reports failed or late: payment, deposit address, reason',
   operator_alerts: 'when the operator was last mailed of a processor trouble, per network and cause',
   chain_movements: 'the books: on-chain transfers of a payment\'s money (transactions, wallet addresses, amounts)',
+  x402_authorizations: 'a payment\'s x402 authorization: wallet addresses, amount, nonce, signature (a transfer\'s own terms, as the chain keeps them)',
   fx_rates: 'exchange rates',
   fx_rate_overrides: 'the operator\'s exchange rates',
   fx_rate_last_fetch: 'the rate feed\'s address and its last fetch\'s outcome, in the service\'s words',

@@ -4,6 +4,7 @@ import { createPaymentLink } from './create.ts';
 import { listPaymentLinks } from './list.ts';
 import { retrievePaymentLink } from './retrieve.ts';
 import { CreatePaymentLinkInput, ListPaymentLinksInput, PaymentLinkIdInput, PaymentLinkList, PaymentLinkOut } from './schemas.ts';
+import { X402_HOW } from '../shared/payer-urls.ts';
 
 const MONEY = 'Amounts are decimal strings such as "25.00", never numbers.';
 
@@ -12,7 +13,7 @@ export const paymentLinkOperations = [
     name: 'create_payment_link',
     title: 'Create payment link',
     description: 'Create a one-off payment link asking one payer for one amount (a decimal string such as "25.00"), in the credential\'s mode. ' +
-      'Returns the payment_link with its url (the payer\'s page), status "open" and expires_at (default 7 days).',
+      'Returns the payment_link with its url (the payer\'s page), status "open" and expires_at (default 7 days). ' + X402_HOW,
     useWhen: 'one payer owes one amount: send them the url (for a product many buyers pay for, create_checkout).',
     writes: 'creates a payment link',
     tag: 'Payment links',

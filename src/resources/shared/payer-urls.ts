@@ -12,3 +12,6 @@ export function trackingUrl(baseUrl: string, payment: Pick<PaymentRow, 'id' | 't
   if (payment.tracking_token === null) throw new Error(`Payment ${payment.id} has no tracking token: only payment links have one.`);
   return `${baseUrl}/track/${payment.tracking_token}`;
 }
+
+/** How a buyer's agent pays a link or session, as the tools that create them say it (docs/x402.md). */
+export const X402_HOW = 'Agents pay it over x402 at /x402/pay/{id} (Test mode now).';

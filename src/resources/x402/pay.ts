@@ -1,5 +1,4 @@
 import { concat, keccak256 } from 'viem';
-import { SECOND } from '../../core/clock.ts';
 import { ApiError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { parseOrThrow } from '../../core/validation.ts';
@@ -16,20 +15,17 @@ import { toPaymentOut, type PaymentOut } from '../payments/schemas.ts';
 import { buyerOf, readPayerView, type PayerView } from '../payer/view.ts';
 import { readStatus } from '../shared/payment-status.ts';
 import { coinOf, encodeHeader, paymentRequired, requirementsFor, X402_VERSION, type X402Requirement } from './offer.ts';
-import { verifyPayment, X402_REASONS, X402Refusal, type VerifiedPayment, type X402Reason } from './payload.ts';
+import { verifyPayment, X402Refusal, type VerifiedPayment, type X402Reason } from './payload.ts';
 
 // Paying a payment link or checkout session over HTTP 402 (x402 version 2, issue 33,
 // docs/x402.md): one address per payment, `/x402/pay/:id`. Without a payment header it starts the
 // payment as a buyer's start does and answers 402 with what it accepts; with one it verifies the
 // authorization against that offer, claims it once, and settles it (Test: the simulation, at once;
-// Live: the processor submits it, and the deposit pays the payment as any other).
-
-/** How long a Live paid retry is held for its settlement before answering settlement_pending. */
-export const X402_SETTLE_WAIT_SECONDS = 20;
+// Live, once built: the processor submits it, and the deposit pays the payment as any other).
 
 /** What the route sends: a status, the protocol's headers, and a JSON body. */
 export interface X402Answer {
-  status: 200 | 202 | 402;
+  status: 200 | 402;
   headers: Record<string, string>;
   body: unknown;
 }
@@ -87,7 +83,6 @@ export interface X402Request {
   email: string | undefined;
   /** Counts a start of the payment against the payer pages' budgets (pages/starts.ts), or throws. */
   admit: (payment: { businessId: string; livemode: boolean }) => void;
-  signal?: AbortSignal;
 }
 
 async function viewOf(app: AppContext, id: string): Promise<PayerView> {
@@ -130,8 +125,7 @@ function required(app: AppContext, view: PayerView, accepts: X402Requirement[], 
 
 /**
  * GET or POST /x402/pay/:id. Open: 402 with the offer. With PAYMENT-SIGNATURE: verified, claimed
- * once, settled; 200 with the buyer's payment once paid, 202 while a Live settlement is on its way,
- * 402 with the reason when refused. Paid or held: 200 with the payment (and the settlement when
+ * once, settled; 200 with the buyer's payment once paid, 402 with the reason when refused. Paid or held: 200 with the payment (and the settlement when
  * x402 paid it); expired or failed: 409.
  */
 export async function payOverX402(app: AppContext, id: string, request: X402Request): Promise<X402Answer> {
@@ -144,8 +138,11 @@ export async function payOverX402(app: AppContext, id: string, request: X402Requ
   if (view.status !== 'open' && view.status !== 'pending') {
     throw new ApiError('invalid_state', `This payment cannot be paid: it is ${view.status}.`);
   }
-  // An authorization on its way: where it is, not another offer (a second would pay twice).
-  if (claim && request.signature === undefined) return pending(app, view, claim);
+  // Live x402 settles through the processor's submission of the authorization, which is not
+  // built yet (issue 33): nothing Live is offered or started here until it is.
+  if (view.livemode) {
+    throw new ApiError('payments_unavailable', 'Live payments cannot be paid over x402 yet; Test mode takes them. Nothing was started: pay this payment on its payer page.');
+  }
   const { view: offered, accepts } = await offerOf(app, view, request);
   if (request.signature === undefined) {
     return required(app, offered, accepts, request.versionOne ? new X402Refusal('invalid_x402_version') : undefined);
@@ -158,18 +155,11 @@ export async function payOverX402(app: AppContext, id: string, request: X402Requ
     throw error;
   }
   try {
-    return offered.livemode ? await settleLive(app, offered, verified, request) : await settleTest(app, offered, verified);
+    return await settleTest(app, offered, verified);
   } catch (error) {
     if (error instanceof X402Refusal) return required(app, offered, accepts, error, verified.authorization.from);
     throw error;
   }
-}
-
-/** 202: the authorization is on its way (the protocol's settlement_pending), with the payment and where to look again. */
-async function pending(app: AppContext, view: PayerView, claim: Claim): Promise<X402Answer> {
-  const row = await getPayment(app.db, buyerOf(view), view.id);
-  const response: SettleResponse = { success: false, errorReason: 'settlement_pending', transaction: claim.tx_hash ?? '', network: claim.network, payer: claim.payer };
-  return { status: 202, headers: { 'PAYMENT-RESPONSE': encodeHeader(response), 'Retry-After': '2' }, body: buyerPayment(row, app) };
 }
 
 /**
@@ -221,41 +211,4 @@ async function settleTest(app: AppContext, view: PayerView, verified: VerifiedPa
   });
   const response: SettleResponse = { success: true, transaction: txHash, network: requirement.network, payer: authorization.from };
   return { status: 200, headers: { 'PAYMENT-RESPONSE': encodeHeader(response) }, body: buyerPayment(row, app) };
-}
-
-/**
- * Live: the authorization is claimed (`verified`) for the processor, which checks it on chain
- * (nonce unused, balance, the token's own run of the call) and submits it from its gas wallet, or
- * refuses it. The answer waits for the payment to be paid, a refusal, or X402_SETTLE_WAIT_SECONDS.
- */
-async function settleLive(app: AppContext, view: PayerView, verified: VerifiedPayment, request: X402Request): Promise<X402Answer> {
-  const now = app.clock.now();
-  await app.db.transaction().execute(async (trx) => {
-    const payment = await lockedPayment(trx, view, now);
-    await claim(trx, payment, verified, 'verified', null, now);
-  });
-  const deadline = performance.now() + X402_SETTLE_WAIT_SECONDS * SECOND;
-  for (;;) {
-    const waiter = app.paymentWaits.subscribe(view.id, deadline - performance.now(), request.signal);
-    const latest = await app.db.selectFrom('x402_authorizations').select(['id', 'state', 'reason', 'tx_hash', 'network', 'payer'])
-      .where('network', '=', verified.requirement.network).where('asset', '=', verified.requirement.asset.toLowerCase())
-      .where('payer', '=', verified.authorization.from).where('nonce', '=', verified.authorization.nonce).executeTakeFirstOrThrow();
-    const current = await viewOf(app, view.id);
-    const done = latest.state === 'refused' || current.status === 'paid' || current.status === 'held';
-    if (done || performance.now() >= deadline || request.signal?.aborted) {
-      waiter.cancel();
-      if (latest.state === 'refused') throw new X402Refusal(isReason(latest.reason) ? latest.reason : 'invalid_exact_evm_transaction_simulation_failed');
-      if (!done) return pending(app, current, latest);
-      const row = await getPayment(app.db, buyerOf(current), view.id);
-      return { status: 200, headers: { 'PAYMENT-RESPONSE': encodeHeader(settled(latest)) }, body: buyerPayment(row, app) };
-    }
-    const reason = await waiter.woken;
-    if (reason === 'closed' || reason === 'aborted') {
-      return pending(app, current, latest);
-    }
-  }
-}
-
-function isReason(reason: string | null): reason is X402Reason {
-  return reason !== null && Object.hasOwn(X402_REASONS, reason);
 }
