@@ -131,11 +131,11 @@ interface ScenarioResult {
 }
 
 /** One request before loading, so a broken scenario fails with its response instead of a count. */
-async function probe(url: string, request: RequestSpec, label: string): Promise<void> {
+async function probe(url: string, request: RequestSpec, label: string, expected?: number): Promise<void> {
   const body = request.idReplacement ? request.body?.replaceAll('[<id>]', randomBytes(8).toString('hex')) : request.body;
   const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers, body });
   const text = await response.text();
-  if (response.status < 200 || response.status > 299) {
+  if (expected === undefined ? response.status < 200 || response.status > 299 : response.status !== expected) {
     throw new Error(`${label}: ${request.method} ${request.path} answered ${response.status}: ${text.slice(0, 500)}`);
   }
   // An MCP tool's failure is a 200 carrying isError: it would be counted as served.
@@ -173,9 +173,11 @@ function combine(runs: readonly LoadSummary[]): LoadSummary {
   };
 }
 
-function problemsOf(side: string, load: LoadSummary): string[] {
+/** What went wrong in a side's load: answers other than 2xx (or than `expected`, a side answering another status by design), errors, nothing. */
+function problemsOf(side: string, load: LoadSummary, expected?: number): string[] {
   const problems: string[] = [];
-  if (load.non2xx > 0) problems.push(`${side}: ${load.non2xx} non-2xx responses (status codes ${JSON.stringify(load.statusCodes)})`);
+  const unexpected = expected === undefined ? load.non2xx : Object.entries(load.statusCodes).reduce((sum, [code, count]) => sum + (Number(code) === expected ? 0 : count), 0);
+  if (unexpected > 0) problems.push(`${side}: ${unexpected} responses other than ${expected ?? '2xx'} (status codes ${JSON.stringify(load.statusCodes)})`);
   if (load.errors > 0) problems.push(`${side}: ${load.errors} connection errors (${load.timeouts} timeouts)`);
   if (load.requests === 0) problems.push(`${side}: no responses at all`);
   return problems;
@@ -187,7 +189,7 @@ async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<
   const serviceRequest = resolveRequest(scenario.service, state, env);
   const baselineRequest = resolveRequest(scenario.baseline, state, env);
   const serviceUrl = scenario.url?.(state) ?? env.serviceUrl;
-  await probe(serviceUrl, serviceRequest, `${scenario.name} (service)`);
+  await probe(serviceUrl, serviceRequest, `${scenario.name} (service)`, scenario.serviceStatus);
   const baselineUrl = scenario.baselineOnService ? serviceUrl : env.baselineUrl;
   await probe(baselineUrl, baselineRequest, `${scenario.name} (baseline)`);
   const sameWorkSpec = scenario.sameWork && { request: resolveRequest(scenario.sameWork.request, state, env), target: scenario.sameWork.target };
@@ -214,7 +216,7 @@ async function runScenario(scenario: Scenario<unknown>, env: BenchEnv): Promise<
   const sameWorkLoad = sameWorkSpec && combine(runs.get('same-work')!);
   const ratioTo = (other: LoadSummary) => (other.requestsPerSecond > 0 ? service.requestsPerSecond / other.requestsPerSecond : 0);
   const ratio = ratioTo(baseline);
-  const problems = [...problemsOf('service', service), ...problemsOf('baseline', baseline), ...(sameWorkLoad ? problemsOf('same-work', sameWorkLoad) : [])];
+  const problems = [...problemsOf('service', service, scenario.serviceStatus), ...problemsOf('baseline', baseline), ...(sameWorkLoad ? problemsOf('same-work', sameWorkLoad) : [])];
   const sameWork = sameWorkSpec && sameWorkLoad ? { ...sameWorkSpec, load: sameWorkLoad, ratio: ratioTo(sameWorkLoad) } : undefined;
   return {
     name: scenario.name,

@@ -58,6 +58,8 @@ export interface Scenario<S = unknown> {
    * ratio against it is our overhead, not our work (issue 32); `target` is that ratio's minimum.
    */
   sameWork?: { request: RequestFor<S>; target: number };
+  /** The status the service answers by design, when not a 2xx (the x402 offer's 402). */
+  serviceStatus?: number;
   /** The most the service's p99 may be, in times its p50, in each half of the run: of the last request of a sequence (issue 32: the start's tail), else of every request. */
   tail?: number;
 }
@@ -238,6 +240,22 @@ export const scenarios: readonly Scenario<unknown>[] = [
       return { id: await linkToRead(env) };
     },
     service: ({ id }) => ({ method: 'GET', path: `/pay/${id}`, headers: { accept: 'text/html', 'accept-language': 'en-GB,en;q=0.9' } }),
+    baseline: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
+  }),
+  defineScenario({
+    name: 'x402 offer: GET /x402/pay/:id of a started Test link, the 402 with PAYMENT-REQUIRED (baseline: the REST read of the same link)',
+    target: 0.7,
+    baselineOnService: true,
+    baselineLabel: 'REST read',
+    serviceStatus: 402,
+    async setup(env) {
+      const id = await linkToRead(env);
+      // The first request starts the payment; the load measures the offer as every later one reads it.
+      const first = await fetch(`${env.serviceUrl}/x402/pay/${id}`);
+      if (first.status !== 402) throw new Error(`The x402 offer answered ${first.status}: ${await first.text()}`);
+      return { id };
+    },
+    service: ({ id }) => ({ method: 'GET', path: `/x402/pay/${id}` }),
     baseline: ({ id }, env) => ({ method: 'GET', path: `/v1/payment_links/${id}`, headers: env.auth }),
   }),
   defineScenario({

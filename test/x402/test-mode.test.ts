@@ -28,9 +28,11 @@ async function link(body: Record<string, unknown> = {}): Promise<any> {
   return expectCreated(await t.request('POST', '/v1/payment_links', { key: acct.key, body: { amount: '1.00', currency: 'USD', description: 'Tea sample', ...body } }));
 }
 
-function payingFetch(signer: PrivateKeyAccount = buyer) {
+function payingFetch(signer: PrivateKeyAccount = buyer, maxAmountPerPayment?: string) {
   const client = new x402Client();
   registerExactEvmScheme(client, { signer });
+  // As docs/x402.md shows an agent's client: allowed more than the default one dollar a payment.
+  if (maxAmountPerPayment) client.setSpendControls({ maxAmountPerPayment });
   return wrapFetchWithPayment(fetch, client);
 }
 
@@ -115,6 +117,19 @@ describe('paid with the official client', () => {
     expect(again.status).toBe(200);
     expect(decodePaymentResponseHeader(again.headers.get('payment-response')!).transaction).toBe(settlement.transaction);
     expect(await claims(created.id)).toBe(1);
+  });
+
+  it('a checkout session priced in euros: the USD value locked at the start, paid by a client allowed $50 a payment', async () => {
+    const session = expectCreated(await t.request('POST', '/v1/checkout_sessions', { key: acct.key, body: { amount: '25.00', currency: 'EUR', description: 'Tea set' } }));
+    // The official client refuses more than a dollar by default: nothing signed, nothing claimed.
+    await expect(payingFetch()(x402Url(session.id))).rejects.toThrow();
+    expect(await claims(session.id)).toBe(0);
+    const res = await payingFetch(buyer, '$50')(x402Url(session.id));
+    expect(res.status).toBe(200);
+    const payment = (await t.request('GET', `/v1/payments/${session.id}`, { key: acct.key })).body;
+    const row = await t.db.selectFrom('payments').select('usd_value_minor').where('id', '=', session.id).executeTakeFirstOrThrow();
+    expect(row.usd_value_minor).toBeGreaterThan(2500);
+    expect(payment).toMatchObject({ status: 'paid', amount: '25.00', currency: 'EUR', value_coin: (Number(row.usd_value_minor) / 100).toFixed(6) });
   });
 
   it('takes the buyer\'s email from ?email= for the customer and the receipt', async () => {

@@ -130,9 +130,8 @@ function required(app: AppContext, view: PayerView, accepts: X402Requirement[], 
  */
 export async function payOverX402(app: AppContext, id: string, request: X402Request): Promise<X402Answer> {
   const view = await viewOf(app, id);
-  const claim = await claimOf(app.db, view.id);
   if (view.status === 'paid' || view.status === 'held') {
-    const row = await getPayment(app.db, buyerOf(view), view.id);
+    const [row, claim] = await Promise.all([getPayment(app.db, buyerOf(view), view.id), claimOf(app.db, view.id)]);
     return { status: 200, headers: claim?.state === 'settled' ? { 'PAYMENT-RESPONSE': encodeHeader(settled(claim)) } : {}, body: buyerPayment(row, app) };
   }
   if (view.status !== 'open' && view.status !== 'pending') {
