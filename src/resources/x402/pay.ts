@@ -125,8 +125,8 @@ function required(app: AppContext, view: PayerView, accepts: X402Requirement[], 
 
 /**
  * GET or POST /x402/pay/:id. Open: 402 with the offer. With PAYMENT-SIGNATURE: verified, claimed
- * once, settled; 200 with the buyer's payment once paid, 402 with the reason when refused. Paid or held: 200 with the payment (and the settlement when
- * x402 paid it); expired or failed: 409.
+ * once, settled; 200 with the buyer's payment once paid, 402 with the reason when refused. Paid or
+ * held: 200 with the payment (and the settlement when x402 paid it); expired or failed: 409.
  */
 export async function payOverX402(app: AppContext, id: string, request: X402Request): Promise<X402Answer> {
   const view = await viewOf(app, id);
