@@ -45,20 +45,16 @@ type Claim = Pick<X402AuthorizationsTable, 'id' | 'state' | 'reason' | 'tx_hash'
  * What the buyer may see of the payment: what the payer page shows. Not the merchant's own fields
  * (metadata, reference, fee, payout wallet, what the merchant received).
  */
-export type BuyerPaymentOut = Pick<PaymentOut, 'id' | 'object' | 'livemode' | 'status' | 'amount' | 'currency' | 'description' | 'memo' | 'plan_label'
-  | 'customer_email' | 'order_id' | 'method' | 'provider_name' | 'network' | 'coin' | 'value_coin' | 'deposit_address' | 'txid_in' | 'hold_reason'
-  | 'url' | 'success_url' | 'created' | 'started_at' | 'paid_at' | 'expires_at'>;
+const BUYER_FIELDS = [
+  'id', 'object', 'livemode', 'status', 'amount', 'currency', 'description', 'memo', 'plan_label', 'customer_email', 'order_id', 'method',
+  'provider_name', 'network', 'coin', 'value_coin', 'deposit_address', 'txid_in', 'hold_reason', 'url', 'success_url', 'created', 'started_at',
+  'paid_at', 'expires_at',
+] as const satisfies ReadonlyArray<keyof PaymentOut>;
+export type BuyerPaymentOut = Pick<PaymentOut, (typeof BUYER_FIELDS)[number]>;
 
 function buyerPayment(row: PaymentRow, app: AppContext): BuyerPaymentOut {
   const out = toPaymentOut({ ...row, customer_id: null }, app.config.baseUrl, app.clock.now());
-  const {
-    id, object, livemode, status, amount, currency, description, memo, plan_label, customer_email, order_id, method, provider_name,
-    network, coin, value_coin, deposit_address, txid_in, hold_reason, url, success_url, created, started_at, paid_at, expires_at,
-  } = out;
-  return {
-    id, object, livemode, status, amount, currency, description, memo, plan_label, customer_email, order_id, method, provider_name,
-    network, coin, value_coin, deposit_address, txid_in, hold_reason, url, success_url, created, started_at, paid_at, expires_at,
-  };
+  return Object.fromEntries(BUYER_FIELDS.map((field) => [field, out[field]])) as BuyerPaymentOut;
 }
 
 /** The error body the 402 carries beside its header: the API's error shape, in words. */
