@@ -6,6 +6,8 @@ import { readinessOf } from './health.ts';
 import { operations } from './operations.ts';
 import { loadSecrets, openRuntime, startWorkers, type Runtime } from './runtime.ts';
 import { startProcessor, type Processor } from './processor/processor.ts';
+import { startX402Submissions } from './processor/x402/submissions.ts';
+import { ForwardChain } from './processor/chain/forward-chain.ts';
 import { requireFeeWallet, startForwarding, type Forwarding } from './processor/forwarding/forwarding.ts';
 import { loadProcessorKeys, type ProcessorKeys } from './processor/chain/keys.ts';
 import { PROCESSOR_NOTICES_PATH } from './http/processor.ts';
@@ -91,9 +93,11 @@ if (keys) {
     : `${config.baseUrl}${PROCESSOR_NOTICES_PATH}`);
   try {
     forwarding = await startForwarding({ db: context.db, clock: context.clock, networks: config.networks, keys, feeWallet: config.processor.feeWallet });
+    const x402 = startX402Submissions({ db: context.db, clock: context.clock, networks: config.networks, keys, chainOf: (network) => new ForwardChain(network) });
     processor = await startProcessor({
       db: context.db, databaseUrl: runtime.databaseUrl, clock: context.clock, networks: config.networks,
-      sender: { url, secret: context.processorSecret }, deposits: context.deposits, steps: [forwarding.forwardNetwork],
+      // Buyers' x402 authorizations first: a buyer's request waits for them.
+      sender: { url, secret: context.processorSecret }, deposits: context.deposits, steps: [x402.submitNetwork, forwarding.forwardNetwork],
     }, { pollMs: config.processorPollMs });
   } catch (error) {
     if (!(error instanceof StartupError)) throw error;

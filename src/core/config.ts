@@ -45,6 +45,7 @@ const Env = z.object({
   PROCESSOR_STATUS_FRESH_SECONDS: z.coerce.number().int().min(15).max(86_400).default(120),
   PROCESSOR_NOTICES_URL: z.url({ protocol: /^https?$/ }).optional(),
   PROCESSOR_POLL_MS: z.coerce.number().int().min(200).max(60_000).default(2_000),
+  X402_SETTLE_WAIT_SECONDS: z.coerce.number().int().min(0).max(25).default(25),
   POLYGON_EXPLORER_URL: ExplorerUrl.default('https://polygonscan.com'),
   BASE_EXPLORER_URL: ExplorerUrl.default('https://basescan.org'),
   ETHEREUM_EXPLORER_URL: ExplorerUrl.default('https://etherscan.io'),
@@ -124,6 +125,8 @@ export interface Config {
   processorSecret: string | undefined;
   /** How recent a network's processor.status report must be for Live starts to offer its coins. */
   processorStatusFreshSeconds: number;
+  /** How long a Live x402 paid retry waits for its payment to be paid before answering 202 settlement_pending (docs/x402.md). */
+  x402SettleWaitSeconds: number;
   /** Where the processor posts its notices; default: the all-in-one's own listener, else BASE_URL. */
   processorNoticesUrl: string | undefined;
   /** How often the processor scans, confirms, forwards and delivers its notices. */
@@ -284,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     depositXpub: e.DEPOSIT_XPUB,
     processorSecret: e.PROCESSOR_SECRET,
     processorStatusFreshSeconds: e.PROCESSOR_STATUS_FRESH_SECONDS,
+    x402SettleWaitSeconds: e.X402_SETTLE_WAIT_SECONDS,
     processorNoticesUrl: e.PROCESSOR_NOTICES_URL,
     processorPollMs: e.PROCESSOR_POLL_MS,
     explorers: { polygon: e.POLYGON_EXPLORER_URL, base: e.BASE_EXPLORER_URL, ethereum: e.ETHEREUM_EXPLORER_URL },

@@ -420,7 +420,7 @@ export interface X402AuthorizationsTable {
   updated_at: Timestamp;
 }
 
-export type ChainMovementKind = 'deposit' | 'forward_net' | 'forward_fee' | 'gas_top_up' | 'sweep';
+export type ChainMovementKind = 'deposit' | 'forward_net' | 'forward_fee' | 'gas_top_up' | 'sweep' | 'x402_gas';
 export type DepositDisposition = 'paid' | 'held' | 'extra';
 
 /** One on-chain movement of a payment's money (migration 0042): the service's books of Live money. */
@@ -746,7 +746,7 @@ export interface ProcessorUnfinalDepositsTable {
   value: ColumnType<string, string | bigint, string | bigint>;
   seen_at: Timestamp;
 }
-export type OutgoingNoticeKind = 'deposit.confirmed' | 'settlement.completed' | 'sweep.completed';
+export type OutgoingNoticeKind = 'deposit.confirmed' | 'settlement.completed' | 'sweep.completed' | 'x402.submitted' | 'x402.refused' | 'x402.final';
 export interface ProcessorNoticesOutTable {
   id: string;
   kind: OutgoingNoticeKind;
@@ -866,6 +866,38 @@ export interface ProcessorForwardTransactionsTable {
   movements: JsonDefault<StoredMovement[] | null>;
 }
 
+/** A buyer's x402 authorization as the processor submits it (migration 0050). */
+export type X402SubmissionState = 'refused' | 'signed' | 'broadcast' | 'mined' | 'final' | 'failed';
+export interface ProcessorX402SubmissionsTable {
+  id: Generated<number>;
+  authorization_id: string;
+  payment_id: string;
+  network: string;
+  token: string;
+  payer: string;
+  pay_to: string;
+  value: BaseUnits;
+  valid_before: BaseUnits;
+  state: X402SubmissionState;
+  failure: string | null;
+  reason: string | null;
+  sender: string | null;
+  nonce: BlockNumber | null;
+  gas: BlockNumber | null;
+  max_fee_per_gas: BaseUnits | null;
+  max_priority_fee_per_gas: BaseUnits | null;
+  raw: string | null;
+  tx_hash: string | null;
+  replaced_hashes: Generated<string[]>;
+  block_number: BlockNumber | null;
+  block_hash: string | null;
+  gas_cost: BaseUnits | null;
+  transfer_log_index: number | null;
+  created_at: Timestamp;
+  broadcast_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
 // migrations/0029: what each network's scans saw, transfers out of watched addresses, reconciliation findings.
 /** int8 counts, read as strings by node-postgres. */
 type Count = ColumnType<string, bigint | number | undefined, bigint | number>;
@@ -939,6 +971,7 @@ export interface Database {
   'processor.forwards': ProcessorForwardsTable;
   'processor.sender_nonces': ProcessorSenderNoncesTable;
   'processor.forward_transactions': ProcessorForwardTransactionsTable;
+  'processor.x402_submissions': ProcessorX402SubmissionsTable;
   'processor.gas_wallets': ProcessorGasWalletsTable;
   'processor.sweeps': ProcessorSweepsTable;
   'processor.notices_out': ProcessorNoticesOutTable;

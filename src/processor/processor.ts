@@ -15,6 +15,7 @@ import { ForwardChain } from './chain/forward-chain.ts';
 import { CHECK_EVERY_MS, checkNetwork, type NetworkVerdict } from './chain/network-checks.ts';
 import { forwardingHealth } from './forwarding/forwarding-health.ts';
 import { cursorAheadOfHead } from './operating/status.ts';
+import { listenForNotifications } from '../db/notifications.ts';
 
 // The processor (issue 22) as its role runs it. Each poll, for every network whose lock this
 // processor holds: scan to the final block, enqueue deposit.confirmed for what became final,
@@ -197,6 +198,17 @@ export async function startProcessor(deps: {
   const passed = new Set<NetworkName>();
   /** The loop's: when each network's next pass is due, a poll interval after its last one ended. */
   const nextPassAt = new Map<NetworkName, number>();
+  /** Networks woken while their pass ran: passed again at once. */
+  const woken = new Set<NetworkName>();
+  // A buyer's x402 authorization claimed (NOTIFY x402_authorizations, migrations/0050) is waited
+  // for by the buyer's request: every network's next pass is due now, not a poll later.
+  const wake = () => {
+    for (const network of deps.networks) {
+      if (inFlight.has(network.name)) woken.add(network.name);
+      else nextPassAt.set(network.name, 0);
+    }
+  };
+  const listener = options.manual ? undefined : listenForNotifications(deps.databaseUrl, [{ name: 'x402_authorizations', onNotice: wake, onGap: wake }]);
   const startedAt = Date.now();
   /** Starts the pass of each network named (every one by default) that is not running; answers them. */
   const startPasses = async (onlyDue: boolean, names?: ReadonlySet<string>) => {
@@ -210,7 +222,7 @@ export async function startProcessor(deps: {
         .finally(() => {
           inFlight.delete(name);
           passed.add(name);
-          nextPassAt.set(name, Date.now() + pollMs);
+          nextPassAt.set(name, woken.delete(name) ? 0 : Date.now() + pollMs);
         });
       inFlight.set(name, pass);
       return pass;
@@ -293,6 +305,7 @@ export async function startProcessor(deps: {
       clearTimeout(timer);
       await running;
       await Promise.all(inFlight.values());
+      await listener?.close();
       await locks.close();
       await detection.stop();
     },

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { decodePaymentResponseHeader } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { transferWithAuthorizationTypes } from '../../src/core/eip3009.ts';
+import { decodeHeader, encodeHeader, payingFetch as officialFetch, signedHeader as signed, type HeaderChange } from '../support/x402.ts';
 import { account, expectCreated, type Account } from '../support/api.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
@@ -21,20 +20,15 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t.close(); });
 
-const decode = (value: string | null) => JSON.parse(Buffer.from(value ?? '', 'base64').toString('utf8'));
-const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
+const decode = decodeHeader;
+const encode = encodeHeader;
 
 async function link(body: Record<string, unknown> = {}): Promise<any> {
   return expectCreated(await t.request('POST', '/v1/payment_links', { key: acct.key, body: { amount: '1.00', currency: 'USD', description: 'Tea sample', ...body } }));
 }
 
-function payingFetch(signer: PrivateKeyAccount = buyer, maxAmountPerPayment?: string) {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer });
-  // As docs/x402.md shows an agent's client: allowed more than the default one dollar a payment.
-  if (maxAmountPerPayment) client.setSpendControls({ maxAmountPerPayment });
-  return wrapFetchWithPayment(fetch, client);
-}
+/** As docs/x402.md shows an agent's client: allowed more than the default one dollar a payment when asked. */
+const payingFetch = (signer: PrivateKeyAccount = buyer, maxAmountPerPayment?: string) => officialFetch(signer, maxAmountPerPayment ? { maxAmountPerPayment } : undefined);
 
 const x402Url = (id: string) => `${t.url}/x402/pay/${id}`;
 
@@ -43,22 +37,7 @@ async function claims(paymentId: string): Promise<number> {
   return Number(row.n);
 }
 
-/** The buyer's signed retry for an offer, as the official client builds it, with `change` applied. */
-async function signedHeader(offer: any, change: { value?: string; to?: `0x${string}`; validBefore?: string; validAfter?: string; network?: string; signer?: PrivateKeyAccount } = {}) {
-  const accepted = offer.accepts[0];
-  const signer = change.signer ?? buyer;
-  const message = {
-    from: buyer.address, to: change.to ?? accepted.payTo, value: BigInt(change.value ?? accepted.amount),
-    validAfter: BigInt(change.validAfter ?? '0'), validBefore: BigInt(change.validBefore ?? String(Math.floor(Date.now() / 1000) + 300)),
-    nonce: `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}` as `0x${string}`,
-  };
-  const signature = await signer.signTypedData({
-    domain: { ...accepted.extra, chainId: Number(accepted.network.split(':')[1]), verifyingContract: accepted.asset },
-    types: transferWithAuthorizationTypes, primaryType: 'TransferWithAuthorization', message,
-  });
-  const authorization = Object.fromEntries(Object.entries(message).map(([name, value]) => [name, String(value)]));
-  return encode({ x402Version: 2, resource: offer.resource, accepted: { ...accepted, network: change.network ?? accepted.network }, payload: { authorization, signature } });
-}
+const signedHeader = (offer: any, change: HeaderChange = {}) => signed(offer, buyer, change);
 
 async function offerOf(id: string) {
   const res = await fetch(x402Url(id));
@@ -210,12 +189,13 @@ describe('payments that cannot be paid', () => {
     expect((await unknown.json()).error.code).toBe('not_found');
   });
 
-  it('a Live link: 409, nothing started, until Live settlement over x402 lands', async () => {
+  it('a Live link while no healthy processor watches a network: 409 payments_unavailable, nothing started', async () => {
     const live = await account(t, {}, 'live');
     const created = expectCreated(await t.request('POST', '/v1/payment_links', { key: live.key, body: { amount: '1.00', currency: 'USD', description: 'Tea' } }));
     const res = await fetch(x402Url(created.id));
     expect(res.status).toBe(409);
-    expect((await res.json()).error).toMatchObject({ code: 'payments_unavailable', message: expect.stringContaining('Nothing was started') });
+    expect((await res.json()).error.code).toBe('payments_unavailable');
+    expect(res.headers.get('payment-required')).toBeNull();
     expect((await t.db.selectFrom('payments').select('started_at').where('id', '=', created.id).executeTakeFirstOrThrow()).started_at).toBeNull();
   });
 

@@ -14,6 +14,7 @@ const KIND_WORDS: Record<TransferOut['kind'], string> = {
   forward_net: 'Forwarded to your payout wallet',
   forward_fee: 'Fee',
   gas_top_up: 'Gas for the forward (the service pays it)',
+  x402_gas: 'Gas to submit the buyer\'s x402 payment (the service pays it)',
   sweep: 'Moved off the deposit address by the operator',
 };
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, asApiError, errorResponse, rateLimited, replyWith } from '../../core/errors.ts';
+import { callerGone } from '../../core/caller-gone.ts';
 import { payOverX402 } from '../../resources/x402/pay.ts';
 import { X402_PATH } from '../../resources/x402/offer.ts';
 import type { PayerPages } from '../requests.ts';
@@ -38,10 +39,11 @@ export async function registerX402Routes(scope: FastifyInstance, options: { page
       versionOne: header(request, 'x-payment') !== undefined,
       email,
       admit: (payment) => pages.admitStart(request, payment),
+      signal: callerGone(request.raw, reply.raw),
     });
     for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
     // Browsers' scripts may read the protocol's headers (the API does not answer CORS preflights).
-    reply.header('Access-Control-Expose-Headers', 'PAYMENT-REQUIRED, PAYMENT-RESPONSE');
+    reply.header('Access-Control-Expose-Headers', 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Retry-After');
     return reply.code(answer.status).send(answer.body);
   };
   scope.route({ method: ['GET', 'POST'], url: `${X402_PATH}/:id`, handler });

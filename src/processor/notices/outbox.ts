@@ -38,11 +38,16 @@ export interface OutgoingNotice {
   transfer_txid?: string;
   transfer_log_index?: number;
   movements?: OutgoingMovement[];
+  // A buyer's x402 authorization the processor submitted or refused (issue 33).
+  authorization_id?: string;
+  /** The protocol's error reason of a refusal, and its words. */
+  reason?: string;
+  message?: string;
 }
 
 /** One movement a settlement reports, as src/resources/processor-notices/money.ts reads it. */
 export interface OutgoingMovement {
-  kind: 'forward_net' | 'forward_fee' | 'gas_top_up' | 'sweep';
+  kind: 'forward_net' | 'forward_fee' | 'gas_top_up' | 'sweep' | 'x402_gas';
   txid: string;
   log_index: number | null;
   block_number: number | null;

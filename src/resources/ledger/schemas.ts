@@ -7,7 +7,7 @@ import { unitsToDecimal } from './record.ts';
 // The API's view of the books (issue 30): one `transfer` per on-chain movement of a payment's
 // money, as the chain identifies it. Shared by the API list, the MCP tool, the dashboard and the CSV.
 
-export const TRANSFER_KINDS = ['deposit', 'forward_net', 'forward_fee', 'gas_top_up', 'sweep'] as const;
+export const TRANSFER_KINDS = ['deposit', 'forward_net', 'forward_fee', 'gas_top_up', 'sweep', 'x402_gas'] as const;
 
 export const TransferOut = z.object({
   id: z.string().describe('`mov_…`'),
@@ -16,7 +16,7 @@ export const TransferOut = z.object({
   livemode: z.boolean().describe('false = Test, true = Live.'),
   kind: z.enum(TRANSFER_KINDS).describe('`deposit` (money that reached the deposit address), `forward_net` (to the merchant\'s payout wallet), ' +
     '`forward_fee` (the fee, to the service\'s fee wallet), `gas_top_up` (the network\'s own coin sent to the deposit address to pay for its forward), ' +
-    '`sweep` (a stray token the operator moved off the deposit address).'),
+    '`sweep` (a stray token the operator moved off the deposit address), `x402_gas` (the network\'s own coin the service\'s gas wallet paid to submit a buyer\'s x402 authorization; the service bears it).'),
   network: z.string().describe('The network, such as `polygon`.'),
   txid: z.string().describe('The transaction, lowercase hex.'),
   log_index: z.number().int().nullable().describe('The Transfer log\'s index in its block; null for a movement of the native coin (no log).'),

@@ -8,6 +8,7 @@ import { decimalToUnits, depositRecorded, recordMovements, type Movement } from 
 import { applyArrival } from '../payments/arrival.ts';
 import { applyMove } from '../payments/machine.ts';
 import { findProvider } from '../providers/catalogue.ts';
+import { claimSettledBy } from '../x402/claims.ts';
 
 // The processor's notices about Live money (issue 3; the books, issue 30): `deposit.confirmed`
 // for each Transfer that reached a deposit address, `settlement.completed` for each forward of
@@ -29,7 +30,7 @@ const units = z.string(invalid('value must be base units, a decimal string.')).r
 const decimals = z.number(invalid('decimals must be a whole number.')).int().min(0).max(36);
 
 /** One share of a forward, a sweep, or a gas top-up, as the chain showed it moved. */
-const ForwardMovement = z.object({
+export const ForwardMovement = z.object({
   kind: z.enum(['forward_net', 'forward_fee', 'gas_top_up', 'sweep'], invalid('a movement kind is forward_net, forward_fee, gas_top_up or sweep.')),
   txid: txHash,
   log_index: logIndex.nullable(),
@@ -122,10 +123,12 @@ async function applyDeposit(trx: Db, deps: Deps, payment: PaymentRow, notice: Mo
     if (owner !== undefined) return { outcome: 'duplicate', reason: `Transfer ${logIndex} of ${notice.txid} is already in the books.`, paymentId: owner };
   }
   const provider = notice.provider ? findProvider(notice.provider) : undefined;
+  // The deposit of a buyer's x402 authorization the processor submitted: that authorization settled.
+  const viaX402 = notice.from_address != null && await claimSettledBy(trx, { paymentId: payment.id, from: notice.from_address, value: value.value, txid: notice.txid }, deps.clock.now());
   const outcome = await applyArrival(trx, deps, payment, {
     valueCoin: notice.amount, coin: notice.coin, network: notice.network, txidIn: notice.txid, logIndex,
     forwardedTo: notice.forwarded_to ?? null, txidOut: notice.txid_out ?? null, merchantReceived: notice.merchant_received ?? null,
-    provider: provider ? { id: provider.id, name: provider.name } : null,
+    provider: provider ? { id: provider.id, name: provider.name } : null, ...(viaX402 ? { via: 'x402' as const } : {}),
   });
   // Money that came to a payment already paid or held is still money that arrived: in the books,
   // forwarded by the processor as any deposit, and for the merchant to look at. (A notice without

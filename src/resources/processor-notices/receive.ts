@@ -12,6 +12,7 @@ import { recordNetworkStatus, type NetworkStatus as StoredStatus } from '../netw
 import { publicText, withoutUrlSecrets } from '../../core/public-text.ts';
 import { ForwardingStatus, forwardingReportOf } from './forwarding-report.ts';
 import { alertOperator } from './operator-alerts.ts';
+import { applyX402Notice, X402Notice } from './x402.ts';
 
 // Signed notices from the payment processor about Live money (issue 3, "Live money"): a deposit
 // confirmed at a payment's deposit address, and later its settlement to the merchant; and the
@@ -55,8 +56,8 @@ const StatusNotice = z.object({
   networks: z.array(NetworkStatus).min(1).max(NETWORK_NAMES.length).refine((networks) => new Set(networks.map((status) => status.network)).size === networks.length, invalid('networks names a network twice.')),
 });
 
-export const ProcessorNotice = z.discriminatedUnion('type', [MoneyNotice, StatusNotice], {
-  error: (issue) => (issue.code === 'invalid_union' ? invalid('type must be deposit.confirmed, settlement.completed, sweep.completed or processor.status.').error : undefined),
+export const ProcessorNotice = z.discriminatedUnion('type', [MoneyNotice, StatusNotice, X402Notice], {
+  error: (issue) => (issue.code === 'invalid_union' ? invalid('type must be deposit.confirmed, settlement.completed, sweep.completed, x402.submitted, x402.refused, x402.final or processor.status.').error : undefined),
 });
 export type ProcessorNotice = z.output<typeof ProcessorNotice>;
 type StatusNotice = z.output<typeof StatusNotice>;
@@ -109,6 +110,8 @@ async function receiveStatus(deps: Deps, now: Date, rawBody: string, notice: Sta
     : { outcome: changed.length === 0 ? 'duplicate' : 'applied', reason: 'A newer status of some networks was already recorded; those are kept.', paymentId: null };
 }
 
+const isX402 = (notice: MoneyNotice | X402Notice): notice is X402Notice => notice.type.startsWith('x402.');
+
 /** Verifies, records and applies one notice (its raw body and signature header). */
 export async function receiveProcessorNotice(deps: Deps, rawBody: string, signature: string | undefined): Promise<NoticeOutcome> {
   const now = deps.clock.now();
@@ -137,10 +140,12 @@ export async function receiveProcessorNotice(deps: Deps, rawBody: string, signat
     throw error;
   }
   if (notice.type === 'processor.status') return receiveStatus(deps, now, rawBody, notice);
+  const applying = notice;
   return deps.db.transaction().execute(async (trx) => {
     const seen = await trx.selectFrom('processor_notices').select('payment_id')
       .where('notice_id', '=', notice.id).where('outcome', '=', 'applied').executeTakeFirst();
     if (seen) return record(trx, now, rawBody, notice, { outcome: 'duplicate', reason: 'This notice was already applied.', paymentId: seen.payment_id });
-    return record(trx, now, rawBody, notice, await applyMoneyNotice(trx, deps, notice));
+    const outcome = isX402(applying) ? await applyX402Notice(trx, now, applying) : await applyMoneyNotice(trx, deps, applying);
+    return record(trx, now, rawBody, notice, outcome);
   });
 }

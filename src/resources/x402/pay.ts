@@ -25,7 +25,7 @@ import { verifyPayment, X402Refusal, type VerifiedPayment, type X402Reason } fro
 
 /** What the route sends: a status, the protocol's headers, and a JSON body. */
 export interface X402Answer {
-  status: 200 | 402;
+  status: 200 | 202 | 402;
   headers: Record<string, string>;
   body: unknown;
 }
@@ -79,6 +79,8 @@ export interface X402Request {
   email: string | undefined;
   /** Counts a start of the payment against the payer pages' budgets (pages/starts.ts), or throws. */
   admit: (payment: { businessId: string; livemode: boolean }) => void;
+  /** Aborts when the caller goes away: a Live settlement stops waiting for it. */
+  signal?: AbortSignal;
 }
 
 async function viewOf(app: AppContext, id: string): Promise<PayerView> {
@@ -133,11 +135,9 @@ export async function payOverX402(app: AppContext, id: string, request: X402Requ
   if (view.status !== 'open' && view.status !== 'pending') {
     throw new ApiError('invalid_state', `This payment cannot be paid: it is ${view.status}.`);
   }
-  // Live x402 settles through the processor's submission of the authorization, which is not
-  // built yet (issue 33): nothing Live is offered or started here until it is.
-  if (view.livemode) {
-    throw new ApiError('payments_unavailable', 'Live payments cannot be paid over x402 yet; Test mode takes them. Nothing was started: pay this payment on its payer page.');
-  }
+  // An authorization on its way (Live): asking again waits for its settlement, as the paid retry does.
+  const inFlight = view.livemode && request.signature === undefined ? await claimOf(app.db, view.id) : undefined;
+  if (inFlight && (inFlight.state === 'verified' || inFlight.state === 'submitted')) return awaitSettlement(app, view, inFlight.id, request.signal);
   const { view: offered, accepts } = await offerOf(app, view, request);
   if (request.signature === undefined) {
     return required(app, offered, accepts, request.versionOne ? new X402Refusal('invalid_x402_version') : undefined);
@@ -150,7 +150,7 @@ export async function payOverX402(app: AppContext, id: string, request: X402Requ
     throw error;
   }
   try {
-    return await settleTest(app, offered, verified);
+    return offered.livemode ? await settleLive(app, offered, accepts, verified, request.signal) : await settleTest(app, offered, verified);
   } catch (error) {
     if (error instanceof X402Refusal) return required(app, offered, accepts, error, verified.authorization.from);
     throw error;
@@ -162,7 +162,7 @@ export async function payOverX402(app: AppContext, id: string, request: X402Requ
  * anyone's claim) or another authorization for the payment is on its way. Inside the
  * transaction that holds the payment's row, so concurrent retries take turns.
  */
-async function claim(db: Db, payment: PaymentRow, verified: VerifiedPayment, state: 'verified' | 'settled', txHash: string | null, now: Date): Promise<void> {
+async function claim(db: Db, payment: PaymentRow, verified: VerifiedPayment, state: 'verified' | 'settled', txHash: string | null, now: Date): Promise<string> {
   const { requirement, authorization, signature } = verified;
   const written = await db.insertInto('x402_authorizations').values({
     id: newId('x4a'), payment_id: payment.id, business_id: payment.business_id, livemode: payment.livemode,
@@ -170,7 +170,7 @@ async function claim(db: Db, payment: PaymentRow, verified: VerifiedPayment, sta
     value: authorization.value, valid_after: authorization.validAfter, valid_before: authorization.validBefore, nonce: authorization.nonce,
     signature, state, reason: null, tx_hash: txHash, created_at: now, updated_at: now,
   }).onConflict((conflict) => conflict.doNothing()).returning('id').executeTakeFirst();
-  if (written) return;
+  if (written) return written.id;
   const used = await db.selectFrom('x402_authorizations').select('id')
     .where('network', '=', requirement.network).where('asset', '=', requirement.asset.toLowerCase())
     .where('payer', '=', authorization.from).where('nonce', '=', authorization.nonce).executeTakeFirst();
@@ -206,4 +206,51 @@ async function settleTest(app: AppContext, view: PayerView, verified: VerifiedPa
   });
   const response: SettleResponse = { success: true, transaction: txHash, network: requirement.network, payer: authorization.from };
   return { status: 200, headers: { 'PAYMENT-RESPONSE': encodeHeader(response) }, body: buyerPayment(row, app) };
+}
+
+/**
+ * Live: the authorization claimed once (`verified`) in the transaction that holds the payment's
+ * row; the processor, woken by its commit, runs it on the chain and submits it from its gas
+ * wallet, and the deposit pays the payment as any other. The request waits for that.
+ */
+async function settleLive(app: AppContext, view: PayerView, accepts: X402Requirement[], verified: VerifiedPayment, signal: AbortSignal | undefined): Promise<X402Answer> {
+  const now = app.clock.now();
+  if (coinOf(verified.requirement, true, app.config.networks) === undefined) throw new X402Refusal('invalid_network');
+  const claimId = await app.db.transaction().execute(async (trx) => claim(trx, await lockedPayment(trx, view, now), verified, 'verified', null, now));
+  return awaitSettlement(app, view, claimId, signal, accepts);
+}
+
+/**
+ * Waits, up to X402_SETTLE_WAIT_SECONDS (25 s, the payment wait's bound, by default), for the authorization's outcome: the payment paid (or held) by its
+ * deposit → 200 with the settlement; refused by the chain → 402 with the reason (nothing moved);
+ * still on its way → 202 with the protocol's settlement_pending and the transaction when there
+ * is one: asking this address again waits again and answers 200 once paid.
+ */
+async function awaitSettlement(app: AppContext, view: PayerView, claimId: string, signal: AbortSignal | undefined, offered?: X402Requirement[]): Promise<X402Answer> {
+  const deadline = performance.now() + app.config.x402SettleWaitSeconds * 1000;
+  const principal = buyerOf(view);
+  for (;;) {
+    // Registered before the reads: a change committed between them and the wait still wakes it.
+    const waiter = app.paymentWaits.subscribe(view.id, deadline - performance.now(), signal);
+    const [row, claimed] = await Promise.all([
+      getPayment(app.db, principal, view.id),
+      app.db.selectFrom('x402_authorizations').select(['id', 'state', 'reason', 'tx_hash', 'network', 'payer']).where('id', '=', claimId).executeTakeFirstOrThrow(),
+    ]);
+    const status = readStatus(row, app.clock.now());
+    if (claimed.state === 'refused') {
+      waiter.cancel();
+      const accepts = offered ?? (await offerOf(app, await viewOf(app, view.id), { signature: undefined, versionOne: false, email: undefined, admit: () => undefined })).accepts;
+      return required(app, view, accepts, new X402Refusal((claimed.reason ?? 'unexpected_settle_error') as X402Reason), claimed.payer);
+    }
+    if (claimed.state === 'settled' && (status === 'paid' || status === 'held')) {
+      waiter.cancel();
+      return { status: 200, headers: { 'PAYMENT-RESPONSE': encodeHeader(settled(claimed)) }, body: buyerPayment(row, app) };
+    }
+    if (performance.now() >= deadline || signal?.aborted) {
+      waiter.cancel();
+      const pending: SettleResponse = { success: false, errorReason: 'settlement_pending', transaction: claimed.tx_hash ?? '', network: claimed.network, payer: claimed.payer };
+      return { status: 202, headers: { 'PAYMENT-RESPONSE': encodeHeader(pending), 'Retry-After': '5' }, body: buyerPayment(row, app) };
+    }
+    await waiter.woken;
+  }
 }

@@ -25,6 +25,9 @@ export const X402_REASONS = {
   invalid_exact_evm_nonce_already_used: 'This authorization was already used: sign a new one (a new nonce).',
   invalid_exact_evm_insufficient_balance: 'The payer\'s wallet does not hold the amount.',
   invalid_exact_evm_transaction_simulation_failed: 'The token refused the transfer when it was tried before sending it.',
+  invalid_exact_evm_transaction_failed: 'The transaction carrying the authorization failed on the chain: nothing moved.',
+  invalid_exact_evm_transfer_event_mismatch: 'The transaction carrying the authorization was mined but moved nothing to this payment.',
+  unexpected_settle_error: 'The payment processor could not submit the authorization now: nothing moved. Try again later.',
   invalid_transaction_state: 'This payment cannot take this payment now: it is paid, closed, or another authorization for it is on its way.',
 } as const;
 export type X402Reason = keyof typeof X402_REASONS;

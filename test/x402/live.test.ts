@@ -1,0 +1,228 @@
+import { decodePaymentResponseHeader } from '@x402/fetch';
+import { unixSeconds } from '../../src/core/clock.ts';
+import { parseAbiItem, type Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { NetworkConfig } from '../../src/core/networks-config.ts';
+import { ForwardChain } from '../../src/processor/chain/forward-chain.ts';
+import { ProcessorKeys } from '../../src/processor/chain/keys.ts';
+import { startForwarding, type Forwarding } from '../../src/processor/forwarding/forwarding.ts';
+import { startProcessor, type Processor } from '../../src/processor/processor.ts';
+import { startX402Submissions } from '../../src/processor/x402/submissions.ts';
+import type { FiatToken } from '../support/chain-fiat-token.ts';
+import { startTestApp, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
+import { startPolygonChain, usdc, type PolygonTestChain } from '../support/processor-chain.ts';
+import { typesOf } from '../flows/support.ts';
+import { freshRates } from '../support/fx-rates.ts';
+import { decodeHeader, payingFetch, signedHeader } from '../support/x402.ts';
+
+// Live payments over HTTP 402 (issue 33, docs/x402.md) on a real EDR chain posing as Polygon, with
+// Circle's own FiatTokenV2_2 as its USDC: the official client pays a Live link in one fetch; the
+// service verifies and claims the authorization, the processor (running its own loop, woken by
+// the claim) runs it on the chain, submits it from its gas wallet, and the deposit pays the payment
+// as any other: forwarded minus the fee, the events signed to a receiver, the gas in the books.
+// Blocks are mined every 150 ms, so finality (2 blocks) comes in well under a second.
+
+const DEPTH = 2;
+const FEE_BPS = 150n;
+const rpc = { timeoutMs: 1_500, retryDelayMs: 10, rounds: 2 };
+const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+let t: TestApp;
+let polygonChain: PolygonTestChain;
+let fiat: FiatToken;
+let forwarding: Forwarding;
+let processor: Processor;
+let keys: ProcessorKeys;
+let key: string;
+let endpointId: string;
+let payout: Address;
+let feeWallet: Address;
+let buyer: PrivateKeyAccount;
+let miner: NodeJS.Timeout;
+const logs: string[] = [];
+
+const x402Url = (id: string) => `${t.url}/x402/pay/${id}`;
+const paymentRow = (id: string) => t.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+/** What the buyer's client may spend here: the local FiatTokenV2_2 is not the one the client knows on Polygon. */
+const spend = () => ({ allowedAssets: [{ network: 'eip155:137' as const, asset: fiat.address, maxAmountPerPayment: '100000000' }] });
+/** The gas wallet's transactions, mined and waiting. */
+const gasWalletNonce = () => polygonChain.chain.client.getTransactionCount({ address: keys.gasWallet.address, blockTag: 'pending' });
+
+/** Waits for the payment's forward to be settled: the gas wallet sends nothing more for it. */
+async function settled(id: string): Promise<void> {
+  await vi.waitFor(async () => expect((await paymentRow(id)).txid_out).not.toBeNull(), { timeout: 20_000, interval: 100 });
+}
+
+async function api(method: string, path: string, body?: unknown): Promise<any> {
+  const response = await t.request(method, path, { key, body });
+  expect([200, 201], `${method} ${path}: ${JSON.stringify(response.body)}`).toContain(response.status);
+  return response.body;
+}
+
+async function offerOf(id: string): Promise<any> {
+  const res = await fetch(x402Url(id));
+  expect(res.status, JSON.stringify(await res.clone().json())).toBe(402);
+  return decodeHeader(res.headers.get('payment-required'));
+}
+
+/** The Transfer logs of the token from `from` to `to` since the file began. */
+async function transfers(from: Address, to: Address) {
+  return polygonChain.chain.client.getLogs({ address: fiat.address, event: TRANSFER, args: { from, to }, fromBlock: 0n, toBlock: 'latest' });
+}
+
+beforeAll(async () => {
+  polygonChain = await startPolygonChain({ depth: DEPTH, realUsdc: true });
+  const { chain, tokens } = polygonChain;
+  fiat = polygonChain.fiat!;
+  t = await startTestApp({
+    RATE_LIMITS: 'off', POLYGON_RPC_URL: polygonChain.proxy.url, POLYGON_CONFIRMATIONS: String(DEPTH),
+    POLYGON_USDC: fiat.address, POLYGON_USDT: tokens.address.usdt,
+  }, { clockStart: Date.now(), realOrigin: true });
+  const polygon: NetworkConfig = { ...polygonChain.polygon, tokens: [{ coin: 'polygon_usdc', address: fiat.address.toLowerCase() as Address }, polygonChain.polygon.tokens[1]!] };
+  keys = new ProcessorKeys(Buffer.alloc(32, 7));
+  await chain.fund(keys.gasWallet.address, 10n ** 18n);
+  feeWallet = (await chain.newAccount()).address.toLowerCase() as Address;
+  payout = (await chain.newAccount()).address.toLowerCase() as Address;
+  buyer = await chain.newAccount(0n);
+  await fiat.mint(buyer.address, usdc(1_000));
+  const log = (line: string) => logs.push(line);
+  forwarding = await startForwarding({ db: t.db, clock: t.clock, networks: [polygon], keys, feeWallet }, { rpc, log });
+  const x402 = startX402Submissions({ db: t.db, clock: t.clock, networks: [polygon], keys, chainOf: (network) => new ForwardChain(network, rpc) }, { log });
+  processor = await startProcessor({
+    db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon],
+    sender: { url: `${t.url}/processor/notices`, secret: TEST_PROCESSOR_SECRET }, deposits: t.context.deposits,
+    steps: [x402.submitNetwork, forwarding.forwardNetwork],
+  }, { pollMs: 200, statusEveryMs: 1_000, rpc, log });
+  miner = setInterval(() => void chain.mine(1).catch(() => undefined), 150);
+  await vi.waitFor(async () => expect((await t.db.selectFrom('processor_networks').select('healthy').executeTakeFirst())?.healthy).toBe(true), { timeout: 20_000, interval: 100 });
+  const biz = await t.business({ name: 'Kestrel Coffee Roasters', payoutWallet: payout, feeBps: Number(FEE_BPS) });
+  key = (await biz.key({ mode: 'live' })).secret;
+  endpointId = (await api('POST', '/v1/webhook_endpoints', { url: 'https://hooks.kestrel.example/payments' })).id;
+}, 600_000);
+
+afterAll(async () => {
+  clearInterval(miner);
+  await processor?.stop();
+  await forwarding?.stop();
+  await polygonChain?.stop();
+  await t?.close();
+});
+
+describe('a Live payment link paid over x402', () => {
+  it('in one fetch of the official client: paid, forwarded minus the fee, the events signed, the gas in the books', async () => {
+    const link = await api('POST', '/v1/payment_links', { amount: '30.00', currency: 'USD', description: 'Ethiopia Guji, 1 kg' });
+    const before = { payout: await fiat.balanceOf(payout), fee: await fiat.balanceOf(feeWallet), buyer: await fiat.balanceOf(buyer.address) };
+    const res = await payingFetch(buyer, spend())(`${x402Url(link.id)}?email=agent.buyer@example.com`);
+    const body = await res.json();
+    expect(res.status, JSON.stringify(body) + logs.slice(-10).join('\n')).toBe(200);
+    const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    const row = await paymentRow(link.id);
+    expect(settlement).toEqual({ success: true, transaction: row.txid_in, network: 'eip155:137', payer: buyer.address.toLowerCase() });
+    expect(body).toMatchObject({ id: link.id, status: 'paid', livemode: true, coin: 'polygon_usdc', value_coin: '30.000000', provider_name: 'USDC on Polygon (x402)', txid_in: row.txid_in });
+    // The transaction is the gas wallet's, carrying the buyer's authorization: one Transfer to the deposit address.
+    const tx = await polygonChain.chain.client.getTransaction({ hash: settlement.transaction as `0x${string}` });
+    expect(tx.from.toLowerCase()).toBe(keys.gasWallet.address.toLowerCase());
+    expect(await transfers(buyer.address, row.deposit_address as Address)).toHaveLength(1);
+    expect(await fiat.balanceOf(buyer.address)).toBe(before.buyer - usdc(30));
+
+    // Forwarded as any deposit: the merchant's net and the fee on chain, then the settlement.
+    await settled(link.id);
+    expect(await fiat.balanceOf(payout) - before.payout).toBe(usdc(30) - usdc(30) * FEE_BPS / 10_000n);
+    expect(await fiat.balanceOf(feeWallet) - before.fee).toBe(usdc(30) * FEE_BPS / 10_000n);
+    const payment = await api('GET', `/v1/payments/${link.id}`);
+    expect(payment).toMatchObject({ status: 'paid', customer_email: 'agent.buyer@example.com', merchant_received: '29.550000', provider_name: 'USDC on Polygon (x402)' });
+    const mail = await t.db.selectFrom('outbox').select(['kind', 'recipient']).where('payment_id', '=', link.id).execute();
+    expect(mail).toContainEqual({ kind: 'payment_receipt', recipient: 'agent.buyer@example.com' });
+
+    // The merchant's events, each queued for their endpoint (a Live endpoint is never on this
+    // machine: the Test-mode file checks the signatures at a receiver).
+    expect(await typesOf(t, link.id)).toEqual(['payment.started', 'payment.paid', 'payment.updated']);
+    const deliveries = await t.db.selectFrom('webhook_deliveries as d').innerJoin('events as e', 'e.id', 'd.event_id').select('e.type')
+      .where('e.payment_id', '=', link.id).where('d.endpoint_id', '=', endpointId).execute();
+    expect(deliveries.map((delivery) => delivery.type).sort()).toEqual(['payment.paid', 'payment.started', 'payment.updated']);
+
+    // The books: the deposit, the two shares, and the gas the processor paid to submit it (exactly the receipt's).
+    const receipt = await polygonChain.chain.client.getTransactionReceipt({ hash: settlement.transaction as `0x${string}` });
+    await vi.waitFor(async () => {
+      const kinds = (await t.db.selectFrom('chain_movements').select('kind').where('payment_id', '=', link.id).execute()).map((movement) => movement.kind);
+      expect(kinds.sort()).toEqual(['deposit', 'forward_fee', 'forward_net', 'x402_gas']);
+    }, { timeout: 20_000, interval: 100 });
+    const gas = await t.db.selectFrom('chain_movements').selectAll().where('payment_id', '=', link.id).where('kind', '=', 'x402_gas').executeTakeFirstOrThrow();
+    expect(gas).toMatchObject({ tx_hash: settlement.transaction, from_address: keys.gasWallet.address.toLowerCase(), token: null, coin: 'polygon_pol', value: String(receipt.gasUsed * receipt.effectiveGasPrice) });
+    const transfersApi = await api('GET', `/v1/payments/${link.id}/transfers`);
+    expect(transfersApi.data.map((each: any) => each.kind)).toContain('x402_gas');
+    const claim = await t.db.selectFrom('x402_authorizations').select(['state', 'tx_hash']).where('payment_id', '=', link.id).executeTakeFirstOrThrow();
+    expect(claim).toEqual({ state: 'settled', tx_hash: settlement.transaction });
+
+    // Asked again: the paid payment and its settlement; nothing moves twice.
+    const again = await fetch(x402Url(link.id));
+    expect(again.status).toBe(200);
+    expect(decodePaymentResponseHeader(again.headers.get('payment-response')!).transaction).toBe(settlement.transaction);
+  });
+
+  it('a checkout session priced in euros: the USD value locked at the start is what is authorized', async () => {
+    await freshRates(t);
+    const session = await api('POST', '/v1/checkout_sessions', { amount: '20.00', currency: 'EUR', description: 'Tea set' });
+    const offer = await offerOf(session.id);
+    const row = await paymentRow(session.id);
+    expect(row.usd_value_minor).toBeGreaterThan(2000);
+    expect(offer.accepts).toEqual([{
+      scheme: 'exact', network: 'eip155:137', amount: String(BigInt(row.usd_value_minor!) * 10_000n), asset: fiat.address,
+      payTo: expect.stringMatching(new RegExp(`^${row.deposit_address}$`, 'i')), maxTimeoutSeconds: 300, extra: { name: 'USD Coin', version: '2' },
+    }]);
+    const res = await payingFetch(buyer, spend())(x402Url(session.id));
+    expect(res.status).toBe(200);
+    expect(await api('GET', `/v1/payments/${session.id}`)).toMatchObject({ status: 'paid', amount: '20.00', currency: 'EUR', value_coin: (row.usd_value_minor! / 100).toFixed(6) });
+    await settled(session.id);
+  });
+});
+
+describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas wallet\'s nonce unchanged), nothing charged', () => {
+  const fresh = () => privateKeyToAccount(generatePrivateKey());
+  const cases: Array<[string, (offer: any, other: any) => Promise<string>, string]> = [
+    ['a wallet without the amount (the chain says so)', (offer) => signedHeader(offer, fresh()), 'invalid_exact_evm_insufficient_balance'],
+    ['another key\'s signature (the token says so)', (offer) => signedHeader(offer, buyer, { signer: fresh() }), 'invalid_exact_evm_signature'],
+    ['an amount below the price', (offer) => signedHeader(offer, buyer, { value: '999999' }), 'invalid_exact_evm_payload_authorization_value_mismatch'],
+    ['a foreign payTo (another payment\'s deposit address)', (offer, other) => signedHeader(offer, buyer, { to: other.accepts[0].payTo }), 'invalid_exact_evm_recipient_mismatch'],
+    ['an expired window', (offer) => signedHeader(offer, buyer, { validBefore: String(unixSeconds(t.clock.now()) - 1) }), 'invalid_exact_evm_payload_authorization_valid_before'],
+    ['a window that closes before the chain can take it (the chain\'s clock says so)', (offer) => signedHeader(offer, buyer, { validBefore: String(unixSeconds(t.clock.now()) + 7) }), 'invalid_exact_evm_payload_authorization_valid_before'],
+    ['an unserved network', (offer) => signedHeader(offer, buyer, { network: 'eip155:8453' }), 'invalid_network'],
+  ];
+  it.each(cases)('%s', async (_name, make, reason) => {
+    const [link, other] = await Promise.all([1, 2].map(() => api('POST', '/v1/payment_links', { amount: '1.00', currency: 'USD', description: 'Tea sample' })));
+    const [offer, otherOffer] = [await offerOf(link.id), await offerOf(other.id)];
+    const nonce = await gasWalletNonce();
+    const res = await fetch(x402Url(link.id), { headers: { 'PAYMENT-SIGNATURE': await make(offer, otherOffer) } });
+    expect(res.status, logs.slice(-5).join('\n')).toBe(402);
+    expect(decodeHeader(res.headers.get('payment-required'))).toMatchObject({ error: reason, accepts: offer.accepts });
+    expect(decodeHeader(res.headers.get('payment-response'))).toMatchObject({ success: false, errorReason: reason, transaction: '' });
+    expect((await res.json()).error.code).toBe(reason);
+    expect(await gasWalletNonce()).toBe(nonce);
+    expect((await paymentRow(link.id)).status).toBe('open');
+    const submissions = await t.db.selectFrom('processor.x402_submissions').select(['state', 'raw']).where('payment_id', '=', link.id).execute();
+    expect(submissions.every((submission) => submission.state === 'refused' && submission.raw === null)).toBe(true);
+    // Refused, the payment still takes a good authorization.
+    expect((await payingFetch(buyer, spend())(x402Url(link.id))).status).toBe(200);
+    await settled(link.id);
+  });
+
+  it('the same authorization posted twice at once: one transfer on the chain, the other refused', async () => {
+    const link = await api('POST', '/v1/payment_links', { amount: '2.00', currency: 'USD', description: 'Tea sample' });
+    const offer = await offerOf(link.id);
+    const header = await signedHeader(offer, buyer);
+    const answers = await Promise.all([1, 2].map(() => fetch(x402Url(link.id), { headers: { 'PAYMENT-SIGNATURE': header } })));
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 402]);
+    expect(decodeHeader(answers.find((res) => res.status === 402)!.headers.get('payment-response')).errorReason).toBe('invalid_exact_evm_nonce_already_used');
+    const row = await paymentRow(link.id);
+    expect(await transfers(buyer.address, row.deposit_address as Address)).toHaveLength(1);
+    const submitted = () => t.db.selectFrom('processor.x402_submissions').select('tx_hash').where('payment_id', '=', link.id).where('raw', 'is not', null).execute();
+    expect(await submitted()).toHaveLength(1);
+    // Replayed once paid: the paid payment and its settlement; nothing submitted again.
+    const replay = await fetch(x402Url(link.id), { headers: { 'PAYMENT-SIGNATURE': header } });
+    expect(replay.status).toBe(200);
+    expect(decodeHeader(replay.headers.get('payment-response')).transaction).toBe((await submitted())[0]!.tx_hash);
+    expect(await submitted()).toHaveLength(1);
+    expect(await transfers(buyer.address, row.deposit_address as Address)).toHaveLength(1);
+  });
+});
