@@ -1,6 +1,6 @@
 import { decodePaymentResponseHeader } from '@x402/fetch';
 import { unixSeconds } from '../../src/core/clock.ts';
-import { parseAbiItem, type Address } from 'viem';
+import { getAddress, parseAbiItem, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { NetworkConfig } from '../../src/core/networks-config.ts';
@@ -168,7 +168,7 @@ describe('a Live payment link paid over x402', () => {
     const row = await paymentRow(session.id);
     expect(row.usd_value_minor).toBeGreaterThan(2000);
     expect(offer.accepts).toEqual([{
-      scheme: 'exact', network: 'eip155:137', amount: String(BigInt(row.usd_value_minor!) * 10_000n), asset: fiat.address,
+      scheme: 'exact', network: 'eip155:137', amount: String(BigInt(row.usd_value_minor!) * 10_000n), asset: getAddress(fiat.address),
       payTo: expect.stringMatching(new RegExp(`^${row.deposit_address}$`, 'i')), maxTimeoutSeconds: 300, extra: { name: 'USD Coin', version: '2' },
     }]);
     const res = await payingFetch(buyer, spend())(x402Url(session.id));
