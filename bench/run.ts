@@ -27,6 +27,7 @@ import { PROCESSOR_THROUGHPUT_NAME, processorThroughputTable, runProcessorThroug
 import { PROCESSOR_SCAN_BENCH_NAME, processorScanTable, runProcessorScanBench, type ProcessorScanResult } from './processor-scan.ts';
 import { resolveRequest, scenarios, type BenchEnv, type Scenario } from './scenarios.ts';
 import { runWaitsBench, waitsTable, type WaitsResult } from './waits.ts';
+import { runX402SettleBench, X402_SETTLE_NAME, x402SettleTable, type X402SettleResult } from './x402-settle.ts';
 import { BOOKS_EXPORT_NAME, booksExportTable, runBooksExportBench, type BooksExportResult } from './books-export.ts';
 
 // npm run bench: the service against a minimal Fastify + pg baseline, scenario by scenario, on
@@ -320,8 +321,9 @@ async function main(): Promise<void> {
   const processorThroughputSelected = !only || PROCESSOR_THROUGHPUT_NAME.includes(only);
   const booksExportSelected = !only || BOOKS_EXPORT_NAME.includes(only);
   const processorSettlementSelected = !only || PROCESSOR_SETTLEMENT_NAME.includes(only);
+  const x402SettleSelected = !only || X402_SETTLE_NAME.includes(only);
   if (selected.length === 0 && !deliveriesSelected && !processorLatencySelected && !processorScanSelected && !waitsSelected && !processorThroughputSelected
-    && !booksExportSelected && !processorSettlementSelected) {
+    && !booksExportSelected && !processorSettlementSelected && !x402SettleSelected) {
     throw new Error(`No scenario name contains ${JSON.stringify(only)}.`);
   }
 
@@ -374,9 +376,9 @@ async function main(): Promise<void> {
   }
 
   /** The service again on a database of its own (made and migrated here), closed at the end. */
-  async function serveDatabase(name: string) {
+  async function serveDatabase(name: string, overrides: Partial<typeof config> = {}) {
     const databaseUrl = await migratedDatabase(name);
-    const own = await openAppContext(databaseUrl, { ...config, databaseUrl }, { secrets });
+    const own = await openAppContext(databaseUrl, { ...config, ...overrides, databaseUrl }, { secrets });
     cleanups.push({ what: `${name} pool`, run: () => own.close() });
     const ownApp = await buildApp(own.context, operations);
     cleanups.push({ what: `${name} service`, run: () => ownApp.close() });
@@ -516,6 +518,16 @@ async function main(): Promise<void> {
     });
   }
 
+  // A buyer's signed x402 retry to its 200 on the local chain, one payment at a time.
+  let x402Settle: X402SettleResult | undefined;
+  if (x402SettleSelected) {
+    x402Settle = await runX402SettleBench({
+      serveDatabase, progress, seedHex: await benchSeed(X402_SETTLE_NAME),
+      payments: Math.round(positiveNumber('BENCH_X402_PAYMENTS', 20)),
+      cleanup: (what, run) => cleanups.push({ what, run }),
+    });
+  }
+
   // The books' CSV of 100,000 deposits on a database of its own.
   let booksExport: BooksExportResult | undefined;
   if (booksExportSelected) booksExport = await runBooksExportBench({ serveDatabase, progress });
@@ -529,7 +541,7 @@ async function main(): Promise<void> {
   const tables = [results.length > 0 ? table(results) : '', sameWorkTable(results), scaleJobs?.table ?? '', deliveries ? deliveryTable(deliveries) : '',
     processorLatency ? processorLatencyTable(processorLatency) : '', processorScan ? processorScanTable(processorScan) : '', waits ? waitsTable(waits) : '',
     processorThroughput ? processorThroughputTable(processorThroughput) : '', processorSettlement ? processorSettlementTable(processorSettlement) : '',
-    booksExport ? booksExportTable(booksExport) : ''].filter(Boolean);
+    booksExport ? booksExportTable(booksExport) : '', x402Settle ? x402SettleTable(x402Settle) : ''].filter(Boolean);
   process.stdout.write(`\n${warnings.length > 0 ? `${warnings.join('\n')}\n\n` : ''}${tables.join('\n\n')}\n`);
 
   await writeFile(RESULTS_FILE, `${JSON.stringify({
@@ -547,6 +559,7 @@ async function main(): Promise<void> {
     processorThroughput,
     processorSettlement,
     booksExport,
+    x402Settle,
   }, null, 2)}\n`);
   progress(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
 }

@@ -18,7 +18,7 @@ export interface paths {
         put?: never;
         /**
          * Create payment link
-         * @description Create a one-off payment link asking one payer for one amount (a decimal string such as "25.00"), in the credential's mode. Returns the payment_link with its url (the payer's page), status "open" and expires_at (default 7 days). Agents pay it over x402 at /x402/pay/{id} (Test mode now). Effect: creates a payment link; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when one payer owes one amount: send them the url (for a product many buyers pay for, create_checkout).
+         * @description Create a one-off payment link asking one payer for one amount (a decimal string such as "25.00"), in the credential's mode. Returns the payment_link with its url (the payer's page), status "open" and expires_at (default 7 days). Agents pay it over x402 (USDC) at /x402/pay/{id}. Effect: creates a payment link; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when one payer owes one amount: send them the url (for a product many buyers pay for, create_checkout).
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Create checkout session
-         * @description Create a checkout session, one attempt at paying (24 hours), for a store order (`order`: id, items, totals; a second session joins the order) or an amount ("42.50"). A retry with the same Idempotency-Key (idempotency_key) returns the same session. Returns it open, with url and order_id. Agents pay it over x402 at /x402/pay/{id} (Test mode now). Effect: creates a checkout session and its order; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when your store's checkout hands a buyer over to pay for an order.
+         * @description Create a checkout session, one attempt at paying (24 hours), for a store order (`order`: id, items, totals; a second session joins the order) or an amount ("42.50"). A retry with the same Idempotency-Key (idempotency_key) returns the same session. Returns it open, with url and order_id. Agents pay it over x402 (USDC) at /x402/pay/{id}. Effect: creates a checkout session and its order; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when your store's checkout hands a buyer over to pay for an order.
          *
          *     Requires the scope `checkouts:write`.
          */
@@ -634,7 +634,7 @@ export interface paths {
         };
         /**
          * Pay a payment over x402
-         * @description Without `PAYMENT-SIGNATURE`: starts the payment as a buyer's start does (its price locked; the payer pages' budgets of starts apply) and answers 402 with what it accepts in `PAYMENT-REQUIRED`: the `exact` scheme, the amount in USDC's six decimals, `payTo`, the token and its EIP-712 `name` and `version` in `extra`, `maxTimeoutSeconds` 300. Test mode offers one network, `eip155:84532`, settled by the Test simulation (nothing is sent to a chain). With `PAYMENT-SIGNATURE` (an EIP-3009 `transferWithAuthorization` for exactly that amount to `payTo`, signed by the payer): verified, taken once, settled; 200 with the payment and `PAYMENT-RESPONSE`, or 402 with the reason and nothing charged. GET and POST behave alike (a paid retry repeats the first request); a body is ignored. Version 1 clients (`X-PAYMENT`) are refused with `invalid_x402_version`. Live payments answer 409 `payments_unavailable` until Live settlement over x402 lands. Refusal reasons:
+         * @description Without `PAYMENT-SIGNATURE`: starts the payment as a buyer's start does (its price locked; the payer pages' budgets of starts apply) and answers 402 with what it accepts in `PAYMENT-REQUIRED`: the `exact` scheme, the amount in USDC's six decimals, `payTo`, the token and its EIP-712 `name` and `version` in `extra`, `maxTimeoutSeconds` 300. Live offers one entry per network a healthy processor watches whose USDC takes EIP-3009 (`eip155:137`, `eip155:8453`, `eip155:1`), `payTo` the payment's deposit address; Test mode offers one network, `eip155:84532`, settled by the Test simulation (nothing is sent to a chain). With `PAYMENT-SIGNATURE` (an EIP-3009 `transferWithAuthorization` for exactly that amount to `payTo`, signed by the payer): verified and taken once; Live: the payment processor runs it on the chain and submits it from its gas wallet, and the deposit pays the payment as any other. 200 with the payment and `PAYMENT-RESPONSE` once paid; 202 with `settlement_pending` when it is not paid within `X402_SETTLE_WAIT_SECONDS` (25 s; ask the same address again: it waits again); or 402 with the reason and nothing charged. GET and POST behave alike (a paid retry repeats the first request); a body is ignored. Version 1 clients (`X-PAYMENT`) are refused with `invalid_x402_version`. Refusal reasons:
          *     - `invalid_payload`: PAYMENT-SIGNATURE is not standard base64 of an x402 version 2 payment payload with an EIP-3009 authorization and signature.
          *     - `invalid_x402_version`: This server speaks x402 version 2: send the payment in PAYMENT-SIGNATURE, built from the PAYMENT-REQUIRED header.
          *     - `unsupported_scheme`: Only the exact scheme is accepted.
@@ -648,13 +648,16 @@ export interface paths {
          *     - `invalid_exact_evm_nonce_already_used`: This authorization was already used: sign a new one (a new nonce).
          *     - `invalid_exact_evm_insufficient_balance`: The payer's wallet does not hold the amount.
          *     - `invalid_exact_evm_transaction_simulation_failed`: The token refused the transfer when it was tried before sending it.
+         *     - `invalid_exact_evm_transaction_failed`: The transaction carrying the authorization failed on the chain: nothing moved.
+         *     - `invalid_exact_evm_transfer_event_mismatch`: The transaction carrying the authorization was mined but moved nothing to this payment.
+         *     - `unexpected_settle_error`: The payment processor could not submit the authorization now: nothing moved. Try again later.
          *     - `invalid_transaction_state`: This payment cannot take this payment now: it is paid, closed, or another authorization for it is on its way.
          */
         get: operations["pay_over_x402_get"];
         put?: never;
         /**
          * Pay a payment over x402 (POST)
-         * @description Without `PAYMENT-SIGNATURE`: starts the payment as a buyer's start does (its price locked; the payer pages' budgets of starts apply) and answers 402 with what it accepts in `PAYMENT-REQUIRED`: the `exact` scheme, the amount in USDC's six decimals, `payTo`, the token and its EIP-712 `name` and `version` in `extra`, `maxTimeoutSeconds` 300. Test mode offers one network, `eip155:84532`, settled by the Test simulation (nothing is sent to a chain). With `PAYMENT-SIGNATURE` (an EIP-3009 `transferWithAuthorization` for exactly that amount to `payTo`, signed by the payer): verified, taken once, settled; 200 with the payment and `PAYMENT-RESPONSE`, or 402 with the reason and nothing charged. GET and POST behave alike (a paid retry repeats the first request); a body is ignored. Version 1 clients (`X-PAYMENT`) are refused with `invalid_x402_version`. Live payments answer 409 `payments_unavailable` until Live settlement over x402 lands. Refusal reasons:
+         * @description Without `PAYMENT-SIGNATURE`: starts the payment as a buyer's start does (its price locked; the payer pages' budgets of starts apply) and answers 402 with what it accepts in `PAYMENT-REQUIRED`: the `exact` scheme, the amount in USDC's six decimals, `payTo`, the token and its EIP-712 `name` and `version` in `extra`, `maxTimeoutSeconds` 300. Live offers one entry per network a healthy processor watches whose USDC takes EIP-3009 (`eip155:137`, `eip155:8453`, `eip155:1`), `payTo` the payment's deposit address; Test mode offers one network, `eip155:84532`, settled by the Test simulation (nothing is sent to a chain). With `PAYMENT-SIGNATURE` (an EIP-3009 `transferWithAuthorization` for exactly that amount to `payTo`, signed by the payer): verified and taken once; Live: the payment processor runs it on the chain and submits it from its gas wallet, and the deposit pays the payment as any other. 200 with the payment and `PAYMENT-RESPONSE` once paid; 202 with `settlement_pending` when it is not paid within `X402_SETTLE_WAIT_SECONDS` (25 s; ask the same address again: it waits again); or 402 with the reason and nothing charged. GET and POST behave alike (a paid retry repeats the first request); a body is ignored. Version 1 clients (`X-PAYMENT`) are refused with `invalid_x402_version`. Refusal reasons:
          *     - `invalid_payload`: PAYMENT-SIGNATURE is not standard base64 of an x402 version 2 payment payload with an EIP-3009 authorization and signature.
          *     - `invalid_x402_version`: This server speaks x402 version 2: send the payment in PAYMENT-SIGNATURE, built from the PAYMENT-REQUIRED header.
          *     - `unsupported_scheme`: Only the exact scheme is accepted.
@@ -668,6 +671,9 @@ export interface paths {
          *     - `invalid_exact_evm_nonce_already_used`: This authorization was already used: sign a new one (a new nonce).
          *     - `invalid_exact_evm_insufficient_balance`: The payer's wallet does not hold the amount.
          *     - `invalid_exact_evm_transaction_simulation_failed`: The token refused the transfer when it was tried before sending it.
+         *     - `invalid_exact_evm_transaction_failed`: The transaction carrying the authorization failed on the chain: nothing moved.
+         *     - `invalid_exact_evm_transfer_event_mismatch`: The transaction carrying the authorization was mined but moved nothing to this payment.
+         *     - `unexpected_settle_error`: The payment processor could not submit the authorization now: nothing moved. Try again later.
          *     - `invalid_transaction_state`: This payment cannot take this payment now: it is paid, closed, or another authorization for it is on its way.
          */
         post: operations["pay_over_x402_post"];
@@ -1418,10 +1424,10 @@ export interface components {
             /** @description false = Test, true = Live. */
             livemode: boolean;
             /**
-             * @description `deposit` (money that reached the deposit address), `forward_net` (to the merchant's payout wallet), `forward_fee` (the fee, to the service's fee wallet), `gas_top_up` (the network's own coin sent to the deposit address to pay for its forward), `sweep` (a stray token the operator moved off the deposit address).
+             * @description `deposit` (money that reached the deposit address), `forward_net` (to the merchant's payout wallet), `forward_fee` (the fee, to the service's fee wallet), `gas_top_up` (the network's own coin sent to the deposit address to pay for its forward), `sweep` (a stray token the operator moved off the deposit address), `x402_gas` (the network's own coin the service's gas wallet paid to submit a buyer's x402 authorization; the service bears it).
              * @enum {string}
              */
-            kind: "deposit" | "forward_net" | "forward_fee" | "gas_top_up" | "sweep";
+            kind: "deposit" | "forward_net" | "forward_fee" | "gas_top_up" | "sweep" | "x402_gas";
             /** @description The network, such as `polygon`. */
             network: string;
             /** @description The transaction, lowercase hex. */
@@ -3860,6 +3866,19 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description Live: the authorization is on its way (submitted, or waiting for the processor) and the payment is not paid yet. Ask the same address again (it waits up to 25 s and answers 200 once paid), or follow the payment's `url`. */
+            202: {
+                headers: {
+                    /** @description `success: false`, `errorReason: "settlement_pending"`, `transaction` (the submitted transaction, empty until it is broadcast), `network`, `payer`. */
+                    "PAYMENT-RESPONSE"?: string;
+                    /** @description Seconds before asking again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
             /** @description Payment required: what the payment accepts; after a refused retry, `error` and `PAYMENT-RESPONSE` say why and nothing was charged. */
             402: {
                 headers: {
@@ -3891,7 +3910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: the payment is expired or failed. `payments_unavailable`: a Live payment (not yet payable over x402). */
+            /** @description `invalid_state`: the payment is expired or failed. `payments_unavailable`: Live, no network that takes EIP-3009 USDC is watched by a healthy payment processor now. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3940,6 +3959,19 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description Live: the authorization is on its way (submitted, or waiting for the processor) and the payment is not paid yet. Ask the same address again (it waits up to 25 s and answers 200 once paid), or follow the payment's `url`. */
+            202: {
+                headers: {
+                    /** @description `success: false`, `errorReason: "settlement_pending"`, `transaction` (the submitted transaction, empty until it is broadcast), `network`, `payer`. */
+                    "PAYMENT-RESPONSE"?: string;
+                    /** @description Seconds before asking again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
             /** @description Payment required: what the payment accepts; after a refused retry, `error` and `PAYMENT-RESPONSE` say why and nothing was charged. */
             402: {
                 headers: {
@@ -3971,7 +4003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: the payment is expired or failed. `payments_unavailable`: a Live payment (not yet payable over x402). */
+            /** @description `invalid_state`: the payment is expired or failed. `payments_unavailable`: Live, no network that takes EIP-3009 USDC is watched by a healthy payment processor now. */
             409: {
                 headers: {
                     [name: string]: unknown;

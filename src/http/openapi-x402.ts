@@ -18,10 +18,13 @@ function exchange(method: 'get' | 'post') {
     summary: method === 'get' ? 'Pay a payment over x402' : 'Pay a payment over x402 (POST)',
     description: 'Without `PAYMENT-SIGNATURE`: starts the payment as a buyer\'s start does (its price locked; the payer pages\' budgets of starts apply) ' +
       `and answers 402 with what it accepts in \`PAYMENT-REQUIRED\`: the \`exact\` scheme, the amount in USDC's six decimals, \`payTo\`, the token and its EIP-712 \`name\` and \`version\` in \`extra\`, \`maxTimeoutSeconds\` ${MAX_TIMEOUT_SECONDS}. ` +
+      'Live offers one entry per network a healthy processor watches whose USDC takes EIP-3009 (`eip155:137`, `eip155:8453`, `eip155:1`), `payTo` the payment\'s deposit address; ' +
       `Test mode offers one network, \`${TEST_NETWORK}\`, settled by the Test simulation (nothing is sent to a chain). ` +
-      'With `PAYMENT-SIGNATURE` (an EIP-3009 `transferWithAuthorization` for exactly that amount to `payTo`, signed by the payer): verified, taken once, settled; ' +
-      '200 with the payment and `PAYMENT-RESPONSE`, or 402 with the reason and nothing charged. GET and POST behave alike (a paid retry repeats the first request); a body is ignored. ' +
-      `Version 1 clients (\`X-PAYMENT\`) are refused with \`invalid_x402_version\`. Live payments answer 409 \`payments_unavailable\` until Live settlement over x402 lands. Refusal reasons:\n- ${REASONS}`,
+      'With `PAYMENT-SIGNATURE` (an EIP-3009 `transferWithAuthorization` for exactly that amount to `payTo`, signed by the payer): verified and taken once; ' +
+      'Live: the payment processor runs it on the chain and submits it from its gas wallet, and the deposit pays the payment as any other. ' +
+      '200 with the payment and `PAYMENT-RESPONSE` once paid; 202 with `settlement_pending` when it is not paid within `X402_SETTLE_WAIT_SECONDS` (25 s; ask the same address again: it waits again); ' +
+      'or 402 with the reason and nothing charged. GET and POST behave alike (a paid retry repeats the first request); a body is ignored. ' +
+      `Version 1 clients (\`X-PAYMENT\`) are refused with \`invalid_x402_version\`. Refusal reasons:\n- ${REASONS}`,
     tags: [X402_TAG],
     security: [],
     parameters: [
@@ -35,6 +38,14 @@ function exchange(method: 'get' | 'post') {
         headers: { 'PAYMENT-RESPONSE': { description: 'The settlement: `success`, `transaction`, `network`, `payer`.', schema: base64Json('the SettleResponse') } },
         content: { 'application/json': { schema: { type: 'object', description: 'The payment object without the merchant\'s own fields (metadata, reference, fee, payout wallet, what the merchant received).' } } },
       },
+      202: {
+        description: 'Live: the authorization is on its way (submitted, or waiting for the processor) and the payment is not paid yet. Ask the same address again (it waits up to 25 s and answers 200 once paid), or follow the payment\'s `url`.',
+        headers: {
+          'PAYMENT-RESPONSE': { description: '`success: false`, `errorReason: "settlement_pending"`, `transaction` (the submitted transaction, empty until it is broadcast), `network`, `payer`.', schema: base64Json('the SettleResponse') },
+          'Retry-After': { description: 'Seconds before asking again.', schema: { type: 'integer' } },
+        },
+        content: { 'application/json': { schema: { type: 'object', description: 'The payment as its buyer may see it, not paid yet.' } } },
+      },
       402: {
         description: 'Payment required: what the payment accepts; after a refused retry, `error` and `PAYMENT-RESPONSE` say why and nothing was charged.',
         headers: {
@@ -45,7 +56,7 @@ function exchange(method: 'get' | 'post') {
       },
       403: { description: 'The account cannot take payments (suspended or read only).', content: { 'application/json': { schema: ERROR_REF } } },
       404: { description: 'No payment has this id.', content: { 'application/json': { schema: ERROR_REF } } },
-      409: { description: '`invalid_state`: the payment is expired or failed. `payments_unavailable`: a Live payment (not yet payable over x402).', content: { 'application/json': { schema: ERROR_REF } } },
+      409: { description: '`invalid_state`: the payment is expired or failed. `payments_unavailable`: Live, no network that takes EIP-3009 USDC is watched by a healthy payment processor now.', content: { 'application/json': { schema: ERROR_REF } } },
       429: { description: 'This address or the business passed its payment starts a minute.', content: { 'application/json': { schema: ERROR_REF } } },
     },
   };

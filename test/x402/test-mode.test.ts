@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { unixSeconds } from '../../src/core/clock.ts';
+import { startReceiver, verifiesWith, type Receiver } from '../support/receiver.ts';
 import { decodePaymentResponseHeader } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { decodeHeader, encodeHeader, payingFetch as officialFetch, signedHeader as signed, type HeaderChange } from '../support/x402.ts';
@@ -11,14 +13,19 @@ import { startTestApp, type TestApp } from '../support/harness.ts';
 
 let t: TestApp;
 let acct: Account;
+let receiver: Receiver;
 const buyer = privateKeyToAccount(generatePrivateKey());
 
 // The client signs windows from the real clock: the app's clock starts at it.
 beforeAll(async () => {
-  t = await startTestApp({ RATE_LIMITS: 'off' }, { realOrigin: true, clockStart: Date.now() });
+  t = await startTestApp({ RATE_LIMITS: 'off' }, { realOrigin: true, clockStart: Date.now(), workers: true });
   acct = await account(t);
+  receiver = await startReceiver();
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+  await receiver?.close();
+});
 
 const decode = decodeHeader;
 const encode = encodeHeader;
@@ -111,6 +118,22 @@ describe('paid with the official client', () => {
     expect(payment).toMatchObject({ status: 'paid', amount: '25.00', currency: 'EUR', value_coin: (Number(row.usd_value_minor) / 100).toFixed(6) });
   });
 
+  it('the merchant\'s endpoint gets payment.paid, signed with its secret', async () => {
+    const endpoint = expectCreated(await t.request('POST', '/v1/webhook_endpoints', { key: acct.key, body: { url: `${receiver.url.replace('127.0.0.1', 'localhost')}/x402` } }));
+    try {
+      const created = await link();
+      expect((await payingFetch()(x402Url(created.id))).status).toBe(200);
+      const delivered = () => receiver.received.filter((request) => request.path === '/x402' && JSON.parse(request.body).data?.payment?.id === created.id);
+      await vi.waitFor(() => expect(delivered().map((request) => JSON.parse(request.body).type)).toContain('payment.paid'), { timeout: 15_000, interval: 50 });
+      for (const request of delivered()) {
+        expect(verifiesWith(request.headers['service-signature'] as string, endpoint.secret, request.body, unixSeconds(t.clock.now()))).toBe(true);
+      }
+      expect(JSON.parse(delivered().find((request) => JSON.parse(request.body).type === 'payment.paid')!.body).data.payment).toMatchObject({ providerName: 'USDC on Base (x402)', status: 'paid' });
+    } finally {
+      await t.request('DELETE', `/v1/webhook_endpoints/${endpoint.id}`, { key: acct.key });
+    }
+  });
+
   it('takes the buyer\'s email from ?email= for the customer and the receipt', async () => {
     const created = await link();
     const res = await payingFetch()(`${x402Url(created.id)}?email=Agent.Buyer@Example.com`);
@@ -184,6 +207,16 @@ describe('payments that cannot be paid', () => {
     const res = await fetch(x402Url(canceled.id));
     expect(res.status).toBe(409);
     expect((await res.json()).error.code).toBe('invalid_state');
+    // Started, then past its expiry: expired, and a signed retry is refused as well.
+    const expiring = await link();
+    const offer = await offerOf(expiring.id);
+    await t.db.updateTable('payments').set({ expires_at: new Date(t.clock.now().getTime() - 1000) }).where('id', '=', expiring.id).execute();
+    for (const headers of [{}, { 'PAYMENT-SIGNATURE': await signedHeader(offer) }]) {
+      const expired = await fetch(x402Url(expiring.id), { headers });
+      expect(expired.status).toBe(409);
+      expect((await expired.json()).error).toMatchObject({ code: 'invalid_state', message: expect.stringContaining('expired') });
+    }
+    expect(await claims(expiring.id)).toBe(0);
     const unknown = await fetch(x402Url('pay_doesnotexist'));
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).error.code).toBe('not_found');

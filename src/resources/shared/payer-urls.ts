@@ -14,4 +14,4 @@ export function trackingUrl(baseUrl: string, payment: Pick<PaymentRow, 'id' | 't
 }
 
 /** How a buyer's agent pays a link or session, as the tools that create them say it (docs/x402.md). */
-export const X402_HOW = 'Agents pay it over x402 at /x402/pay/{id} (Test mode now).';
+export const X402_HOW = 'Agents pay it over x402 (USDC) at /x402/pay/{id}.';
