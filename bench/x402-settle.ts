@@ -7,7 +7,7 @@ import { ForwardChain } from '../src/processor/chain/forward-chain.ts';
 import { ProcessorKeys } from '../src/processor/chain/keys.ts';
 import { DEFAULT_POLL_MS } from '../src/processor/detection/detection.ts';
 import { startForwarding } from '../src/processor/forwarding/forwarding.ts';
-import { startProcessor } from '../src/processor/processor.ts';
+import { HURRY_MS, startProcessor } from '../src/processor/processor.ts';
 import { startX402Submissions } from '../src/processor/x402/submissions.ts';
 import type { AppContext } from '../src/verbs/context.ts';
 import { startChain } from '../test/support/chain.ts';
@@ -22,7 +22,8 @@ import { liveShop } from './processor.ts';
 // Each payment: a Live link, its 402 (the start, not timed), the authorization signed, then the
 // POST with PAYMENT-SIGNATURE timed to its answer. What bounds it: the processor is woken by the
 // claim's commit and submits at once; the transaction waits for the next block, then DEPTH blocks
-// to be final, then the processor's next scan (up to one poll) finds the deposit and the service pays it.
+// to be final, then the processor's next scan finds the deposit and the service pays it (while a
+// submission is on its way the processor passes every HURRY_MS, 250 ms, not every poll).
 
 export const X402_SETTLE_NAME = 'x402 settlement';
 const DEPTH = 2;
@@ -79,7 +80,7 @@ export async function runX402SettleBench(options: Options): Promise<X402SettleRe
     db: context.db, databaseUrl: service.databaseUrl, clock: systemClock, networks: [polygon],
     sender: { url: `${service.url}${PROCESSOR_NOTICES_PATH}`, secret: context.processorSecret }, deposits: context.deposits,
     steps: [x402.submitNetwork, forwarding.forwardNetwork],
-  }, { log });
+  }, { log, hurry: x402.busy });
   options.cleanup('x402 processor', () => processor.stop());
   while (processor.health()[0]?.lastScanAt === null) await new Promise((resolve) => setTimeout(resolve, 20));
 
@@ -100,7 +101,8 @@ export async function runX402SettleBench(options: Options): Promise<X402SettleRe
     if ((i + 1) % 5 === 0) progress(`${X402_SETTLE_NAME}: ${i + 1}/${options.payments} payments`);
   }
   const sorted = [...latencies].sort((a, b) => a - b);
-  const target = (DEPTH + 1) * BLOCK_MS + DEFAULT_POLL_MS + 1_000;
+  // The next block, DEPTH more to be final, the next pass (every HURRY_MS while a submission is on its way), a second of work.
+  const target = (DEPTH + 1) * BLOCK_MS + HURRY_MS + 1_000;
   const p99 = percentile(sorted, 99);
   return { payments: sorted.length, blockMs: BLOCK_MS, depth: DEPTH, pollMs: DEFAULT_POLL_MS, p50: percentile(sorted, 50), p99, max: sorted.at(-1) ?? 0, target, pass: p99 <= target };
 }

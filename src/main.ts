@@ -98,7 +98,7 @@ if (keys) {
       db: context.db, databaseUrl: runtime.databaseUrl, clock: context.clock, networks: config.networks,
       // Buyers' x402 authorizations first: a buyer's request waits for them.
       sender: { url, secret: context.processorSecret }, deposits: context.deposits, steps: [x402.submitNetwork, forwarding.forwardNetwork],
-    }, { pollMs: config.processorPollMs });
+    }, { pollMs: config.processorPollMs, hurry: x402.busy });
   } catch (error) {
     if (!(error instanceof StartupError)) throw error;
     console.error(error.message);

@@ -1,4 +1,5 @@
 import { forwardingSections } from '../processor/forwarding/forwarding-status.ts';
+import { x402Section } from '../processor/x402/submission-status.ts';
 import { depositsWaitingForFinality } from '../processor/detection/unfinal.ts';
 import { cursorAheadOfHead, networkStatuses, reportedNetworks, scanHealth, scannedWithinMs, type NetworkStatus, type StatusSection } from '../processor/operating/status.ts';
 import { isServed, networkReports, type NetworkReport } from '../resources/networks/served.ts';
@@ -13,7 +14,7 @@ import { oneOf, required, type Command } from './command.ts';
 // starts are refused; a cursor past the chain's head (a restarted chain) is never healthy either.
 
 /** What each network shows beyond its scan; forwarding adds forwardsSummary and gasWalletStatus here. */
-export const statusSections: StatusSection[] = [depositsWaitingForFinality, ...forwardingSections];
+export const statusSections: StatusSection[] = [depositsWaitingForFinality, ...forwardingSections, x402Section];
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 const ageSeconds = (date: Date | null, now: Date) => date === null ? null : Math.max(0, Math.round((now.getTime() - date.getTime()) / 1000));

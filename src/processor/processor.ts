@@ -27,6 +27,8 @@ import { listenForNotifications } from '../db/notifications.ts';
 // (10 minutes): a network that fails is not worked, and is reported unhealthy with the check's sentence.
 
 export const STATUS_EVERY_MS = 15 * SECOND;
+/** A network's pass interval while a buyer waits on it (an x402 submission on its way). */
+export const HURRY_MS = 250;
 /** The longest wait between a failing network's tries. */
 export const MAX_RETRY_WAIT_MS = 60 * SECOND;
 /** A network is healthy when its last successful scan is this recent, in polls (and at least 30 s). */
@@ -85,6 +87,8 @@ export async function startProcessor(deps: {
   checkEveryMs?: number;
   /** Poll and report only when called (tests). */
   manual?: boolean;
+  /** Whether a network has something a buyer waits for on its way (an x402 submission): its passes come every HURRY_MS instead of every poll. */
+  hurry?: (network: NetworkName) => boolean;
   rpc?: ChainClientOptions;
   detector?: DetectorOptions;
   log?: (line: string) => void;
@@ -222,7 +226,8 @@ export async function startProcessor(deps: {
         .finally(() => {
           inFlight.delete(name);
           passed.add(name);
-          nextPassAt.set(name, woken.delete(name) ? 0 : Date.now() + pollMs);
+          const wait = options.hurry?.(name) ? Math.min(pollMs, HURRY_MS) : pollMs;
+          nextPassAt.set(name, woken.delete(name) ? 0 : Date.now() + wait);
         });
       inFlight.set(name, pass);
       return pass;

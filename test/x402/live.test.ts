@@ -9,6 +9,7 @@ import { ProcessorKeys } from '../../src/processor/chain/keys.ts';
 import { startForwarding, type Forwarding } from '../../src/processor/forwarding/forwarding.ts';
 import { startProcessor, type Processor } from '../../src/processor/processor.ts';
 import { startX402Submissions } from '../../src/processor/x402/submissions.ts';
+import { x402Section } from '../../src/processor/x402/submission-status.ts';
 import type { FiatToken } from '../support/chain-fiat-token.ts';
 import { startTestApp, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
 import { startPolygonChain, usdc, type PolygonTestChain } from '../support/processor-chain.ts';
@@ -93,7 +94,7 @@ beforeAll(async () => {
     db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon],
     sender: { url: `${t.url}/processor/notices`, secret: TEST_PROCESSOR_SECRET }, deposits: t.context.deposits,
     steps: [x402.submitNetwork, forwarding.forwardNetwork],
-  }, { pollMs: 200, statusEveryMs: 1_000, rpc, log });
+  }, { pollMs: 200, statusEveryMs: 1_000, rpc, log, hurry: x402.busy });
   miner = setInterval(() => void chain.mine(1).catch(() => undefined), 150);
   await vi.waitFor(async () => expect((await t.db.selectFrom('processor_networks').select('healthy').executeTakeFirst())?.healthy).toBe(true), { timeout: 20_000, interval: 100 });
   const biz = await t.business({ name: 'Kestrel Coffee Roasters', payoutWallet: payout, feeBps: Number(FEE_BPS) });
@@ -224,5 +225,15 @@ describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas 
     expect(decodeHeader(replay.headers.get('payment-response')).transaction).toBe((await submitted())[0]!.tx_hash);
     expect(await submitted()).toHaveLength(1);
     expect(await transfers(buyer.address, row.deposit_address as Address)).toHaveLength(1);
+  });
+
+  it('processor status names the refusals of the last day with their reasons, and nothing left on its way', async () => {
+    const tokens = [{ coin: 'polygon_usdc' as const, address: fiat.address.toLowerCase() as Address }];
+    // The last submission turns final in the pass after its deposit paid the payment.
+    await vi.waitFor(async () => expect((await x402Section.read(t.db, 'polygon', tokens, t.clock.now())).json).toMatchObject({ waiting: [], submitting: [] }), { timeout: 10_000, interval: 100 });
+    const shown = await x402Section.read(t.db, 'polygon', tokens, t.clock.now());
+    const reasons = (shown.json as { refused_last_day: Array<{ reason: string }> }).refused_last_day.map((row) => row.reason);
+    expect(reasons).toEqual(expect.arrayContaining(['invalid_exact_evm_insufficient_balance', 'invalid_exact_evm_signature', 'invalid_exact_evm_payload_authorization_valid_before']));
+    expect(shown.text[0]).toMatch(/^x402: 0 waiting for the processor, 0 on their way, \d+ refused or failed in the last day$/);
   });
 });

@@ -211,7 +211,7 @@ describe('payments that cannot be paid', () => {
     const expiring = await link();
     const offer = await offerOf(expiring.id);
     await t.db.updateTable('payments').set({ expires_at: new Date(t.clock.now().getTime() - 1000) }).where('id', '=', expiring.id).execute();
-    for (const headers of [{}, { 'PAYMENT-SIGNATURE': await signedHeader(offer) }]) {
+    for (const headers of [{}, { 'PAYMENT-SIGNATURE': await signedHeader(offer) }] as Array<Record<string, string>>) {
       const expired = await fetch(x402Url(expiring.id), { headers });
       expect(expired.status).toBe(409);
       expect((await expired.json()).error).toMatchObject({ code: 'invalid_state', message: expect.stringContaining('expired') });

@@ -101,6 +101,9 @@ export class X402Submitter {
     return `eip155:${this.network.chainId}`;
   }
 
+  /** Whether a submission was on its way at the end of the last pass: a buyer's request is waiting for it. */
+  busy = false;
+
   /** Submits what waits, then moves every open submission on. */
   async pass(): Promise<void> {
     const waiting = await this.#waiting();
@@ -123,6 +126,9 @@ export class X402Submitter {
         this.#options.log(`[processor] ${this.network.name}: x402 submission ${row.id} waits: ${publicText(error)}`);
       }
     }
+    const left = await this.#deps.db.selectFrom('processor.x402_submissions').select('id')
+      .where('network', '=', this.network.name).where('state', 'in', OPEN).limit(1).executeTakeFirst();
+    this.busy = left !== undefined;
   }
 
   /** Claimed authorizations of this network not submitted yet, paying a deposit address watched for their own payment. */
@@ -340,6 +346,10 @@ export function startX402Submissions(deps: Omit<SubmitterDeps, 'network' | 'chai
     submitters,
     async submitNetwork(network: NetworkConfig): Promise<void> {
       await submitters.find((submitter) => submitter.network.name === network.name)?.pass();
+    },
+    /** Whether the network has a submission on its way (the processor then passes it more often: a buyer waits). */
+    busy(name: string): boolean {
+      return submitters.some((submitter) => submitter.network.name === name && submitter.busy);
     },
   };
 }
