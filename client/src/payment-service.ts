@@ -20,7 +20,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Create payment link: Create a one-off payment link asking one payer for one amount (a decimal string such as "25.00"), in the credential's mode. Returns the payment_link with its url (the payer's page), status "open" and expires_at (default 7 days). Agents pay it over x402 (USDC) at /x402/pay/{id}. Effect: creates a payment link; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when one payer owes one amount: send them the url (for a product many buyers pay for, create_checkout).
+   * Create payment link: Create a one-off payment link asking one payer for one amount (a decimal string such as "25.00"), in the credential's mode. Returns the payment_link with its url (the payer's page), status "open" and expires_at (default 7 days). Agents pay it over x402 at /x402/pay/{id}, as the answer says. Effect: creates a payment link; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when one payer owes one amount: send them the url (for a product many buyers pay for, create_checkout).
    *
    * Requires the scope `checkouts:write`.
    *
@@ -152,7 +152,7 @@ export class PaymentService extends ApiClient {
   }
 
   /**
-   * Create checkout session: Create a checkout session, one attempt at paying (24 hours), for a store order (`order`: id, items, totals; a second session joins the order) or an amount ("42.50"). A retry with the same Idempotency-Key (idempotency_key) returns the same session. Returns it open, with url and order_id. Agents pay it over x402 (USDC) at /x402/pay/{id}. Effect: creates a checkout session and its order; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when your store's checkout hands a buyer over to pay for an order.
+   * Create checkout session: Create a checkout session, one attempt at paying (24 hours), for a store order (`order`: id, items, totals; a second session joins the order) or an amount ("42.50"). A retry with the same Idempotency-Key (idempotency_key) returns the same session. Returns it open, with url and order_id. Agents pay it over x402 at /x402/pay/{id}, as the answer says. Effect: creates a checkout session and its order; no money moves until someone pays it. Cost: one request; an agent's amount counts toward its spend policy (per payment and per day, in each currency). Approval: over that policy, or in Live if its person asked, nothing is done until a person approves on the page approval_required names; then repeat with approval_id (REST: Approval-Id header). Use it when your store's checkout hands a buyer over to pay for an order.
    *
    * Requires the scope `checkouts:write`.
    *

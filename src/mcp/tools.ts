@@ -117,7 +117,8 @@ export async function callOperation(operation: Operation, run: (input: unknown) 
     const answer = result instanceof Answer ? result.body : result;
     // structuredContent is objects: stored JSON (events as delivered) is parsed here.
     const body = (holdsJsonText(answer) ? JSON.parse(stringifyWithText(answer)) : answer) as JsonObject;
-    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+    const note = operation.agentNote?.(body);
+    return { content: [{ type: 'text', text: JSON.stringify(body) }, ...(note ? [{ type: 'text' as const, text: note }] : [])], structuredContent: body };
   } catch (error) {
     if (error instanceof ApiError) return refused(error);
     throw error;

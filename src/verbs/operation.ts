@@ -91,6 +91,11 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   /** Whether the call repeats an earlier one (an Idempotency-Key replay) and so creates nothing: spend policies do not count it. */
   replays?(ctx: OperationContext, input: z.output<I>): Promise<boolean>;
   run(ctx: OperationContext, input: z.output<I>): Promise<z.input<O> | Answer<z.input<O>>>;
+  /**
+   * A sentence an MCP tool's answer adds after the object (a second text item; the structured
+   * content is the object alone): how to act on what was made, such as its x402 address.
+   */
+  agentNote?(output: z.input<O>): string | undefined;
 }
 
 /**

@@ -74,3 +74,17 @@ it.each(operations.map((operation) => [operation.name, operation] as const))('%s
   expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
   expect(operation.output.safeParse(result.structuredContent).success).toBe(true);
 });
+
+it.each(['create_payment_link', 'create_checkout_session'])('%s answers the x402 address an agent that buys pays at, after the object', async (name) => {
+  const operation = operations.find((candidate) => candidate.name === name)!;
+  const call = await fixtures[name]!(key);
+  const result = await client.callTool({ name, arguments: argumentsOf(operation, call.path, call.body) });
+  const content = result.content as Array<{ type: string; text: string }>;
+  expect(content).toHaveLength(2);
+  const id = (result.structuredContent as { id: string }).id;
+  expect(content[1]).toEqual({ type: 'text', text: `An agent that buys pays it over HTTP 402 (x402 version 2, USDC, EIP-3009) at ${t.config.baseUrl}/x402/pay/${id} (docs/x402.md).` });
+  // The address answers the protocol's 402.
+  const res = await fetch(`${t.url}/x402/pay/${id}`);
+  expect(res.status).toBe(402);
+  expect(res.headers.get('payment-required')).toEqual(expect.any(String));
+});

@@ -3,7 +3,7 @@ import { createCheckoutSession, sessionReplays, sessionSpend } from './create.ts
 import { retrieveCheckoutSession } from './retrieve.ts';
 import { CheckoutSessionIdInput, CheckoutSessionOut, CreateCheckoutSessionInput, StartCheckoutSessionInput, StartedCheckoutSessionOut } from './schemas.ts';
 import { startCheckoutSession } from './start.ts';
-import { X402_HOW } from '../shared/payer-urls.ts';
+import { X402_HOW, x402Note } from '../shared/payer-urls.ts';
 
 export const checkoutSessionOperations = [
   defineOperation({
@@ -27,6 +27,7 @@ export const checkoutSessionOperations = [
     spends: sessionSpend,
     replays: sessionReplays,
     run: createCheckoutSession,
+    agentNote: x402Note,
   }),
   defineOperation({
     name: 'retrieve_checkout_session',

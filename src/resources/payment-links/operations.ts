@@ -4,7 +4,7 @@ import { createPaymentLink } from './create.ts';
 import { listPaymentLinks } from './list.ts';
 import { retrievePaymentLink } from './retrieve.ts';
 import { CreatePaymentLinkInput, ListPaymentLinksInput, PaymentLinkIdInput, PaymentLinkList, PaymentLinkOut } from './schemas.ts';
-import { X402_HOW } from '../shared/payer-urls.ts';
+import { X402_HOW, x402Note } from '../shared/payer-urls.ts';
 
 const MONEY = 'Amounts are decimal strings such as "25.00", never numbers.';
 
@@ -24,6 +24,7 @@ export const paymentLinkOperations = [
     conflicts: ['no_payout_wallet', 'commerce_paused'],
     spends: async (_ctx, input) => ({ currency: input.currency, amountMinor: input.amount }),
     run: createPaymentLink,
+    agentNote: x402Note,
   }),
   defineOperation({
     name: 'retrieve_payment_link',

@@ -14,4 +14,18 @@ export function trackingUrl(baseUrl: string, payment: Pick<PaymentRow, 'id' | 't
 }
 
 /** How a buyer's agent pays a link or session, as the tools that create them say it (docs/x402.md). */
-export const X402_HOW = 'Agents pay it over x402 (USDC) at /x402/pay/{id}.';
+export const X402_HOW = 'Agents pay it over x402 at /x402/pay/{id}, as the answer says.';
+
+/** The x402 address of a payer page's payment (its `url` with /pay/ made /x402/pay/): what an agent that buys is given. */
+export function x402PayUrl(payerPageUrl: string): string | undefined {
+  const url = new URL(payerPageUrl);
+  if (!/^\/pay\/[^/]+$/.test(url.pathname)) return undefined;
+  url.pathname = `/x402${url.pathname}`;
+  return url.toString();
+}
+
+/** The MCP answer's note of a link's or session's x402 address (Operation.agentNote). */
+export function x402Note(output: { url?: unknown; status?: unknown }): string | undefined {
+  const address = typeof output.url === 'string' && output.status === 'open' ? x402PayUrl(output.url) : undefined;
+  return address && `An agent that buys pays it over HTTP 402 (x402 version 2, USDC, EIP-3009) at ${address} (docs/x402.md).`;
+}
