@@ -12,6 +12,7 @@ import { WindowCounter, type RefusalRecorder } from '../core/rate-limiter.ts';
 /** Who posted a start: the client address and the browser's form nonce (pages/requests.ts). */
 export interface Visitor {
   address: string;
+  /** The browser's form nonce; empty for a caller without one (a program at the x402 address). */
   browser: string;
 }
 
@@ -51,7 +52,10 @@ export class PayerStarts {
   admit(visitor: Visitor, payment: StartedFor): void {
     if (!this.#enabled) return;
     const place = `${payment.businessId}:${payment.livemode ? 'live' : 'test'}`;
-    if (!this.#perVisitor.take(`${place}:address:${visitor.address}`) || !this.#perVisitor.take(`${place}:browser:${visitor.browser}`)) {
+    // A program (the x402 address) has no browser: its address alone is the visitor. (Cookie-less
+    // callers counted under one empty browser would share one visitor's share of the business.)
+    if (!this.#perVisitor.take(`${place}:address:${visitor.address}`)
+      || (visitor.browser !== '' && !this.#perVisitor.take(`${place}:browser:${visitor.browser}`))) {
       throw new PayerStartRefused('visitor');
     }
     if (!this.#perBusiness.take(place)) throw new PayerStartRefused('business');

@@ -309,6 +309,63 @@ describe('limits per address', () => {
   });
 });
 
+describe('the x402 address (docs/x402.md): the same budgets of starts, JSON never a page', () => {
+  const x402 = (ip: string, id: string, headers: Record<string, string> = {}) => get(ip, `/x402/pay/${id}`, headers);
+  /** Links of a business of their own: the per-business budget of starts (and each address's share of it) is each test's alone. */
+  const shop = async () => {
+    const ownKey = (await (await t.business({ name: 'Tea Importers' })).key()).secret;
+    return async () => (await t.request('POST', '/v1/payment_links', { key: ownKey, body: { amount: '1.00', currency: 'USD', description: 'Tea sample' } })).body as { id: string };
+  };
+
+  it('an address\'s fourth start a minute is 429 in the API\'s error shape with Retry-After, and starts nothing; asking again an offer it started costs nothing', async () => {
+    const ip = address();
+    const fresh = await shop();
+    const started: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const made = await fresh();
+      expect((await x402(ip, made.id)).status).toBe(402);
+      started.push(made.id);
+    }
+    // The offers already started answer again without a start.
+    for (const id of started) expect((await x402(ip, id)).status).toBe(402);
+    const late = await fresh();
+    const refused = await x402(ip, late.id);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(refused.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await refused.json()).error.code).toBe('rate_limited');
+    const row = await t.db.selectFrom('payments').select('started_at').where('id', '=', late.id).executeTakeFirstOrThrow();
+    expect(row.started_at).toBeNull();
+    // Another address is not affected.
+    expect((await x402(address(), late.id)).status).toBe(402);
+  });
+
+  const LONG = 'x'.repeat(10_000);
+  it.each([['pay_000000000000000000000000', 404], [LONG, 404], ['%00', 404], ['pay_x%01', 404], ['__proto__', 404], ['constructor', 404]] as const)('GET /x402/pay/%s: %s in the API\'s error shape', async (id, status) => {
+    const response = await x402(address(), id);
+    expect(response.status).toBeLessThan(500);
+    expect([status, 400]).toContain(response.status);
+    expect((await response.json()).error.code).toMatch(/^(not_found|invalid_request)$/);
+  });
+
+  it.each([
+    ['a PAYMENT-SIGNATURE of 100,000 characters', { 'payment-signature': 'A'.repeat(100_000) }],
+    ['a PAYMENT-SIGNATURE that is JSON with a __proto__', { 'payment-signature': Buffer.from('{"__proto__":{"x402Version":2},"constructor":{"prototype":{}}}').toString('base64') }],
+    ['an X-PAYMENT that is not base64', { 'x-payment': '{not: base64}' }],
+    ['an email of 5,000 characters', {}, `?email=${'a'.repeat(5000)}@example.com`],
+    ['an email given twice', {}, '?email=a@example.com&email=b@example.com'],
+  ] as Array<[string, Record<string, string>, string?]>)('%s: refused in the error shape, nothing claimed', async (_name, headers, query = '') => {
+    const made = await (await shop())();
+    const response = await get(address(), `/x402/pay/${made.id}${query}`, headers);
+    expect(response.status).toBeLessThan(500);
+    // Node refuses a header over its 16 KiB limit itself (431, no body of ours).
+    expect([400, 402, 431]).toContain(response.status);
+    if (response.status !== 431) expect((await response.json()).error.code).toEqual(expect.any(String));
+    const claims = await t.db.selectFrom('x402_authorizations').select('id').where('payment_id', '=', made.id).execute();
+    expect(claims).toEqual([]);
+  });
+});
+
 describe('what cannot make a 500', () => {
   const LANGUAGES = ['constructor', '__proto__', 'toString, valueOf;q=1', 'x'.repeat(5000), 'en;q=abc', 'en;q=1e999', 'de;q=-1, fr;q=NaN', '*', ';;,,;q=,', 'hasOwnProperty-US'];
 
