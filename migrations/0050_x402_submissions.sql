@@ -30,6 +30,10 @@ CREATE TABLE processor.x402_submissions (
   replaced_hashes text[] NOT NULL DEFAULT '{}',
   block_number bigint,
   block_hash text,
+  -- The chain's head when it was signed: where to look for the authorization's use by a transaction not ours.
+  signed_block bigint,
+  -- The buyer's EIP-3009 nonce (with payer and token: the authorization as the chain names it).
+  authorization_nonce text NOT NULL,
   -- What the submission cost the gas wallet, from its receipt (gas used × effective price), in wei.
   gas_cost numeric(78, 0),
   -- The buyer's Transfer as the receipt showed it.

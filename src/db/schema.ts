@@ -891,6 +891,8 @@ export interface ProcessorX402SubmissionsTable {
   replaced_hashes: Generated<string[]>;
   block_number: BlockNumber | null;
   block_hash: string | null;
+  signed_block: BlockNumber | null;
+  authorization_nonce: string;
   gas_cost: BaseUnits | null;
   transfer_log_index: number | null;
   created_at: Timestamp;

@@ -134,6 +134,8 @@ describe('after a scan', () => {
       forwards: { pending: 0, failed: 0, failures: [] },
       gas_wallet: { address: null, balance_wei: null, balance: null, low: false, low_below_wei: null, checked_at: null },
       forwarding: { healthy: true, trouble: null, problem: null, failed: 0, late: 0, late_after_minutes: 10, delayed: [] },
+      // No buyer paid over x402 here (test/x402/live.test.ts shows refusals).
+      x402: { waiting: [], submitting: [], refused_last_day: [] },
     }]);
     expect(networks[0].last_scan_age_seconds).toBeLessThan(60);
   });
@@ -145,6 +147,7 @@ describe('after a scan', () => {
     expect(stdout).toContain('polygon (chain id 137): healthy\n');
     expect(stdout).toMatch(/\n {2}offered to Live buyers: yes; last status report: healthy, \S+ \(\d+ s ago\)\n/);
     expect(stdout).toContain('  forwarding: ok');
+    expect(stdout).toContain('  x402: 0 waiting for the processor, 0 on their way, 0 refused or failed in the last day\n');
     expect(stdout).toContain(`  head ${head}, final ${final}, cursor ${final + 1}, lag 0 blocks\n`);
     expect(stdout).toContain('  watched addresses: 1\n');
     expect(stdout).toContain('  last error: none\n');

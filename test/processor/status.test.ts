@@ -173,5 +173,5 @@ it('the money notices keep their shape and their own refusal', async () => {
   const answer = await postSignedNotice(t, { id: 'ntc_1', type: 'deposit.confirmed', deposit_address: '0x' + 'ab'.repeat(20) });
   expect(answer).toMatchObject({ status: 200, body: { outcome: 'rejected', reason: 'No Live payment has this deposit address.' } });
   const unknown = await postSignedNotice(t, { id: 'ntc_2', type: 'deposit.lost', deposit_address: '0x' + 'ab'.repeat(20) });
-  expect(unknown.body.error.message).toBe('type must be deposit.confirmed, settlement.completed, sweep.completed or processor.status.');
+  expect(unknown.body.error.message).toBe('type must be deposit.confirmed, settlement.completed, sweep.completed, x402.submitted, x402.refused, x402.final or processor.status.');
 });

@@ -35,6 +35,13 @@ export type ChainOptions = {
   keys?: { deployer: Hex; buyer: Hex; gasWallet: Hex };
   /** A block every this many ms as well as those mined on demand (off by default). */
   blockIntervalMs?: number;
+  /**
+   * Blocks mined within one second may share its timestamp, so the chain's clock keeps to the
+   * wall clock however fast a test mines (off by default: each block a second after its parent at
+   * least, and a test mining several blocks a second runs the chain's clock ahead, past the
+   * windows of authorizations signed by the wall clock).
+   */
+  sameTimestamps?: boolean;
 };
 
 /** The chain's state at a height, to reorganise back to (the node's snapshot, used once). */
@@ -90,6 +97,7 @@ export async function startChain(options: ChainOptions = {}): Promise<TestChain>
         chainId,
         // First in, first mined: a test reads the block order from the order it sent transactions in.
         mining: { auto: automine, interval: options.blockIntervalMs ?? 0, mempool: { order: 'fifo' } },
+        allowBlocksWithSameTimestamp: options.sameTimestamps ?? false,
         accounts: Object.values(keys).map((privateKey) => ({ privateKey, balance: GENESIS_BALANCE })),
       },
     },

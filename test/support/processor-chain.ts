@@ -21,8 +21,8 @@ export type PolygonTestChain = {
   stop(): Promise<void>;
 };
 
-export async function startPolygonChain({ depth, realUsdc = false }: { depth: number; realUsdc?: boolean }): Promise<PolygonTestChain> {
-  const chain = await startChain({ chainId: 137 });
+export async function startPolygonChain({ depth, realUsdc = false, sameTimestamps = false }: { depth: number; realUsdc?: boolean; sameTimestamps?: boolean }): Promise<PolygonTestChain> {
+  const chain = await startChain({ chainId: 137, sameTimestamps });
   const [tokens, proxy] = await Promise.all([deployTestTokens(chain), startRpcProxy(chain.url, { hangLimitMs: 2_000 })]);
   const multicall = await deployMulticall(chain);
   await tokens.mint('usdc', chain.accounts.buyer.address, usdc(10_000));

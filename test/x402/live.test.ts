@@ -50,6 +50,11 @@ const spend = () => ({ allowedAssets: [{ network: 'eip155:137' as const, asset: 
 /** The gas wallet's transactions, mined and waiting. */
 const gasWalletNonce = () => polygonChain.chain.client.getTransactionCount({ address: keys.gasWallet.address, blockTag: 'pending' });
 
+/** Why an answer is what it is, for a failing assertion: its settlement header, body and the processor's last lines. */
+async function why(res: Response): Promise<string> {
+  return `${res.headers.get('payment-response') ? JSON.stringify(decodeHeader(res.headers.get('payment-response'))) : ''} ${await res.clone().text()}\n${logs.slice(-8).join('\n')}`;
+}
+
 /** Waits for the payment's forward to be settled: the gas wallet sends nothing more for it. */
 async function settled(id: string): Promise<void> {
   await vi.waitFor(async () => expect((await paymentRow(id)).txid_out).not.toBeNull(), { timeout: 20_000, interval: 100 });
@@ -73,7 +78,8 @@ async function transfers(from: Address, to: Address) {
 }
 
 beforeAll(async () => {
-  polygonChain = await startPolygonChain({ depth: DEPTH, realUsdc: true });
+  // Blocks every 150 ms, their clock kept to the wall clock's: the buyer's client signs windows by it.
+  polygonChain = await startPolygonChain({ depth: DEPTH, realUsdc: true, sameTimestamps: true });
   const { chain, tokens } = polygonChain;
   fiat = polygonChain.fiat!;
   t = await startTestApp({
@@ -173,7 +179,7 @@ describe('a Live payment link paid over x402', () => {
       payTo: expect.stringMatching(new RegExp(`^${row.deposit_address}$`, 'i')), maxTimeoutSeconds: 300, extra: { name: 'USD Coin', version: '2' },
     }]);
     const res = await payingFetch(buyer, spend())(x402Url(session.id));
-    expect(res.status).toBe(200);
+    expect(res.status, await why(res)).toBe(200);
     expect(await api('GET', `/v1/payments/${session.id}`)).toMatchObject({ status: 'paid', amount: '20.00', currency: 'EUR', value_coin: (row.usd_value_minor! / 100).toFixed(6) });
     await settled(session.id);
   });
@@ -204,7 +210,8 @@ describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas 
     const submissions = await t.db.selectFrom('processor.x402_submissions').select(['state', 'raw']).where('payment_id', '=', link.id).execute();
     expect(submissions.every((submission) => submission.state === 'refused' && submission.raw === null)).toBe(true);
     // Refused, the payment still takes a good authorization.
-    expect((await payingFetch(buyer, spend())(x402Url(link.id))).status).toBe(200);
+    const paid = await payingFetch(buyer, spend())(x402Url(link.id));
+    expect(paid.status, await why(paid)).toBe(200);
     await settled(link.id);
   });
 
@@ -213,7 +220,7 @@ describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas 
     const offer = await offerOf(link.id);
     const header = await signedHeader(offer, buyer);
     const answers = await Promise.all([1, 2].map(() => fetch(x402Url(link.id), { headers: { 'PAYMENT-SIGNATURE': header } })));
-    expect(answers.map((res) => res.status).sort()).toEqual([200, 402]);
+    expect(answers.map((res) => res.status).sort(), (await Promise.all(answers.map(why))).join('\n')).toEqual([200, 402]);
     expect(decodeHeader(answers.find((res) => res.status === 402)!.headers.get('payment-response')).errorReason).toBe('invalid_exact_evm_nonce_already_used');
     const row = await paymentRow(link.id);
     expect(await transfers(buyer.address, row.deposit_address as Address)).toHaveLength(1);

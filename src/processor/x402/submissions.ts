@@ -169,7 +169,7 @@ export class X402Submitter {
       this.#options.log(`[processor] ${this.network.name}: the gas wallet ${gasWallet.toLowerCase()} cannot pay to submit x402 authorization ${authorization.id}: fund it`);
       return this.#refuse(authorization, new Refused('unexpected_settle_error', 'The payment processor cannot pay the network fee to submit the authorization now. Nothing was charged: try again later.'));
     }
-    const floor = await chain.minedNonce(gasWallet);
+    const [floor, head] = await Promise.all([chain.minedNonce(gasWallet), chain.client.getBlockNumber()]);
     const now = clock.now();
     const stored = await db.transaction().execute(async (trx) => {
       // The authorization locked, and nothing of it written yet: a second processor at once signs nothing.
@@ -182,6 +182,7 @@ export class X402Submitter {
       return trx.insertInto('processor.x402_submissions').values({
         authorization_id: authorization.id, payment_id: authorization.payment_id, network: this.network.name, token: token.address,
         payer: authorization.payer, pay_to: authorization.pay_to, value: authorization.value, valid_before: authorization.valid_before,
+        authorization_nonce: authorization.nonce, signed_block: head,
         state: 'signed', sender, nonce, gas, max_fee_per_gas: fees.maxFeePerGas.toString(), max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
         raw, tx_hash: hash, created_at: now, updated_at: now,
       }).returningAll().executeTakeFirstOrThrow();
@@ -222,7 +223,7 @@ export class X402Submitter {
       const written = await trx.insertInto('processor.x402_submissions').values({
         authorization_id: authorization.id, payment_id: authorization.payment_id, network: this.network.name, token: authorization.asset,
         payer: authorization.payer, pay_to: authorization.pay_to, value: authorization.value, valid_before: authorization.valid_before,
-        state: 'refused', reason: refusal.reason, failure: publicText(refusal.message, 500), created_at: now, updated_at: now,
+        authorization_nonce: authorization.nonce, state: 'refused', reason: refusal.reason, failure: publicText(refusal.message, 500), created_at: now, updated_at: now,
       }).onConflict((oc) => oc.column('authorization_id').doNothing()).returning('id').executeTakeFirst();
       if (written) await enqueueNotice(trx, this.#notice('x402.refused', authorization.id, authorization, { reason: refusal.reason, message: publicText(refusal.message, 500) }), now);
     });
@@ -239,34 +240,14 @@ export class X402Submitter {
     const { db, clock, chain } = this.#deps;
     for (const hash of [row.tx_hash!, ...row.replaced_hashes]) {
       const receipt = await chain.receipt(hash as Hex);
-      if (!receipt) continue;
-      const moved = receipt.status === 'success' ? this.#transferLog(receipt, row) : undefined;
-      if (moved === undefined) {
-        const reverted = receipt.status !== 'success';
-        return this.#fail(row, reverted ? 'invalid_exact_evm_transaction_failed' : 'invalid_exact_evm_transfer_event_mismatch',
-          reverted ? `${hash} reverted: the token refused the transfer when it was mined.` : `${hash} was mined but its receipt shows no Transfer of ${row.value} from ${row.payer} to ${row.pay_to}.`, hash);
-      }
-      const final = await isFinalReceipt(chain, receipt);
-      const now = clock.now();
-      const values = {
-        tx_hash: hash.toLowerCase(), replaced_hashes: [row.tx_hash!, ...row.replaced_hashes].filter((other) => other !== hash),
-        block_number: receipt.blockNumber, block_hash: receipt.blockHash.toLowerCase(), transfer_log_index: moved,
-        gas_cost: (receipt.gasUsed * receipt.effectiveGasPrice).toString(), state: final ? 'final' as const : 'mined' as const, updated_at: now,
-      };
-      const updated = await db.transaction().execute(async (trx) => {
-        const next = await trx.updateTable('processor.x402_submissions').set(values).where('id', '=', row.id).where('state', 'in', OPEN).returningAll().executeTakeFirst();
-        if (next && final) {
-          // The gas the gas wallet paid, for the books: reported once the submission is final.
-          await enqueueNotice(trx, this.#notice('x402.final', next.authorization_id, next, {
-            txid: next.tx_hash!, movements: [{
-              kind: 'x402_gas', txid: next.tx_hash!, log_index: null, block_number: Number(receipt.blockNumber),
-              from: next.sender!, to: next.token, token: null, value: next.gas_cost!, decimals: 18,
-            }],
-          }), now);
-        }
-        return next;
-      });
-      if (updated && row.state !== updated.state) await this.#step(updated.state === 'final' ? 'final' : 'mined', updated);
+      if (receipt) return this.#mined(row, receipt);
+    }
+    // None of its transactions is mined, yet the buyer's authorization may be used: by a
+    // transaction not ours (anyone holding it may submit it). Its receipt is what counts.
+    if (await this.#authorizationUsed(row)) {
+      const hash = await chain.authorizationUse(row.token as Address, row.payer as Address, row.authorization_nonce as Hex, BigInt(row.signed_block ?? 0));
+      const receipt = hash && await chain.receipt(hash);
+      if (receipt) return this.#mined(row, receipt);
       return;
     }
     if (row.state === 'mined') this.#options.log(`[processor] ${this.network.name}: ${row.tx_hash} left the chain in a reorganisation; broadcasting it again`);
@@ -275,9 +256,12 @@ export class X402Submitter {
     }
     const sent = await chain.broadcast(row.raw as Hex);
     if (!sent.ok && sent.refusal === 'nonce_used') {
-      return this.#fail(row, 'invalid_transaction_state', `nonce ${row.nonce} of the gas wallet was spent by a transaction not the processor's; the authorization was not submitted.`, '');
+      // Its nonce is spent: by its own transaction, mined since the receipts were read (then the
+      // authorization is used, and the next pass reads the receipt), or by one not the processor's.
+      if (await this.#authorizationUsed(row)) return;
+      return this.#fail(row, 'invalid_transaction_state', `nonce ${row.nonce} of the gas wallet was spent by a transaction not the processor's, and the authorization is unused: it was not submitted.`, '');
     }
-    if (!sent.ok) this.#options.log(`[processor] ${this.network.name}: ${row.tx_hash} not taken (${sent.message}); tried again`);
+    if (!sent.ok && sent.refusal !== 'known') this.#options.log(`[processor] ${this.network.name}: ${row.tx_hash} not taken (${sent.message}); tried again`);
     if (row.state === 'signed' || row.state === 'mined') {
       const now = clock.now();
       const broadcast = await db.transaction().execute(async (trx) => {
@@ -288,6 +272,49 @@ export class X402Submitter {
       });
       if (broadcast && row.state === 'signed') await this.#step('broadcast', broadcast);
     }
+  }
+
+  #authorizationUsed(row: SubmissionRow): Promise<boolean> {
+    return this.#deps.chain.authorizationUsed(row.token as Address, row.payer as Address, row.authorization_nonce as Hex);
+  }
+
+  /**
+   * A transaction that carried the authorization is mined (ours, or one not ours): it counts
+   * once its receipt shows the buyer's Transfer; final by the network's rule, the gas ours paid is
+   * reported. A revert, or a receipt without the Transfer, fails the submission: nothing moved.
+   */
+  async #mined(row: SubmissionRow, receipt: TransactionReceipt): Promise<void> {
+    const { db, clock, chain } = this.#deps;
+    const hash = receipt.transactionHash.toLowerCase();
+    const moved = receipt.status === 'success' ? this.#transferLog(receipt, row) : undefined;
+    if (moved === undefined) {
+      const reverted = receipt.status !== 'success';
+      return this.#fail(row, reverted ? 'invalid_exact_evm_transaction_failed' : 'invalid_exact_evm_transfer_event_mismatch',
+        reverted ? `${hash} reverted: the token refused the transfer when it was mined.` : `${hash} was mined but its receipt shows no Transfer of ${row.value} from ${row.payer} to ${row.pay_to}.`, hash);
+    }
+    const ours = [row.tx_hash!, ...row.replaced_hashes].includes(hash);
+    const final = await isFinalReceipt(chain, receipt);
+    const now = clock.now();
+    const values = {
+      tx_hash: hash, replaced_hashes: [row.tx_hash!, ...row.replaced_hashes].filter((other) => other !== hash),
+      block_number: receipt.blockNumber, block_hash: receipt.blockHash.toLowerCase(), transfer_log_index: moved,
+      // A transaction not ours cost the gas wallet nothing.
+      gas_cost: ours ? (receipt.gasUsed * receipt.effectiveGasPrice).toString() : '0', state: final ? 'final' as const : 'mined' as const, updated_at: now,
+    };
+    const updated = await db.transaction().execute(async (trx) => {
+      const next = await trx.updateTable('processor.x402_submissions').set(values).where('id', '=', row.id).where('state', 'in', OPEN).returningAll().executeTakeFirst();
+      if (next && final && ours) {
+        // The gas the gas wallet paid, for the books: reported once the submission is final.
+        await enqueueNotice(trx, this.#notice('x402.final', next.authorization_id, next, {
+          txid: hash, movements: [{
+            kind: 'x402_gas', txid: hash, log_index: null, block_number: Number(receipt.blockNumber),
+            from: next.sender!, to: next.token, token: null, value: next.gas_cost!, decimals: 18,
+          }],
+        }), now);
+      }
+      return next;
+    });
+    if (updated && row.state !== updated.state) await this.#step(updated.state === 'final' ? 'final' : 'mined', updated);
   }
 
   /** The log index of the buyer's Transfer in the receipt (emitted by the token, exactly as authorized), if it is there. */

@@ -118,6 +118,7 @@ export const TABLES_WITHOUT_CUSTOMER_DATA: Readonly<Record<string, string>> = {
   'processor.forwards': 'each deposit\'s forward: addresses, amounts, state and the reason it failed (service-made words)',
   'processor.sender_nonces': 'the next nonce of each account the processor sends from',
   'processor.forward_transactions': 'the forwards\' signed transactions: raw bytes, hashes, nonces, fees',
+  'processor.x402_submissions': 'buyers\' x402 authorizations as the processor submits them: wallet addresses, amounts, the signed transaction, the protocol\'s refusal reason (a transfer\'s own terms, as the chain keeps them)',
   'processor.gas_wallets': 'each network\'s gas wallet address and the balance last seen',
   'processor.unfinal_deposits': 'deposits seen in blocks not final yet: addresses, amounts, transactions',
   'processor.notices_out': 'the signed notices the processor sends: deposit addresses, amounts, transactions',
