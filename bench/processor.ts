@@ -71,7 +71,8 @@ export interface ProcessorSettlementResult extends ProcessorLatencyResult {
 
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-const spread = (latencies: number[]) => {
+/** p50, p99 and max of latencies (ms). */
+export const spread = (latencies: number[]) => {
   const sorted = [...latencies].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0 };
 };

@@ -14,7 +14,7 @@ import { startChain } from '../test/support/chain.ts';
 import { deployMulticall } from '../test/support/chain-multicall.ts';
 import { deployTestTokens } from '../test/support/chain-tokens.ts';
 import { decodeHeader, signedHeader } from '../test/support/x402.ts';
-import { liveShop } from './processor.ts';
+import { liveShop, spread } from './processor.ts';
 
 // Issue 33's Live benchmark: a buyer's signed x402 retry to its 200, on a local EDR chain with a
 // block every BLOCK_MS (as Polygon and `npm run chain` make them), final DEPTH blocks behind, the
@@ -49,8 +49,6 @@ interface Options {
   progress(line: string): void;
   cleanup(what: string, run: () => Promise<void>): void;
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
 export async function runX402SettleBench(options: Options): Promise<X402SettleResult> {
   const { progress } = options;
@@ -100,11 +98,10 @@ export async function runX402SettleBench(options: Options): Promise<X402SettleRe
     if (paid.status !== 200) throw new Error(`the paid retry of ${link.id}: ${paid.status} ${await paid.text()}`);
     if ((i + 1) % 5 === 0) progress(`${X402_SETTLE_NAME}: ${i + 1}/${options.payments} payments`);
   }
-  const sorted = [...latencies].sort((a, b) => a - b);
   // The next block, DEPTH more to be final, the next pass (every HURRY_MS while a submission is on its way), a second of work.
   const target = (DEPTH + 1) * BLOCK_MS + HURRY_MS + 1_000;
-  const p99 = percentile(sorted, 99);
-  return { payments: sorted.length, blockMs: BLOCK_MS, depth: DEPTH, pollMs: DEFAULT_POLL_MS, p50: percentile(sorted, 50), p99, max: sorted.at(-1) ?? 0, target, pass: p99 <= target };
+  const { p50, p99, max } = spread(latencies);
+  return { payments: latencies.length, blockMs: BLOCK_MS, depth: DEPTH, pollMs: DEFAULT_POLL_MS, p50, p99, max, target, pass: p99 <= target };
 }
 
 export function x402SettleTable(r: X402SettleResult): string {

@@ -12,7 +12,7 @@ import { parseAbi, type Abi, type Hex } from 'viem';
 
 const FIXTURES = path.join(import.meta.dirname, '../fixtures/chain');
 const OPENZEPPELIN = path.dirname(createRequire(import.meta.url).resolve('@openzeppelin/contracts/package.json'));
-const CONTRACTS = ['TestUSDCoin', 'TestTetherUSD', 'TestMulticall3'] as const;
+const CONTRACTS = ['TestUSDCoin', 'TestTetherUSD', 'TestMulticall3', 'TestSmartAccount'] as const;
 export type TestTokenName = (typeof CONTRACTS)[number];
 
 /** What the tests call, typed for viem; `compiledTokens` checks the compiled ABI has each of them. */
@@ -38,6 +38,12 @@ export const eip3009Abi = parseAbi([
   'function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
   'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
+]);
+
+/** An EIP-1271 smart account of one owner (TestSmartAccount.sol). */
+export const smartAccountAbi = parseAbi([
+  'function owner() view returns (address)',
+  'function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)',
 ]);
 
 /** Multicall3's aggregate3, as the processor calls it (src/processor/chain/forward-chain.ts). */
@@ -127,6 +133,7 @@ export function compiledTokens(): Promise<Record<TestTokenName, CompiledToken>> 
     requireSignatures('TestUSDCoin', tokens.TestUSDCoin.abi, [...testTokenAbi, ...eip3009Abi]);
     requireSignatures('TestTetherUSD', tokens.TestTetherUSD.abi, testTokenAbi);
     requireSignatures('TestMulticall3', tokens.TestMulticall3.abi, multicall3Abi);
+    requireSignatures('TestSmartAccount', tokens.TestSmartAccount.abi, smartAccountAbi);
     if (!cached) {
       // Written aside then renamed, so a test file compiling at the same time never reads half a file.
       await mkdir(path.dirname(cacheFile), { recursive: true });

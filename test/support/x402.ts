@@ -10,22 +10,22 @@ import { transferWithAuthorizationTypes } from '../../src/core/eip3009.ts';
 export const decodeHeader = (value: string | null) => JSON.parse(Buffer.from(value ?? '', 'base64').toString('utf8'));
 export const encodeHeader = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 
-/** The official client paying as `signer`; `spend` as an agent's client would set its spend controls. */
-export function payingFetch(signer: PrivateKeyAccount, spend?: Parameters<x402Client['setSpendControls']>[0]) {
+/** The official client paying as `signer` (a key's account, or any signer such as a smart account's); `spend` as an agent's client would set its spend controls. */
+export function payingFetch(signer: Parameters<typeof registerExactEvmScheme>[1]['signer'], spend?: Parameters<x402Client['setSpendControls']>[0]) {
   const client = new x402Client();
   registerExactEvmScheme(client, { signer });
   if (spend !== undefined) client.setSpendControls(spend);
   return wrapFetchWithPayment(fetch, client);
 }
 
-export type HeaderChange = { value?: string; to?: `0x${string}`; validBefore?: string; validAfter?: string; network?: string; signer?: PrivateKeyAccount; nonce?: `0x${string}` };
+export type HeaderChange = { from?: `0x${string}`; value?: string; to?: `0x${string}`; validBefore?: string; validAfter?: string; network?: string; signer?: PrivateKeyAccount; nonce?: `0x${string}` };
 
 /** The buyer's signed retry for an offer's first entry, as the official client builds it, with `change` applied. */
 export async function signedHeader(offer: any, buyer: PrivateKeyAccount, change: HeaderChange = {}): Promise<string> {
   const accepted = offer.accepts[0];
   const signer = change.signer ?? buyer;
   const message = {
-    from: buyer.address, to: change.to ?? accepted.payTo, value: BigInt(change.value ?? accepted.amount),
+    from: change.from ?? buyer.address, to: change.to ?? accepted.payTo, value: BigInt(change.value ?? accepted.amount),
     validAfter: BigInt(change.validAfter ?? '0'), validBefore: BigInt(change.validBefore ?? String(Math.floor(Date.now() / 1000) + 300)),
     nonce: change.nonce ?? `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}` as `0x${string}`,
   };

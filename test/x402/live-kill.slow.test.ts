@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,8 @@ import { startChain, type TestChain } from '../support/chain.ts';
 import { testTokenAbi } from '../support/chain-contracts.ts';
 import { deployMulticall } from '../support/chain-multicall.ts';
 import { deployTestTokens, type TestTokens } from '../support/chain-tokens.ts';
-import { startTestApp, TEST_DEPOSIT_WALLET, TEST_PROCESSOR_SECRET, TEST_SECRETS, type TestApp } from '../support/harness.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+import { killed, startProcessorProcess, until as until_ } from '../support/processor-process.ts';
 import { decodeHeader, signedHeader } from '../support/x402.ts';
 
 // A Live x402 payment with the processor as a real process (`node src/main.ts --role processor`),
@@ -50,40 +51,9 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-function startProcessor(feeWallet: Address): ChildProcess {
-  const started = spawn(process.execPath, ['src/main.ts', '--role', 'processor'], {
-    env: {
-      PATH: process.env.PATH ?? '', DATABASE_URL: t.config.databaseUrl ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'silent',
-      SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64'), DEPOSIT_XPUB: TEST_DEPOSIT_WALLET.publicExtendedKey,
-      PROCESSOR_SECRET: TEST_PROCESSOR_SECRET, PROCESSOR_SEED_FILE: path.join(dataDir, 'seed.hex'), PROCESSOR_POLL_MS: '200',
-      PROCESSOR_NOTICES_URL: `${t.url}/processor/notices`, PROCESSOR_FEE_WALLET: feeWallet,
-      POLYGON_RPC_URL: chain.url, POLYGON_CHAIN_ID: '137', POLYGON_CONFIRMATIONS: String(DEPTH),
-      POLYGON_USDC: tokens.address.usdc.toLowerCase(), POLYGON_USDT: tokens.address.usdt.toLowerCase(), POLYGON_MULTICALL: multicall.toLowerCase(),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  started.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  started.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  child = started;
-  return started;
-}
-
-async function killed(process: ChildProcess): Promise<void> {
-  if (process.exitCode !== null) return;
-  const exited = new Promise((resolve) => process.once('exit', resolve));
-  process.kill('SIGKILL');
-  await exited;
-}
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`waited for ${what}: ${JSON.stringify(value)}\n${output.join('')}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const setup = () => ({ t, dataDir, chainUrl: chain.url, tokens, multicall, depth: DEPTH, output });
+const startProcessor = (feeWallet: Address) => (child = startProcessorProcess(setup(), { PROCESSOR_FEE_WALLET: feeWallet }));
+const until = <T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs?: number) => until_(output, what, read, done, timeoutMs);
 
 it('killed with SIGKILL between verify and settle, and started again, the buyer\'s authorization moves the money exactly once', async () => {
   const keys = new ProcessorKeys(SEED);

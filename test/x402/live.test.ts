@@ -14,6 +14,7 @@ import type { FiatToken } from '../support/chain-fiat-token.ts';
 import { startTestApp, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
 import { startPolygonChain, usdc, type PolygonTestChain } from '../support/processor-chain.ts';
 import { typesOf } from '../flows/support.ts';
+import { deploySmartAccount } from '../support/chain-smart-account.ts';
 import { freshRates } from '../support/fx-rates.ts';
 import { decodeHeader, payingFetch, signedHeader } from '../support/x402.ts';
 
@@ -182,6 +183,37 @@ describe('a Live payment link paid over x402', () => {
     expect(res.status, await why(res)).toBe(200);
     expect(await api('GET', `/v1/payments/${session.id}`)).toMatchObject({ status: 'paid', amount: '20.00', currency: 'EUR', value_coin: (row.usd_value_minor! / 100).toFixed(6) });
     await settled(session.id);
+  });
+});
+
+describe('a smart account (EIP-1271) as the buyer', () => {
+  it('pays with its owner key\'s signature: the token asks the account, through the bytes form of the call', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const account = await deploySmartAccount(polygonChain.chain, owner.address);
+    await fiat.mint(account, usdc(5));
+    // The official client with a signer whose address is the account and whose key is its owner's.
+    const signer = { address: account, signTypedData: (message: Parameters<typeof owner.signTypedData>[0]) => owner.signTypedData(message) };
+    const link = await api('POST', '/v1/payment_links', { amount: '5.00', currency: 'USD', description: 'Tea for a smart account' });
+    const res = await payingFetch(signer as never, spend())(x402Url(link.id));
+    expect(res.status, await why(res)).toBe(200);
+    const row = await paymentRow(link.id);
+    expect(await transfers(account, row.deposit_address as Address)).toHaveLength(1);
+    expect(await fiat.balanceOf(account)).toBe(0n);
+    expect(decodeHeader(res.headers.get('payment-response'))).toMatchObject({ success: true, payer: account.toLowerCase() });
+    await settled(link.id);
+  });
+
+  it('a signature the account does not own is refused by the token, nothing submitted', async () => {
+    const account = await deploySmartAccount(polygonChain.chain, privateKeyToAccount(generatePrivateKey()).address);
+    await fiat.mint(account, usdc(1));
+    const link = await api('POST', '/v1/payment_links', { amount: '1.00', currency: 'USD', description: 'Tea sample' });
+    const offer = await offerOf(link.id);
+    const nonce = await gasWalletNonce();
+    const res = await fetch(x402Url(link.id), { headers: { 'PAYMENT-SIGNATURE': await signedHeader(offer, buyer, { from: account }) } });
+    expect(res.status, await why(res)).toBe(402);
+    expect(decodeHeader(res.headers.get('payment-response')).errorReason).toBe('invalid_exact_evm_signature');
+    expect(await gasWalletNonce()).toBe(nonce);
+    expect(await fiat.balanceOf(account)).toBe(usdc(1));
   });
 });
 

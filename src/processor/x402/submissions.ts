@@ -4,7 +4,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { NetworkConfig } from '../../core/networks-config.ts';
 import { publicText } from '../../core/public-text.ts';
 import type { Db } from '../../db/database.ts';
-import type { ProcessorX402SubmissionsTable } from '../../db/schema.ts';
+import type { ProcessorX402SubmissionsTable, X402AuthorizationsTable } from '../../db/schema.ts';
 import { TRANSFER_EVENT } from '../chain/chain-client.ts';
 import { isRevert, revertReason, type ForwardChain } from '../chain/forward-chain.ts';
 import type { ProcessorKeys } from '../chain/keys.ts';
@@ -30,18 +30,7 @@ const eip3009Abi = parseAbi([
 ]);
 
 /** What an authorization waiting for the processor says. */
-interface Waiting {
-  id: string;
-  payment_id: string;
-  asset: string;
-  payer: string;
-  pay_to: string;
-  value: string;
-  valid_after: string;
-  valid_before: string;
-  nonce: string;
-  signature: string;
-}
+type Waiting = Pick<Selectable<X402AuthorizationsTable>, 'id' | 'payment_id' | 'asset' | 'payer' | 'pay_to' | 'value' | 'valid_after' | 'valid_before' | 'nonce' | 'signature'>;
 
 export interface SubmitterOptions {
   /** Not mined this long after its broadcast: replaced at a higher fee (default 30 s: a buyer is waiting). */
@@ -63,14 +52,18 @@ const GAS_MARGIN_PERCENT = 120n;
 const BUMP_PERCENT = 125n;
 const OPEN = ['signed', 'broadcast', 'mined'] as const;
 
-/** transferWithAuthorization's calldata: the v, r, s form for a key's 65-byte signature, the bytes form (EIP-1271) otherwise. */
-export function submissionCall(authorization: Omit<Waiting, 'id' | 'payment_id' | 'asset'>): Hex {
+/**
+ * transferWithAuthorization's calldata: the v, r, s form for a key's 65-byte signature; the bytes
+ * form (FiatTokenV2_2's, which asks a contract payer with EIP-1271) for a payer with code or a
+ * signature of another length.
+ */
+export function submissionCall(authorization: Omit<Waiting, 'id' | 'payment_id' | 'asset'>, payerIsContract: boolean): Hex {
   const args = [
     authorization.payer as Address, authorization.pay_to as Address, BigInt(authorization.value),
     BigInt(authorization.valid_after), BigInt(authorization.valid_before), authorization.nonce as Hex,
   ] as const;
   const signature = authorization.signature as Hex;
-  if (signature.length === 2 + 65 * 2) {
+  if (signature.length === 2 + 65 * 2 && !payerIsContract) {
     const { v, r, s } = parseSignature(signature);
     return encodeFunctionData({ abi: eip3009Abi, functionName: 'transferWithAuthorization', args: [...args, Number(v ?? 27n), r, s] });
   }
@@ -154,7 +147,9 @@ export class X402Submitter {
     const { chain, keys, db, clock } = this.#deps;
     const token = this.network.tokens.find((candidate) => candidate.address === authorization.asset && candidate.coin.endsWith('_usdc'));
     if (!token) return this.#refuse(authorization, new Refused('invalid_payment_requirements', `${authorization.asset} is not a USDC contract ${this.network.name} is watched for`));
-    const data = submissionCall(authorization);
+    // A smart account's signature is its to judge (EIP-1271): the token asks it through the bytes form.
+    const code = await chain.client.getCode({ address: authorization.payer as Address });
+    const data = submissionCall(authorization, code !== undefined && code !== '0x');
     const gasWallet = keys.gasWallet.address;
     try {
       await chain.simulate({ from: gasWallet, to: token.address, data });
