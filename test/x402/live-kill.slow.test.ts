@@ -18,7 +18,8 @@ import { decodeHeader, signedHeader } from '../support/x402.ts';
 // killed with SIGKILL between the service's verification and the settlement: first while the
 // authorization waits for it (the buyer's request answers 202 settlement_pending), then once it
 // broadcast the authorization's transaction, before anything is mined. Started again, it goes on
-// from its rows: exactly one transfer of the buyer's money, and the payment paid. The token is the
+// from its rows: exactly one transfer of the buyer's money, and the payment paid. Then a reorganisation
+// takes its mined transaction away: the same transaction goes out again. The token is the
 // test USDC (live.test.ts pays Circle's FiatTokenV2_2); the chain mines only when the test says.
 
 const SEED = Buffer.alloc(32, 7);
@@ -114,4 +115,41 @@ it('killed with SIGKILL between verify and settle, and started again, the buyer\
   expect(await tokens.authorizationState(buyer.address, JSON.parse(Buffer.from(header, 'base64').toString()).payload.authorization.nonce)).toBe(true);
   const payment = (await t.request('GET', `/v1/payments/${link.id}`, { key })).body;
   expect(payment).toMatchObject({ status: 'paid', txid_in: broadcast!.tx_hash, provider_name: 'USDC on Polygon (x402)' });
+}, 180_000);
+
+it('a reorganisation that takes the submitted transaction away: the processor broadcasts the same transaction again, and the money moves once', async () => {
+  const feeWallet = (await chain.newAccount()).address.toLowerCase() as Address;
+  const payout = (await chain.newAccount()).address.toLowerCase() as Address;
+  const buyer = await chain.newAccount();
+  await tokens.mint('usdc', buyer.address, 2_000_000n);
+  const key = (await (await t.business({ name: 'Heron Tea', payoutWallet: payout, feeBps: 150 })).key({ mode: 'live' })).secret;
+  const processor = startProcessor(feeWallet);
+  try {
+    await until('the network reported healthy', () => t.db.selectFrom('processor_networks').select(['healthy', 'received_at']).executeTakeFirst(), (row) => row?.healthy === true, 60_000);
+    const link = (await t.request('POST', '/v1/payment_links', { key, body: { amount: '2.00', currency: 'USD', description: 'Sencha' } })).body;
+    const url = `${t.url}/x402/pay/${link.id}`;
+    const offer = decodeHeader((await fetch(url)).headers.get('payment-required'));
+    const depositAddress = String(offer.accepts[0].payTo).toLowerCase() as Address;
+    await until('the deposit address watched', () => t.db.selectFrom('processor.watched_addresses').select('address').where('address', '=', depositAddress).executeTakeFirst(), (row) => row !== undefined);
+
+    const point = await chain.forkPoint();
+    expect((await fetch(url, { headers: { 'PAYMENT-SIGNATURE': await signedHeader(offer, buyer) } })).status).toBe(202);
+    const submission = () => t.db.selectFrom('processor.x402_submissions').selectAll().where('payment_id', '=', link.id).executeTakeFirstOrThrow();
+    const sent = await until('the authorization broadcast', submission, (row) => row.state === 'broadcast');
+    await chain.mine(1);
+    await until('the submission mined', submission, (row) => row.state === 'mined');
+    // The block that held it is replaced by one without it (and the node's mempool forgets it).
+    await chain.reorganise(point);
+    await until('the same transaction broadcast again', submission, (row) => row.state === 'broadcast');
+    await chain.mine(1);
+    await chain.mine(DEPTH);
+    const paid = await until('the payment paid', () => fetch(url).then(async (res) => ({ status: res.status, response: res.headers.get('payment-response') })), (answer) => answer.status === 200);
+    expect(decodePaymentResponseHeader(paid.response!)).toMatchObject({ success: true, transaction: sent.tx_hash });
+    expect(await submission()).toMatchObject({ tx_hash: sent.tx_hash, nonce: sent.nonce });
+    const moved = await chain.client.getContractEvents({ address: tokens.address.usdc, abi: testTokenAbi, eventName: 'Transfer', args: { from: buyer.address }, fromBlock: 0n });
+    expect(moved.map((log) => [log.transactionHash, log.args.to?.toLowerCase(), log.args.value])).toEqual([[sent.tx_hash as Hex, depositAddress, 2_000_000n]]);
+    expect(await tokens.balanceOf('usdc', buyer.address)).toBe(0n);
+  } finally {
+    await killed(processor);
+  }
 }, 180_000);
