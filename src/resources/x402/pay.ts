@@ -221,10 +221,11 @@ async function settleLive(app: AppContext, view: PayerView, accepts: X402Require
 }
 
 /**
- * Waits, up to X402_SETTLE_WAIT_SECONDS (25 s, the payment wait's bound, by default), for the authorization's outcome: the payment paid (or held) by its
- * deposit → 200 with the settlement; refused by the chain → 402 with the reason (nothing moved);
- * still on its way → 202 with the protocol's settlement_pending and the transaction when there
- * is one: asking this address again waits again and answers 200 once paid.
+ * Waits, up to X402_SETTLE_WAIT_SECONDS (by default 25 s, the payment wait's bound), for the
+ * authorization's outcome: the payment paid (or held) by its deposit → 200 with the settlement;
+ * refused by the chain → 402 with the reason (nothing moved); still on its way → 202 with the
+ * protocol's settlement_pending and the transaction when there is one: asking this address again
+ * waits again and answers 200 once paid.
  */
 async function awaitSettlement(app: AppContext, view: PayerView, claimId: string, signal: AbortSignal | undefined, offered?: X402Requirement[]): Promise<X402Answer> {
   const deadline = performance.now() + app.config.x402SettleWaitSeconds * 1000;
