@@ -867,7 +867,7 @@ export interface ProcessorForwardTransactionsTable {
 }
 
 /** A buyer's x402 authorization as the processor submits it (migration 0050). */
-export type X402SubmissionState = 'refused' | 'signed' | 'broadcast' | 'mined' | 'final' | 'failed';
+export type X402SubmissionState = 'refused' | 'signed' | 'broadcast' | 'mined' | 'closing' | 'final' | 'failed';
 export interface ProcessorX402SubmissionsTable {
   id: Generated<number>;
   authorization_id: string;
@@ -895,6 +895,8 @@ export interface ProcessorX402SubmissionsTable {
   authorization_nonce: string;
   gas_cost: BaseUnits | null;
   transfer_log_index: number | null;
+  /** migrations/0051: the transaction not the processor's that carried the authorization. */
+  carried_by: string | null;
   created_at: Timestamp;
   broadcast_at: Timestamp | null;
   updated_at: Timestamp;

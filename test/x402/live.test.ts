@@ -1,6 +1,7 @@
 import { decodePaymentResponseHeader } from '@x402/fetch';
+import { randomBytes } from 'node:crypto';
 import { unixSeconds } from '../../src/core/clock.ts';
-import { getAddress, parseAbiItem, type Address } from 'viem';
+import { getAddress, parseAbi, parseAbiItem, parseSignature, parseTransaction, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { NetworkConfig } from '../../src/core/networks-config.ts';
@@ -8,7 +9,7 @@ import { ForwardChain } from '../../src/processor/chain/forward-chain.ts';
 import { ProcessorKeys } from '../../src/processor/chain/keys.ts';
 import { startForwarding, type Forwarding } from '../../src/processor/forwarding/forwarding.ts';
 import { startProcessor, type Processor } from '../../src/processor/processor.ts';
-import { startX402Submissions } from '../../src/processor/x402/submissions.ts';
+import { startX402Submissions, type SubmissionRow } from '../../src/processor/x402/submissions.ts';
 import { x402Section } from '../../src/processor/x402/submission-status.ts';
 import type { FiatToken } from '../support/chain-fiat-token.ts';
 import { startTestApp, TEST_PROCESSOR_SECRET, type TestApp } from '../support/harness.ts';
@@ -16,7 +17,7 @@ import { startPolygonChain, usdc, type PolygonTestChain } from '../support/proce
 import { typesOf } from '../flows/support.ts';
 import { deploySmartAccount } from '../support/chain-smart-account.ts';
 import { freshRates } from '../support/fx-rates.ts';
-import { decodeHeader, payingFetch, signedHeader } from '../support/x402.ts';
+import { decodeHeader, encodeHeader, payingFetch, signedHeader } from '../support/x402.ts';
 
 // Live payments over HTTP 402 (issue 33, docs/x402.md) on a real EDR chain posing as Polygon, with
 // Circle's own FiatTokenV2_2 as its USDC: the official client pays a Live link in one fetch; the
@@ -43,6 +44,14 @@ let feeWallet: Address;
 let buyer: PrivateKeyAccount;
 let miner: NodeJS.Timeout;
 const logs: string[] = [];
+/** Set by a test: the processor stops at the next submission's step (signed: before its broadcast; broadcast: just after) until released. */
+const holds = new Map<string, { reached: PromiseWithResolvers<SubmissionRow>; release: PromiseWithResolvers<void> }>();
+
+function holdAt(step: 'signed' | 'broadcast') {
+  const hold = { reached: Promise.withResolvers<SubmissionRow>(), release: Promise.withResolvers<void>() };
+  holds.set(step, hold);
+  return { reached: hold.reached.promise, release: () => hold.release.resolve() };
+}
 
 const x402Url = (id: string) => `${t.url}/x402/pay/${id}`;
 const paymentRow = (id: string) => t.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -73,6 +82,38 @@ async function offerOf(id: string): Promise<any> {
   return decodeHeader(res.headers.get('payment-required'));
 }
 
+/** A signed header with its authorization's fields changed after signing. */
+function tampered(header: string, authorization: Record<string, string>): string {
+  const payload = decodeHeader(header);
+  return encodeHeader({ ...payload, payload: { ...payload.payload, authorization: { ...payload.payload.authorization, ...authorization } } });
+}
+
+/** Runs `body` with no block mined but those it mines itself. */
+async function withoutMiner<T>(body: () => Promise<T>): Promise<T> {
+  clearInterval(miner);
+  try {
+    return await body();
+  } finally {
+    miner = setInterval(() => void polygonChain.chain.mine(1).catch(() => undefined), 150);
+  }
+}
+
+const submissionOf = (paymentId: string) => t.db.selectFrom('processor.x402_submissions').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
+
+/** A claim written as the service writes one, for what the service now refuses at the door or a race it cannot show. */
+async function storedClaim(paymentId: string, header: string, change: Partial<{ valid_before: string; state: 'verified' | 'refused'; reason: string }> = {}) {
+  const { payload, accepted } = decodeHeader(header);
+  const payment = await paymentRow(paymentId);
+  const auth = payload.authorization;
+  const now = t.clock.now();
+  await t.db.insertInto('x402_authorizations').values({
+    id: `x4a_${randomBytes(12).toString('hex')}`, payment_id: paymentId, business_id: payment.business_id, livemode: true, network: accepted.network,
+    asset: accepted.asset.toLowerCase(), payer: auth.from.toLowerCase(), pay_to: auth.to.toLowerCase(), value: auth.value,
+    valid_after: auth.validAfter, valid_before: change.valid_before ?? auth.validBefore, nonce: auth.nonce.toLowerCase(), signature: payload.signature.toLowerCase(),
+    state: change.state ?? 'verified', reason: change.reason ?? null, tx_hash: null, created_at: now, updated_at: now,
+  }).execute();
+}
+
 /** The Transfer logs of the token from `from` to `to` since the file began. */
 async function transfers(from: Address, to: Address) {
   return polygonChain.chain.client.getLogs({ address: fiat.address, event: TRANSFER, args: { from, to }, fromBlock: 0n, toBlock: 'latest' });
@@ -96,7 +137,16 @@ beforeAll(async () => {
   await fiat.mint(buyer.address, usdc(1_000));
   const log = (line: string) => logs.push(line);
   forwarding = await startForwarding({ db: t.db, clock: t.clock, networks: [polygon], keys, feeWallet }, { rpc, log });
-  const x402 = startX402Submissions({ db: t.db, clock: t.clock, networks: [polygon], keys, chainOf: (network) => new ForwardChain(network, rpc) }, { log });
+  const x402 = startX402Submissions({ db: t.db, clock: t.clock, networks: [polygon], keys, chainOf: (network) => new ForwardChain(network, rpc) }, {
+    log,
+    onStep: async (step, row) => {
+      const hold = holds.get(step);
+      if (!hold) return;
+      holds.delete(step);
+      hold.reached.resolve(row);
+      await hold.release.promise;
+    },
+  });
   processor = await startProcessor({
     db: t.db, databaseUrl: t.config.databaseUrl!, clock: t.clock, networks: [polygon],
     sender: { url: `${t.url}/processor/notices`, secret: TEST_PROCESSOR_SECRET }, deposits: t.context.deposits,
@@ -227,6 +277,7 @@ describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas 
     ['an expired window', (offer) => signedHeader(offer, buyer, { validBefore: String(unixSeconds(t.clock.now()) - 1) }), 'invalid_exact_evm_payload_authorization_valid_before'],
     ['a window that closes before the chain can take it (the chain\'s clock says so)', (offer) => signedHeader(offer, buyer, { validBefore: String(unixSeconds(t.clock.now()) + 7) }), 'invalid_exact_evm_payload_authorization_valid_before'],
     ['an unserved network', (offer) => signedHeader(offer, buyer, { network: 'eip155:8453' }), 'invalid_network'],
+    ['a validBefore beyond uint256 (it could never be sent)', async (offer) => tampered(await signedHeader(offer, buyer), { validBefore: (2n ** 256n).toString() }), 'invalid_payload'],
   ];
   it.each(cases)('%s', async (_name, make, reason) => {
     const [link, other] = await Promise.all([1, 2].map(() => api('POST', '/v1/payment_links', { amount: '1.00', currency: 'USD', description: 'Tea sample' })));
@@ -247,13 +298,15 @@ describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas 
     await settled(link.id);
   });
 
-  it('the same authorization posted twice at once: one transfer on the chain, the other refused', async () => {
+  it('the same authorization posted twice at once: one transfer on the chain, both answered with it', async () => {
     const link = await api('POST', '/v1/payment_links', { amount: '2.00', currency: 'USD', description: 'Tea sample' });
     const offer = await offerOf(link.id);
     const header = await signedHeader(offer, buyer);
     const answers = await Promise.all([1, 2].map(() => fetch(x402Url(link.id), { headers: { 'PAYMENT-SIGNATURE': header } })));
-    expect(answers.map((res) => res.status).sort(), (await Promise.all(answers.map(why))).join('\n')).toEqual([200, 402]);
-    expect(decodeHeader(answers.find((res) => res.status === 402)!.headers.get('payment-response')).errorReason).toBe('invalid_exact_evm_nonce_already_used');
+    // A client's retry of its own header waits for its settlement: no false "already used".
+    expect(answers.map((res) => res.status), (await Promise.all(answers.map(why))).join('\n')).toEqual([200, 200]);
+    const [first, second] = answers.map((res) => decodeHeader(res.headers.get('payment-response')));
+    expect(second).toEqual(first);
     const row = await paymentRow(link.id);
     expect(await transfers(buyer.address, row.deposit_address as Address)).toHaveLength(1);
     const submitted = () => t.db.selectFrom('processor.x402_submissions').select('tx_hash').where('payment_id', '=', link.id).where('raw', 'is not', null).execute();
@@ -266,6 +319,41 @@ describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas 
     expect(await transfers(buyer.address, row.deposit_address as Address)).toHaveLength(1);
   });
 
+  it('a claim stored with a value no transaction can carry is refused by the processor, and the queue moves on', async () => {
+    const link = await api('POST', '/v1/payment_links', { amount: '1.00', currency: 'USD', description: 'Tea sample' });
+    const offer = await offerOf(link.id);
+    await storedClaim(link.id, await signedHeader(offer, buyer), { valid_before: (2n ** 256n).toString() });
+    await vi.waitFor(async () => expect(await submissionOf(link.id)).toMatchObject({ state: 'refused', reason: 'invalid_payload', raw: null }), { timeout: 10_000, interval: 100 });
+    const paid = await payingFetch(buyer, spend())(x402Url(link.id));
+    expect(paid.status, await why(paid)).toBe(200);
+    await settled(link.id);
+  });
+
+  it('a claim whose payment was paid another way before the processor signed: refused, not submitted (the buyer pays once)', async () => {
+    const link = await api('POST', '/v1/payment_links', { amount: '1.00', currency: 'USD', description: 'Tea sample' });
+    const offer = await offerOf(link.id);
+    const header = await signedHeader(offer, buyer);
+    const row = await paymentRow(link.id);
+    await polygonChain.chain.fund(buyer.address, 10n ** 17n);
+    await fiat.transfer(buyer, row.deposit_address as Address, usdc(1));
+    await vi.waitFor(async () => expect((await paymentRow(link.id)).status).toBe('paid'), { timeout: 10_000, interval: 100 });
+    await storedClaim(link.id, header);
+    await vi.waitFor(async () => expect(await submissionOf(link.id)).toMatchObject({ state: 'refused', reason: 'invalid_transaction_state', raw: null }), { timeout: 10_000, interval: 100 });
+    expect(await transfers(buyer.address, row.deposit_address as Address)).toHaveLength(1);
+    await settled(link.id);
+  });
+
+  it('a payment whose authorizations failed on the chain three times takes no more over x402 (the gas wallet is not a payer\'s to spend)', async () => {
+    const link = await api('POST', '/v1/payment_links', { amount: '1.00', currency: 'USD', description: 'Tea sample' });
+    const offer = await offerOf(link.id);
+    for (let i = 0; i < 3; i += 1) await storedClaim(link.id, await signedHeader(offer, buyer), { state: 'refused', reason: 'invalid_exact_evm_transaction_failed' });
+    const nonce = await gasWalletNonce();
+    const res = await fetch(x402Url(link.id), { headers: { 'PAYMENT-SIGNATURE': await signedHeader(offer, buyer) } });
+    expect(res.status, await why(res)).toBe(402);
+    expect(decodeHeader(res.headers.get('payment-response')).errorReason).toBe('invalid_transaction_state');
+    expect(await gasWalletNonce()).toBe(nonce);
+  });
+
   it('processor status names the refusals of the last day with their reasons, and nothing left on its way', async () => {
     const tokens = [{ coin: 'polygon_usdc' as const, address: fiat.address.toLowerCase() as Address }];
     // The last submission turns final in the pass after its deposit paid the payment.
@@ -274,5 +362,91 @@ describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas 
     const reasons = (shown.json as { refused_last_day: Array<{ reason: string }> }).refused_last_day.map((row) => row.reason);
     expect(reasons).toEqual(expect.arrayContaining(['invalid_exact_evm_insufficient_balance', 'invalid_exact_evm_signature', 'invalid_exact_evm_payload_authorization_valid_before']));
     expect(shown.text[0]).toMatch(/^x402: 0 waiting for the processor, 0 on their way, \d+ refused or failed in the last day$/);
+  });
+});
+
+describe('the chain decides: an authorization used by another transaction, or canceled, before the processor\'s was mined', () => {
+  const eip3009 = parseAbi([
+    'function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  ]);
+  const minedNonce = () => polygonChain.chain.client.getTransactionCount({ address: keys.gasWallet.address, blockTag: 'latest' });
+  const gasBooked = (paymentId: string) => t.db.selectFrom('chain_movements').selectAll().where('payment_id', '=', paymentId).where('kind', '=', 'x402_gas').execute();
+  const refusalNotices = (paymentId: string) => t.db.selectFrom('processor.notices_out').select('id').where('kind', '=', 'x402.refused')
+    .where(({ ref }) => ref('body', '->>').key('payment_id' as never), '=', paymentId as never).execute();
+
+  it('carried first by a copy of its call, ours reverting in the same block: paid by that transfer, no refusal told, our gas in the books', async () => {
+    const link = await api('POST', '/v1/payment_links', { amount: '3.00', currency: 'USD', description: 'Tea for a front-runner' });
+    const offer = await offerOf(link.id);
+    const copier = await polygonChain.chain.newAccount(10n ** 17n);
+    const [signed, broadcast] = [holdAt('signed'), holdAt('broadcast')];
+    const { answered, ours, theirs } = await withoutMiner(async () => {
+      const answered = fetch(x402Url(link.id), { headers: { 'PAYMENT-SIGNATURE': await signedHeader(offer, buyer) } });
+      // Signed, not broadcast yet: someone who saw the call sends it first; ours joins the pool after it, and one block takes both.
+      const ours = await signed.reached;
+      const theirs = await polygonChain.chain.wallet(copier).sendTransaction({ to: fiat.address, data: parseTransaction(ours.raw as Hex).data!, gas: 200_000n });
+      signed.release();
+      await broadcast.reached;
+      await polygonChain.chain.mine(1);
+      broadcast.release();
+      return { answered, ours, theirs };
+    });
+    const receipts = await Promise.all([theirs, ours.tx_hash as Hex].map((hash) => polygonChain.chain.client.getTransactionReceipt({ hash })));
+    expect(receipts.map((receipt) => [receipt.blockNumber, receipt.status])).toEqual([[receipts[0]!.blockNumber, 'success'], [receipts[0]!.blockNumber, 'reverted']]);
+    const answer = await answered;
+    expect(answer.status, await why(answer)).toBe(200);
+    expect(decodeHeader(answer.headers.get('payment-response'))).toMatchObject({ success: true, transaction: theirs.toLowerCase() });
+    const row = await paymentRow(link.id);
+    expect(await transfers(buyer.address, row.deposit_address as Address)).toHaveLength(1);
+    await vi.waitFor(async () => expect(await submissionOf(link.id)).toMatchObject({ state: 'final', carried_by: theirs.toLowerCase(), tx_hash: ours.tx_hash, reason: null }), { timeout: 10_000, interval: 100 });
+    expect(await refusalNotices(link.id)).toEqual([]);
+    const gas = receipts[1]!.gasUsed * receipts[1]!.effectiveGasPrice;
+    await vi.waitFor(async () => expect(await gasBooked(link.id)).toMatchObject([{ tx_hash: ours.tx_hash, value: String(gas) }]), { timeout: 10_000, interval: 100 });
+    await settled(link.id);
+  });
+
+  it('canceled by the payer while ours waited: refused with the reason, its nonce spent by a 0-value transfer, and the gas wallet goes on', async () => {
+    const link = await api('POST', '/v1/payment_links', { amount: '4.00', currency: 'USD', description: 'Tea never sent' });
+    const offer = await offerOf(link.id);
+    const header = await signedHeader(offer, buyer);
+    const { nonce } = decodeHeader(header).payload.authorization;
+    const before = await fiat.balanceOf(buyer.address);
+    const hold = holdAt('signed');
+    const { answer, ours } = await withoutMiner(async () => {
+      const answer = fetch(x402Url(link.id), { headers: { 'PAYMENT-SIGNATURE': header } });
+      // Signed, not broadcast yet: the payer cancels the authorization, and that is mined; then ours goes out, into the pool.
+      const ours = await hold.reached;
+      const accepted = offer.accepts[0];
+      const signature = await buyer.signTypedData({
+        domain: { ...accepted.extra, chainId: 137, verifyingContract: accepted.asset },
+        types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+        primaryType: 'CancelAuthorization', message: { authorizer: buyer.address, nonce },
+      });
+      const { v, r, s } = parseSignature(signature);
+      const canceller = await polygonChain.chain.newAccount(10n ** 17n);
+      await polygonChain.chain.wallet(canceller).writeContract({ address: fiat.address, abi: eip3009, functionName: 'cancelAuthorization', args: [buyer.address, nonce, Number(v), r, s] });
+      await polygonChain.chain.mine(1);
+      hold.release();
+      // Found canceled, ours (never to be mined) is replaced in the pool by a 0-value transfer under its nonce.
+      await vi.waitFor(async () => expect(await submissionOf(link.id)).toMatchObject({ state: 'closing', replaced_hashes: [ours.tx_hash] }), { timeout: 10_000, interval: 50 });
+      return { answer, ours };
+    }).then(async (sent) => ({ ...sent, answer: await sent.answer }));
+    expect(answer.status, await why(answer)).toBe(402);
+    expect(decodeHeader(answer.headers.get('payment-response')).errorReason).toBe('invalid_exact_evm_nonce_already_used');
+    expect(await fiat.balanceOf(buyer.address)).toBe(before);
+    // The nonce the authorization's transaction took is spent, by a 0-value transfer to the gas wallet itself.
+    const closed = await vi.waitFor(async () => {
+      const row = await submissionOf(link.id);
+      expect(row).toMatchObject({ state: 'failed', reason: 'invalid_exact_evm_nonce_already_used', replaced_hashes: [ours.tx_hash] });
+      return row!;
+    }, { timeout: 10_000, interval: 100 });
+    const filler = await polygonChain.chain.client.getTransaction({ hash: closed.tx_hash as Hex });
+    expect({ from: filler.from.toLowerCase(), to: filler.to?.toLowerCase(), value: filler.value, nonce: filler.nonce }).toEqual({ from: ours.sender, to: ours.sender, value: 0n, nonce: Number(ours.nonce) });
+    expect(await minedNonce()).toBeGreaterThan(Number(ours.nonce));
+    const receipt = await polygonChain.chain.client.getTransactionReceipt({ hash: closed.tx_hash as Hex });
+    await vi.waitFor(async () => expect(await gasBooked(link.id)).toMatchObject([{ tx_hash: closed.tx_hash, value: String(receipt.gasUsed * receipt.effectiveGasPrice) }]), { timeout: 10_000, interval: 100 });
+    // The payment still takes a new authorization, and the gas wallet's next transactions are mined.
+    const paid = await payingFetch(buyer, spend())(x402Url(link.id));
+    expect(paid.status, await why(paid)).toBe(200);
+    await settled(link.id);
   });
 });

@@ -32,6 +32,7 @@ export const tokenAbi = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
 ]);
 export const AUTHORIZATION_USED = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)');
+export const AUTHORIZATION_CANCELED = parseAbiItem('event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)');
 
 export const multicallAbi = parseAbi([
   'struct Call3 { address target; bool allowFailure; bytes callData; }',
@@ -137,14 +138,21 @@ export class ForwardChain {
     return answer;
   }
 
-  authorizationUsed(token: Address, authorizer: Address, nonce: Hex): Promise<boolean> {
-    return this.client.readContract({ address: token, abi: tokenAbi, functionName: 'authorizationState', args: [authorizer, nonce] });
+  /** Whether the authorization is used or canceled: now, or as of block `blockNumber`. */
+  authorizationUsed(token: Address, authorizer: Address, nonce: Hex, blockNumber?: bigint): Promise<boolean> {
+    return this.client.readContract({ address: token, abi: tokenAbi, functionName: 'authorizationState', args: [authorizer, nonce], ...(blockNumber === undefined ? {} : { blockNumber }) });
   }
 
   /** The transaction that used an authorization, searched from `fromBlock` on (the deposit's block). */
   async authorizationUse(token: Address, authorizer: Address, nonce: Hex, fromBlock: bigint): Promise<Hash | undefined> {
     const logs = await this.client.getLogs({ address: token, event: AUTHORIZATION_USED, args: { authorizer, nonce }, fromBlock, toBlock: 'latest' });
     return logs[0]?.transactionHash ?? undefined;
+  }
+
+  /** Whether the authorizer canceled the authorization (cancelAuthorization), searched from `fromBlock` on. */
+  async authorizationCanceled(token: Address, authorizer: Address, nonce: Hex, fromBlock: bigint): Promise<boolean> {
+    const logs = await this.client.getLogs({ address: token, event: AUTHORIZATION_CANCELED, args: { authorizer, nonce }, fromBlock, toBlock: 'latest' });
+    return logs.length > 0;
   }
 
   /** Runs a call as `from` would send it; throws the revert's words if it would fail. */

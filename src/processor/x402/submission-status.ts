@@ -17,7 +17,7 @@ export const x402Section: StatusSection = {
         .select(['a.id', 'a.payment_id', 'a.created_at']).where('a.state', '=', 'verified').where('a.livemode', '=', true)
         .where('a.asset', 'in', assets).where('s.id', 'is', null).orderBy('a.created_at').limit(NAMED).execute(),
       db.selectFrom('processor.x402_submissions').select(['payment_id', 'state', 'tx_hash', 'created_at'])
-        .where('network', '=', network).where('state', 'in', ['signed', 'broadcast', 'mined']).orderBy('id').limit(NAMED).execute(),
+        .where('network', '=', network).where('state', 'in', ['signed', 'broadcast', 'mined', 'closing']).orderBy('id').limit(NAMED).execute(),
       db.selectFrom('processor.x402_submissions').select(['payment_id', 'state', 'reason', 'failure', 'updated_at'])
         .where('network', '=', network).where('state', 'in', ['refused', 'failed']).where('updated_at', '>=', new Date(now.getTime() - DAY_MS))
         .orderBy('id', 'desc').limit(NAMED).execute(),

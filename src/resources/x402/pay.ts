@@ -3,6 +3,7 @@ import { ApiError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { parseOrThrow } from '../../core/validation.ts';
 import type { Db } from '../../db/database.ts';
+import type { WakeReason } from '../../db/row-waits.ts';
 import type { PaymentRow, X402AuthorizationsTable } from '../../db/schema.ts';
 import type { AppContext } from '../../verbs/context.ts';
 import { StartCheckoutSessionInput } from '../checkout-sessions/schemas.ts';
@@ -98,12 +99,17 @@ async function offerOf(app: AppContext, view: PayerView, request: X402Request): 
     await startCheckoutSession({ ...app, principal: buyerOf(view) }, input, { anonymous: true });
     current = await viewOf(app, view.id);
   }
-  const served = current.livemode ? await servedCoins(app.db, app.clock.now(), app.config.processorStatusFreshSeconds) : [];
-  const accepts = requirementsFor({ ...current, usdValueMinor: current.usdValueMinor ?? 0 }, served, app.config.networks);
+  const accepts = await acceptsOf(app, current);
   if (accepts.length === 0) {
     throw new ApiError('payments_unavailable', 'This payment cannot be paid over x402 right now: no network that takes EIP-3009 USDC is watched by a healthy payment processor. Try again later.');
   }
   return { view: current, accepts };
+}
+
+/** What a started payment accepts now: an entry per network served whose USDC takes authorizations. */
+async function acceptsOf(app: AppContext, view: PayerView): Promise<X402Requirement[]> {
+  const served = view.livemode ? await servedCoins(app.db, app.clock.now(), app.config.processorStatusFreshSeconds) : [];
+  return requirementsFor({ ...view, usdValueMinor: view.usdValueMinor ?? 0 }, served, app.config.networks);
 }
 
 /** A 402: what the payment accepts, with the reason the last try was refused when there was one. */
@@ -171,10 +177,26 @@ async function claim(db: Db, payment: PaymentRow, verified: VerifiedPayment, sta
     signature, state, reason: null, tx_hash: txHash, created_at: now, updated_at: now,
   }).onConflict((conflict) => conflict.doNothing()).returning('id').executeTakeFirst();
   if (written) return written.id;
-  const used = await db.selectFrom('x402_authorizations').select('id')
+  const used = await db.selectFrom('x402_authorizations').select(['id', 'payment_id', 'state', 'signature'])
     .where('network', '=', requirement.network).where('asset', '=', requirement.asset.toLowerCase())
     .where('payer', '=', authorization.from).where('nonce', '=', authorization.nonce).executeTakeFirst();
+  // The same header again (a client's retry) while it is on its way: it waits for its own settlement.
+  if (used && used.payment_id === payment.id && used.signature === signature && used.state !== 'refused') return used.id;
   throw new X402Refusal(used ? 'invalid_exact_evm_nonce_already_used' : 'invalid_transaction_state');
+}
+
+/**
+ * Each authorization the chain refused when mined cost the gas wallet its gas: after this many
+ * for one payment, it takes no more over x402 (a payer emptying the wallet between the check and
+ * the block, again and again, would spend the processor's gas at will).
+ */
+const CHAIN_FAILURES_PER_PAYMENT = 3;
+
+async function refusedTooOften(db: Db, paymentId: string): Promise<boolean> {
+  const { count } = await db.selectFrom('x402_authorizations').select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('payment_id', '=', paymentId).where('state', '=', 'refused')
+    .where('reason', 'in', ['invalid_exact_evm_transaction_failed', 'invalid_exact_evm_transfer_event_mismatch']).executeTakeFirstOrThrow();
+  return Number(count) >= CHAIN_FAILURES_PER_PAYMENT;
 }
 
 /** The payment's row, locked, while it can still take money. */
@@ -216,7 +238,11 @@ async function settleTest(app: AppContext, view: PayerView, verified: VerifiedPa
 async function settleLive(app: AppContext, view: PayerView, accepts: X402Requirement[], verified: VerifiedPayment, signal: AbortSignal | undefined): Promise<X402Answer> {
   const now = app.clock.now();
   if (coinOf(verified.requirement, true, app.config.networks) === undefined) throw new X402Refusal('invalid_network');
-  const claimId = await app.db.transaction().execute(async (trx) => claim(trx, await lockedPayment(trx, view, now), verified, 'verified', null, now));
+  const claimId = await app.db.transaction().execute(async (trx) => {
+    const payment = await lockedPayment(trx, view, now);
+    if (await refusedTooOften(trx, payment.id)) throw new X402Refusal('invalid_transaction_state');
+    return claim(trx, payment, verified, 'verified', null, now);
+  });
   return awaitSettlement(app, view, claimId, signal, accepts);
 }
 
@@ -230,28 +256,31 @@ async function settleLive(app: AppContext, view: PayerView, accepts: X402Require
 async function awaitSettlement(app: AppContext, view: PayerView, claimId: string, signal: AbortSignal | undefined, offered?: X402Requirement[]): Promise<X402Answer> {
   const deadline = performance.now() + app.config.x402SettleWaitSeconds * 1000;
   const principal = buyerOf(view);
+  // 'closed': the service is shutting down: the buyer is answered at once, not kept.
+  let woken: WakeReason | undefined;
   for (;;) {
     // Registered before the reads: a change committed between them and the wait still wakes it.
     const waiter = app.paymentWaits.subscribe(view.id, deadline - performance.now(), signal);
-    const [row, claimed] = await Promise.all([
-      getPayment(app.db, principal, view.id),
-      app.db.selectFrom('x402_authorizations').select(['id', 'state', 'reason', 'tx_hash', 'network', 'payer']).where('id', '=', claimId).executeTakeFirstOrThrow(),
-    ]);
-    const status = readStatus(row, app.clock.now());
-    if (claimed.state === 'refused') {
+    try {
+      const [row, claimed] = await Promise.all([
+        getPayment(app.db, principal, view.id),
+        app.db.selectFrom('x402_authorizations').select(['id', 'state', 'reason', 'tx_hash', 'network', 'payer']).where('id', '=', claimId).executeTakeFirstOrThrow(),
+      ]);
+      const status = readStatus(row, app.clock.now());
+      if (claimed.state === 'refused') {
+        return required(app, view, offered ?? await acceptsOf(app, view), new X402Refusal((claimed.reason ?? 'unexpected_settle_error') as X402Reason), claimed.payer);
+      }
+      if (claimed.state === 'settled' && (status === 'paid' || status === 'held')) {
+        return { status: 200, headers: { 'PAYMENT-RESPONSE': encodeHeader(settled(claimed)) }, body: buyerPayment(row, app) };
+      }
+      if (performance.now() >= deadline || signal?.aborted || woken === 'closed') {
+        const pending: SettleResponse = { success: false, errorReason: 'settlement_pending', transaction: claimed.tx_hash ?? '', network: claimed.network, payer: claimed.payer };
+        return { status: 202, headers: { 'PAYMENT-RESPONSE': encodeHeader(pending), 'Retry-After': '5' }, body: buyerPayment(row, app) };
+      }
+      woken = await waiter.woken;
+    } finally {
       waiter.cancel();
-      const accepts = offered ?? (await offerOf(app, await viewOf(app, view.id), { signature: undefined, versionOne: false, email: undefined, admit: () => undefined })).accepts;
-      return required(app, view, accepts, new X402Refusal((claimed.reason ?? 'unexpected_settle_error') as X402Reason), claimed.payer);
     }
-    if (claimed.state === 'settled' && (status === 'paid' || status === 'held')) {
-      waiter.cancel();
-      return { status: 200, headers: { 'PAYMENT-RESPONSE': encodeHeader(settled(claimed)) }, body: buyerPayment(row, app) };
-    }
-    if (performance.now() >= deadline || signal?.aborted) {
-      waiter.cancel();
-      const pending: SettleResponse = { success: false, errorReason: 'settlement_pending', transaction: claimed.tx_hash ?? '', network: claimed.network, payer: claimed.payer };
-      return { status: 202, headers: { 'PAYMENT-RESPONSE': encodeHeader(pending), 'Retry-After': '5' }, body: buyerPayment(row, app) };
-    }
-    await waiter.woken;
   }
 }
+

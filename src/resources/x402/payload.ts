@@ -42,8 +42,8 @@ export class X402Refusal extends Error {
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
-/** A uint256 as a decimal string. */
-const uint = z.string().regex(/^\d{1,78}$/);
+/** A uint256 as a decimal string: no more than the type holds (a larger one could never be sent). */
+const uint = z.string().regex(/^\d{1,78}$/).refine((digits) => BigInt(digits) < 2n ** 256n);
 
 const PaymentPayload = z.object({
   x402Version: z.literal(X402_VERSION),
