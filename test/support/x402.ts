@@ -36,3 +36,16 @@ export async function signedHeader(offer: any, buyer: PrivateKeyAccount, change:
   const authorization = Object.fromEntries(Object.entries(message).map(([name, value]) => [name, String(value)]));
   return encodeHeader({ x402Version: 2, resource: offer.resource, accepted: { ...accepted, network: change.network ?? accepted.network }, payload: { authorization, signature } });
 }
+
+/**
+ * Keeps a test app's clock `lagMs` behind the wall clock, which the chain's blocks and the buyer's
+ * client sign their windows by (the service refuses a window ending beyond maxTimeoutSeconds and a
+ * minute by its own clock). Returns the stop.
+ */
+export function keepClockWithWall(t: { clock: { now(): Date }; jump(ms: number): Promise<void> }, lagMs = 0): () => void {
+  const timer = setInterval(() => {
+    const behind = Date.now() - lagMs - t.clock.now().getTime();
+    if (behind > 0) void t.jump(behind).catch(() => undefined);
+  }, 200);
+  return () => clearInterval(timer);
+}

@@ -12,7 +12,7 @@ import { deployMulticall } from '../support/chain-multicall.ts';
 import { deployTestTokens, type TestTokens } from '../support/chain-tokens.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { killed, startProcessorProcess, until as until_ } from '../support/processor-process.ts';
-import { decodeHeader, signedHeader } from '../support/x402.ts';
+import { decodeHeader, keepClockWithWall, signedHeader } from '../support/x402.ts';
 
 // A Live x402 payment with the processor as a real process (`node src/main.ts --role processor`),
 // killed with SIGKILL between the service's verification and the settlement: first while the
@@ -31,6 +31,7 @@ let tokens: TestTokens;
 let multicall: Address;
 let dataDir: string;
 let child: ChildProcess | undefined;
+let stopClock: (() => void) | undefined;
 const output: string[] = [];
 
 beforeAll(async () => {
@@ -41,11 +42,13 @@ beforeAll(async () => {
     RATE_LIMITS: 'off', POLYGON_RPC_URL: chain.url, POLYGON_CONFIRMATIONS: String(DEPTH),
     POLYGON_USDC: tokens.address.usdc.toLowerCase(), POLYGON_USDT: tokens.address.usdt.toLowerCase(), X402_SETTLE_WAIT_SECONDS: '1',
   }, { clockStart: Date.now(), realOrigin: true });
+  stopClock = keepClockWithWall(t);
   dataDir = await mkdtemp(path.join(tmpdir(), 'x402-kill-'));
   await writeFile(path.join(dataDir, 'seed.hex'), SEED.toString('hex'), { mode: 0o600 });
 }, 120_000);
 
 afterAll(async () => {
+  stopClock?.();
   child?.kill('SIGKILL');
   await chain?.stop();
   await t?.close();

@@ -17,7 +17,7 @@ import { startPolygonChain, usdc, type PolygonTestChain } from '../support/proce
 import { typesOf } from '../flows/support.ts';
 import { deploySmartAccount } from '../support/chain-smart-account.ts';
 import { freshRates } from '../support/fx-rates.ts';
-import { decodeHeader, encodeHeader, payingFetch, signedHeader } from '../support/x402.ts';
+import { decodeHeader, encodeHeader, keepClockWithWall, payingFetch, signedHeader } from '../support/x402.ts';
 
 // Live payments over HTTP 402 (issue 33, docs/x402.md) on a real EDR chain posing as Polygon, with
 // Circle's own FiatTokenV2_2 as its USDC: the official client pays a Live link in one fetch; the
@@ -43,6 +43,7 @@ let payout: Address;
 let feeWallet: Address;
 let buyer: PrivateKeyAccount;
 let miner: NodeJS.Timeout;
+let stopClock: (() => void) | undefined;
 const logs: string[] = [];
 /** Set by a test: the processor stops at the next submission's step (signed: before its broadcast; broadcast: just after) until released. */
 const holds = new Map<string, { reached: PromiseWithResolvers<SubmissionRow>; release: PromiseWithResolvers<void> }>();
@@ -101,7 +102,7 @@ async function withoutMiner<T>(body: () => Promise<T>): Promise<T> {
 const submissionOf = (paymentId: string) => t.db.selectFrom('processor.x402_submissions').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
 
 /** A claim written as the service writes one, for what the service now refuses at the door or a race it cannot show. */
-async function storedClaim(paymentId: string, header: string, change: Partial<{ valid_before: string; state: 'verified' | 'refused'; reason: string }> = {}) {
+async function storedClaim(paymentId: string, header: string, change: Partial<{ valid_before: string; state: 'verified' | 'refused'; reason: string; tx_hash: string }> = {}) {
   const { payload, accepted } = decodeHeader(header);
   const payment = await paymentRow(paymentId);
   const auth = payload.authorization;
@@ -110,7 +111,7 @@ async function storedClaim(paymentId: string, header: string, change: Partial<{ 
     id: `x4a_${randomBytes(12).toString('hex')}`, payment_id: paymentId, business_id: payment.business_id, livemode: true, network: accepted.network,
     asset: accepted.asset.toLowerCase(), payer: auth.from.toLowerCase(), pay_to: auth.to.toLowerCase(), value: auth.value,
     valid_after: auth.validAfter, valid_before: change.valid_before ?? auth.validBefore, nonce: auth.nonce.toLowerCase(), signature: payload.signature.toLowerCase(),
-    state: change.state ?? 'verified', reason: change.reason ?? null, tx_hash: null, created_at: now, updated_at: now,
+    state: change.state ?? 'verified', reason: change.reason ?? null, tx_hash: change.tx_hash ?? null, created_at: now, updated_at: now,
   }).execute();
 }
 
@@ -127,7 +128,9 @@ beforeAll(async () => {
   t = await startTestApp({
     RATE_LIMITS: 'off', POLYGON_RPC_URL: polygonChain.proxy.url, POLYGON_CONFIRMATIONS: String(DEPTH),
     POLYGON_USDC: fiat.address, POLYGON_USDT: tokens.address.usdt,
-  }, { clockStart: Date.now(), realOrigin: true });
+  }, { clockStart: Date.now() - 10_000, realOrigin: true });
+  // The service's clock runs 10 s behind the chain's: a window the service takes may be one the chain's clock has closed.
+  stopClock = keepClockWithWall(t, 10_000);
   const polygon: NetworkConfig = { ...polygonChain.polygon, tokens: [{ coin: 'polygon_usdc', address: fiat.address.toLowerCase() as Address }, polygonChain.polygon.tokens[1]!] };
   keys = new ProcessorKeys(Buffer.alloc(32, 7));
   await chain.fund(keys.gasWallet.address, 10n ** 18n);
@@ -161,6 +164,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   clearInterval(miner);
+  stopClock?.();
   await processor?.stop();
   await forwarding?.stop();
   await polygonChain?.stop();
@@ -277,6 +281,7 @@ describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas 
     ['an expired window', (offer) => signedHeader(offer, buyer, { validBefore: String(unixSeconds(t.clock.now()) - 1) }), 'invalid_exact_evm_payload_authorization_valid_before'],
     ['a window that closes before the chain can take it (the chain\'s clock says so)', (offer) => signedHeader(offer, buyer, { validBefore: String(unixSeconds(t.clock.now()) + 7) }), 'invalid_exact_evm_payload_authorization_valid_before'],
     ['an unserved network', (offer) => signedHeader(offer, buyer, { network: 'eip155:8453' }), 'invalid_network'],
+    ['a window ending beyond maxTimeoutSeconds and a minute (it could be carried long after a refusal)', (offer) => signedHeader(offer, buyer, { validBefore: String(unixSeconds(t.clock.now()) + 3600) }), 'invalid_exact_evm_payload_authorization_valid_before'],
     ['a validBefore beyond uint256 (it could never be sent)', async (offer) => tampered(await signedHeader(offer, buyer), { validBefore: (2n ** 256n).toString() }), 'invalid_payload'],
   ];
   it.each(cases)('%s', async (_name, make, reason) => {
@@ -346,7 +351,9 @@ describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas 
   it('a payment whose authorizations failed on the chain three times takes no more over x402 (the gas wallet is not a payer\'s to spend)', async () => {
     const link = await api('POST', '/v1/payment_links', { amount: '1.00', currency: 'USD', description: 'Tea sample' });
     const offer = await offerOf(link.id);
-    for (let i = 0; i < 3; i += 1) await storedClaim(link.id, await signedHeader(offer, buyer), { state: 'refused', reason: 'invalid_exact_evm_transaction_failed' });
+    // Refusals after the processor's transaction was mined name it: each cost the gas wallet its gas.
+    const mined = { state: 'refused', reason: 'invalid_exact_evm_transaction_failed', tx_hash: `0x${'ab'.repeat(32)}` } as const;
+    for (let i = 0; i < 3; i += 1) await storedClaim(link.id, await signedHeader(offer, buyer), mined);
     const nonce = await gasWalletNonce();
     const res = await fetch(x402Url(link.id), { headers: { 'PAYMENT-SIGNATURE': await signedHeader(offer, buyer) } });
     expect(res.status, await why(res)).toBe(402);
@@ -402,6 +409,34 @@ describe('the chain decides: an authorization used by another transaction, or ca
     const gas = receipts[1]!.gasUsed * receipts[1]!.effectiveGasPrice;
     await vi.waitFor(async () => expect(await gasBooked(link.id)).toMatchObject([{ tx_hash: ours.tx_hash, value: String(gas) }]), { timeout: 10_000, interval: 100 });
     await settled(link.id);
+  });
+
+  it('ours reverted (the payer emptied the wallet first), the authorization unused: refused only once a final block shows it expired', async () => {
+    const link = await api('POST', '/v1/payment_links', { amount: '2.00', currency: 'USD', description: 'Tea never paid for' });
+    const offer = await offerOf(link.id);
+    const payer = await polygonChain.chain.newAccount(10n ** 17n);
+    await fiat.mint(payer.address, usdc(2));
+    const elsewhere = (await polygonChain.chain.newAccount()).address;
+    const validBefore = Math.floor(Date.now() / 1000) + 10;
+    const header = await signedHeader(offer, payer, { validBefore: String(validBefore) });
+    const hold = holdAt('signed');
+    const answered = fetch(x402Url(link.id), { headers: { 'PAYMENT-SIGNATURE': header } });
+    const ours = await hold.reached;
+    await fiat.transfer(payer, elsewhere, usdc(2));
+    hold.release();
+    const answer = await answered;
+    expect(answer.status, await why(answer)).toBe(402);
+    expect(decodeHeader(answer.headers.get('payment-response')).errorReason).toBe('invalid_exact_evm_transaction_failed');
+    const receipt = await polygonChain.chain.client.getTransactionReceipt({ hash: ours.tx_hash as Hex });
+    expect(receipt.status).toBe('reverted');
+    // Told only when a final block's time passed the window with the authorization unused.
+    expect((await polygonChain.chain.client.getBlock({ blockTag: 'latest' })).timestamp).toBeGreaterThanOrEqual(BigInt(validBefore));
+    const told = await t.db.selectFrom('x402_authorizations').select(['state', 'tx_hash']).where('payment_id', '=', link.id).executeTakeFirstOrThrow();
+    expect(told).toEqual({ state: 'refused', tx_hash: ours.tx_hash });
+    expect(await fiat.authorizationState(payer.address, decodeHeader(header).payload.authorization.nonce)).toBe(false);
+    await vi.waitFor(async () => expect(await submissionOf(link.id)).toMatchObject({ state: 'failed', reason: 'invalid_exact_evm_transaction_failed', carried_by: null }), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(async () => expect(await gasBooked(link.id)).toMatchObject([{ tx_hash: ours.tx_hash, value: String(receipt.gasUsed * receipt.effectiveGasPrice) }]), { timeout: 10_000, interval: 100 });
+    expect((await paymentRow(link.id)).status).toBe('open');
   });
 
   it('canceled by the payer while ours waited: refused with the reason, its nonce spent by a 0-value transfer, and the gas wallet goes on', async () => {

@@ -32,6 +32,8 @@ export const tokenAbi = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
 ]);
 export const AUTHORIZATION_USED = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)');
+/** Blocks per eth_getLogs call where a search may be long (providers refuse wide ranges). */
+const LOG_RANGE = 2_000n;
 export const AUTHORIZATION_CANCELED = parseAbiItem('event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)');
 
 export const multicallAbi = parseAbi([
@@ -149,10 +151,23 @@ export class ForwardChain {
     return logs[0]?.transactionHash ?? undefined;
   }
 
-  /** Whether the authorizer canceled the authorization (cancelAuthorization), searched from `fromBlock` on. */
-  async authorizationCanceled(token: Address, authorizer: Address, nonce: Hex, fromBlock: bigint): Promise<boolean> {
-    const logs = await this.client.getLogs({ address: token, event: AUTHORIZATION_CANCELED, args: { authorizer, nonce }, fromBlock, toBlock: 'latest' });
-    return logs.length > 0;
+  /**
+   * How an authorization ended in blocks `from`..`to`: used (by which transaction) or canceled
+   * (cancelAuthorization), read from the token's logs in ranges a provider answers; undefined
+   * when neither is there.
+   */
+  async authorizationEnd(token: Address, authorizer: Address, nonce: Hex, from: bigint, to: bigint): Promise<{ kind: 'used' | 'canceled'; hash: Hash } | undefined> {
+    for (let start = from; start <= to; start += LOG_RANGE) {
+      const end = start + LOG_RANGE - 1n < to ? start + LOG_RANGE - 1n : to;
+      const range = { address: token, args: { authorizer, nonce }, fromBlock: start, toBlock: end } as const;
+      const [used, canceled] = await Promise.all([
+        this.client.getLogs({ ...range, event: AUTHORIZATION_USED }),
+        this.client.getLogs({ ...range, event: AUTHORIZATION_CANCELED }),
+      ]);
+      if (used[0]) return { kind: 'used', hash: used[0].transactionHash };
+      if (canceled[0]) return { kind: 'canceled', hash: canceled[0].transactionHash };
+    }
+    return undefined;
   }
 
   /** Runs a call as `from` would send it; throws the revert's words if it would fail. */

@@ -36,7 +36,10 @@ const eip3009Abi = parseAbi([
 ]);
 
 /** What an authorization waiting for the processor says. */
-type Waiting = Pick<Selectable<X402AuthorizationsTable>, 'id' | 'payment_id' | 'asset' | 'payer' | 'pay_to' | 'value' | 'valid_after' | 'valid_before' | 'nonce' | 'signature'>;
+type Waiting = Pick<Selectable<X402AuthorizationsTable>, 'id' | 'payment_id' | 'asset' | 'payer' | 'pay_to' | 'value' | 'valid_after' | 'valid_before' | 'nonce' | 'signature'> & {
+  /** When the payment started (its deposit address watched from then): no use of this authorization is older. */
+  watch_from: Date;
+};
 
 export interface SubmitterOptions {
   /** Not mined this long after its broadcast: replaced at a higher fee (default 30 s: a buyer is waiting). */
@@ -65,8 +68,8 @@ const LOOKBACK_BLOCKS = 2_000n;
 /** A payment this close to its end is not submitted for: its deposit would arrive late (held). */
 const EXPIRY_MARGIN_MS = 60_000;
 const OPEN = ['signed', 'broadcast', 'mined', 'closing'] as const;
-/** A buyer's request waits on these; a submission mined or closing waits for finality, at the usual pace. */
-const ON_ITS_WAY = ['signed', 'broadcast'] as const;
+/** How long a buyer's request may wait for its settlement (X402_SETTLE_WAIT_SECONDS is at most 25 s), with a margin. */
+const BUYER_WAITS_MS = 30_000;
 
 /**
  * transferWithAuthorization's calldata: the v, r, s form for a key's 65-byte signature; the bytes
@@ -74,7 +77,7 @@ const ON_ITS_WAY = ['signed', 'broadcast'] as const;
  * signature of another length, or one whose v is no key's (the token then refuses it in the
  * simulation). Throws when a value does not fit its type: that authorization can never be sent.
  */
-export function submissionCall(authorization: Omit<Waiting, 'id' | 'payment_id' | 'asset'>, payerIsContract: boolean): Hex {
+export function submissionCall(authorization: Omit<Waiting, 'id' | 'payment_id' | 'asset' | 'watch_from'>, payerIsContract: boolean): Hex {
   const args = [
     authorization.payer as Address, authorization.pay_to as Address, BigInt(authorization.value),
     BigInt(authorization.valid_after), BigInt(authorization.valid_before), authorization.nonce as Hex,
@@ -87,8 +90,9 @@ export function submissionCall(authorization: Omit<Waiting, 'id' | 'payment_id' 
 
 function keySignature(signature: Hex): { v: number; r: Hex; s: Hex } | undefined {
   try {
-    const { v, r, s } = parseSignature(signature);
-    return { v: Number(v ?? 27n), r, s };
+    // A compact signature (its last byte 0 or 1) carries the parity, not v.
+    const { v, yParity, r, s } = parseSignature(signature);
+    return { v: v === undefined ? yParity + 27 : Number(v), r, s };
   } catch {
     return undefined;
   }
@@ -130,7 +134,7 @@ export class X402Submitter {
     return `eip155:${this.network.chainId}`;
   }
 
-  /** Whether a submission was on its way to a block at the end of the last pass: a buyer's request is waiting for it. */
+  /** Whether a submission a buyer's request may be waiting for was on its way at the end of the last pass. */
   busy = false;
 
   /** Submits what waits, then moves every open submission on. */
@@ -155,8 +159,12 @@ export class X402Submitter {
         this.#options.log(`[processor] ${this.network.name}: x402 submission ${row.id} waits: ${publicText(error)}`);
       }
     }
+    // Hurried while a buyer's request may be waiting: for the block, then for finality (on Polygon
+    // seconds; on Base and Ethereum minutes, waited for at the usual pace once the request gave up;
+    // so is a transaction stuck in the pool).
+    const recent = new Date(this.#deps.clock.now().getTime() - BUYER_WAITS_MS);
     const left = await this.#deps.db.selectFrom('processor.x402_submissions').select('id')
-      .where('network', '=', this.network.name).where('state', 'in', ON_ITS_WAY).limit(1).executeTakeFirst();
+      .where('network', '=', this.network.name).where('state', 'in', OPEN).where('created_at', '>', recent).limit(1).executeTakeFirst();
     this.busy = left !== undefined;
   }
 
@@ -165,9 +173,8 @@ export class X402Submitter {
     return this.#deps.db.selectFrom('x402_authorizations as a')
       .innerJoin('processor.watched_addresses as w', (join) => join.onRef('w.address', '=', 'a.pay_to').onRef('w.payment_id', '=', 'a.payment_id'))
       .leftJoin('processor.x402_submissions as s', 's.authorization_id', 'a.id')
-      .select(['a.id', 'a.payment_id', 'a.asset', 'a.payer', 'a.pay_to', 'a.value', 'a.valid_after', 'a.valid_before', 'a.nonce', 'a.signature'])
+      .select(['a.id', 'a.payment_id', 'a.asset', 'a.payer', 'a.pay_to', 'a.value', 'a.valid_after', 'a.valid_before', 'a.nonce', 'a.signature', 'w.watch_from'])
       .where('a.state', '=', 'verified').where('a.livemode', '=', true).where('a.network', '=', this.#caip).where('s.id', 'is', null)
-      .where('w.watch_until', '>', this.#deps.clock.now())
       .orderBy('a.created_at').limit(50).execute();
   }
 
@@ -219,6 +226,9 @@ export class X402Submitter {
       // The payment still takes money, and long enough for the deposit to be on time: paid another way meanwhile, the buyer would pay twice.
       const payment = await trx.selectFrom('payments').select(['status', 'expires_at']).where('id', '=', authorization.payment_id).executeTakeFirst();
       if (!payment || (payment.status !== 'open' && payment.status !== 'pending') || payment.expires_at.getTime() <= now.getTime() + EXPIRY_MARGIN_MS) return 'closed' as const;
+      // A deposit to the address not final yet: the payment may be paid by it.
+      const arriving = await trx.selectFrom('processor.unfinal_deposits').select('tx_hash').where('network', '=', this.network.name).where('to_address', '=', authorization.pay_to).limit(1).executeTakeFirst();
+      if (arriving) return 'closed' as const;
       const sender = gasWallet.toLowerCase();
       const nonce = await takeNonce(trx, { network: this.network.name, sender, kind: 'gas_wallet', floor, now });
       const { raw, hash } = await sign(this.network.chainId, nonce, { signer: keys.gasWallet, to: token.address, data, value: 0n, gas, fees });
@@ -231,7 +241,7 @@ export class X402Submitter {
       }).returningAll().executeTakeFirstOrThrow();
     });
     if (stored === 'closed') {
-      return this.#refuse(authorization, new Refused('invalid_transaction_state', 'The payment was paid, closed or about to expire before the authorization could be submitted. Nothing was charged.'));
+      return this.#refuse(authorization, new Refused('invalid_transaction_state', 'The payment was paid, closed, about to expire, or has a deposit on its way, before the authorization could be submitted. Nothing was charged.'));
     }
     if (!stored) return;
     this.#options.log(`[processor] ${this.network.name}: x402 authorization ${authorization.id} signed into ${stored.tx_hash} (nonce ${stored.nonce})`);
@@ -249,9 +259,19 @@ export class X402Submitter {
     const said = `The token refused the transfer: ${words}.`;
     const authorized: Authorized = { token, payer: authorization.payer, pay_to: authorization.pay_to, value: authorization.value, authorization_nonce: authorization.nonce };
     if (await chain.authorizationUsed(token, authorization.payer as Address, authorization.nonce as Hex)) {
-      const head = await chain.client.getBlockNumber();
-      const fate = await this.#use(authorized, head > LOOKBACK_BLOCKS ? head - LOOKBACK_BLOCKS : 0n, []);
-      return fate === 'unknown' ? new Refused('invalid_exact_evm_nonce_already_used', 'This authorization was already used on the chain.') : fate;
+      // Used: by what, is read in final blocks only (until then it waits). A use of this
+      // authorization pays this deposit address, so it is no older than the payment's start.
+      const final = await chain.finalBlock();
+      if (!await chain.authorizationUsed(token, authorization.payer as Address, authorization.nonce as Hex, final.number)) return 'unknown';
+      const from = final.number > LOOKBACK_BLOCKS ? final.number - LOOKBACK_BLOCKS : 0n;
+      const fate = await this.#use(authorized, from, final.number, []);
+      if (fate !== 'unknown') return fate;
+      const searched = await chain.block(from);
+      if (from === 0n || searched.timestamp * 1000n <= BigInt(authorization.watch_from.getTime())) {
+        return new Refused('invalid_exact_evm_nonce_already_used', 'The payer\'s authorization nonce was used before, by another authorization: nothing reached this payment.');
+      }
+      this.#options.log(`[processor] ${this.network.name}: x402 authorization ${authorization.id} is used, by no transaction in the last ${LOOKBACK_BLOCKS} final blocks: it waits`);
+      return 'unknown';
     }
     if (await chain.tokenBalance(token, authorization.payer as Address) < BigInt(authorization.value)) {
       return new Refused('invalid_exact_evm_insufficient_balance', 'The payer\'s wallet does not hold the amount.');
@@ -269,26 +289,23 @@ export class X402Submitter {
   }
 
   /**
-   * A used authorization: the transaction that used it (from `fromBlock` on), when its receipt
-   * shows the buyer's Transfer to the deposit address; refused when the payer canceled it, or its
-   * nonce moved money elsewhere; `unknown` when its use is not visible yet, or was by `own`.
+   * A used authorization, read in blocks `from`..`to` (final ones): the transaction that used it,
+   * when its receipt shows the buyer's Transfer to the deposit address; refused when the payer
+   * canceled it, or its nonce moved money elsewhere; `unknown` when its use is not found, or was
+   * by `own` (the processor's own transaction: its receipt decides).
    */
-  async #use(authorized: Authorized, fromBlock: bigint, own: string[]): Promise<Fate> {
+  async #use(authorized: Authorized, from: bigint, to: bigint, own: string[]): Promise<Fate> {
     const { chain } = this.#deps;
-    const [token, payer, nonce] = [authorized.token as Address, authorized.payer as Address, authorized.authorization_nonce as Hex];
-    const hash = await chain.authorizationUse(token, payer, nonce, fromBlock);
-    if (hash) {
-      if (own.includes(hash.toLowerCase())) return 'unknown';
-      const receipt = await chain.receipt(hash);
-      if (!receipt) return 'unknown';
-      const logIndex = receipt.status === 'success' ? this.#transferLog(receipt, authorized) : undefined;
-      if (logIndex !== undefined) return { receipt, logIndex };
-      return new Refused('invalid_exact_evm_nonce_already_used', `The payer's authorization nonce was used by ${hash.toLowerCase()}, which moved nothing to this payment.`);
-    }
-    if (await chain.authorizationCanceled(token, payer, nonce, fromBlock)) {
-      return new Refused('invalid_exact_evm_nonce_already_used', 'The payer canceled the authorization on the chain (cancelAuthorization): nothing moved.');
-    }
-    return 'unknown';
+    const end = await chain.authorizationEnd(authorized.token as Address, authorized.payer as Address, authorized.authorization_nonce as Hex, from, to);
+    if (!end) return 'unknown';
+    const hash = end.hash.toLowerCase();
+    if (end.kind === 'canceled') return new Refused('invalid_exact_evm_nonce_already_used', 'The payer canceled the authorization on the chain (cancelAuthorization): nothing moved.');
+    if (own.includes(hash)) return 'unknown';
+    const receipt = await chain.receipt(end.hash);
+    if (!receipt) return 'unknown';
+    const logIndex = receipt.status === 'success' ? this.#transferLog(receipt, authorized) : undefined;
+    if (logIndex !== undefined) return { receipt, logIndex };
+    return new Refused('invalid_exact_evm_nonce_already_used', `The payer's authorization nonce was used by ${hash}, which moved nothing to this payment.`);
   }
 
   /** Written down as refused, with its notice, in one database transaction: nothing was signed. */
@@ -345,27 +362,17 @@ export class X402Submitter {
     if (row.state === 'closing') return this.#close(row, own);
     const moved = own?.status === 'success' ? this.#transferLog(own, row) : undefined;
     if (own && moved !== undefined) return this.#mined(row, own, moved);
-    // Not carried by ours (unmined, or mined and moving nothing): what does the chain say of the authorization?
-    const fate = signedNow ? undefined : await this.#fate(row);
-    if (fate === 'unknown') return;
-    if (fate) return this.#closeWith(row, fate, own);
-    if (own) {
-      // Ours mined, moved nothing, and the authorization is unused: the token refused it when it was mined.
-      const hash = own.transactionHash.toLowerCase();
-      const refusal = own.status === 'success'
-        ? new Refused('invalid_exact_evm_transfer_event_mismatch', `${hash} was mined but its receipt shows no Transfer of ${row.value} from ${row.payer} to ${row.pay_to}.`)
-        : new Refused('invalid_exact_evm_transaction_failed', `${hash} reverted: the token refused the transfer when it was mined.`);
-      return this.#closeWith(row, refusal, own);
-    }
+    // Ours mined and moved nothing (its nonce is spent), or unmined while no block to come can take it.
+    if (own || (!signedNow && await this.#wontCarry(row))) return this.#closeWith(row, own);
     if (row.state === 'mined') this.#options.log(`[processor] ${this.network.name}: ${row.tx_hash} left the chain in a reorganisation; broadcasting it again`);
     const since = row.broadcast_at ?? row.created_at;
     if (row.state !== 'mined' && clock.now().getTime() - since.getTime() >= this.#options.replaceAfterMs) row = await this.#replace(row);
     const sent = await chain.broadcast(row.raw as Hex);
     if (!sent.ok && sent.refusal === 'nonce_used') {
       // Its nonce is spent: by its own transaction, mined since the receipts were read (the next
-      // pass reads it), or by one not the processor's: then ours can never be mined.
+      // pass reads it), or by one not the processor's: closing finds out which, by final blocks.
       if (await this.#ownReceipt(row)) return;
-      return this.#closeWith(row, new Refused('unexpected_settle_error', `nonce ${row.nonce} of the gas wallet was spent by a transaction not the processor's before the authorization's: it was not submitted, and nothing moved.`), undefined);
+      return this.#closeWith(row, undefined);
     }
     if (!sent.ok && sent.refusal !== 'known') {
       // Not taken (the gas wallet cannot pay, or the fee is too low): not on its way; replaced when due.
@@ -385,75 +392,74 @@ export class X402Submitter {
   }
 
   /**
-   * What became of the authorization when the processor's transaction did not carry it: carried
-   * by another's, canceled, expired by the chain's clock, or nothing yet (undefined). The state is
-   * read as of the latest block, whose time then bounds every block that could still take ours.
+   * Whether no block to come can take the processor's unmined transaction, as of the latest block:
+   * the authorization used (by another), or its window closed by the chain's clock. The state is
+   * read at that block, so a block carrying ours by then shows it used (then its receipt decides).
    */
-  async #fate(row: SubmissionRow): Promise<Fate | undefined> {
+  async #wontCarry(row: SubmissionRow): Promise<boolean> {
     const { chain } = this.#deps;
     const latest = await chain.client.getBlock({ blockTag: 'latest' });
-    if (await chain.authorizationUsed(row.token as Address, row.payer as Address, row.authorization_nonce as Hex, latest.number)) {
+    if (BigInt(row.valid_before) <= latest.timestamp) return true;
+    return chain.authorizationUsed(row.token as Address, row.payer as Address, row.authorization_nonce as Hex, latest.number);
+  }
+
+  /**
+   * What became of the authorization, by final blocks only (nothing told can be taken back by a
+   * reorganisation): carried by a transaction not the processor's, refused (canceled, used for
+   * another transfer, or its window closed unused), `unknown` (used, its use not found yet), or
+   * undefined (still open).
+   */
+  async #finalFate(row: SubmissionRow): Promise<Fate | undefined> {
+    const { chain } = this.#deps;
+    const final = await chain.finalBlock();
+    if (await chain.authorizationUsed(row.token as Address, row.payer as Address, row.authorization_nonce as Hex, final.number)) {
       // Unused when it was simulated, a little before signed_block: its use is after.
       const from = BigInt(row.signed_block ?? 0);
-      return this.#use(row, from > 5n ? from - 5n : 0n, [row.tx_hash!, ...row.replaced_hashes]);
+      return this.#use(row, from > 5n ? from - 5n : 0n, final.number, [row.tx_hash!, ...row.replaced_hashes]);
     }
-    if (BigInt(row.valid_before) <= latest.timestamp) {
-      return new Refused('invalid_exact_evm_payload_authorization_valid_before', 'The authorization expired before a block took its transaction: nothing moved.');
+    if (BigInt(row.valid_before) <= final.timestamp) {
+      return new Refused('invalid_exact_evm_payload_authorization_valid_before', 'The authorization expired before a block took it: nothing moved.');
     }
     return undefined;
   }
 
-  /**
-   * The authorization's fate is known and not ours to carry: refused (told to the service now:
-   * the chain shows nothing moved) or carried by another (detection pays the payment by its
-   * deposit). The submission is closing until its nonce is spent.
-   */
-  async #closeWith(row: SubmissionRow, fate: Carried | Refused, own: TransactionReceipt | undefined): Promise<void> {
-    const { db, clock } = this.#deps;
-    const now = clock.now();
-    const ownHash = own?.transactionHash.toLowerCase();
-    const values = fate instanceof Refused
-      ? { reason: fate.reason, failure: publicText(fate.message, 500) }
-      : { carried_by: fate.receipt.transactionHash.toLowerCase(), block_number: fate.receipt.blockNumber, block_hash: fate.receipt.blockHash.toLowerCase(), transfer_log_index: fate.logIndex };
-    const closing = await db.transaction().execute(async (trx) => {
-      const next = await trx.updateTable('processor.x402_submissions').set({ ...values, state: 'closing', updated_at: now })
-        .where('id', '=', row.id).where('state', 'in', ['signed', 'broadcast', 'mined']).returningAll().executeTakeFirst();
-      if (next && fate instanceof Refused) {
-        await enqueueNotice(trx, this.#notice('x402.refused', next.authorization_id, next, { reason: fate.reason, message: publicText(fate.message, 500), ...(ownHash ? { txid: ownHash } : {}) }), now);
-      }
-      return next;
-    });
+  /** The processor's own transaction will not carry the authorization: the submission is closing, its fate decided by final blocks. */
+  async #closeWith(row: SubmissionRow, own: TransactionReceipt | undefined): Promise<void> {
+    const now = this.#deps.clock.now();
+    const closing = await this.#deps.db.updateTable('processor.x402_submissions').set({ state: 'closing', updated_at: now })
+      .where('id', '=', row.id).where('state', 'in', ['signed', 'broadcast', 'mined']).returningAll().executeTakeFirst();
     if (!closing) return;
-    this.#options.log(fate instanceof Refused
-      ? `[processor] ${this.network.name}: x402 submission ${row.id} refused (${fate.reason}): ${fate.message}`
-      : `[processor] ${this.network.name}: x402 authorization ${row.authorization_id} was carried by ${closing.carried_by}, not the processor's transaction`);
+    this.#options.log(`[processor] ${this.network.name}: ${row.tx_hash} will not carry x402 authorization ${row.authorization_id}${own ? ' (mined, it moved nothing)' : ''}; closing`);
     await this.#close(closing, own);
   }
 
   /**
-   * A closing submission: its nonce spent by its own transaction once final (the gas reported for
-   * the books), else spent by a 0-value transfer to the gas wallet itself, stored before it is
-   * broadcast, as any replacement.
+   * A closing submission. Its fate, once final blocks decide it: refused (told to the service
+   * now) or carried by another's transaction (detection pays the payment by its deposit). Its
+   * nonce: spent by its own transaction (final: the gas reported for the books), else by a 0-value
+   * transfer to the gas wallet itself, stored before it is broadcast, as any replacement. Both
+   * done, it ends.
    */
   async #close(row: SubmissionRow, own: TransactionReceipt | undefined): Promise<void> {
     const { chain, clock } = this.#deps;
-    if (own?.status === 'success' && this.#transferLog(own, row) !== undefined) {
-      // Taken back by a reorganisation and mined again: it carried the authorization after all.
-      return this.#mined(row, own, this.#transferLog(own, row)!);
-    }
-    const end = row.carried_by ? 'final' as const : 'failed' as const;
+    const moved = own?.status === 'success' ? this.#transferLog(own, row) : undefined;
+    // Ours carried it after all (mined as the closing began, or again after a reorganisation): nothing was told.
+    if (own && moved !== undefined && row.reason === null) return this.#mined(row, own, moved);
+    if (row.reason === null && row.carried_by === null) row = await this.#decide(row, await this.#finalFate(row), own);
+    const decided = row.reason !== null || row.carried_by !== null;
     if (own) {
-      if (await isFinalReceipt(chain, own)) await this.#end(row, end, own);
+      if (decided && await isFinalReceipt(chain, own)) await this.#end(row, own);
       return;
     }
     const due = clock.now().getTime() - (row.broadcast_at ?? row.created_at).getTime() >= this.#options.replaceAfterMs;
     if (!this.#isSelfTransfer(row)) row = await this.#replace(row, { to: row.sender as Address, data: '0x', gas: SELF_TRANSFER_GAS });
     else if (due) row = await this.#replace(row);
     const sent = await chain.broadcast(row.raw as Hex);
-    if (!sent.ok && sent.refusal === 'nonce_used' && !(await this.#ownReceipt(row))) {
-      // Spent by a transaction not the processor's (another holder of the gas wallet's key): nothing of ours to book.
-      this.#options.log(`[processor] ${this.network.name}: nonce ${row.nonce} of ${row.sender} was spent by a transaction not the processor's`);
-      return this.#end(row, end, undefined);
+    if (!sent.ok && sent.refusal === 'nonce_used') {
+      // Spent, yet none of ours is mined: by a transaction not the processor's (another holder of
+      // the gas wallet's key), once a final block says so and still none of ours is there.
+      if (decided && await this.#spentElsewhere(row)) await this.#end(row, undefined);
+      return;
     }
     if (!sent.ok && sent.refusal !== 'known') this.#options.log(`[processor] ${this.network.name}: ${row.tx_hash} (nonce ${row.nonce}) not taken (${sent.message}); tried again`);
     else if (row.broadcast_at === null) {
@@ -461,13 +467,49 @@ export class X402Submitter {
     }
   }
 
+  async #spentElsewhere(row: SubmissionRow): Promise<boolean> {
+    const { chain } = this.#deps;
+    const final = await chain.finalBlock();
+    const spent = await chain.client.getTransactionCount({ address: row.sender as Address, blockNumber: final.number });
+    return spent > Number(row.nonce) && await this.#ownReceipt(row) === undefined;
+  }
+
+  /** Writes the fate down when final blocks decided it; a refusal is told to the service in the same transaction. */
+  async #decide(row: SubmissionRow, fate: Fate | undefined, own: TransactionReceipt | undefined): Promise<SubmissionRow> {
+    if (fate === undefined || fate === 'unknown') return row;
+    const { db, clock } = this.#deps;
+    const now = clock.now();
+    // The processor's own call mined and moving nothing is what the buyer is told of, when its window then closed unused.
+    const ownCall = own && own.to?.toLowerCase() === row.token ? own.transactionHash.toLowerCase() : undefined;
+    const refusal = fate instanceof Refused && ownCall && fate.reason === 'invalid_exact_evm_payload_authorization_valid_before'
+      ? new Refused('invalid_exact_evm_transaction_failed', `${ownCall} moved nothing (the token refused the transfer when it was mined), and the authorization expired unused.`)
+      : fate;
+    const values = refusal instanceof Refused
+      ? { reason: refusal.reason, failure: publicText(refusal.message, 500) }
+      : { carried_by: refusal.receipt.transactionHash.toLowerCase(), block_number: refusal.receipt.blockNumber, block_hash: refusal.receipt.blockHash.toLowerCase(), transfer_log_index: refusal.logIndex };
+    const decided = await db.transaction().execute(async (trx) => {
+      const next = await trx.updateTable('processor.x402_submissions').set({ ...values, updated_at: now })
+        .where('id', '=', row.id).where('state', '=', 'closing').where('reason', 'is', null).where('carried_by', 'is', null).returningAll().executeTakeFirst();
+      if (next && refusal instanceof Refused) {
+        await enqueueNotice(trx, this.#notice('x402.refused', next.authorization_id, next, { reason: refusal.reason, message: publicText(refusal.message, 500), ...(ownCall ? { txid: ownCall } : {}) }), now);
+      }
+      return next;
+    });
+    if (!decided) return row;
+    this.#options.log(refusal instanceof Refused
+      ? `[processor] ${this.network.name}: x402 submission ${row.id} refused (${refusal.reason}): ${refusal.message}`
+      : `[processor] ${this.network.name}: x402 authorization ${row.authorization_id} was carried by ${decided.carried_by}, not the processor's transaction`);
+    return decided;
+  }
+
   #isSelfTransfer(row: SubmissionRow): boolean {
     return parseTransaction(row.raw as Hex).to?.toLowerCase() === row.sender;
   }
 
   /** Closed: `final` (carried) or `failed` (refused), with the gas the processor's mined transaction cost, reported for the books. */
-  async #end(row: SubmissionRow, end: 'final' | 'failed', own: TransactionReceipt | undefined): Promise<void> {
+  async #end(row: SubmissionRow, own: TransactionReceipt | undefined): Promise<void> {
     const { db, clock } = this.#deps;
+    const end = row.carried_by ? 'final' as const : 'failed' as const;
     const now = clock.now();
     const hash = own?.transactionHash.toLowerCase();
     const cost = own ? own.gasUsed * own.effectiveGasPrice : 0n;
@@ -484,7 +526,7 @@ export class X402Submitter {
   #gasMovement(row: SubmissionRow, receipt: TransactionReceipt): NonNullable<OutgoingNotice['movements']>[number] {
     return {
       kind: 'x402_gas', txid: receipt.transactionHash.toLowerCase(), log_index: null, block_number: Number(receipt.blockNumber),
-      from: row.sender!, to: parseTransaction(row.raw as Hex).to?.toLowerCase() ?? row.token, token: null, value: (receipt.gasUsed * receipt.effectiveGasPrice).toString(), decimals: 18,
+      from: row.sender!, to: receipt.to?.toLowerCase() ?? row.token, token: null, value: (receipt.gasUsed * receipt.effectiveGasPrice).toString(), decimals: 18,
     };
   }
 
@@ -525,6 +567,13 @@ export class X402Submitter {
     return undefined;
   }
 
+  /** Not replaced now: the next replacement is due a full interval later (not on every pass). */
+  async #postpone(row: SubmissionRow): Promise<SubmissionRow> {
+    const now = this.#deps.clock.now();
+    return await this.#deps.db.updateTable('processor.x402_submissions').set({ broadcast_at: now, updated_at: now })
+      .where('id', '=', row.id).where('tx_hash', '=', row.tx_hash).returningAll().executeTakeFirst() ?? row;
+  }
+
   /**
    * The same nonce at a fee 25 % higher (or what the node asks now, if more), stored before it is
    * broadcast: the same call, or `call` (the 0-value transfer that spends a closing submission's
@@ -534,7 +583,7 @@ export class X402Submitter {
   async #replace(row: SubmissionRow, call?: { to: Address; data: Hex; gas: bigint }): Promise<SubmissionRow> {
     const { chain, db, clock, keys } = this.#deps;
     const now = await chain.fees();
-    if (!call && BigInt(row.max_fee_per_gas!) >= now.maxFeePerGas * FEE_CEILING_TIMES) return row;
+    if (!call && BigInt(row.max_fee_per_gas!) >= now.maxFeePerGas * FEE_CEILING_TIMES) return this.#postpone(row);
     const bump = (old: string, current: bigint) => {
       const raised = BigInt(old) * BUMP_PERCENT / 100n + 1n;
       return raised > current ? raised : current;
@@ -544,7 +593,7 @@ export class X402Submitter {
     const next = call ?? { to: stored.to as Address, data: stored.data ?? '0x', gas: BigInt(row.gas!) };
     if (await chain.balance(keys.gasWallet.address) < next.gas * feeCap(fees)) {
       this.#options.log(`[processor] ${this.network.name}: the gas wallet ${row.sender} cannot pay to replace ${row.tx_hash}: fund it`);
-      return row;
+      return this.#postpone(row);
     }
     const { raw, hash } = await sign(this.network.chainId, Number(row.nonce), { signer: keys.gasWallet, ...next, value: 0n, fees });
     const replaced = await db.updateTable('processor.x402_submissions').set({

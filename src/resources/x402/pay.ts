@@ -16,7 +16,7 @@ import { toPaymentOut, type PaymentOut } from '../payments/schemas.ts';
 import { buyerOf, readPayerView, type PayerView } from '../payer/view.ts';
 import { readStatus } from '../shared/payment-status.ts';
 import { coinOf, encodeHeader, paymentRequired, requirementsFor, X402_VERSION, type X402Requirement } from './offer.ts';
-import { verifyPayment, X402Refusal, type VerifiedPayment, type X402Reason } from './payload.ts';
+import { signatureOf, verifyPayment, X402Refusal, type VerifiedPayment, type X402Reason } from './payload.ts';
 
 // Paying a payment link or checkout session over HTTP 402 (x402 version 2, issue 33,
 // docs/x402.md): one address per payment, `/x402/pay/:id`. Without a payment header it starts the
@@ -40,7 +40,7 @@ interface SettleResponse {
   payer?: string;
 }
 
-type Claim = Pick<X402AuthorizationsTable, 'id' | 'state' | 'reason' | 'tx_hash' | 'network' | 'payer'>;
+type Claim = Pick<X402AuthorizationsTable, 'id' | 'state' | 'reason' | 'tx_hash' | 'network' | 'payer' | 'signature'>;
 
 /**
  * What the buyer may see of the payment: what the payer page shows. Not the merchant's own fields
@@ -63,11 +63,11 @@ function refusalBody(reason: X402Reason | 'payment_required', message: string) {
   return { error: { code: reason, message } };
 }
 
-const settled = (claim: Claim): SettleResponse => ({ success: true, transaction: claim.tx_hash ?? '', network: claim.network, payer: claim.payer });
+const settled = (claim: Pick<Claim, 'tx_hash' | 'network' | 'payer'>): SettleResponse => ({ success: true, transaction: claim.tx_hash ?? '', network: claim.network, payer: claim.payer });
 
 /** The payment's x402 authorization on its way or done (the latest not refused), if any. */
 function claimOf(db: Db, paymentId: string): Promise<Claim | undefined> {
-  return db.selectFrom('x402_authorizations').select(['id', 'state', 'reason', 'tx_hash', 'network', 'payer'])
+  return db.selectFrom('x402_authorizations').select(['id', 'state', 'reason', 'tx_hash', 'network', 'payer', 'signature'])
     .where('payment_id', '=', paymentId).where('state', '<>', 'refused').executeTakeFirst();
 }
 
@@ -141,9 +141,11 @@ export async function payOverX402(app: AppContext, id: string, request: X402Requ
   if (view.status !== 'open' && view.status !== 'pending') {
     throw new ApiError('invalid_state', `This payment cannot be paid: it is ${view.status}.`);
   }
-  // An authorization on its way (Live): asking again waits for its settlement, as the paid retry does.
-  const inFlight = view.livemode && request.signature === undefined ? await claimOf(app.db, view.id) : undefined;
-  if (inFlight && (inFlight.state === 'verified' || inFlight.state === 'submitted')) return awaitSettlement(app, view, inFlight.id, request.signal);
+  // An authorization on its way (Live): asking again, without a header or with the same one (a
+  // client's retry, even near its window's end), waits for its settlement as the paid retry does.
+  const inFlight = view.livemode ? await claimOf(app.db, view.id) : undefined;
+  const same = inFlight !== undefined && (request.signature === undefined || signatureOf(request.signature) === inFlight.signature);
+  if (inFlight && same && (inFlight.state === 'verified' || inFlight.state === 'submitted')) return awaitSettlement(app, view, inFlight.id, request.signal);
   const { view: offered, accepts } = await offerOf(app, view, request);
   if (request.signature === undefined) {
     return required(app, offered, accepts, request.versionOne ? new X402Refusal('invalid_x402_version') : undefined);
@@ -186,16 +188,16 @@ async function claim(db: Db, payment: PaymentRow, verified: VerifiedPayment, sta
 }
 
 /**
- * Each authorization the chain refused when mined cost the gas wallet its gas: after this many
- * for one payment, it takes no more over x402 (a payer emptying the wallet between the check and
- * the block, again and again, would spend the processor's gas at will).
+ * Each authorization refused after the processor's transaction carrying it was mined (its
+ * refusal names that transaction) cost the gas wallet its gas: after this many for one payment,
+ * it takes no more over x402. A payer emptying the wallet, or canceling the authorization, between
+ * the check and the block, again and again, would spend the processor's gas at will.
  */
 const CHAIN_FAILURES_PER_PAYMENT = 3;
 
 async function refusedTooOften(db: Db, paymentId: string): Promise<boolean> {
   const { count } = await db.selectFrom('x402_authorizations').select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('payment_id', '=', paymentId).where('state', '=', 'refused')
-    .where('reason', 'in', ['invalid_exact_evm_transaction_failed', 'invalid_exact_evm_transfer_event_mismatch']).executeTakeFirstOrThrow();
+    .where('payment_id', '=', paymentId).where('state', '=', 'refused').where('tx_hash', 'is not', null).executeTakeFirstOrThrow();
   return Number(count) >= CHAIN_FAILURES_PER_PAYMENT;
 }
 

@@ -2,7 +2,10 @@ import secureJson from 'secure-json-parse';
 import { recoverTypedDataAddress } from 'viem';
 import { z } from 'zod';
 import { transferWithAuthorizationTypes } from '../../core/eip3009.ts';
-import { VALID_BEFORE_MARGIN_SECONDS, X402_VERSION, type X402Requirement } from './offer.ts';
+import { MAX_TIMEOUT_SECONDS, VALID_BEFORE_MARGIN_SECONDS, X402_VERSION, type X402Requirement } from './offer.ts';
+
+/** A client's clock may run this far ahead of ours: validBefore may end this much beyond maxTimeoutSeconds. */
+const CLOCK_SKEW_SECONDS = 60;
 
 // The buyer's paid retry (x402 version 2's PaymentPayload in PAYMENT-SIGNATURE) read and checked
 // against what we offered, before anything is claimed or moved (docs/x402.md, "Refusals").
@@ -20,7 +23,7 @@ export const X402_REASONS = {
   invalid_exact_evm_recipient_mismatch: 'The authorization pays another address than this payment\'s payTo.',
   invalid_exact_evm_payload_authorization_value_mismatch: 'The authorization is not for exactly the amount asked.',
   invalid_exact_evm_payload_authorization_valid_after: 'The authorization is not valid yet (validAfter is in the future).',
-  invalid_exact_evm_payload_authorization_valid_before: `The authorization has expired, or expires within ${VALID_BEFORE_MARGIN_SECONDS} seconds (validBefore).`,
+  invalid_exact_evm_payload_authorization_valid_before: `The authorization has expired, expires within ${VALID_BEFORE_MARGIN_SECONDS} seconds, or ends more than maxTimeoutSeconds (${MAX_TIMEOUT_SECONDS} s) and a minute from now (validBefore).`,
   invalid_exact_evm_signature: 'The signature is not the payer\'s over this authorization and the token\'s EIP-712 domain.',
   invalid_exact_evm_nonce_already_used: 'This authorization was already used: sign a new one (a new nonce).',
   invalid_exact_evm_insufficient_balance: 'The payer\'s wallet does not hold the amount.',
@@ -86,6 +89,16 @@ function decode(header: string): unknown {
 
 const lower = (hex: string) => hex.toLowerCase() as `0x${string}`;
 
+/** The signature a PAYMENT-SIGNATURE carries, lowercase, when it is one: the same header sent again names the same claim. */
+export function signatureOf(header: string): string | undefined {
+  try {
+    const parsed = PaymentPayload.safeParse(decode(header));
+    return parsed.success ? lower(parsed.data.payload.signature) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Checks a PAYMENT-SIGNATURE against the requirements offered now: the version, the scheme, a
  * network and token offered, the recipient and the exact amount, the validity window at `now`,
@@ -108,7 +121,12 @@ export async function verifyPayment(header: string, requirements: readonly X402R
   if (BigInt(authorization.value) !== BigInt(requirement.amount)) throw new X402Refusal('invalid_exact_evm_payload_authorization_value_mismatch');
   const seconds = BigInt(Math.floor(now.getTime() / 1000));
   if (BigInt(authorization.validAfter) > seconds) throw new X402Refusal('invalid_exact_evm_payload_authorization_valid_after');
-  if (BigInt(authorization.validBefore) < seconds + BigInt(VALID_BEFORE_MARGIN_SECONDS)) throw new X402Refusal('invalid_exact_evm_payload_authorization_valid_before');
+  // Bounded on both sides: an authorization that stays valid long after a refusal could still be
+  // carried by anyone holding it, after the buyer paid again.
+  const validBefore = BigInt(authorization.validBefore);
+  if (validBefore < seconds + BigInt(VALID_BEFORE_MARGIN_SECONDS) || validBefore > seconds + BigInt(MAX_TIMEOUT_SECONDS + CLOCK_SKEW_SECONDS)) {
+    throw new X402Refusal('invalid_exact_evm_payload_authorization_valid_before');
+  }
   const signature = lower(payload.signature);
   const signedByKey = await recoversTo(requirement, authorization, signature);
   if (!signedByKey && keyOnly) throw new X402Refusal('invalid_exact_evm_signature');
