@@ -56,6 +56,14 @@ try {
 }
 const { context } = runtime;
 context.metrics.collectProcessMetrics();
+// A signal while it starts (it answers /healthz before the processor runs) is kept, and the
+// process stops gracefully once started, instead of dying of it mid-start.
+let signalled: string | undefined;
+const duringStart = (signal: NodeJS.Signals) => {
+  signalled ??= signal;
+};
+process.on('SIGINT', duringStart);
+process.on('SIGTERM', duringStart);
 
 if (role === 'worker' || role === 'all') {
   await startWorkers(runtime);
@@ -122,5 +130,8 @@ async function stop(signal: string): Promise<void> {
   await runtime.close();
   process.exit(0);
 }
+process.off('SIGINT', duringStart);
+process.off('SIGTERM', duringStart);
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('SIGTERM', () => void stop('SIGTERM'));
+if (signalled) await stop(signalled);

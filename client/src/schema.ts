@@ -643,7 +643,7 @@ export interface paths {
          *     - `invalid_exact_evm_recipient_mismatch`: The authorization pays another address than this payment's payTo.
          *     - `invalid_exact_evm_payload_authorization_value_mismatch`: The authorization is not for exactly the amount asked.
          *     - `invalid_exact_evm_payload_authorization_valid_after`: The authorization is not valid yet (validAfter is in the future).
-         *     - `invalid_exact_evm_payload_authorization_valid_before`: The authorization has expired, or expires within 6 seconds (validBefore).
+         *     - `invalid_exact_evm_payload_authorization_valid_before`: The authorization has expired, expires within 6 seconds, or ends more than maxTimeoutSeconds (300 s) and a minute from now (validBefore).
          *     - `invalid_exact_evm_signature`: The signature is not the payer's over this authorization and the token's EIP-712 domain.
          *     - `invalid_exact_evm_nonce_already_used`: This authorization was already used: sign a new one (a new nonce).
          *     - `invalid_exact_evm_insufficient_balance`: The payer's wallet does not hold the amount.
@@ -666,7 +666,7 @@ export interface paths {
          *     - `invalid_exact_evm_recipient_mismatch`: The authorization pays another address than this payment's payTo.
          *     - `invalid_exact_evm_payload_authorization_value_mismatch`: The authorization is not for exactly the amount asked.
          *     - `invalid_exact_evm_payload_authorization_valid_after`: The authorization is not valid yet (validAfter is in the future).
-         *     - `invalid_exact_evm_payload_authorization_valid_before`: The authorization has expired, or expires within 6 seconds (validBefore).
+         *     - `invalid_exact_evm_payload_authorization_valid_before`: The authorization has expired, expires within 6 seconds, or ends more than maxTimeoutSeconds (300 s) and a minute from now (validBefore).
          *     - `invalid_exact_evm_signature`: The signature is not the payer's over this authorization and the token's EIP-712 domain.
          *     - `invalid_exact_evm_nonce_already_used`: This authorization was already used: sign a new one (a new nonce).
          *     - `invalid_exact_evm_insufficient_balance`: The payer's wallet does not hold the amount.

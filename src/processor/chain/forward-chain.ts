@@ -103,8 +103,9 @@ export class ForwardChain {
     return this.client.getBalance({ address });
   }
 
-  tokenBalance(token: Address, account: Address): Promise<bigint> {
-    return this.client.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [account] });
+  /** The token balance now, or as of block `blockNumber`. */
+  tokenBalance(token: Address, account: Address, blockNumber?: bigint): Promise<bigint> {
+    return this.client.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [account], ...(blockNumber === undefined ? {} : { blockNumber }) });
   }
 
   /** Transactions the account has in mined blocks. */
@@ -171,8 +172,9 @@ export class ForwardChain {
   }
 
   /** Runs a call as `from` would send it; throws the revert's words if it would fail. */
-  async simulate(request: { from: Address; to: Address; data: Hex; value?: bigint }): Promise<void> {
-    await this.client.call({ account: request.from, to: request.to, data: request.data, value: request.value ?? 0n });
+  async simulate(request: { from: Address; to: Address; data: Hex; value?: bigint; blockNumber?: bigint }): Promise<void> {
+    const at = request.blockNumber === undefined ? {} : { blockNumber: request.blockNumber };
+    await this.client.call({ account: request.from, to: request.to, data: request.data, value: request.value ?? 0n, ...at });
   }
 
   /** Broadcasts a signed transaction; a refusal the forwarder acts on is answered, not thrown. */

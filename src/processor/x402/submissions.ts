@@ -65,6 +65,8 @@ const FEE_CEILING_TIMES = 3n;
 const SELF_TRANSFER_GAS = 21_000n;
 /** How far back an authorization's use is looked for when nothing of the processor's carried it yet. */
 const LOOKBACK_BLOCKS = 2_000n;
+/** A nonce spent with none of the processor's transactions mined is taken for spent elsewhere only this long after signing. */
+const SPENT_ELSEWHERE_AFTER_MS = 15 * 60_000;
 /** A payment this close to its end is not submitted for: its deposit would arrive late (held). */
 const EXPIRY_MARGIN_MS = 60_000;
 const OPEN = ['signed', 'broadcast', 'mined', 'closing'] as const;
@@ -201,11 +203,14 @@ export class X402Submitter {
       return this.#refuse(authorization, new Refused('invalid_payload', `The authorization cannot be encoded as a transaction: ${publicText(error, 200)}`));
     }
     const gasWallet = keys.gasWallet.address;
+    // One block for the call and every read that explains it: a node without it errors, rather
+    // than answering from older state.
+    const head = await chain.client.getBlockNumber({ cacheTime: 0 });
     try {
-      await chain.simulate({ from: gasWallet, to: token.address, data });
+      await chain.simulate({ from: gasWallet, to: token.address, data, blockNumber: head });
     } catch (error) {
       if (!isRevert(error)) throw error;
-      const fate = await this.#diagnose(authorization, token.address, revertReason(error));
+      const fate = await this.#diagnose(authorization, token.address, revertReason(error), head);
       if (fate === 'unknown') return;
       return fate instanceof Refused ? this.#refuse(authorization, fate) : this.#carriedBefore(authorization, token.address, fate);
     }
@@ -216,7 +221,7 @@ export class X402Submitter {
       this.#options.log(`[processor] ${this.network.name}: the gas wallet ${gasWallet.toLowerCase()} cannot pay to submit x402 authorization ${authorization.id}: fund it`);
       return this.#refuse(authorization, new Refused('unexpected_settle_error', 'The payment processor cannot pay the network fee to submit the authorization now. Nothing was charged: try again later.'));
     }
-    const [floor, head] = await Promise.all([chain.minedNonce(gasWallet), chain.client.getBlockNumber()]);
+    const floor = await chain.minedNonce(gasWallet);
     const now = clock.now();
     const stored = await db.transaction().execute(async (trx) => {
       // The authorization locked, still claimed, and nothing of it written yet: a second processor at once signs nothing.
@@ -226,9 +231,10 @@ export class X402Submitter {
       // The payment still takes money, and long enough for the deposit to be on time: paid another way meanwhile, the buyer would pay twice.
       const payment = await trx.selectFrom('payments').select(['status', 'expires_at']).where('id', '=', authorization.payment_id).executeTakeFirst();
       if (!payment || (payment.status !== 'open' && payment.status !== 'pending') || payment.expires_at.getTime() <= now.getTime() + EXPIRY_MARGIN_MS) return 'closed' as const;
-      // A deposit to the address not final yet: the payment may be paid by it.
+      // A deposit to the address not final yet (another payment's money, or this authorization
+      // carried by someone else): it waits for that deposit's finality, and is run again then.
       const arriving = await trx.selectFrom('processor.unfinal_deposits').select('tx_hash').where('network', '=', this.network.name).where('to_address', '=', authorization.pay_to).limit(1).executeTakeFirst();
-      if (arriving) return 'closed' as const;
+      if (arriving) return undefined;
       const sender = gasWallet.toLowerCase();
       const nonce = await takeNonce(trx, { network: this.network.name, sender, kind: 'gas_wallet', floor, now });
       const { raw, hash } = await sign(this.network.chainId, nonce, { signer: keys.gasWallet, to: token.address, data, value: 0n, gas, fees });
@@ -241,7 +247,7 @@ export class X402Submitter {
       }).returningAll().executeTakeFirstOrThrow();
     });
     if (stored === 'closed') {
-      return this.#refuse(authorization, new Refused('invalid_transaction_state', 'The payment was paid, closed, about to expire, or has a deposit on its way, before the authorization could be submitted. Nothing was charged.'));
+      return this.#refuse(authorization, new Refused('invalid_transaction_state', 'The payment was paid, closed or about to expire before the authorization could be submitted. Nothing was charged.'));
     }
     if (!stored) return;
     this.#options.log(`[processor] ${this.network.name}: x402 authorization ${authorization.id} signed into ${stored.tx_hash} (nonce ${stored.nonce})`);
@@ -250,38 +256,25 @@ export class X402Submitter {
   }
 
   /**
-   * Why the chain refused the call, as the protocol names it (the official facilitator's reasons),
-   * by the chain's own state and clock; or the transaction that carried it already (the payer, or
-   * anyone holding it, submitted it first): that is no refusal.
+   * Why the chain refused the call at block `head`, as the protocol names it (the official
+   * facilitator's reasons), by the chain's own state and clock at that block; or the transaction
+   * that carried it already (the payer, or anyone holding it, submitted it first): that is no
+   * refusal. `unknown` while final blocks cannot tell yet.
    */
-  async #diagnose(authorization: Waiting, token: Address, words: string): Promise<Fate> {
+  async #diagnose(authorization: Waiting, token: Address, words: string, head: bigint): Promise<Fate> {
     const { chain } = this.#deps;
     const said = `The token refused the transfer: ${words}.`;
-    const authorized: Authorized = { token, payer: authorization.payer, pay_to: authorization.pay_to, value: authorization.value, authorization_nonce: authorization.nonce };
-    if (await chain.authorizationUsed(token, authorization.payer as Address, authorization.nonce as Hex)) {
-      // Used: by what, is read in final blocks only (until then it waits). A use of this
-      // authorization pays this deposit address, so it is no older than the payment's start.
-      const final = await chain.finalBlock();
-      if (!await chain.authorizationUsed(token, authorization.payer as Address, authorization.nonce as Hex, final.number)) return 'unknown';
-      const from = final.number > LOOKBACK_BLOCKS ? final.number - LOOKBACK_BLOCKS : 0n;
-      const fate = await this.#use(authorized, from, final.number, []);
-      if (fate !== 'unknown') return fate;
-      const searched = await chain.block(from);
-      if (from === 0n || searched.timestamp * 1000n <= BigInt(authorization.watch_from.getTime())) {
-        return new Refused('invalid_exact_evm_nonce_already_used', 'The payer\'s authorization nonce was used before, by another authorization: nothing reached this payment.');
-      }
-      this.#options.log(`[processor] ${this.network.name}: x402 authorization ${authorization.id} is used, by no transaction in the last ${LOOKBACK_BLOCKS} final blocks: it waits`);
-      return 'unknown';
-    }
-    if (await chain.tokenBalance(token, authorization.payer as Address) < BigInt(authorization.value)) {
+    const [payer, nonce] = [authorization.payer as Address, authorization.nonce as Hex];
+    if (/used or canceled/i.test(words) || await chain.authorizationUsed(token, payer, nonce, head)) return this.#usedBefore(authorization, token);
+    if (await chain.tokenBalance(token, payer, head) < BigInt(authorization.value)) {
       return new Refused('invalid_exact_evm_insufficient_balance', 'The payer\'s wallet does not hold the amount.');
     }
-    // The window as the chain reads it: its latest block's time, and the time the next block takes.
-    const latest = await chain.client.getBlock({ blockTag: 'latest' });
-    if (BigInt(authorization.valid_before) <= latest.timestamp + 2n || /expired/i.test(words)) {
+    // The window as the chain reads it: the block's time, and the time the next block takes.
+    const block = await chain.client.getBlock({ blockNumber: head });
+    if (BigInt(authorization.valid_before) <= block.timestamp + 2n || /expired/i.test(words)) {
       return new Refused('invalid_exact_evm_payload_authorization_valid_before', 'The authorization expires before the chain can take it.');
     }
-    if (BigInt(authorization.valid_after) >= latest.timestamp || /not yet valid/i.test(words)) {
+    if (BigInt(authorization.valid_after) >= block.timestamp || /not yet valid/i.test(words)) {
       return new Refused('invalid_exact_evm_payload_authorization_valid_after', 'The authorization is not valid yet by the chain\'s clock.');
     }
     if (/signature|signer/i.test(words)) return new Refused('invalid_exact_evm_signature', said);
@@ -289,15 +282,41 @@ export class X402Submitter {
   }
 
   /**
+   * An authorization used before the processor signed anything, judged by final blocks only: the
+   * transaction that carried it to the deposit address, a cancel, or its nonce used for another
+   * transfer. Not found in the last LOOKBACK_BLOCKS final blocks, it is refused only with proof:
+   * the window closed by a final block, and detection, having scanned past that block, saw no
+   * Transfer from the payer of the amount to the deposit address (a use of this authorization
+   * would be one). Else it waits (`unknown`).
+   */
+  async #usedBefore(authorization: Waiting, token: Address): Promise<Fate> {
+    const { chain, db } = this.#deps;
+    const authorized: Authorized = { token, payer: authorization.payer, pay_to: authorization.pay_to, value: authorization.value, authorization_nonce: authorization.nonce };
+    const final = await chain.finalBlock();
+    const fate = await this.#use(authorized, final.number > LOOKBACK_BLOCKS ? final.number - LOOKBACK_BLOCKS : 0n, final.number, []);
+    if (fate !== undefined) return fate;
+    if (BigInt(authorization.valid_before) > final.timestamp) return 'unknown';
+    const [cursor, transfer] = await Promise.all([
+      db.selectFrom('processor.cursors').select('next_block').where('network', '=', this.network.name).executeTakeFirst(),
+      db.selectFrom('processor.transfers').select('tx_hash').where('network', '=', this.network.name).where('token', '=', token)
+        .where('to_address', '=', authorization.pay_to).where('from_address', '=', authorization.payer).where('value', '=', authorization.value)
+        .where('status', '<>', 'removed').limit(1).executeTakeFirst(),
+    ]);
+    if (transfer || !cursor || BigInt(cursor.next_block) <= final.number) return 'unknown';
+    return new Refused('invalid_exact_evm_nonce_already_used', 'The payer\'s authorization nonce was used, by no transfer to this payment: nothing reached it.');
+  }
+
+  /**
    * A used authorization, read in blocks `from`..`to` (final ones): the transaction that used it,
    * when its receipt shows the buyer's Transfer to the deposit address; refused when the payer
-   * canceled it, or its nonce moved money elsewhere; `unknown` when its use is not found, or was
-   * by `own` (the processor's own transaction: its receipt decides).
+   * canceled it, or its nonce moved money elsewhere; undefined when no use is there; `unknown`
+   * when its receipt cannot be read, or the use was `own` (the processor's own transaction: its
+   * receipt decides).
    */
-  async #use(authorized: Authorized, from: bigint, to: bigint, own: string[]): Promise<Fate> {
+  async #use(authorized: Authorized, from: bigint, to: bigint, own: string[]): Promise<Fate | undefined> {
     const { chain } = this.#deps;
     const end = await chain.authorizationEnd(authorized.token as Address, authorized.payer as Address, authorized.authorization_nonce as Hex, from, to);
-    if (!end) return 'unknown';
+    if (!end) return undefined;
     const hash = end.hash.toLowerCase();
     if (end.kind === 'canceled') return new Refused('invalid_exact_evm_nonce_already_used', 'The payer canceled the authorization on the chain (cancelAuthorization): nothing moved.');
     if (own.includes(hash)) return 'unknown';
@@ -383,7 +402,7 @@ export class X402Submitter {
       const now = clock.now();
       const broadcast = await db.transaction().execute(async (trx) => {
         const next = await trx.updateTable('processor.x402_submissions').set({ state: 'broadcast', broadcast_at: row.broadcast_at ?? now, updated_at: now })
-          .where('id', '=', row.id).where('tx_hash', '=', row.tx_hash).returningAll().executeTakeFirst();
+          .where('id', '=', row.id).where('tx_hash', '=', row.tx_hash).where('state', 'in', ['signed', 'broadcast', 'mined']).returningAll().executeTakeFirst();
         if (next && row.state === 'signed') await enqueueNotice(trx, this.#notice('x402.submitted', next.authorization_id, next, { txid: next.tx_hash! }), now);
         return next;
       });
@@ -407,20 +426,23 @@ export class X402Submitter {
    * What became of the authorization, by final blocks only (nothing told can be taken back by a
    * reorganisation): carried by a transaction not the processor's, refused (canceled, used for
    * another transfer, or its window closed unused), `unknown` (used, its use not found yet), or
-   * undefined (still open).
+   * undefined (still open). Uses are read from the token's logs in final blocks; "unused" from its
+   * state at the latest block, at or after the final one (a used authorization stays used), so no
+   * node needs old state.
    */
   async #finalFate(row: SubmissionRow): Promise<Fate | undefined> {
     const { chain } = this.#deps;
     const final = await chain.finalBlock();
-    if (await chain.authorizationUsed(row.token as Address, row.payer as Address, row.authorization_nonce as Hex, final.number)) {
-      // Unused when it was simulated, a little before signed_block: its use is after.
-      const from = BigInt(row.signed_block ?? 0);
-      return this.#use(row, from > 5n ? from - 5n : 0n, final.number, [row.tx_hash!, ...row.replaced_hashes]);
-    }
-    if (BigInt(row.valid_before) <= final.timestamp) {
-      return new Refused('invalid_exact_evm_payload_authorization_valid_before', 'The authorization expired before a block took it: nothing moved.');
-    }
-    return undefined;
+    // Unused when it was simulated, at signed_block: its use is after (the margin covers nodes apart).
+    const signed = BigInt(row.signed_block ?? 0);
+    const fate = await this.#use(row, signed > LOOKBACK_BLOCKS ? signed - LOOKBACK_BLOCKS : 0n, final.number, [row.tx_hash!, ...row.replaced_hashes]);
+    if (fate !== undefined) return fate;
+    if (BigInt(row.valid_before) > final.timestamp) return undefined;
+    const latest = await chain.client.getBlock({ blockTag: 'latest' });
+    if (latest.number < final.number) return 'unknown';
+    // Used by now, yet by no final block: it cannot be (the window closed by the final block); a node behind on logs.
+    if (await chain.authorizationUsed(row.token as Address, row.payer as Address, row.authorization_nonce as Hex, latest.number)) return 'unknown';
+    return new Refused('invalid_exact_evm_payload_authorization_valid_before', 'The authorization expired before a block took it: nothing moved.');
   }
 
   /** The processor's own transaction will not carry the authorization: the submission is closing, its fate decided by final blocks. */
@@ -445,7 +467,15 @@ export class X402Submitter {
     const moved = own?.status === 'success' ? this.#transferLog(own, row) : undefined;
     // Ours carried it after all (mined as the closing began, or again after a reorganisation): nothing was told.
     if (own && moved !== undefined && row.reason === null) return this.#mined(row, own, moved);
-    if (row.reason === null && row.carried_by === null) row = await this.#decide(row, await this.#finalFate(row), own);
+    if (row.reason === null && row.carried_by === null) {
+      try {
+        row = await this.#decide(row, await this.#finalFate(row), own);
+      } catch (error) {
+        // The verdict waits for the next pass; the nonce below does not wait for it.
+        if (error instanceof StepStopped) throw error;
+        this.#options.log(`[processor] ${this.network.name}: x402 submission ${row.id}'s outcome waits: ${publicText(error)}`);
+      }
+    }
     const decided = row.reason !== null || row.carried_by !== null;
     if (own) {
       if (decided && await isFinalReceipt(chain, own)) await this.#end(row, own);
@@ -463,12 +493,18 @@ export class X402Submitter {
     }
     if (!sent.ok && sent.refusal !== 'known') this.#options.log(`[processor] ${this.network.name}: ${row.tx_hash} (nonce ${row.nonce}) not taken (${sent.message}); tried again`);
     else if (row.broadcast_at === null) {
-      await this.#deps.db.updateTable('processor.x402_submissions').set({ broadcast_at: clock.now(), updated_at: clock.now() }).where('id', '=', row.id).where('tx_hash', '=', row.tx_hash).execute();
+      await this.#deps.db.updateTable('processor.x402_submissions').set({ broadcast_at: clock.now(), updated_at: clock.now() })
+        .where('id', '=', row.id).where('tx_hash', '=', row.tx_hash).where('state', '=', 'closing').execute();
     }
   }
 
+  /**
+   * The nonce spent by a transaction not the processor's: so a final block says, none of ours
+   * has a receipt, and for long enough that a node behind cannot be why.
+   */
   async #spentElsewhere(row: SubmissionRow): Promise<boolean> {
-    const { chain } = this.#deps;
+    const { chain, clock } = this.#deps;
+    if (clock.now().getTime() - row.created_at.getTime() < SPENT_ELSEWHERE_AFTER_MS) return false;
     const final = await chain.finalBlock();
     const spent = await chain.client.getTransactionCount({ address: row.sender as Address, blockNumber: final.number });
     return spent > Number(row.nonce) && await this.#ownReceipt(row) === undefined;
@@ -545,7 +581,8 @@ export class X402Submitter {
       gas_cost: (receipt.gasUsed * receipt.effectiveGasPrice).toString(), state: final ? 'final' as const : 'mined' as const, updated_at: now,
     };
     const updated = await db.transaction().execute(async (trx) => {
-      const next = await trx.updateTable('processor.x402_submissions').set(values).where('id', '=', row.id).where('state', 'in', OPEN).returningAll().executeTakeFirst();
+      // Never over a refusal told: one authorization is refused or carried, not both.
+      const next = await trx.updateTable('processor.x402_submissions').set(values).where('id', '=', row.id).where('state', 'in', OPEN).where('reason', 'is', null).returningAll().executeTakeFirst();
       // The gas the gas wallet paid, for the books: reported once the submission is final.
       if (next && final) await enqueueNotice(trx, this.#notice('x402.final', next.authorization_id, next, { txid: hash, movements: [this.#gasMovement(next, receipt)] }), now);
       return next;
@@ -571,7 +608,7 @@ export class X402Submitter {
   async #postpone(row: SubmissionRow): Promise<SubmissionRow> {
     const now = this.#deps.clock.now();
     return await this.#deps.db.updateTable('processor.x402_submissions').set({ broadcast_at: now, updated_at: now })
-      .where('id', '=', row.id).where('tx_hash', '=', row.tx_hash).returningAll().executeTakeFirst() ?? row;
+      .where('id', '=', row.id).where('tx_hash', '=', row.tx_hash).where('state', 'in', OPEN).returningAll().executeTakeFirst() ?? row;
   }
 
   /**
@@ -599,7 +636,9 @@ export class X402Submitter {
     const replaced = await db.updateTable('processor.x402_submissions').set({
       raw, tx_hash: hash, replaced_hashes: [...row.replaced_hashes, row.tx_hash!], gas: next.gas, max_fee_per_gas: fees.maxFeePerGas.toString(),
       max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(), broadcast_at: clock.now(), updated_at: clock.now(),
-    }).where('id', '=', row.id).where('tx_hash', '=', row.tx_hash).returningAll().executeTakeFirstOrThrow();
+    }).where('id', '=', row.id).where('tx_hash', '=', row.tx_hash).where('state', 'in', OPEN).returningAll().executeTakeFirst();
+    // Moved on meanwhile (a second processor): this signature is dropped, never broadcast.
+    if (!replaced) throw new Error(`x402 submission ${row.id} moved on while it was replaced`);
     this.#options.log(call
       ? `[processor] ${this.network.name}: ${row.tx_hash} will not carry the authorization; its nonce ${row.nonce} is spent by ${hash}, a 0-value transfer to the gas wallet`
       : `[processor] ${this.network.name}: ${row.tx_hash} not mined in ${this.#options.replaceAfterMs / 1000} s; replaced by ${hash}`);

@@ -188,17 +188,17 @@ async function claim(db: Db, payment: PaymentRow, verified: VerifiedPayment, sta
 }
 
 /**
- * Each authorization refused after the processor's transaction carrying it was mined (its
- * refusal names that transaction) cost the gas wallet its gas: after this many for one payment,
- * it takes no more over x402. A payer emptying the wallet, or canceling the authorization, between
- * the check and the block, again and again, would spend the processor's gas at will.
+ * Each transaction the processor's gas wallet had mined for a payment's authorizations cost it gas
+ * (in the books as x402_gas): one carries the payment; after this many, it takes no more over
+ * x402. A payer emptying the wallet, or canceling the authorization, between the check and the
+ * block, again and again, would spend the processor's gas at will.
  */
-const CHAIN_FAILURES_PER_PAYMENT = 3;
+const GAS_SPENT_PER_PAYMENT = 3;
 
 async function refusedTooOften(db: Db, paymentId: string): Promise<boolean> {
-  const { count } = await db.selectFrom('x402_authorizations').select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('payment_id', '=', paymentId).where('state', '=', 'refused').where('tx_hash', 'is not', null).executeTakeFirstOrThrow();
-  return Number(count) >= CHAIN_FAILURES_PER_PAYMENT;
+  const { count } = await db.selectFrom('chain_movements').select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('payment_id', '=', paymentId).where('kind', '=', 'x402_gas').executeTakeFirstOrThrow();
+  return Number(count) >= GAS_SPENT_PER_PAYMENT;
 }
 
 /** The payment's row, locked, while it can still take money. */
