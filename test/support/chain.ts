@@ -16,6 +16,7 @@ import {
   type WalletClient,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 // A real EVM for one test file: Hardhat's EDR node in this process, serving HTTP JSON-RPC on loopback,
 // driven with viem as the processor will be. EDR's `finalized` and `safe` blocks are its latest, so
@@ -112,7 +113,10 @@ export async function startChain(options: ChainOptions = {}): Promise<TestChain>
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [url] } },
   });
-  const transport = http(url, { retryCount: 0 });
+  // The node's server closes a connection idle for 5 s; reusing one at that moment reads
+  // ECONNRESET (seen under load). Connections idle for a second are not reused.
+  const agent = new Agent({ keepAliveTimeout: 1_000 });
+  const transport = http(url, { retryCount: 0, fetchFn: (input, init) => undiciFetch(input as string, { ...init as object, dispatcher: agent }) as unknown as Promise<Response> });
   const client = createPublicClient({ chain, transport, pollingInterval: 50 });
   const node = createTestClient({ chain, transport, mode: 'hardhat' });
 
@@ -175,6 +179,9 @@ export async function startChain(options: ChainOptions = {}): Promise<TestChain>
       if (length > minedByReplace) await mine(length - minedByReplace);
     },
     // Closes the HTTP server; the EDR instance behind it goes with the test file's process.
-    stop: () => server.close(),
+    stop: async () => {
+      await agent.close();
+      await server.close();
+    },
   };
 }
