@@ -161,12 +161,13 @@ export class X402Submitter {
         this.#options.log(`[processor] ${this.network.name}: x402 submission ${row.id} waits: ${publicText(error)}`);
       }
     }
-    // Hurried while a buyer's request may be waiting: for the block, then for finality (on Polygon
+    // Hurried while a buyer's request may be waiting: for the block, for finality (on Polygon
     // seconds; on Base and Ethereum minutes, waited for at the usual pace once the request gave up;
-    // so is a transaction stuck in the pool).
+    // so is a transaction stuck in the pool), and, final, for detection to find the deposit (it
+    // scans before this step: the block that made it final may have come in between).
     const recent = new Date(this.#deps.clock.now().getTime() - BUYER_WAITS_MS);
     const left = await this.#deps.db.selectFrom('processor.x402_submissions').select('id')
-      .where('network', '=', this.network.name).where('state', 'in', OPEN).where('created_at', '>', recent).limit(1).executeTakeFirst();
+      .where('network', '=', this.network.name).where('state', '<>', 'refused').where('created_at', '>', recent).limit(1).executeTakeFirst();
     this.busy = left !== undefined;
   }
 
