@@ -195,7 +195,7 @@ async function claim(db: Db, payment: PaymentRow, verified: VerifiedPayment, sta
  */
 const GAS_SPENT_PER_PAYMENT = 3;
 
-async function refusedTooOften(db: Db, paymentId: string): Promise<boolean> {
+async function gasSpentTooOften(db: Db, paymentId: string): Promise<boolean> {
   const { count } = await db.selectFrom('chain_movements').select((eb) => eb.fn.countAll<string>().as('count'))
     .where('payment_id', '=', paymentId).where('kind', '=', 'x402_gas').executeTakeFirstOrThrow();
   return Number(count) >= GAS_SPENT_PER_PAYMENT;
@@ -242,7 +242,7 @@ async function settleLive(app: AppContext, view: PayerView, accepts: X402Require
   if (coinOf(verified.requirement, true, app.config.networks) === undefined) throw new X402Refusal('invalid_network');
   const claimId = await app.db.transaction().execute(async (trx) => {
     const payment = await lockedPayment(trx, view, now);
-    if (await refusedTooOften(trx, payment.id)) throw new X402Refusal('invalid_transaction_state');
+    if (await gasSpentTooOften(trx, payment.id)) throw new X402Refusal('invalid_transaction_state');
     return claim(trx, payment, verified, 'verified', null, now);
   });
   return awaitSettlement(app, view, claimId, signal, accepts);
