@@ -66,6 +66,13 @@ async function why(res: Response): Promise<string> {
   return `${res.headers.get('payment-response') ? JSON.stringify(decodeHeader(res.headers.get('payment-response'))) : ''} ${await res.clone().text()}\n${logs.slice(-8).join('\n')}`;
 }
 
+/** The payment paid in one fetch of the buyer's official client, and its forward settled. */
+async function paidByClient(id: string): Promise<void> {
+  const paid = await payingFetch(buyer, spend())(x402Url(id));
+  expect(paid.status, await why(paid)).toBe(200);
+  await settled(id);
+}
+
 /** Waits for the payment's forward to be settled: the gas wallet sends nothing more for it. */
 async function settled(id: string): Promise<void> {
   await vi.waitFor(async () => expect((await paymentRow(id)).txid_out).not.toBeNull(), { timeout: 20_000, interval: 100 });
@@ -298,9 +305,7 @@ describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas 
     const submissions = await t.db.selectFrom('processor.x402_submissions').select(['state', 'raw']).where('payment_id', '=', link.id).execute();
     expect(submissions.every((submission) => submission.state === 'refused' && submission.raw === null)).toBe(true);
     // Refused, the payment still takes a good authorization.
-    const paid = await payingFetch(buyer, spend())(x402Url(link.id));
-    expect(paid.status, await why(paid)).toBe(200);
-    await settled(link.id);
+    await paidByClient(link.id);
   });
 
   it('the same authorization posted twice at once: one transfer on the chain, both answered with it', async () => {
@@ -329,9 +334,7 @@ describe('refusals: 402 with the protocol\'s reason, nothing submitted (the gas 
     const offer = await offerOf(link.id);
     await storedClaim(link.id, await signedHeader(offer, buyer), { valid_before: (2n ** 256n).toString() });
     await vi.waitFor(async () => expect(await submissionOf(link.id)).toMatchObject({ state: 'refused', reason: 'invalid_payload', raw: null }), { timeout: 10_000, interval: 100 });
-    const paid = await payingFetch(buyer, spend())(x402Url(link.id));
-    expect(paid.status, await why(paid)).toBe(200);
-    await settled(link.id);
+    await paidByClient(link.id);
   });
 
   it('a claim whose payment was paid another way before the processor signed: refused, not submitted (the buyer pays once)', async () => {
@@ -494,8 +497,6 @@ describe('the chain decides: an authorization used by another transaction, or ca
     const receipt = await polygonChain.chain.client.getTransactionReceipt({ hash: closed.tx_hash as Hex });
     await vi.waitFor(async () => expect(await gasBooked(link.id)).toMatchObject([{ tx_hash: closed.tx_hash, value: String(receipt.gasUsed * receipt.effectiveGasPrice) }]), { timeout: 10_000, interval: 100 });
     // The payment still takes a new authorization, and the gas wallet's next transactions are mined.
-    const paid = await payingFetch(buyer, spend())(x402Url(link.id));
-    expect(paid.status, await why(paid)).toBe(200);
-    await settled(link.id);
+    await paidByClient(link.id);
   });
 });

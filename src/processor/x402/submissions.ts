@@ -69,7 +69,9 @@ const LOOKBACK_BLOCKS = 2_000n;
 const SPENT_ELSEWHERE_AFTER_MS = 15 * 60_000;
 /** A payment this close to its end is not submitted for: its deposit would arrive late (held). */
 const EXPIRY_MARGIN_MS = 60_000;
-const OPEN = ['signed', 'broadcast', 'mined', 'closing'] as const;
+/** The states in which the processor's own transaction may still carry the authorization. */
+const CARRYING = ['signed', 'broadcast', 'mined'] as const;
+const OPEN = [...CARRYING, 'closing'] as const;
 /** How long a buyer's request may wait for its settlement (X402_SETTLE_WAIT_SECONDS is at most 25 s), with a margin. */
 const BUYER_WAITS_MS = 30_000;
 
@@ -403,7 +405,7 @@ export class X402Submitter {
       const now = clock.now();
       const broadcast = await db.transaction().execute(async (trx) => {
         const next = await trx.updateTable('processor.x402_submissions').set({ state: 'broadcast', broadcast_at: row.broadcast_at ?? now, updated_at: now })
-          .where('id', '=', row.id).where('tx_hash', '=', row.tx_hash).where('state', 'in', ['signed', 'broadcast', 'mined']).returningAll().executeTakeFirst();
+          .where('id', '=', row.id).where('tx_hash', '=', row.tx_hash).where('state', 'in', CARRYING).returningAll().executeTakeFirst();
         if (next && row.state === 'signed') await enqueueNotice(trx, this.#notice('x402.submitted', next.authorization_id, next, { txid: next.tx_hash! }), now);
         return next;
       });
@@ -450,7 +452,7 @@ export class X402Submitter {
   async #closeWith(row: SubmissionRow, own: TransactionReceipt | undefined): Promise<void> {
     const now = this.#deps.clock.now();
     const closing = await this.#deps.db.updateTable('processor.x402_submissions').set({ state: 'closing', updated_at: now })
-      .where('id', '=', row.id).where('state', 'in', ['signed', 'broadcast', 'mined']).returningAll().executeTakeFirst();
+      .where('id', '=', row.id).where('state', 'in', CARRYING).returningAll().executeTakeFirst();
     if (!closing) return;
     this.#options.log(`[processor] ${this.network.name}: ${row.tx_hash} will not carry x402 authorization ${row.authorization_id}${own ? ' (mined, it moved nothing)' : ''}; closing`);
     await this.#close(closing, own);

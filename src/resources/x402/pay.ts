@@ -65,9 +65,11 @@ function refusalBody(reason: X402Reason | 'payment_required', message: string) {
 
 const settled = (claim: Pick<Claim, 'tx_hash' | 'network' | 'payer'>): SettleResponse => ({ success: true, transaction: claim.tx_hash ?? '', network: claim.network, payer: claim.payer });
 
+const CLAIM_COLUMNS = ['id', 'state', 'reason', 'tx_hash', 'network', 'payer', 'signature'] as const;
+
 /** The payment's x402 authorization on its way or done (the latest not refused), if any. */
 function claimOf(db: Db, paymentId: string): Promise<Claim | undefined> {
-  return db.selectFrom('x402_authorizations').select(['id', 'state', 'reason', 'tx_hash', 'network', 'payer', 'signature'])
+  return db.selectFrom('x402_authorizations').select(CLAIM_COLUMNS)
     .where('payment_id', '=', paymentId).where('state', '<>', 'refused').executeTakeFirst();
 }
 
@@ -266,7 +268,7 @@ async function awaitSettlement(app: AppContext, view: PayerView, claimId: string
     try {
       const [row, claimed] = await Promise.all([
         getPayment(app.db, principal, view.id),
-        app.db.selectFrom('x402_authorizations').select(['id', 'state', 'reason', 'tx_hash', 'network', 'payer']).where('id', '=', claimId).executeTakeFirstOrThrow(),
+        app.db.selectFrom('x402_authorizations').select(CLAIM_COLUMNS).where('id', '=', claimId).executeTakeFirstOrThrow(),
       ]);
       const status = readStatus(row, app.clock.now());
       if (claimed.state === 'refused') {
