@@ -54,6 +54,13 @@ export function approvalPath(approval: Pick<ApprovalRow, 'id' | 'business_id' | 
   return `/dashboard/businesses/${encodeURIComponent(approval.business_id)}/${approval.livemode ? 'live' : 'test'}/agents/approvals/${encodeURIComponent(approval.id)}`;
 }
 
+/** The calling agent's own approval request by id (its connection, business and mode); undefined for any other. */
+export async function ownApproval(db: Db, principal: Principal, id: string): Promise<ApprovalRow | undefined> {
+  if (principal.actor.kind !== 'agent') return undefined;
+  return db.selectFrom('agent_approvals').selectAll().where('id', '=', id).where('connection_id', '=', principal.actor.connectionId)
+    .where('business_id', '=', principal.businessId).where('livemode', '=', principal.livemode).executeTakeFirst();
+}
+
 interface Deps {
   db: Db;
   clock: Clock;

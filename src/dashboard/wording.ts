@@ -1,17 +1,24 @@
 import type { VNode } from 'preact';
 import type { ActivityAction } from '../audit/actions.ts';
 import type { AgentApprovalOut } from '../resources/agent-connections/policy.ts';
-import { COIN_NAMES } from '../core/networks-config.ts';
 import type { DeliveryStatus, MailHeldBecause, MailKind, MailStatus, PaymentStatus } from '../db/schema.ts';
 import { BUYER_MAIL_PER_HOUR } from '../resources/payments/mail.ts';
 import type { KEY_KINDS } from '../resources/api-keys/schemas.ts';
 import type { CHECKOUT_KINDS } from '../resources/checkouts/schemas.ts';
 import type { PAYMENT_SOURCES } from '../resources/payments/schemas.ts';
-import { StatusBadge, type StatusTone } from '../ui/index.ts';
+import { badge, CANCELED_BADGE, CHECKOUT_KIND_NAMES, checkoutKindName, coinAmount, coinName, named, operationName, PAYMENT_STATUS_BADGES, PaymentBadge, SOURCE_NAMES, sourceName, type Badge } from '../ui/index.ts';
 
 // The names people read for the codes the service keeps (activity types, coins, kinds of object,
 // statuses), in one place. Each table is typed by the code's own list, so a new code cannot be
-// shown without a name; a code unknown here (an old row) is shown readably, never raw.
+// shown without a name; a code unknown here (an old row) is shown readably, never raw. A payment's
+// words are ui/wording.ts's (the agents' payment card shows them too), re-exported here and
+// checked against the codes' lists below.
+
+export { CHECKOUT_KIND_NAMES, checkoutKindName, coinAmount, coinName, named, operationName, PAYMENT_STATUS_BADGES, PaymentBadge, SOURCE_NAMES, sourceName };
+// Every payment status and source has its words (a compile-time check: the tables live in ui/).
+PAYMENT_STATUS_BADGES satisfies Record<PaymentStatus, Badge>;
+SOURCE_NAMES satisfies Record<(typeof PAYMENT_SOURCES)[number], string>;
+CHECKOUT_KIND_NAMES satisfies Record<(typeof CHECKOUT_KINDS)[number], string>;
 
 export const ACTIVITY_NAMES: Record<ActivityAction, string> = {
   'agent.connected': 'Agent connected',
@@ -44,72 +51,25 @@ export const ACTIVITY_NAMES: Record<ActivityAction, string> = {
   'webhook_endpoint.updated': 'Webhook endpoint changed',
 };
 
-export const SOURCE_NAMES: Record<(typeof PAYMENT_SOURCES)[number], string> = { api: 'Checkout session (API)', checkout: 'Checkout', payment_link: 'Payment link' };
-export const CHECKOUT_KIND_NAMES: Record<(typeof CHECKOUT_KINDS)[number], string> = { page: 'Checkout page', pricing_table: 'Pricing table', widget: 'Widget' };
 export const KEY_KIND_NAMES: Record<(typeof KEY_KINDS)[number], string> = { api: 'API key', plugin: 'Plugin key', legacy: 'Legacy key' };
 
-/** A code no table names (an old row's): its words, capitalised ("removed_gone" → "Removed gone"). */
-function readable(code: string): string {
-  const words = code.replace(/[._]+/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-/** A code's name in `table`, or its words when the table has none. */
-export const named = <T extends string>(table: Record<T, string>, code: string): string =>
-  (Object.hasOwn(table, code) ? table[code as T] : readable(code));
-
 export const activityName = (action: string): string => named(ACTIVITY_NAMES, action);
-export const coinName = (coin: string): string => named(COIN_NAMES, coin);
-export const sourceName = (source: string): string => named(SOURCE_NAMES, source);
-export const checkoutKindName = (kind: string): string => named(CHECKOUT_KIND_NAMES, kind);
-
-/** The operations a connected agent asks a person to approve, as the person reads them. */
-const OPERATION_NAMES: Record<string, string> = {
-  create_payment_link: 'Create a payment link',
-  cancel_payment_link: 'Cancel a payment link',
-  create_checkout: 'Create a checkout page',
-  create_checkout_session: 'Create a checkout session',
-  start_checkout_session: 'Start a checkout session',
-  update_order: 'Update an order',
-  report_order_event: 'Report an order\'s cancellation or refund',
-  simulate_payment: 'Simulate a Test payment',
-};
-
-export const operationName = (operation: string): string => named(OPERATION_NAMES, operation);
-
-/** A coin amount as people read it: "103.680000" and "polygon_usdc" → "103.68 USDC on Polygon" (at least two decimals, no trailing zeros beyond). */
-export function coinAmount(value: string, coin: string | null): string {
-  const [whole, fraction = ''] = value.split('.');
-  const kept = fraction.replace(/0+$/, '').padEnd(2, '0');
-  return `${whole}.${kept} ${coin === null ? '' : coinName(coin)}`.trim();
-}
 
 /** A payment whose money the processor could not forward yet (a forward failed, or pending past its bound): the operator is mailed. */
 export const WAITING_TO_BE_FORWARDED = 'Waiting to be forwarded: the service\'s operator has been told';
-
-type Badge = readonly [label: string, tone: StatusTone];
-
-export const PAYMENT_STATUS_BADGES: Record<PaymentStatus, Badge> = {
-  open: ['Open', 'info'],
-  pending: ['Pending', 'warning'],
-  paid: ['Paid', 'success'],
-  held: ['Held', 'warning'],
-  failed: ['Failed', 'danger'],
-  expired: ['Expired', 'neutral'],
-};
 
 export const DELIVERY_STATUS_BADGES: Record<DeliveryStatus, Badge> = {
   pending: ['Retrying', 'warning'],
   succeeded: ['Delivered', 'success'],
   failed: ['Failed', 'danger'],
-  canceled: ['Canceled', 'neutral'],
+  canceled: CANCELED_BADGE,
 };
 
 const OBJECT_BADGES = {
   active: ['Active', 'success'],
   removed: ['Removed', 'neutral'],
   deleted: ['Deleted', 'neutral'],
-  canceled: ['Canceled', 'neutral'],
+  canceled: CANCELED_BADGE,
 } as const satisfies Record<string, Badge>;
 
 export const APPROVAL_STATUS_BADGES: Record<AgentApprovalOut['status'], Badge> = {
@@ -120,14 +80,6 @@ export const APPROVAL_STATUS_BADGES: Record<AgentApprovalOut['status'], Badge> =
   used: ['Approved and used', 'success'],
   expired: ['Expired', 'neutral'],
 };
-
-const badge = ([label, tone]: Badge, status: string): VNode => StatusBadge({ label, tone, status });
-
-/** A payment's, an order's or a payment link's status (a link canceled before it was paid says so). */
-export function PaymentBadge({ status, canceled = false }: { status: string; canceled?: boolean }): VNode {
-  if (canceled && status !== 'paid' && status !== 'held') return badge(OBJECT_BADGES.canceled, 'canceled');
-  return badge(Object.hasOwn(PAYMENT_STATUS_BADGES, status) ? PAYMENT_STATUS_BADGES[status as PaymentStatus] : [readable(status), 'neutral'], status);
-}
 
 /** A webhook delivery's status. */
 export const DeliveryBadge = ({ status }: { status: DeliveryStatus }): VNode => badge(DELIVERY_STATUS_BADGES[status], status);

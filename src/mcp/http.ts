@@ -13,8 +13,10 @@ import { bearerCredential } from '../auth/authenticate.ts';
 import { isLoopbackHost } from '../net/address-policy.ts';
 import { callerGone } from '../core/caller-gone.ts';
 import { callIdOf, cancelledIdOf, WaitingCalls } from './cancellations.ts';
-import { approvalAnswer, callOperation, errorResult, INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type LegacyClient, type ToolDefinition } from './tools.ts';
-import { declaredUrlElicitation, legacySessionId } from './legacy-sessions.ts';
+import { approvalAnswer, callOperation, errorResult, INSTRUCTIONS, registerReference, registerTools, SERVER_INFO, toolDefinitions, visibleTo, type DeclaredClient, type ToolDefinition } from './tools.ts';
+import { initializeCapabilities, legacyClient, legacySessionId } from './legacy-sessions.ts';
+import { CARD_TOOLS, declaresApps, EXTENSION_ID, registerCardResource, requestDeclaresApps } from './apps/app.ts';
+import { cardSources, withCard } from './apps/tool-cards.ts';
 
 // The MCP server on the service's own Fastify app, at /mcp (Streamable HTTP): the 2026-07-28
 // stateless protocol and 2025-era clients (served statelessly, so GET and DELETE answer 405; what
@@ -36,9 +38,13 @@ function calledTool(body: unknown): string | undefined {
  * them for every call would cost more than the call); anything else gets every tool the caller
  * may see. A hidden or unknown tool is never registered, so it is unknown either way.
  */
-function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefinition[], principal: Principal, only: string | undefined, legacy: LegacyClient): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
-  if (only === undefined) registerReference(server);
+function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefinition[], principal: Principal, only: string | undefined, client: DeclaredClient): McpServer {
+  // MCP Apps is offered to a client that declared it (apps/app.ts), and to no other.
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, ...(client.apps ? { capabilities: { extensions: { [EXTENSION_ID]: {} } } } : {}) });
+  if (only === undefined) {
+    registerReference(server);
+    if (client.apps) registerCardResource(server);
+  }
   const tools = all.filter((tool) => visibleTo(tool.operation, principal) && (only === undefined || tool.operation.name === only));
   registerTools(server, tools, async (operation, args, call) => {
     const { signal } = call;
@@ -51,9 +57,23 @@ function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefiniti
     // A waiting tool (wait_for_payment) ends when the call is cancelled: the client closed the request.
     const shown = typeof args === 'object' && args !== null ? args as Record<string, unknown> : {};
     const ctx = operation.waits ? { ...context, principal, signal, arguments: shown } : { ...context, principal, arguments: shown };
-    return callOperation(operation, (input) => operation.run(ctx, input as never), args, (error) => approvalAnswer(error, call));
-  }, legacy);
+    const run = (input: unknown) => operation.run(ctx, input as never);
+    if (!client.apps || !CARD_TOOLS.has(operation.name)) return callOperation(operation, run, args, (error) => approvalAnswer(error, call));
+    let refused: ApiError | undefined;
+    const answer = await callOperation(operation, run, args, (error) => {
+      refused = error;
+      return approvalAnswer(error, call);
+    });
+    return withCard(answer, refused, cardSources(context, principal, all));
+  }, client);
   return server;
+}
+
+/** What the client declared, as far as the tools need it: on this request (2026-07-28), at initialize, or in its session id (2025). */
+function declaredClient(body: unknown, sessionId: string | string[] | undefined): DeclaredClient {
+  const legacy = legacyClient(sessionId);
+  const initializing = initializeCapabilities(body);
+  return { legacy, apps: requestDeclaresApps(body) || legacy.declaredApps || (initializing !== undefined && declaresApps(initializing)) };
 }
 
 /** The headers the MCP transport reads (the credential, Host and Origin are checked before it). */
@@ -109,7 +129,7 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
   const waitingTools = new Set(operations.filter((operation) => operation.waits).map((operation) => operation.name));
   const waitingCalls = new WaitingCalls();
   const handler = withoutJsonModeNotice(() => createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal,
-    ctx.authInfo?.extra?.tool as string | undefined, ctx.authInfo?.extra?.legacy as LegacyClient), {
+    ctx.authInfo?.extra?.tool as string | undefined, ctx.authInfo?.extra?.client as DeclaredClient), {
     onerror: () => undefined,
     // Tools answer with one result and no progress in between: a JSON body, not an event stream.
     responseMode: 'json',
@@ -148,7 +168,7 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
             clientId,
             scopes: [...principal.scopes],
             resource: new URL(resource),
-            extra: { principal, tool, legacy: { declaredUrlElicitation: declaredUrlElicitation(request.headers['mcp-session-id']) } },
+            extra: { principal, tool, client: declaredClient(request.body, request.headers['mcp-session-id']) },
           },
           parsedBody: request.body,
         });

@@ -7,6 +7,9 @@ import { PAYMENT_EVENT_TYPES, PING } from '../events/types.ts';
 import { Answer, type Operation } from '../verbs/operation.ts';
 import { parseOrThrow } from '../core/validation.ts';
 import { holdsJsonText, stringifyWithText } from '../core/json-text.ts';
+import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
+import { CARD_TOOL_META, CARD_TOOLS } from './apps/app.ts';
+import type { LegacyClient } from './legacy-sessions.ts';
 
 // The MCP tools: one per registry operation, nothing written by hand beside the registry. A
 // tool's arguments are advertised with the operation's JSON Schema and checked with its zod
@@ -151,30 +154,34 @@ export interface ToolCallContext {
   answeredApproval: boolean;
 }
 
-/** What a 2025-era client declared at initialize, as far as the tools need it (mcp/legacy-sessions.ts). */
-export interface LegacyClient {
-  declaredUrlElicitation: boolean;
-}
-
 /** How a tool call reaches the operation: its arguments (nulls for absent options left out) and its context. */
 export type ToolCall = (operation: Operation, args: unknown, call: ToolCallContext) => Promise<ToolResult | InputRequiredResult>;
 
 /** The key of the approval elicitation among a tool call's input requests. */
 export const APPROVAL_INPUT = 'approval';
 
+/** What the client declared: at initialize for a request of the 2025 era (legacy), and whether it shows MCP Apps. */
+export interface DeclaredClient {
+  legacy?: LegacyClient;
+  apps?: boolean;
+}
+
 /**
  * Registers `tools` on `server`; each call goes to `call` (the service's own verbs, or its REST
- * API). legacy: what the client declared at initialize, for a request of the 2025 era.
+ * API). For a client that shows MCP Apps, the tools about one payment, link, checkout or session
+ * name the payment card (apps/app.ts); for any other, nothing differs.
  */
-export function registerTools(server: McpServer, tools: readonly ToolDefinition[], call: ToolCall, legacy: LegacyClient = { declaredUrlElicitation: false }): void {
+export function registerTools(server: McpServer, tools: readonly ToolDefinition[], call: ToolCall, client: DeclaredClient = {}): void {
+  const legacy = client.legacy ?? { declaredUrlElicitation: false, declaredApps: false };
   for (const { operation, input, output } of tools) {
-    server.registerTool(operation.name, {
+    const config = {
       title: operation.title,
       description: operation.description,
       inputSchema: input,
       outputSchema: output,
       annotations: { title: operation.title, ...operation.annotations },
-    }, async (args: unknown, ctx) => {
+    };
+    const handler = async (args: unknown, ctx: Parameters<Parameters<McpServer['registerTool']>[2]>[1]) => {
       // A 2026-07-28 request carries the envelope, with the client's capabilities; a 2025-era one has none.
       // (The SDK types the envelope as an empty record: its keys are read as the wire names them.)
       const envelope = ctx.mcpReq.envelope as Record<string, { elicitation?: { url?: unknown } } | undefined> | undefined;
@@ -186,7 +193,9 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
         urlElicitation,
         answeredApproval: ctx.mcpReq.inputResponses?.[APPROVAL_INPUT] !== undefined,
       });
-    });
+    };
+    if (client.apps && CARD_TOOLS.has(operation.name)) registerAppTool(server, operation.name, { ...config, _meta: CARD_TOOL_META }, handler);
+    else server.registerTool(operation.name, config, handler);
   }
 }
 

@@ -15,6 +15,9 @@ const STYLESHEET = ['base.css', ...readdirSync(PARTS).filter((name) => name.ends
 
 const hashOf = (content: string | Buffer) => createHash('sha256').update(content).digest('hex').slice(0, 16);
 
+/** The stylesheet's text, for a document that must carry it inline (the agents' payment card: mcp/apps). */
+export const stylesheetText = (): string => STYLESHEET;
+
 /** Where pages link the stylesheet: `/assets/ui.<hash>.css`. */
 export const STYLESHEET_PATH = `/assets/ui.${hashOf(STYLESHEET)}.css`;
 

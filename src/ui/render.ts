@@ -60,6 +60,17 @@ export function renderPage(page: VNode, viewer: Viewer): HtmlPage {
   return makePage(`<!doctype html>${text}`);
 }
 
+/**
+ * Markup of one part of a page, for a script of ours to put in place, never a document to send:
+ * the payment card an agent's host shows (mcp/apps), whose script inserts what the service
+ * rendered. Made by the same renderer and guard, so an interpolated value is text here too.
+ */
+export function renderFragment(node: VNode, viewer: Viewer): string {
+  const text = renderToString(h(ViewerContext.Provider, { value: viewer }, node));
+  if (text.startsWith('<html')) throw new Error('renderFragment renders a part of a page: send a document with renderPage.');
+  return text;
+}
+
 // Rendering is most of what a page costs once its data is read, and a page is a pure function of
 // what it is made from. A PageCache keeps the HTML of recent pages by a key naming all of that,
 // rendered once with markers where the per-response values go (the CSP nonce, the form token);

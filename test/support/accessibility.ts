@@ -1,5 +1,5 @@
 import axe from 'axe-core';
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 
 // axe-core in a real page: injected through the DevTools protocol (so a page's CSP, which
 // forbids inline script, does not stop it) and run on the whole document. A page that checks many
@@ -39,7 +39,7 @@ export async function preloadAxe(page: Page): Promise<void> {
 }
 
 /** What axe-core finds in the page. */
-export async function axeFindings(page: Page): Promise<AxeFindings> {
+export async function axeFindings(page: Page | Frame): Promise<AxeFindings> {
   if (!(await page.evaluate<boolean>("typeof axe === 'object' && typeof axe.run === 'function'"))) await page.evaluate(axe.source);
   const results: Results = await page.evaluate(() => (globalThis as unknown as { axe: typeof axe }).axe.run({ exclude: [] }, { resultTypes: ['violations', 'incomplete'] }));
   return { serious: worst(results.violations), undecided: worst(results.incomplete) };

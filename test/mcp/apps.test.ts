@@ -1,0 +1,369 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import jsQR from 'jsqr';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CARD_META_KEY, CARD_TOOLS, CARD_URI } from '../../src/mcp/apps/app.ts';
+import { axeFindings } from '../support/accessibility.ts';
+import { connectAgent } from '../support/agents.ts';
+import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
+import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
+import { PAGE_ATTACKS } from '../support/hostile.ts';
+import { mountApp, openedLinks, sendToolResult, setHostTheme, startAppHost, unmountApp, type AppHost } from '../support/mcp-app-host.ts';
+
+// The payment card (MCP Apps) as a chat host shows it: negotiated by a client that declares the
+// extension and by no other; then in Chromium, inside the ext-apps SDK's own host side (AppBridge,
+// unchanged) in a sandboxed iframe, fed by a real MCP client against the running service: what it
+// shows, kept live through wait_for_payment, in both themes and at phone width, with hostile
+// values inert, and only the controls the credential may use.
+// SCREENSHOTS=1 also photographs its states into docs/screenshots/ (the README shows them).
+
+const APPS = { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } };
+const SHOTS = process.env.SCREENSHOTS === '1' ? new URL('../../docs/screenshots/', import.meta.url) : undefined;
+
+type ToolAnswer = Awaited<ReturnType<Client['callTool']>>;
+
+let t: TestApp;
+let biz: TestBusiness;
+let full: string;
+let readOnly: string;
+let approving: string;
+const clients: Client[] = [];
+
+async function connect(token: string, capabilities: Record<string, unknown> = APPS, era: 'modern' | 'legacy' = 'modern'): Promise<Client> {
+  const client = new Client({ name: 'chat-host', version: '1.0.0' }, { capabilities, ...(era === 'legacy' ? { versionNegotiation: { mode: 'legacy' as const } } : {}) });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  clients.push(client);
+  return client;
+}
+
+const call = (client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> => client.callTool({ name, arguments: args });
+const cardOf = (answer: ToolAnswer) => (answer._meta as Record<string, { html: string; wait: unknown } | undefined> | undefined)?.[CARD_META_KEY];
+
+beforeAll(async () => {
+  t = await startTestApp({ RATE_LIMITS: 'off' });
+  biz = await t.business({ name: 'Tea & Co' });
+  const resource = `${t.config.baseUrl}/mcp`;
+  full = (await connectAgent(t, biz, { resource })).token;
+  readOnly = (await connectAgent(t, biz, { resource, access: 'read_only' })).token;
+  approving = (await connectAgent(t, biz, { resource })).token;
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+  await t?.close();
+});
+
+describe('negotiation', () => {
+  it('offers the card to a client that declares MCP Apps: tools name it, the resource serves it with its CSP, the server declares the extension', async () => {
+    const client = await connect(full);
+    expect(client.getServerCapabilities()?.extensions).toEqual({ [EXTENSION_ID]: {} });
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      if (CARD_TOOLS.has(tool.name)) {
+        expect(tool._meta, tool.name).toEqual({ ui: { resourceUri: CARD_URI, visibility: ['model', 'app'] }, 'ui/resourceUri': CARD_URI });
+      } else {
+        expect(tool._meta, tool.name).toBeUndefined();
+      }
+    }
+    expect(tools.filter((tool) => CARD_TOOLS.has(tool.name)).map((tool) => tool.name).sort()).toEqual([...CARD_TOOLS].sort());
+    const { resources } = await client.listResources();
+    expect(resources.find((resource) => resource.uri === CARD_URI)).toMatchObject({ name: 'Payment card', mimeType: RESOURCE_MIME_TYPE });
+    const read = await client.readResource({ uri: CARD_URI });
+    const [content] = read.contents as Array<{ uri: string; mimeType: string; text: string; _meta: { ui: { csp: Record<string, string[]>; permissions: unknown } } }>;
+    expect(content!.mimeType).toBe(RESOURCE_MIME_TYPE);
+    expect(content!._meta.ui.csp).toEqual({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
+    expect(content!._meta.ui.permissions).toEqual({ clipboardWrite: {} });
+    // Everything inline: no address to load from, no src or href to another document.
+    expect(content!.text).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i);
+  });
+
+  it('stays within its size budget: under 600 KB, 160 KB gzipped, of which our own part under 48 KB', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const { readFileSync } = await import('node:fs');
+    const client = await connect(full);
+    const text = ((await client.readResource({ uri: CARD_URI })).contents[0] as { text: string }).text;
+    expect(Buffer.byteLength(text)).toBeLessThan(600 * 1024);
+    expect(gzipSync(text).length).toBeLessThan(160 * 1024);
+    const ours = ['card-app.js', 'card.css'].map((name) => readFileSync(new URL(`../../src/mcp/apps/${name}`, import.meta.url)).length).reduce((a, b) => a + b, 0);
+    const stylesheet = (await import('../../src/ui/index.ts')).stylesheetText().length;
+    expect(ours + stylesheet).toBeLessThan(48 * 1024);
+  });
+
+  it('gives a client without the extension the same tools, resources and results as before: no card, no ui resource', async () => {
+    const plain = await connect(full, {});
+    const apps = await connect(full);
+    expect(plain.getServerCapabilities()?.extensions).toBeUndefined();
+    const { tools } = await plain.listTools();
+    expect(tools.every((tool) => tool._meta === undefined)).toBe(true);
+    expect((await plain.listResources()).resources.map((resource) => resource.uri)).not.toContain(CARD_URI);
+    await expect(plain.readResource({ uri: CARD_URI })).rejects.toThrow();
+    const link = await call(plain, 'create_payment_link', { amount: '12.00', currency: 'USD', description: 'Same either way' });
+    expect(link._meta).toBeUndefined();
+    const id = (link.structuredContent as { id: string }).id;
+    const [before, after] = [await call(plain, 'retrieve_payment_link', { id }), await call(apps, 'retrieve_payment_link', { id })];
+    const { _meta, ...withoutCard } = after;
+    expect(cardOf(after)).toBeDefined();
+    expect(withoutCard).toEqual(before);
+  });
+
+  it('remembers a 2025-era client\'s declaration through its session id, and with URL elicitation too', async () => {
+    const legacy = await connect(full, APPS, 'legacy');
+    const { tools } = await legacy.listTools();
+    expect(tools.find((tool) => tool.name === 'retrieve_payment')?._meta).toMatchObject({ ui: { resourceUri: CARD_URI } });
+    const link = await call(legacy, 'create_payment_link', { amount: '3.00', currency: 'USD', description: 'Legacy host' });
+    expect(cardOf(link)?.html).toContain('Legacy host');
+    const both = await connect(full, { ...APPS, elicitation: { url: {} } }, 'legacy');
+    expect((await both.listTools()).tools.find((tool) => tool.name === 'retrieve_payment')?._meta).toBeDefined();
+    const neither = await connect(full, {}, 'legacy');
+    expect((await neither.listTools()).tools.every((tool) => tool._meta === undefined)).toBe(true);
+  });
+});
+
+describe('the MCP Inspector', () => {
+  const run = promisify(execFile);
+  const probe = async (key: string, ...extra: string[]) => {
+    const args = ['--cli', `${t.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${key}`, '--method', 'tools/call', '--tool-name', 'create_payment_link', '--app-info', ...extra];
+    try {
+      return JSON.parse((await run('node_modules/.bin/mcp-inspector', args, { env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 })).stdout) as Record<string, unknown>;
+    } catch (error) {
+      return JSON.parse((error as { stdout: string }).stdout) as Record<string, unknown>;
+    }
+  };
+
+  it('finds the card with --advertise-apps (with a secret key too), and no app without it', async () => {
+    const key = (await biz.key()).secret;
+    expect(await probe(key, '--advertise-apps')).toEqual({
+      hasApp: true, toolName: 'create_payment_link', resourceUri: CARD_URI, visibility: ['model', 'app'],
+      csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, permissions: { clipboardWrite: {} }, prefersBorder: true,
+      resourceMimeType: RESOURCE_MIME_TYPE,
+    });
+    expect(await probe(key)).toEqual({ hasApp: false, toolName: 'create_payment_link' });
+  });
+});
+
+/** The text jsQR reads from a PNG photograph, or null when it finds no code. */
+function decodePng(png: Buffer): string | null {
+  const { data, width, height } = PNG.sync.read(png);
+  return jsQR.default(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), width, height)?.data ?? null;
+}
+
+describe('in a host, in Chromium', () => {
+  let browser: Browser;
+  let host: AppHost;
+  let page: Page;
+  let cardHtml: string;
+  let fullClient: Client;
+  let readClient: Client;
+  /** Which client the host's tool calls go to, and the calls the app made. */
+  let hostClient: Client;
+  const appCalls: Array<{ name: string; arguments?: Record<string, unknown> }> = [];
+  /** Every request the host page or the app made. */
+  const requests: string[] = [];
+  const dialogs: string[] = [];
+
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: ensureChromium(), args: CHROMIUM_ARGS });
+    host = await startAppHost();
+    fullClient = await connect(full);
+    readClient = await connect(readOnly);
+    hostClient = fullClient;
+    cardHtml = ((await fullClient.readResource({ uri: CARD_URI })).contents[0] as { text: string }).text;
+    page = await browser.newPage({ viewport: { width: 700, height: 900 } });
+    page.on('request', (request) => requests.push(request.url()));
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await host.open(page, async (params) => {
+      appCalls.push(params);
+      return hostClient.callTool({ name: params.name, arguments: params.arguments ?? {} });
+    });
+  }, 600_000);
+
+  afterAll(async () => {
+    if (page) await unmountApp(page).catch(() => undefined);
+    await browser?.close();
+    await host?.app.close();
+  });
+
+  /** Shows a tool's answer in a fresh card, as the host does after the model called the tool. */
+  async function show(input: Record<string, unknown>, answer: ToolAnswer, options: { theme?: 'light' | 'dark'; width?: number; client?: Client } = {}): Promise<Frame> {
+    hostClient = options.client ?? fullClient;
+    await page.setViewportSize({ width: options.width ?? 700, height: 900 });
+    const frame = await mountApp(page, cardHtml, options.theme ?? 'light');
+    await sendToolResult(page, input, answer);
+    await frame.locator('article.payment-card').waitFor();
+    return frame;
+  }
+
+  async function photograph(name: string): Promise<void> {
+    if (!SHOTS) return;
+    mkdirSync(SHOTS, { recursive: true });
+    const frame = page.locator('iframe');
+    await page.waitForTimeout(100);
+    await frame.screenshot({ path: new URL(`mcp-card-${name}.png`, SHOTS).pathname });
+  }
+
+  async function createLink(args: Record<string, unknown>): Promise<{ input: Record<string, unknown>; answer: ToolAnswer; id: string; url: string }> {
+    const answer = await call(fullClient, 'create_payment_link', args);
+    expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
+    const { id, url } = answer.structuredContent as { id: string; url: string };
+    return { input: args, answer, id, url };
+  }
+
+  /** A buyer starts paying the link (Test money can arrive only then): its payment, as retrieve_payment answers it. */
+  async function started(id: string): Promise<ToolAnswer> {
+    const start = await call(fullClient, 'start_checkout_session', { id, email: 'buyer@example.com' });
+    expect(start.isError, JSON.stringify(start.content)).toBeFalsy();
+    return call(fullClient, 'retrieve_payment', { id });
+  }
+
+  it('shows a created link: the business, what is sold, the amount, its status, the payer address and a QR code that decodes to it', async () => {
+    const link = await createLink({ amount: '30.00', currency: 'EUR', description: 'Tea set', customer_name: 'Ada' });
+    const frame = await show(link.input, link.answer);
+    const card = frame.locator('article.payment-card');
+    await expect.poll(() => card.getAttribute('data-status')).toBe('open');
+    expect(await frame.locator('.card-business').textContent()).toBe('Tea & Co');
+    expect(await frame.locator('#card-title').textContent()).toBe('Tea set');
+    expect(await frame.locator('.card-amount').textContent()).toBe('30.00 EUR');
+    expect(await frame.locator('.card-status').textContent()).toBe('Open');
+    expect(await frame.locator('.mode-badge').textContent()).toBe('Test mode');
+    expect(await frame.locator('#payer-url').textContent()).toBe(link.url);
+    expect(await frame.getByRole('img', { name: 'QR code of the payer address' }).count()).toBe(1);
+    expect(decodePng(await frame.locator('svg.qr-code').screenshot())).toBe(link.url);
+    await photograph('open-light');
+    // Copy is offered (the script shows it); the payer page opens through the host, never in the frame.
+    await frame.getByRole('button', { name: 'Copy the payer address' }).click();
+    await expect.poll(() => frame.locator('#payer-url-status').textContent()).toMatch(/Copied|Selected/);
+    await frame.getByRole('link', { name: 'Open the payer page' }).click();
+    await expect.poll(() => openedLinks(page)).toContain(link.url);
+    expect(frame.url()).toBe('about:srcdoc');
+    await setHostTheme(page, 'dark');
+    await expect.poll(() => frame.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await photograph('open-dark');
+  });
+
+  it('turns paid within two seconds of a Test simulation, without a reload, by waiting through the host', async () => {
+    const link = await createLink({ amount: '18.00', currency: 'USD', description: 'Green tea' });
+    const frame = await show({ id: link.id }, await started(link.id));
+    const card = frame.locator('article.payment-card');
+    await expect.poll(() => appCalls.some((each) => each.name === 'wait_for_payment' && each.arguments?.id === link.id)).toBe(true);
+    const simulated = performance.now();
+    const paid = await call(fullClient, 'simulate_payment', { id: link.id, outcome: 'paid' });
+    expect(paid.isError).toBeFalsy();
+    await expect.poll(() => card.getAttribute('data-status'), { timeout: 2_000, interval: 50 }).toBe('paid');
+    expect(performance.now() - simulated).toBeLessThan(2_000);
+    expect(await frame.locator('.card-status').textContent()).toBe('Paid');
+    expect(await frame.locator('#announce').textContent()).toBe('Status: Paid');
+  });
+
+  it('shows a held payment\'s reason and what arrived', async () => {
+    const link = await createLink({ amount: '40.00', currency: 'USD', description: 'Oolong tin' });
+    await started(link.id);
+    const underpaid = await call(fullClient, 'simulate_payment', { id: link.id, outcome: 'underpaid' });
+    expect(underpaid.isError, JSON.stringify(underpaid.content)).toBeFalsy();
+    const held = await call(fullClient, 'retrieve_payment', { id: link.id });
+    const frame = await show({ id: link.id }, held);
+    expect(await frame.locator('article.payment-card').getAttribute('data-status')).toBe('held');
+    expect(await frame.locator('.card-status').textContent()).toBe('Held');
+    const notice = await frame.locator('.notice').textContent();
+    expect(notice).toContain(`Held because${(held.structuredContent as { hold_reason: string }).hold_reason}`);
+    expect(notice).toMatch(/What arrived: \d+\.\d{2,} USDC on Polygon\./);
+    await photograph('held-light');
+  });
+
+  it('shows an approval\'s summary and opens the approval page in the browser, not in the frame', async () => {
+    const client = await connect(approving);
+    const input = { amount: '900.00', currency: 'USD', description: 'Tea for the office' };
+    const answer = await call(client, 'create_payment_link', input);
+    expect(answer.isError).toBe(true);
+    const url = (JSON.parse((answer.content as Array<{ text: string }>)[0]!.text) as { error: { approval_url: string } }).error.approval_url;
+    const frame = await show(input, answer, { client });
+    expect(await frame.locator('#card-title').textContent()).toBe('Create a payment link: 900.00 USD');
+    expect(await frame.locator('article').textContent()).toContain('Tea for the office');
+    expect(await frame.locator('.notice').textContent()).toMatch(/because: .*500\.00/);
+    await frame.getByRole('link', { name: 'Open the approval page' }).click();
+    await expect.poll(() => openedLinks(page)).toContain(url);
+    expect(frame.url()).toBe('about:srcdoc');
+    await photograph('approval-light');
+  });
+
+  it('gives a Read only agent no control that changes anything, and calls only the wait tool for it', async () => {
+    const link = await createLink({ amount: '9.00', currency: 'USD', description: 'Read only view' });
+    const retrieved = await call(readClient, 'retrieve_payment_link', { id: link.id });
+    const before = appCalls.length;
+    const frame = await show({ id: link.id }, retrieved, { client: readClient });
+    await expect.poll(() => appCalls.length).toBeGreaterThan(before);
+    expect(await frame.locator('[data-tool]').count()).toBe(0);
+    expect(await frame.getByRole('button').allTextContents()).toEqual(['Copy the payer address']);
+    expect(new Set(appCalls.slice(before).map((each) => each.name))).toEqual(new Set(['wait_for_payment']));
+    // A full agent's card offers the cancel, and once a buyer started, the Test controls; they work through the host.
+    expect(await (await show(link.input, link.answer)).locator('[data-tool]').allTextContents()).toEqual(['Cancel the link']);
+    const frameFull = await show({ id: link.id }, await started(link.id));
+    expect(await frameFull.locator('[data-tool]').allTextContents()).toEqual(['Test: the full amount arrives', 'Test: less than asked arrives', 'Cancel the link']);
+    await frameFull.getByRole('button', { name: 'Test: the full amount arrives' }).click();
+    await expect.poll(async () => `${await frameFull.locator('article.payment-card').getAttribute('data-status')} ${await frameFull.locator('article').textContent()}`).toMatch(/^paid /);
+    await photograph('paid-light');
+  });
+
+  it('waits no more often than the wait\'s bound while nothing changes, and stops when the host tears it down', async () => {
+    const link = await createLink({ amount: '5.00', currency: 'USD', description: 'Patience' });
+    const before = appCalls.length;
+    await show(link.input, link.answer);
+    await page.waitForTimeout(3_000);
+    expect(appCalls.slice(before).filter((each) => each.name === 'wait_for_payment')).toHaveLength(1);
+    await unmountApp(page);
+    const after = appCalls.length;
+    await page.waitForTimeout(500);
+    expect(appCalls.length).toBe(after);
+  });
+
+  it('keeps hostile values as text: a description, a name and a memo of markup run nothing and load nothing', async () => {
+    for (const attack of PAGE_ATTACKS.slice(0, 3)) {
+      const value = attack.slice(0, 120);
+      const link = await createLink({ amount: '1.00', currency: 'USD', description: value, customer_name: attack.slice(0, 80), memo: attack.slice(0, 500) });
+      const frame = await show(link.input, link.answer);
+      expect(await frame.locator('#card-title').textContent()).toBe(value);
+      expect(await frame.locator('img, iframe, object, embed').count()).toBe(0);
+      expect(await frame.locator('script').count()).toBe(1);
+      expect(await frame.evaluate(() => [...document.querySelectorAll('*')].some((element) => [...element.attributes].some((attribute) => attribute.name.startsWith('on'))))).toBe(false);
+    }
+    expect(dialogs).toEqual([]);
+  });
+
+  it('passes axe in both themes at 360 and 700 px, for an open, a held and an approval card, and requests nothing outside the host', async () => {
+    const open = await createLink({ amount: '30.00', currency: 'EUR', description: 'Tea set' });
+    const heldLink = await createLink({ amount: '40.00', currency: 'USD', description: 'Oolong tin' });
+    await started(heldLink.id);
+    await call(fullClient, 'simulate_payment', { id: heldLink.id, outcome: 'underpaid' });
+    const held = await call(fullClient, 'retrieve_payment', { id: heldLink.id });
+    const approvalClient = await connect(approving);
+    const approvalInput = { amount: '800.00', currency: 'USD', description: 'Big order' };
+    const approval = await call(approvalClient, 'create_payment_link', approvalInput);
+    const states: Array<[string, Record<string, unknown>, ToolAnswer, Client]> = [
+      ['open', open.input, open.answer, fullClient],
+      ['held', { id: heldLink.id }, held, fullClient],
+      ['approval', approvalInput, approval, approvalClient],
+    ];
+    for (const [name, input, answer, client] of states) {
+      for (const theme of ['light', 'dark'] as const) {
+        for (const width of [360, 700]) {
+          const frame = await show(input, answer, { theme, width, client });
+          const findings = await axeFindings(frame);
+          expect(findings.serious, `${name} ${theme} ${width}px`).toEqual([]);
+          // Nothing wider than the frame.
+          expect(await frame.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), `${name} ${theme} ${width}px`).toBe(true);
+          if (width === 360 && (name !== 'open' || theme === 'dark')) await photograph(`${name}-${theme}-phone`);
+          else if (width === 700 && theme === 'dark' && name !== 'open') await photograph(`${name}-dark`);
+        }
+      }
+    }
+    expect(requests.filter((url) => !url.startsWith(`${host.origin}/`))).toEqual([]);
+    expect(new Set(requests.map((url) => new URL(url).pathname))).toEqual(new Set(['/', '/host.js']));
+  });
+});
