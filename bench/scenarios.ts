@@ -84,8 +84,14 @@ const SESSION = {
 const SESSION_TO_START = { amount: '42.50', currency: 'USD', customer_email: 'buyer-[<id>]@bench.example' };
 /** Issue 32's minimum for a write row against the same-work baseline: our overhead over the same rows. */
 const SAME_WORK_TARGET = 0.85;
-/** A 2026-07-28 tools/call of retrieve_payment_link: stateless, one POST carrying its own protocol envelope. */
-function mcpCall(path: string, id: string, auth: Record<string, string>): RequestSpec {
+/** The capabilities of a chat host that renders MCP Apps (the payment card). */
+const APPS_HOST = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+
+/**
+ * A 2026-07-28 tools/call of retrieve_payment_link: stateless, one POST carrying its own protocol
+ * envelope; `capabilities` are the client's (a host of MCP Apps gets the payment card with it).
+ */
+function mcpCall(path: string, id: string, auth: Record<string, string>, capabilities: Record<string, unknown> = {}): RequestSpec {
   return {
     method: 'POST',
     path,
@@ -94,7 +100,7 @@ function mcpCall(path: string, id: string, auth: Record<string, string>): Reques
       jsonrpc: '2.0', id: 1, method: 'tools/call',
       params: {
         name: 'retrieve_payment_link', arguments: { id },
-        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities },
       },
     }),
   };
@@ -286,6 +292,17 @@ export const scenarios: readonly Scenario<unknown>[] = [
     },
     service: ({ id }, env) => mcpCall('/mcp', id, env.auth),
     baseline: ({ id }) => mcpCall('/baseline/mcp', id, {}),
+  }),
+  defineScenario({
+    name: 'MCP read with the payment card: tools/call retrieve_payment_link from a host of MCP Apps (baseline: the same call from a client without them)',
+    target: 0.6,
+    baselineLabel: 'no card',
+    baselineOnService: true,
+    async setup(env) {
+      return { id: await linkToRead(env) };
+    },
+    service: ({ id }, env) => mcpCall('/mcp', id, env.auth, APPS_HOST),
+    baseline: ({ id }, env) => mcpCall('/mcp', id, env.auth),
   }),
   defineScenario({
     name: 'create: POST /v1/payment_links',

@@ -246,6 +246,12 @@ describe('in a host, in Chromium', () => {
     await setHostTheme(page, 'dark');
     await expect.poll(() => frame.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     await photograph('open-dark');
+    // The host's own style variables, where it gives them, are the card's ground, text and font.
+    const styled = await mountApp(page, cardHtml, 'light', { '--color-background-primary': 'rgb(250, 245, 235)', '--color-text-primary': 'rgb(20, 30, 40)', '--font-sans': 'serif' });
+    await sendToolResult(page, link.input, link.answer);
+    await styled.locator('article.payment-card').waitFor();
+    expect(await styled.evaluate(() => { const style = getComputedStyle(document.documentElement); return [style.backgroundColor, style.color, style.fontFamily]; }))
+      .toEqual(['rgb(250, 245, 235)', 'rgb(20, 30, 40)', 'serif']);
   });
 
   it('turns paid within two seconds of a Test simulation, without a reload, by waiting through the host', async () => {
@@ -309,6 +315,22 @@ describe('in a host, in Chromium', () => {
     await frameFull.getByRole('button', { name: 'Test: the full amount arrives' }).click();
     await expect.poll(async () => `${await frameFull.locator('article.payment-card').getAttribute('data-status')} ${await frameFull.locator('article').textContent()}`).toMatch(/^paid /);
     await photograph('paid-light');
+  });
+
+  it('keeps no wait open while the card is out of sight, and catches up when it is seen again', async () => {
+    const link = await createLink({ amount: '7.00', currency: 'USD', description: 'Out of sight' });
+    const frame = await show({ id: link.id }, await started(link.id));
+    const waits = () => appCalls.filter((each) => each.name === 'wait_for_payment' && each.arguments?.id === link.id).length;
+    await expect.poll(waits).toBe(1);
+    await page.evaluate(() => { document.querySelector('iframe')!.style.display = 'none'; });
+    await call(fullClient, 'simulate_payment', { id: link.id, outcome: 'paid' });
+    await page.waitForTimeout(1_000);
+    // The wait in flight was let go before the payment changed: the hidden card did not change, nor asked again.
+    expect(waits()).toBe(1);
+    expect(await frame.locator('article.payment-card').getAttribute('data-status')).toBe('open');
+    await page.evaluate(() => { document.querySelector('iframe')!.style.display = 'block'; });
+    await expect.poll(() => frame.locator('article.payment-card').getAttribute('data-status'), { timeout: 3_000 }).toBe('paid');
+    expect(waits()).toBe(2);
   });
 
   it('waits no more often than the wait\'s bound while nothing changes, and stops when the host tears it down', async () => {

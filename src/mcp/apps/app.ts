@@ -6,8 +6,9 @@ import { stylesheetText } from '../../ui/index.ts';
 import type { ApiError } from '../../core/errors.ts';
 import type { AgentApprovalOut } from '../../resources/agent-connections/policy.ts';
 import type { CheckoutOut } from '../../resources/checkouts/schemas.ts';
+import type { PaymentLinkOut } from '../../resources/payment-links/schemas.ts';
 import type { PaymentOut } from '../../resources/payments/schemas.ts';
-import { approvalCard, checkoutCard, paymentCard, refusalCard, type Card, type CardViewer } from './card.ts';
+import { approvalCard, checkoutCard, paymentCard, refusalCard, type Card, type CardPayment, type CardViewer } from './card.ts';
 
 // MCP Apps (the io.modelcontextprotocol/ui extension): for a host that declares it, the tools about
 // one payment, link, checkout or session name the payment card (`_meta.ui.resourceUri`), the card's
@@ -118,6 +119,14 @@ export interface CardSources {
   approval: (id: string) => Promise<AgentApprovalOut | undefined>;
 }
 
+/** A link's statuses once money arrived: what arrived and where it went are its payment's, read for the card. */
+const MONEY_ARRIVED = new Set(['paid', 'held']);
+
+/** What a link's answer says of its payment while no money arrived (nothing arrived, nothing held, nothing forwarded). */
+function unpaidLink(link: PaymentLinkOut): CardPayment {
+  return { ...link, source: 'payment_link', value_coin: null, coin: null, merchant_received: null, hold_reason: null, hold_acceptable: false };
+}
+
 /** The card for a tool's answer (an object of the API) or refusal. */
 export async function cardFor(outcome: { body: Json } | { error: ApiError }, sources: CardSources): Promise<Card | undefined> {
   if ('error' in outcome) {
@@ -130,6 +139,7 @@ export async function cardFor(outcome: { body: Json } | { error: ApiError }, sou
   }
   const { body } = outcome;
   if (body.object === 'payment') return paymentCard(body as unknown as PaymentOut, sources.viewer);
+  if (body.object === 'payment_link' && !MONEY_ARRIVED.has(body.status as string)) return paymentCard(unpaidLink(body as unknown as PaymentLinkOut), sources.viewer);
   if (body.object === 'checkout') return checkoutCard(body as unknown as CheckoutOut, sources.viewer);
   if (typeof body.id === 'string' && body.id.startsWith('pay_')) {
     const payment = await sources.payment(body.id);

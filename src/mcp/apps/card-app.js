@@ -132,6 +132,8 @@ async function keepLive(mine) {
     }
     if (mine !== generation || tornDown) return;
     inflight = null;
+    // Hidden meanwhile: the wait was let go (see below); the next starts when the card is seen again.
+    if (controller.signal.aborted) continue;
     const card = result && !result.isError ? result._meta?.[CARD_KEY] : undefined;
     if (!card) {
       failures += 1;
@@ -227,10 +229,19 @@ root.addEventListener('click', (event) => {
   }
 });
 
-document.addEventListener('visibilitychange', () => { if (visible()) wakeUp(); });
+/** Out of sight (the host's tab hidden, the card scrolled away or folded): no wait is kept open; back in sight, one starts. */
+function sightChanged() {
+  if (visible()) {
+    wakeUp();
+  } else {
+    inflight?.abort();
+    inflight = null;
+  }
+}
+document.addEventListener('visibilitychange', sightChanged);
 new IntersectionObserver((entries) => {
   inView = entries.some((entry) => entry.isIntersecting);
-  if (visible()) wakeUp();
+  sightChanged();
 }).observe(root);
 
 app.ontoolresult = (result) => showResult(result);

@@ -18,6 +18,10 @@ export interface CardViewer {
   mayCall: (tool: string) => boolean;
 }
 
+/** What a payment's card shows of it: a payment as the API answers it, or what a link's answer says of its payment. */
+export type CardPayment = Pick<PaymentOut, 'id' | 'livemode' | 'source' | 'status' | 'amount' | 'currency' | 'description' | 'customer_name' | 'memo'
+  | 'value_coin' | 'coin' | 'merchant_received' | 'hold_reason' | 'hold_acceptable' | 'paid_at' | 'expires_at' | 'canceled_at' | 'started_at' | 'url'>;
+
 /** What the app does after showing a card: wait for this payment to leave this status (wait_for_payment). */
 export interface CardWait {
   id: string;
@@ -76,7 +80,7 @@ function ToolButton({ tool, args, children, variant }: { tool: string; args: Rec
  * sense. In Test, once a buyer started paying, what their money could do; a link not yet paid
  * for, its cancel.
  */
-function Controls({ payment, viewer }: { payment: PaymentOut; viewer: CardViewer }): VNode | null {
+function Controls({ payment, viewer }: { payment: CardPayment; viewer: CardViewer }): VNode | null {
   const simulable = !payment.livemode && payment.started_at !== null && PAYABLE.has(payment.status) && viewer.mayCall('simulate_payment');
   const cancelable = payment.source === 'payment_link' && payment.status === 'open' && payment.canceled_at === null && viewer.mayCall('cancel_payment_link');
   const buttons = [
@@ -96,7 +100,7 @@ function Controls({ payment, viewer }: { payment: PaymentOut; viewer: CardViewer
 }
 
 /** A payment link's, a checkout session's or any payment's card: what is paid, its status and how to pay it. */
-export function paymentCard(payment: PaymentOut, viewer: CardViewer): Card {
+export function paymentCard(payment: CardPayment, viewer: CardViewer): Card {
   const held = payment.status === 'held';
   const arrived = payment.value_coin === null ? null : coinAmount(payment.value_coin, payment.coin);
   const node = html`<article class="payment-card" data-status=${payment.status} aria-labelledby="card-title">
