@@ -38,9 +38,10 @@ export function legacySessionId(body: unknown): string | undefined {
   const capabilities = initializeCapabilities(body);
   if (capabilities === undefined) return undefined;
   const elicitation = capabilities.elicitation;
+  // URL elicitation's mark goes last: an instance from before MCP Apps looks for it at the end (a rolling deploy).
   const marks = [
-    ...(isObject(elicitation) && isObject(elicitation.url) ? [URL_ELICITATION] : []),
     ...(declaresApps(capabilities) ? [MCP_APPS] : []),
+    ...(isObject(elicitation) && isObject(elicitation.url) ? [URL_ELICITATION] : []),
   ];
   return marks.length === 0 ? undefined : [randomUUID(), ...marks].join('.');
 }

@@ -13,7 +13,8 @@ import { connectAgent } from '../support/agents.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
 import { PAGE_ATTACKS } from '../support/hostile.ts';
-import { mountApp, openedLinks, sendToolResult, setHostTheme, startAppHost, unmountApp, type AppHost } from '../support/mcp-app-host.ts';
+import { legacyClient, legacySessionId } from '../../src/mcp/legacy-sessions.ts';
+import { mountApp, openedLinks, sendToolCancelled, sendToolResult, setHostTheme, startAppHost, unmountApp, type AppHost } from '../support/mcp-app-host.ts';
 
 // The payment card (MCP Apps) as a chat host shows it: negotiated by a client that declares the
 // extension and by no other; then in Chromium, inside the ext-apps SDK's own host side (AppBridge,
@@ -111,6 +112,14 @@ describe('negotiation', () => {
     expect(withoutCard).toEqual(before);
   });
 
+  it('keeps URL elicitation\'s mark last in a session id, where an instance from before MCP Apps looks for it, and reads ids of before', () => {
+    const both = legacySessionId({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: { ...APPS, elicitation: { url: {} } } } })!;
+    expect(both).toMatch(/^[0-9a-f-]{36}\.mcp-apps\.elicitation-url$/);
+    expect(legacyClient(both)).toEqual({ declaredUrlElicitation: true, declaredApps: true });
+    expect(legacyClient('3f0c1d52-6f4e-4f65-9d7c-2b4f8f6f0d11.elicitation-url')).toEqual({ declaredUrlElicitation: true, declaredApps: false });
+    expect(legacyClient(undefined)).toEqual({ declaredUrlElicitation: false, declaredApps: false });
+  });
+
   it('remembers a 2025-era client\'s declaration through its session id, and with URL elicitation too', async () => {
     const legacy = await connect(full, APPS, 'legacy');
     const { tools } = await legacy.listTools();
@@ -179,9 +188,9 @@ describe('in a host, in Chromium', () => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
     });
-    await host.open(page, async (params) => {
+    await host.open(page, async (params, signal) => {
       appCalls.push(params);
-      return hostClient.callTool({ name: params.name, arguments: params.arguments ?? {} });
+      return hostClient.callTool({ name: params.name, arguments: params.arguments ?? {} }, { signal });
     });
   }, 600_000);
 
@@ -317,6 +326,50 @@ describe('in a host, in Chromium', () => {
     await photograph('paid-light');
   });
 
+  it('asks before cancelling a link, then cancels it through the host; a refusal is said beside the buttons', async () => {
+    const link = await createLink({ amount: '6.00', currency: 'USD', description: 'Second thoughts' });
+    const frame = await show(link.input, link.answer);
+    const cancel = frame.locator('[data-tool="cancel_payment_link"]');
+    await cancel.click();
+    expect(await frame.locator('[data-said]').textContent()).toMatch(/^Cancel this link\? Nobody can start paying it/);
+    expect(await cancel.textContent()).toBe('Yes, cancel the link');
+    expect((await call(fullClient, 'retrieve_payment_link', { id: link.id })).structuredContent).toMatchObject({ canceled_at: null });
+    await cancel.click();
+    await expect.poll(() => frame.locator('.card-status').textContent()).toBe('Canceled');
+    expect(await cancel.count()).toBe(0);
+
+    // A link a buyer took to a card provider meanwhile cannot be canceled: the card says why, and stays.
+    const other = await createLink({ amount: '6.00', currency: 'USD', description: 'Too late' });
+    const shown = await show(other.input, other.answer);
+    await page.evaluate(() => { document.querySelector('iframe')!.style.display = 'none'; });
+    await page.waitForTimeout(200); // the card lets its wait go as it leaves sight
+    await started(other.id);
+    expect((await call(fullClient, 'simulate_payment', { id: other.id, outcome: 'provider_reached' })).isError).toBeFalsy();
+    await page.evaluate(() => { document.querySelector('iframe')!.style.display = 'block'; });
+    const late = shown.locator('[data-tool="cancel_payment_link"]');
+    await late.click();
+    await late.click();
+    await expect.poll(() => shown.locator('[data-said]').textContent()).toMatch(/./);
+    expect(await shown.locator('[data-said]').getAttribute('class')).toContain('refused');
+    expect(await shown.locator('article.payment-card').count()).toBe(1);
+  });
+
+  it('says so when the host cancels the tool or passes no tool calls on (no buttons, no waiting then)', async () => {
+    hostClient = fullClient;
+    let frame = await mountApp(page, cardHtml, 'light');
+    await sendToolCancelled(page);
+    expect(await frame.locator('h1').textContent()).toBe('Not done');
+    const link = await createLink({ amount: '2.00', currency: 'USD', description: 'Links only' });
+    const before = appCalls.length;
+    frame = await mountApp(page, cardHtml, 'light', undefined, { openLinks: {} });
+    await sendToolResult(page, link.input, link.answer);
+    await frame.locator('article.payment-card').waitFor();
+    expect(await frame.locator('[data-tool]').count()).toBe(0);
+    expect(await frame.getByRole('button').allTextContents()).toEqual(['Copy the payer address']);
+    await page.waitForTimeout(500);
+    expect(appCalls.length).toBe(before);
+  });
+
   it('keeps no wait open while the card is out of sight, and catches up when it is seen again', async () => {
     const link = await createLink({ amount: '7.00', currency: 'USD', description: 'Out of sight' });
     const frame = await show({ id: link.id }, await started(link.id));
@@ -329,7 +382,8 @@ describe('in a host, in Chromium', () => {
     expect(waits()).toBe(1);
     expect(await frame.locator('article.payment-card').getAttribute('data-status')).toBe('open');
     await page.evaluate(() => { document.querySelector('iframe')!.style.display = 'block'; });
-    await expect.poll(() => frame.locator('article.payment-card').getAttribute('data-status'), { timeout: 3_000 }).toBe('paid');
+    // Seen again, it asks again (no sooner than 5 s after the wait it let go began: a card flickering at the edge).
+    await expect.poll(() => frame.locator('article.payment-card').getAttribute('data-status'), { timeout: 8_000 }).toBe('paid');
     expect(waits()).toBe(2);
   });
 

@@ -26,7 +26,8 @@ function hostScript(): Promise<string> {
 // connect the bridge, and tell the test what the app does.
 const MOUNT = `
 window.openedLinks = [];
-window.mountApp = async ({ html, theme, variables }) => {
+let callIds = 0;
+window.mountApp = async ({ html, theme, variables, capabilities }) => {
   if (window.bridge) await window.bridge.teardownResource({}).catch(() => {});
   document.documentElement.style.colorScheme = theme;
   document.body.replaceChildren();
@@ -36,8 +37,13 @@ window.mountApp = async ({ html, theme, variables }) => {
   iframe.style.cssText = 'display:block;width:100%;height:200px;border:0';
   document.body.append(iframe);
   const context = { theme, displayMode: 'inline', platform: 'web', ...(variables ? { styles: { variables } } : {}) };
-  const bridge = new McpHost.AppBridge(null, { name: 'test-host', version: '1.0.0' }, { serverTools: {}, openLinks: {} }, { hostContext: context });
-  bridge.oncalltool = (params) => window.hostCallTool(params);
+  const bridge = new McpHost.AppBridge(null, { name: 'test-host', version: '1.0.0' }, capabilities ?? { serverTools: {}, openLinks: {} }, { hostContext: context });
+  // A call the app lets go is cancelled at the service too, as hosts pass cancellation on.
+  bridge.oncalltool = (params, extra) => {
+    const id = ++callIds;
+    extra?.signal?.addEventListener('abort', () => { void window.hostCancelTool(id); });
+    return window.hostCallTool(id, params);
+  };
   bridge.onopenlink = async ({ url }) => { window.openedLinks.push(url); return {}; };
   bridge.onsizechange = ({ height }) => { if (height) iframe.style.height = height + 'px'; };
   const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
@@ -47,6 +53,7 @@ window.mountApp = async ({ html, theme, variables }) => {
   await initialized;
 };
 window.sendToolResult = (input, result) => { window.bridge.sendToolInput({ arguments: input }); return window.bridge.sendToolResult(result); };
+window.sendToolCancelled = () => window.bridge.sendToolCancelled({ reason: 'The person stopped it.' });
 window.setTheme = (theme) => { document.documentElement.style.colorScheme = theme; return window.bridge.setHostContext({ theme }); };
 window.unmountApp = async () => { if (window.bridge) await window.bridge.teardownResource({}).catch(() => {}); window.bridge = undefined; document.body.replaceChildren(); };
 `;
@@ -54,8 +61,8 @@ window.unmountApp = async () => { if (window.bridge) await window.bridge.teardow
 export interface AppHost {
   app: FastifyInstance;
   origin: string;
-  /** Opens the host page in `page`, its tool calls going to `callTool`. */
-  open(page: Page, callTool: (params: { name: string; arguments?: Record<string, unknown> }) => Promise<unknown>): Promise<void>;
+  /** Opens the host page in `page`, its tool calls going to `callTool` (whose signal aborts when the app lets the call go). */
+  open(page: Page, callTool: (params: { name: string; arguments?: Record<string, unknown> }, signal: AbortSignal) => Promise<unknown>): Promise<void>;
 }
 
 export async function startAppHost(): Promise<AppHost> {
@@ -69,15 +76,29 @@ export async function startAppHost(): Promise<AppHost> {
     app,
     origin,
     open: async (page, callTool) => {
-      await page.exposeFunction('hostCallTool', callTool);
+      const calls = new Map<number, AbortController>();
+      await page.exposeFunction('hostCallTool', async (id: number, params: { name: string; arguments?: Record<string, unknown> }) => {
+        const controller = new AbortController();
+        calls.set(id, controller);
+        try {
+          return await callTool(params, controller.signal);
+        } catch (error) {
+          // A call let go answers nothing the app reads; any other failure is the app's to see.
+          if (controller.signal.aborted) return { isError: true, content: [{ type: 'text', text: 'cancelled' }] };
+          throw error;
+        } finally {
+          calls.delete(id);
+        }
+      });
+      await page.exposeFunction('hostCancelTool', (id: number) => calls.get(id)?.abort());
       await page.goto(`${origin}/`);
     },
   };
 }
 
-/** Mounts an app in the host page and waits until it has initialized with the bridge. */
-export async function mountApp(page: Page, html: string, theme: 'light' | 'dark', variables?: Record<string, string>): Promise<Frame> {
-  await page.evaluate(async (options) => (window as unknown as { mountApp: (o: unknown) => Promise<void> }).mountApp(options), { html, theme, variables });
+/** Mounts an app in the host page and waits until it has initialized with the bridge; `capabilities`: the host's (default: tool calls and links). */
+export async function mountApp(page: Page, html: string, theme: 'light' | 'dark', variables?: Record<string, string>, capabilities?: Record<string, unknown>): Promise<Frame> {
+  await page.evaluate(async (options) => (window as unknown as { mountApp: (o: unknown) => Promise<void> }).mountApp(options), { html, theme, variables, capabilities });
   // The iframe now in the page (the one before it is gone, though Playwright may list it a moment longer).
   const frame = await (await page.$('iframe'))?.contentFrame();
   if (!frame) throw new Error('The app\'s frame is not there.');
@@ -89,6 +110,7 @@ export async function sendToolResult(page: Page, input: Record<string, unknown>,
   await page.evaluate(async ([args, answer]) => (window as unknown as { sendToolResult: (a: unknown, r: unknown) => Promise<void> }).sendToolResult(args, answer), [input, result] as const);
 }
 
+export const sendToolCancelled = (page: Page): Promise<void> => page.evaluate(async () => (window as unknown as { sendToolCancelled: () => Promise<void> }).sendToolCancelled());
 export const openedLinks = (page: Page): Promise<string[]> => page.evaluate(() => (window as unknown as { openedLinks: string[] }).openedLinks);
 export const setHostTheme = (page: Page, theme: 'light' | 'dark'): Promise<void> => page.evaluate(async (value) => (window as unknown as { setTheme: (t: string) => Promise<void> }).setTheme(value), theme);
 export const unmountApp = (page: Page): Promise<void> => page.evaluate(async () => (window as unknown as { unmountApp: () => Promise<void> }).unmountApp());

@@ -1,19 +1,25 @@
 // The payment card's script, inline after the ext-apps SDK's App (McpApps, app.ts). It shows the
 // card a tool result carries (_meta["payment-service/card"], made by the service's renderer), in
 // the host's theme; keeps it live by calling wait_for_payment through the host while the card is
-// in view (one wait at a time, each up to the wait's bound); and wires its buttons: copy, open a
-// page in the browser (the host's openLink, never inside the frame), and the tools the card names
-// (drawn only when the credential may call them). It requests nothing itself: no fetch, no image.
+// in sight (one wait at a time; while nothing changes, a new one no sooner than the wait's bound
+// after the last began); and wires its buttons: copy, open a page in the browser (the host's
+// openLink, never inside the frame), and the tools the card names (drawn only when the credential
+// may call them, shown only when the host passes tool calls on). It requests nothing itself.
 
 const { App, applyDocumentTheme, applyHostStyleVariables, applyHostFonts } = McpApps;
 
 const CARD_KEY = 'payment-service/card';
 const WAIT_TOOL = 'wait_for_payment';
-/** The wait tool's bound (MAX_WAIT_SECONDS): an unchanged answer sooner than this is not asked again sooner. */
+/** The wait tool's bound (MAX_WAIT_SECONDS): while nothing changes, waits begin no closer together than this. */
 const WAIT_BOUND_MS = 25_000;
-/** After a failed wait: 5 s, doubling, at most a minute. */
-const RETRY_FIRST_MS = 5_000;
-const RETRY_MAX_MS = 60_000;
+/** A wait let go out of sight is asked again, once in sight, no sooner than this after it began (a card flickering at the edge). */
+const LET_GO_GAP_MS = 5_000;
+/** After a failed wait: the bound, then doubling, at most two minutes. */
+const RETRY_MAX_MS = 120_000;
+/** Refusals that asking again will not change: the card stops updating and says so. */
+const FINAL_REFUSALS = new Set(['not_found', 'insufficient_scope', 'suspended', 'invalid_token', 'invalid_api_key', 'agent_disconnected', 'invalid_request', 'invalid_status']);
+/** How long the card waits for the host to send the tool's result before saying it has none. */
+const NO_RESULT_MS = 10_000;
 
 const root = document.getElementById('card');
 const announce = document.getElementById('announce');
@@ -21,14 +27,20 @@ const app = new App({ name: 'payment-card', version: '1.0.0' }, {}, { autoResize
 
 /** The card shown: its html and what to wait on. */
 let shown = null;
-/** Bumped by each new card and by teardown: a wait that started before answers into nothing. */
+/** Bumped by each new card and by teardown: a loop of an older card stops. */
 let generation = 0;
 let tornDown = false;
 let inView = true;
-/** The wait in flight: a new card or teardown cancels it (the host tells the service). */
+/** The wait in flight: a new card, teardown or the card going out of sight lets it go (the host tells the service). */
 let inflight = null;
+/** When the last wait began, and how long after that the next may begin (the bound while nothing changed). */
+let lastWait = { began: -Infinity, gap: 0 };
 /** Resolves the loop's pause while the card is out of sight. */
 let wakeVisible = null;
+let gotResult = false;
+
+/** Whether the host passes the card's tool calls on to the service. */
+const hostCallsTools = () => app.getHostCapabilities()?.serverTools !== undefined;
 
 function applyContext(context) {
   if (!context) return;
@@ -37,21 +49,34 @@ function applyContext(context) {
   if (context.styles?.css?.fonts) applyHostFonts(context.styles.css.fonts);
 }
 
-/** Markup the service rendered, placed without anything that could run (its renderer allows none; this holds anyway). */
+/** What has focus in the card, as a selector that finds the same control in the next card. */
+function focusedControl() {
+  const active = document.activeElement;
+  if (!active || !root.contains(active) || active === root) return null;
+  for (const name of ['data-copy', 'data-tool']) {
+    if (active.hasAttribute(name)) return `[${name}="${CSS.escape(active.getAttribute(name))}"]`;
+  }
+  return active.matches('a[href]') ? `a[href="${CSS.escape(active.getAttribute('href'))}"]` : '#card-title';
+}
+
+/**
+ * Puts the service's markup in place. Its renderer escapes every value and allows no handler,
+ * script or unsafe URL; this does not sanitise, it only keeps focus where the person was.
+ */
 function place(markup) {
+  const focus = focusedControl();
   const template = document.createElement('template');
   template.innerHTML = markup;
-  for (const element of template.content.querySelectorAll('*')) {
-    if (element.localName === 'script' || element.localName === 'iframe' || element.localName === 'object' || element.localName === 'embed') {
-      element.remove();
-      continue;
-    }
-    for (const attribute of [...element.attributes]) {
-      if (attribute.name.startsWith('on')) element.removeAttribute(attribute.name);
-    }
-  }
   root.replaceChildren(template.content);
-  for (const button of root.querySelectorAll('[data-copy], [data-tool]')) button.hidden = false;
+  const calls = hostCallsTools();
+  for (const button of root.querySelectorAll('[data-copy]')) button.hidden = false;
+  for (const button of root.querySelectorAll('[data-tool]')) button.hidden = !calls;
+  if (!calls) root.querySelector('.card-controls')?.remove();
+  if (focus) {
+    const again = root.querySelector(focus) ?? root.querySelector('#card-title');
+    if (again?.id === 'card-title') again.tabIndex = -1;
+    again?.focus();
+  }
 }
 
 function liveNote(text) {
@@ -61,26 +86,64 @@ function liveNote(text) {
   note.hidden = text === '';
 }
 
+/** Says something beside the card's buttons (a question, a refusal), and to screen readers. */
+function say(text, refused) {
+  const slot = root.querySelector('[data-said]');
+  if (!slot) return;
+  slot.textContent = text;
+  slot.classList.toggle('refused', refused);
+}
+
 /** Shows a card; a new status is said to screen readers. */
 function show(card) {
   if (!card || typeof card.html !== 'string') return;
-  const before = shown?.wait?.status ?? null;
+  const before = root.querySelector('.card-status .status-badge')?.textContent ?? null;
   if (shown?.html !== card.html) place(card.html);
   shown = card;
-  const status = root.querySelector('.card-status .status-badge');
-  if (before !== null && status && card.wait?.status !== before) announce.textContent = `Status: ${status.textContent}`;
+  const status = root.querySelector('.card-status .status-badge')?.textContent ?? null;
+  if (before !== null && status !== null && status !== before) announce.textContent = `Status: ${status}`;
   stopWaiting();
-  if (card.wait) keepLive(generation);
+  if (card.wait && hostCallsTools()) keepLive(generation);
 }
 
-/** A result without a card (a host that kept _meta from us): its text, as text. */
+/** A result without a card (a host that kept our _meta from us): its facts, as text. */
 function showPlain(result) {
-  const text = (result?.content ?? []).filter((block) => block.type === 'text').map((block) => block.text).join('\n');
+  const facts = result?.structuredContent ?? {};
   const article = document.createElement('article');
   article.className = 'payment-card';
+  const lines = [
+    facts.description ?? facts.name,
+    facts.amount !== undefined && facts.currency !== undefined ? `${facts.amount} ${facts.currency}` : undefined,
+    facts.status,
+    facts.url,
+  ].filter((line) => typeof line === 'string' && line !== '');
+  for (const line of lines.length > 0 ? lines : ['The answer is in the conversation.']) {
+    const paragraph = document.createElement('p');
+    paragraph.textContent = line;
+    article.append(paragraph);
+  }
+  root.replaceChildren(article);
+  shown = null;
+  stopWaiting();
+}
+
+function showResult(result) {
+  gotResult = true;
+  const card = result?._meta?.[CARD_KEY];
+  if (card) show(card);
+  else showPlain(result);
+}
+
+/** A short card of our own (the host cancelled the tool, or sent nothing): no value in it comes from anyone. */
+function showNote(title, text) {
+  const article = document.createElement('article');
+  article.className = 'payment-card';
+  const heading = document.createElement('h1');
+  heading.textContent = title;
   const paragraph = document.createElement('p');
-  paragraph.textContent = text || 'The answer is in the conversation.';
-  article.append(paragraph);
+  paragraph.className = 'muted';
+  paragraph.textContent = text;
+  article.append(heading, paragraph);
   root.replaceChildren(article);
   shown = null;
   stopWaiting();
@@ -94,12 +157,6 @@ function stopWaiting() {
   wakeUp();
 }
 
-function showResult(result) {
-  const card = result?._meta?.[CARD_KEY];
-  if (card) show(card);
-  else showPlain(result);
-}
-
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const visible = () => !document.hidden && inView;
 const whenVisible = () => new Promise((resolve) => { wakeVisible = resolve; });
@@ -108,6 +165,17 @@ function wakeUp() {
   const wake = wakeVisible;
   wakeVisible = null;
   wake?.();
+}
+
+/** The error code of a tool's refusal ({"error":{"code":…,"message":…}}), and its message. */
+function refusalOf(result) {
+  const text = (result?.content ?? []).filter((block) => block.type === 'text').map((block) => block.text).join('\n');
+  try {
+    const { error } = JSON.parse(text);
+    return { code: error?.code ?? null, message: error?.message ?? text };
+  } catch {
+    return { code: null, message: text };
+  }
 }
 
 /** Waits on the shown payment through the host until it stops changing, the card changes or the app goes. */
@@ -119,12 +187,17 @@ async function keepLive(mine) {
       await whenVisible();
       continue;
     }
+    const early = lastWait.began + lastWait.gap - performance.now();
+    if (early > 0) {
+      await sleep(early);
+      continue;
+    }
     const { id, status } = shown.wait;
     liveNote('Updates here when it changes.');
-    const started = Date.now();
-    let result;
     const controller = new AbortController();
     inflight = controller;
+    lastWait = { began: performance.now(), gap: LET_GO_GAP_MS };
+    let result;
     try {
       result = await app.callServerTool({ name: WAIT_TOOL, arguments: { id, status } }, { signal: controller.signal });
     } catch {
@@ -132,25 +205,35 @@ async function keepLive(mine) {
     }
     if (mine !== generation || tornDown) return;
     inflight = null;
-    // Hidden meanwhile: the wait was let go (see below); the next starts when the card is seen again.
+    // Let go out of sight: the next starts when the card is seen again.
     if (controller.signal.aborted) continue;
-    const card = result && !result.isError ? result._meta?.[CARD_KEY] : undefined;
-    if (!card) {
+    const card = result?._meta?.[CARD_KEY];
+    if (result && !result.isError && !card) {
+      // The host keeps our _meta from us: nothing to show, so nothing to wait for.
+      liveNote('');
+      return;
+    }
+    if (!card || result.isError) {
+      const refusal = result ? refusalOf(result) : { code: null, message: '' };
+      if (refusal.code !== null && FINAL_REFUSALS.has(refusal.code)) {
+        liveNote(`Not updating: ${refusal.message}`);
+        return;
+      }
       failures += 1;
-      const delay = Math.min(RETRY_FIRST_MS * 2 ** (failures - 1), RETRY_MAX_MS);
+      const delay = Math.min(WAIT_BOUND_MS * 2 ** (failures - 1), RETRY_MAX_MS);
       liveNote(`Not updating right now; trying again in ${Math.round(delay / 1000)} seconds.`);
       await sleep(delay);
       continue;
     }
     failures = 0;
     if (card.wait?.status === status) {
-      // Unchanged: the next wait starts no sooner than the bound after this one did.
+      // Unchanged: the next wait begins no sooner than the bound after this one did.
       if (card.html !== shown.html) place(card.html);
       shown = card;
-      const early = WAIT_BOUND_MS - (Date.now() - started);
-      if (early > 0) await sleep(early);
+      lastWait.gap = WAIT_BOUND_MS;
       continue;
     }
+    lastWait.gap = 0;
     show(card);
     if (!card.wait) liveNote('');
     return;
@@ -185,35 +268,38 @@ async function openLink(link) {
   }
 }
 
+let busy = false;
+
 async function callTool(button) {
+  if (busy) return;
+  // A change that cannot be undone is asked about first: the button then says what it will do.
+  if (button.dataset.confirm && button.dataset.confirming !== 'yes') {
+    button.dataset.confirming = 'yes';
+    button.textContent = button.dataset.confirmLabel ?? button.textContent;
+    say(button.dataset.confirm, false);
+    return;
+  }
   let args;
   try {
     args = JSON.parse(button.dataset.arguments ?? '{}');
   } catch {
     return;
   }
-  const buttons = [...root.querySelectorAll('[data-tool]')];
-  for (const each of buttons) each.disabled = true;
-  const result = await app.callServerTool({ name: button.dataset.tool, arguments: args }).catch((error) => ({ isError: true, content: [{ type: 'text', text: String(error?.message ?? error) }] }));
+  busy = true;
+  root.setAttribute('aria-busy', 'true');
+  say('', false);
+  const result = await app.callServerTool({ name: button.dataset.tool, arguments: args }, { timeout: 120_000 })
+    .catch((error) => ({ isError: true, content: [{ type: 'text', text: String(error?.message ?? error) }] }));
+  busy = false;
+  root.removeAttribute('aria-busy');
   const card = result?._meta?.[CARD_KEY];
   // A refusal is said beside the buttons, the card staying as it is; an approval's card takes its place.
   if (result?.isError && card?.kind !== 'approval') {
-    for (const each of buttons) each.disabled = false;
-    const place = root.querySelector('[data-refusal]');
-    if (place) place.textContent = refusalText(result);
+    say(refusalOf(result).message || 'The service did not do it.', true);
     return;
   }
-  showResult(result);
-}
-
-/** The message of a tool's refusal ({"error":{"message":…}}), or its text as it is. */
-function refusalText(result) {
-  const text = (result?.content ?? []).filter((block) => block.type === 'text').map((block) => block.text).join('\n');
-  try {
-    return JSON.parse(text).error?.message ?? text;
-  } catch {
-    return text;
-  }
+  if (card) show(card);
+  else if (!result?.isError) say('Done.', false);
 }
 
 root.addEventListener('click', (event) => {
@@ -245,6 +331,7 @@ new IntersectionObserver((entries) => {
 }).observe(root);
 
 app.ontoolresult = (result) => showResult(result);
+app.ontoolcancelled = () => showNote('Not done', 'The tool was cancelled before it answered.');
 app.onhostcontextchanged = (context) => applyContext(context);
 app.onteardown = async () => {
   tornDown = true;
@@ -254,3 +341,6 @@ app.onteardown = async () => {
 
 await app.connect();
 applyContext(app.getHostContext());
+setTimeout(() => {
+  if (!gotResult && !tornDown) showNote('No payment to show', 'The host sent no answer to show here; the conversation has it.');
+}, NO_RESULT_MS);

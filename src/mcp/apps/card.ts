@@ -70,9 +70,15 @@ function Fact({ name, children }: { name: string; children: ComponentChildren })
   return html`<div class="fact-row"><dt>${name}</dt><dd>${children}</dd></div>`;
 }
 
-/** A button that calls `tool` with `args` through the host (the app's script does). */
-function ToolButton({ tool, args, children, variant }: { tool: string; args: Record<string, unknown>; children: string; variant?: 'danger' }): VNode {
-  return html`<button type="button" class=${variant ? `button ${variant}` : 'button'} data-tool=${tool} data-arguments=${JSON.stringify(args)} hidden>${children}</button>`;
+/**
+ * A button that calls `tool` with `args` through the host (the app's script does). `confirm`: what
+ * the script asks first, the button then saying `confirmLabel` (a change that cannot be undone).
+ */
+function ToolButton({ tool, args, children, variant, confirm }: {
+  tool: string; args: Record<string, unknown>; children: string; variant?: 'danger'; confirm?: { question: string; label: string };
+}): VNode {
+  return html`<button type="button" class=${variant ? `button ${variant}` : 'button'} data-tool=${tool} data-arguments=${JSON.stringify(args)}
+    data-confirm=${confirm?.question} data-confirm-label=${confirm?.label} hidden>${children}</button>`;
 }
 
 /**
@@ -89,13 +95,17 @@ function Controls({ payment, viewer }: { payment: CardPayment; viewer: CardViewe
       ToolButton({ tool: 'simulate_payment', args: { id: payment.id, outcome: 'underpaid' }, children: 'Test: less than asked arrives' }),
     ]),
     ...(cancelable
-      ? [ToolButton({ tool: 'cancel_payment_link', args: { id: payment.id }, children: 'Cancel the link', variant: 'danger' })]
+      ? [ToolButton({
+        tool: 'cancel_payment_link', args: { id: payment.id }, children: 'Cancel the link', variant: 'danger',
+        confirm: { question: 'Cancel this link? Nobody can start paying it after that; it cannot be undone.', label: 'Yes, cancel the link' },
+      })]
       : []),
   ];
   if (buttons.length === 0) return null;
   return html`<section class="card-controls" aria-labelledby="controls-heading">
     <h2 id="controls-heading">Act on it</h2>
     <p class="card-actions">${buttons}</p>
+    <p class="card-said" data-said="" role="status"></p>
   </section>`;
 }
 
