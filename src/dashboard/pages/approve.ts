@@ -1,18 +1,12 @@
 import type { VNode } from 'preact';
 import { APPROVE_PATH } from '../../agents/authorization.ts';
 import type { DashboardSession } from '../../auth/sessions.ts';
-import { READ_ONLY_SCOPES } from '../../auth/scopes.ts';
+import { READ_ONLY_SCOPES, SCOPE_DESCRIPTIONS } from '../../auth/scopes.ts';
 import { Button, Form, html, RadioGroup, Select } from '../../ui/index.ts';
 import { DashboardPage } from './frame.ts';
 import { DEFAULT_POLICY_VALUES, PolicyFields } from './agent-policy.ts';
 
-const SCOPE_WORDS: Record<string, string> = {
-  'payments:read': 'read payments and their events, payment links, checkouts and checkout sessions',
-  'checkouts:write': 'create payment links, checkouts and checkout sessions, and simulate Test payments',
-  'orders:read': 'read orders (also the order inside a payment\'s events)',
-  'orders:write': 'update orders and report cancellations and refunds',
-  'customers:read': 'read customers (also the customer inside a payment\'s events)',
-};
+const SCOPE_WORDS: Record<string, string> = SCOPE_DESCRIPTIONS;
 
 export interface ApprovalRequest {
   id: string;
