@@ -6,6 +6,10 @@ import type { Db } from '../src/db/database.ts';
 import { EVENT_DESCRIPTIONS, PaymentEvent, PingEvent } from '../src/events/payloads.ts';
 import { PAYMENT_EVENT_TYPES, PING } from '../src/events/types.ts';
 import { operations } from '../src/operations.ts';
+import { commands } from '../src/command-line.ts';
+import { Env } from '../src/core/config.ts';
+import { SETTINGS } from '../src/core/config-docs.ts';
+import { networkVariableNames } from '../src/core/networks-config.ts';
 import { registerForwardingMetrics } from '../src/processor/forwarding/forwarding-metrics.ts';
 import { registerProcessorMetrics } from '../src/processor/operating/metrics.ts';
 import { restPath } from '../src/verbs/operation.ts';
@@ -22,6 +26,11 @@ function cell(text: string): string {
 
 function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)].join('\n');
+}
+
+/** Links written from the repository's root (`README.md#…`, `docs/x402.md`), made relative to docs/reference/. */
+function fromReference(markdown: string): string {
+  return markdown.replace(/\]\((?![a-z][a-z0-9+.-]*:|#|\.\.?\/)([^)]+)\)/gi, (_match, path: string) => `](${path.startsWith('docs/') ? `../${path.slice('docs/'.length)}` : `../../${path}`})`);
 }
 
 function page(title: string, source: string, intro: string, body: string): string {
@@ -111,9 +120,64 @@ export function metricsReference(): string {
     + `## The processor (roles \`processor\` and the all-in-one, with a network watched)\n\n${table(['metric', 'type', 'labels', 'meaning'], rows(listed(processor)))}\n`);
 }
 
+export function cliReference(): string {
+  const rows = Object.values(commands).map((command) => {
+    // The usage's note in parentheses is help's short form of the description: the table has the whole.
+    const usage = command.usage.replace(/\s{2,}\(.*\)$/, '');
+    return [`\`npm run --silent cli -- ${usage}\``, command.description];
+  });
+  return page('The operator CLI', 'the command definitions (`src/command-line.ts`, `src/cli/*.ts`)',
+    'The operator\'s commands, run on the server\'s machine with its configuration: `npm run --silent cli -- COMMAND`. '
+    + 'With `--json` each prints exactly one JSON object on stdout. Exit codes: 0 done, 1 refused (`Refused (code, field): message` on stderr; '
+    + 'with `--json` the API\'s error object on stdout), 2 a usage mistake (with the usage). `npm run migrate` is `migrate`.',
+    `${table(['command', 'what it does'], rows)}\n`);
+}
+
+type Property = { type?: string; minimum?: number; maximum?: number; enum?: unknown[] };
+
+/** What a variable's schema takes, in a few words: its values, or a whole number's range. */
+function accepts(property: Property | undefined): string {
+  if (property === undefined) return '';
+  if (property.enum) return property.enum.map((value) => `\`${String(value)}\``).join(', ');
+  if (property.type === 'integer' || property.type === 'number') {
+    const low = property.minimum;
+    const high = property.maximum !== undefined && property.maximum < Number.MAX_SAFE_INTEGER ? property.maximum : undefined;
+    return high === undefined ? (low === undefined ? 'a number' : `${low} or more`) : `${low ?? 0} to ${high.toLocaleString('en-US')}`;
+  }
+  return '';
+}
+
+/** Every variable named once in SETTINGS: config.ts's own and the networks' (the test holds the table to this). */
+export function settingsCoverage(): { missing: string[]; twice: string[]; unknown: string[] } {
+  const known = [...Object.keys(Env.shape), ...networkVariableNames()];
+  const named = SETTINGS.flatMap((setting) => setting.names);
+  return {
+    missing: known.filter((name) => !named.includes(name)),
+    twice: named.filter((name, index) => named.indexOf(name) !== index),
+    unknown: named.filter((name) => !known.includes(name)),
+  };
+}
+
+export function configurationReference(): string {
+  const properties = (z.toJSONSchema(Env, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, Property> }).properties;
+  const rows = SETTINGS.map((setting) => [
+    setting.names.map((name) => `\`${name}\``).join(', '),
+    setting.default,
+    accepts(properties[setting.names[0]!]),
+    setting.readBy.join(', '),
+    setting.meaning,
+  ]);
+  return page('Configuration', '`src/core/config-docs.ts`, with the ranges of `src/core/config.ts`',
+    'Every setting comes from the environment. Every process checks every variable as it starts and stops with a message naming a bad one; '
+    + '*read by* names the processes that use it: `api`, `worker` and `processor` (`npm start -- --role …`; `npm start` alone runs all three) and `cli` (the operator\'s commands).',
+    `${fromReference(table(['variable', 'default', 'accepts', 'read by', 'meaning'], rows))}\n`);
+}
+
 /** Each generated page by its path in the repository. */
 export const REFERENCES: Readonly<Record<string, () => string>> = {
   'docs/reference/events.md': eventsReference,
   'docs/reference/scopes.md': scopesReference,
   'docs/reference/metrics.md': metricsReference,
+  'docs/reference/cli.md': cliReference,
+  'docs/reference/configuration.md': configurationReference,
 };

@@ -17,7 +17,7 @@ import { openRuntime } from './runtime.ts';
 // The CLI uses the server's configuration: it connects to the running embedded database, or
 // starts it for the length of the command. Exit codes: 0 done, 1 refused, 2 usage.
 
-const commands: Record<string, Command> = {
+export const commands: Record<string, Command> = {
   ...tenancyCommands,
   ...keyCommands,
   ...moneyCommands,
@@ -28,6 +28,7 @@ const commands: Record<string, Command> = {
   ...processorCommands,
   migrate: {
     usage: 'migrate [--json]',
+    description: 'applies pending migrations (the server also does this on start)',
     options: {},
     async run() {
       return { json: { migrated: true }, text: 'The database schema is up to date.' };

@@ -9,6 +9,8 @@ export type Flags = Record<string, string | boolean | undefined>;
 
 export interface Command {
   usage: string;
+  /** What it does and prints, for the CLI reference (docs/reference/cli.md, generated). */
+  description: string;
   options: Record<string, { type: 'string' | 'boolean' }>;
   /** `say`: a line of progress for the person watching (stderr: stdout keeps the one result). */
   run(context: AppContext, flags: Flags, positionals: string[], say: (line: string) => void): Promise<{ json: object; text: string }>;

@@ -21,6 +21,7 @@ async function sendLoginLink(context: AppContext, email: string, next: string | 
 export const keyCommands: Record<string, Command> = {
   'login-link': {
     usage: 'login-link --email EMAIL [--next /dashboard/...] [--send] [--json]   (a single-use dashboard sign-in link, valid 15 minutes; --send mails it)',
+    description: 'a single-use dashboard sign-in link for that person, valid 15 minutes → `{ "url": … }`; with `--send` it is mailed to them instead (needs `SMTP_URL`) → `{ "sent": true, "to": … }`',
     options: { email: { type: 'string' }, next: { type: 'string' }, send: { type: 'boolean' } },
     async run(context, flags) {
       const email = required(flags, 'email');
@@ -33,6 +34,7 @@ export const keyCommands: Record<string, Command> = {
   },
   'oauth rotate-signing-key': {
     usage: 'oauth rotate-signing-key [--json]   (agents\' tokens are signed with a new key; live tokens keep working)',
+    description: 'agents\' access tokens are signed with a new key from now on; tokens already issued keep working',
     options: {},
     async run(context) {
       await context.signingKeys.rotate();
@@ -42,6 +44,7 @@ export const keyCommands: Record<string, Command> = {
   },
   'keys create': {
     usage: 'keys create --business ID --mode test|live [--access full|read_only] [--kind api|plugin|legacy] [--name NAME] [--json]',
+    description: 'a secret key, shown once → `{ "id": …, "secret": …, "scopes": … }`',
     options: { business: { type: 'string' }, mode: { type: 'string' }, access: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' } },
     async run(context, flags) {
       const mode = oneOf(required(flags, 'mode'), ['test', 'live'], 'mode');
@@ -52,6 +55,7 @@ export const keyCommands: Record<string, Command> = {
   },
   'keys revoke': {
     usage: 'keys revoke KEY_ID [--json]',
+    description: 'revokes the key and removes the webhook endpoints it added',
     options: {},
     async run(context, _flags, [id]) {
       if (!id) throw new UsageError('Name the key: keys revoke KEY_ID');
@@ -62,6 +66,7 @@ export const keyCommands: Record<string, Command> = {
   },
   'keys list': {
     usage: 'keys list --business ID [--json]   (both modes)',
+    description: 'keys of both modes with their hint, scopes, last use and revocation',
     options: { business: { type: 'string' } },
     async run(context, flags) {
       const business = required(flags, 'business');

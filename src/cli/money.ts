@@ -15,6 +15,7 @@ const pricedCurrency = (flags: Flags) => oneOf(required(flags, 'currency').toUpp
 export const moneyCommands: Record<string, Command> = {
   'payments accept': {
     usage: 'payments accept PAYMENT_ID [--json]',
+    description: 'accepts a held payment whose hold is acceptable → `paid`, `payment.paid`',
     options: {},
     async run(context, _flags, positionals) {
       const id = positional(positionals, 'payment', this.usage);
@@ -27,6 +28,7 @@ export const moneyCommands: Record<string, Command> = {
   },
   'payments ask-rest': {
     usage: 'payments ask-rest PAYMENT_ID [--json]   (of a held underpayment: a payment on its order for what is missing; docs/remainders.md)',
+    description: 'of a held underpayment, asks the buyer for the rest: a payment on its order for what is missing (the open one when asked before) → `{ "id", "created", "status", "amount", "currency", "url" }`; the order is paid once it is (docs/remainders.md)',
     options: {},
     async run(context, _flags, positionals) {
       const id = positional(positionals, 'payment', this.usage);
@@ -39,6 +41,7 @@ export const moneyCommands: Record<string, Command> = {
   },
   'customers erase': {
     usage: 'customers erase CUSTOMER_ID [--json]   (irreversible)',
+    description: 'deletes a customer\'s details everywhere (irreversible; spec 2.3 rule 7)',
     options: {},
     async run(context, _flags, positionals) {
       const id = positional(positionals, 'customer', this.usage);
@@ -51,6 +54,7 @@ export const moneyCommands: Record<string, Command> = {
   },
   'rates set': {
     usage: 'rates set --currency EUR --usd 1.08 [--json]   (the operator\'s USD per unit: wins over the feed\'s until `rates clear`; ages from now)',
+    description: 'the operator\'s rate (USD per unit, EUR, GBP, CAD or AUD): wins over the feed\'s until cleared, and ages from now like any rate, so a Live start refuses it after `FX_RATES_MAX_AGE_HOURS` (set it again, or clear it)',
     options: { currency: { type: 'string' }, usd: { type: 'string' } },
     async run(context, flags) {
       const currency = pricedCurrency(flags);
@@ -66,6 +70,7 @@ export const moneyCommands: Record<string, Command> = {
   },
   'rates clear': {
     usage: 'rates clear --currency EUR [--json]   (removes the operator\'s rate: the feed\'s applies again)',
+    description: 'removes the operator\'s rate: the feed\'s applies again → `{ "currency", "cleared" }`',
     options: { currency: { type: 'string' } },
     async run(context, flags) {
       const currency = pricedCurrency(flags);
@@ -75,6 +80,7 @@ export const moneyCommands: Record<string, Command> = {
   },
   'rates list': {
     usage: 'rates list [--json]   (each currency\'s rate in effect, its source and age, and the feed\'s last fetch)',
+    description: 'each price currency\'s rate in effect: USD per unit, its source (`feed`, `operator`, `placeholder`), the time it is of and its age, whether a Live start takes it (`Live: ok` or `Live: REFUSED`), the feed\'s URL and its last fetch (when, and what came of it: the rates stored, or why refused) → `{ "data": [{ "currency", "usd_per_unit", "source", "as_of", "age_hours", "live_usable", "feed", "override" }], "max_age_hours", "feed_url", "last_fetch" }`',
     options: {},
     async run(context) {
       const data = await listFxRates(context);
@@ -96,6 +102,7 @@ export const moneyCommands: Record<string, Command> = {
   },
   'rates refresh': {
     usage: 'rates refresh [--json]   (fetches the feed now, as the workers do every hour)',
+    description: 'fetches the feed now, as the workers do every hour, and prints what came of it (exit 1 when the feed could not be read)',
     options: {},
     async run(context) {
       const result = await refreshFxRates(context, { log: () => undefined });

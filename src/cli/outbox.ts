@@ -27,6 +27,7 @@ function asText(mail: OutboxMailOut): string {
 export const outboxCommands: Record<string, Command> = {
   'outbox list': {
     usage: 'outbox list [--business ID] [--json]   (the newest 50 mails; held ones are not sent: SMTP_URL is unset)',
+    description: 'the newest 50 mails: recipient, subject, body, status (`held`: written while `SMTP_URL` was unset, never sent; `queued`, `sent`, `failed`), attempts, last error. With `--business`, only mail about that business (an unknown one exits 1); a sign-in link\'s body is never shown',
     options: { business: { type: 'string' } },
     async run(context, flags) {
       // A business named is checked to exist, and only its mail is listed: never another's, nor anyone's sign-in link.

@@ -72,6 +72,7 @@ async function follow(ctx: OperationContext, asked: ReplayOut, sayLine: (line: s
 export const replayCommands: Record<string, Command> = {
   'webhooks replay': {
     usage: 'webhooks replay ENDPOINT_ID --since TIME [--wait] [--json]   (send every delivery that failed since TIME again, in the background; --wait follows it to the end)',
+    description: 'recover after an outage: every delivery to the endpoint that failed (all its attempts used) since `TIME` is sent once more, oldest first, by the server\'s workers in the background, as a resend (same event id and body). The dashboard\'s *Replay failed deliveries*, the same action: one replay of an endpoint at a time, recorded in the account activity. `TIME` is an ISO 8601 time (`2026-11-20T00:00:00Z`, `2026-11-20T09:30:00+01:00`; UTC when it names no offset), a day (`2026-11-20`, midnight UTC) or how long ago (`30m`, `6h`, `2d`) → the replay `{ "id", "endpoint_id", "since", "status": "queued", "total", … }`. With `--wait` it follows the replay, each change of progress on stderr, and prints it finished (`"status": "done"`, `succeeded`, `failed` again, `skipped`: no longer failed); Ctrl-C stops the waiting, not the replay. A malformed `TIME` exits 2; an unknown or removed endpoint, a time to come, nothing failed since then, or a replay still running exit 1',
     options: { since: { type: 'string' }, wait: { type: 'boolean' } },
     async run(context, flags, positionals, say) {
       const id = positional(positionals, 'endpoint', this.usage);
@@ -91,6 +92,7 @@ export const replayCommands: Record<string, Command> = {
   },
   'webhooks replays': {
     usage: 'webhooks replays ENDPOINT_ID [--json]   (the endpoint\'s latest replays and how far each got)',
+    description: 'the endpoint\'s latest 5 replays and how far each got: since, asked when and by whom, `3 of 5 sent: 2 delivered, 1 failed again`, finished → `{ "data": [ … ] }`',
     options: {},
     async run(context, _flags, positionals) {
       const id = positional(positionals, 'endpoint', this.usage);

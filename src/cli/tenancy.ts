@@ -17,6 +17,7 @@ function integrations(value: unknown, name: string): Integration[] | undefined {
 export const tenancyCommands: Record<string, Command> = {
   'business create': {
     usage: 'business create --name NAME --owner EMAIL [--json]',
+    description: 'a business whose owner is that person → `{ "id": … }`',
     options: { name: { type: 'string' }, owner: { type: 'string' } },
     async run(context, flags) {
       const business = await createBusiness(context.db, context.clock, { name: required(flags, 'name'), ownerEmail: required(flags, 'owner') });
@@ -25,6 +26,7 @@ export const tenancyCommands: Record<string, Command> = {
   },
   'business list': {
     usage: 'business list [--json]   (every business: status, commerce and owners)',
+    description: 'every business, oldest first: id, name, status, commerce and its owners\' emails → `{ "data": [{ "id", "name", "status", "commerce", "owners" }] }`',
     options: {},
     async run(context) {
       const data = await listBusinesses(context.db);
@@ -35,6 +37,7 @@ export const tenancyCommands: Record<string, Command> = {
   'business update': {
     usage: 'business update ID [--status active|suspended|archived] [--commerce active|paused] [--payout-wallet ADDRESS|none] ' +
       '[--crypto on|off] [--fee-bps N] [--disable api,payment_links,checkouts] [--enable …] [--json]',
+    description: 'the account\'s settings (commerce, payout wallet, crypto, integrations: what its owners may also change) and terms (status and fee: the operator\'s alone). A new payout wallet applies at once (no confirmation: the operator is not a session to steal), must pass its EIP-55 checksum when in mixed case, and is mailed to every owner naming the operator',
     options: {
       status: { type: 'string' }, commerce: { type: 'string' }, 'payout-wallet': { type: 'string' }, crypto: { type: 'string' },
       'fee-bps': { type: 'string' }, disable: { type: 'string' }, enable: { type: 'string' },
@@ -57,6 +60,7 @@ export const tenancyCommands: Record<string, Command> = {
   },
   'members set': {
     usage: 'members set --business ID --email EMAIL [--role viewer|developer|owner] [--json]   (someone new joins as a viewer unless --role says otherwise)',
+    description: 'adds a person or gives them a role (without `--role`, someone new joins as a viewer and a member keeps their role; owners and developers manage keys; a business keeps at least one owner)',
     options: { business: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
     async run(context, flags) {
       const role = oneOf(flags.role, ROLES, 'role');
@@ -67,6 +71,7 @@ export const tenancyCommands: Record<string, Command> = {
   },
   'members list': {
     usage: 'members list --business ID [--json]',
+    description: 'people and roles',
     options: { business: { type: 'string' } },
     async run(context, flags) {
       const members = await listMembers.run(await asOperator(context, required(flags, 'business')), {});
@@ -75,6 +80,7 @@ export const tenancyCommands: Record<string, Command> = {
   },
   demo: {
     usage: 'demo [--json]',
+    description: 'a demo business with a Test key, a `curl` line to try, and its owner\'s email with the `login-link` command that signs them in → `{ "business", "owner", "sign_in", "key", "secret", "curl" }`',
     options: {},
     async run(context) {
       const owner = 'owner@demo.example';

@@ -25,6 +25,7 @@ function sent(result: ManualSendResult, what: string) {
 export const webhookCommands: Record<string, Command> = {
   'webhooks log': {
     usage: 'webhooks log ENDPOINT_ID [--json]   (the latest 50 deliveries)',
+    description: 'the endpoint\'s latest 50 deliveries: event, status, attempts, last status or error, next retry, exact body (removed endpoints too, for 30 days)',
     options: {},
     async run(context, _flags, positionals) {
       const id = positional(positionals, 'endpoint', this.usage);
@@ -37,6 +38,7 @@ export const webhookCommands: Record<string, Command> = {
   },
   'webhooks attempts': {
     usage: 'webhooks attempts DELIVERY_ID [--json]   (every request made for one delivery)',
+    description: 'every request made for one delivery: trigger, address, time, status or error, duration, start of the response',
     options: {},
     async run(context, _flags, positionals) {
       const id = positional(positionals, 'delivery', this.usage);
@@ -48,6 +50,7 @@ export const webhookCommands: Record<string, Command> = {
   },
   'webhooks retry': {
     usage: 'webhooks retry DELIVERY_ID [--json]   (send a still-retrying delivery now; its schedule stays)',
+    description: 'retry now: sends a still-retrying delivery at once; its automatic retries stay as they were',
     options: {},
     async run(context, _flags, positionals) {
       const id = positional(positionals, 'delivery', this.usage);
@@ -56,6 +59,7 @@ export const webhookCommands: Record<string, Command> = {
   },
   'webhooks resend': {
     usage: 'webhooks resend DELIVERY_ID [--json]   (send a finished delivery once more, same event id)',
+    description: 'resend: a finished delivery once more, same event id and body (never retried)',
     options: {},
     async run(context, _flags, positionals) {
       const id = positional(positionals, 'delivery', this.usage);
@@ -64,6 +68,7 @@ export const webhookCommands: Record<string, Command> = {
   },
   'webhooks test': {
     usage: `webhooks test ENDPOINT_ID [--event ${PING}|${PAYMENT_EVENT_TYPES.join('|')}] [--json]   (Live endpoints: ping only)`,
+    description: 'send test event: a `ping`, or on a Test endpoint a sample of any payment event; at once, never retried; 5 a minute per endpoint, shared with the dashboard (`rate_limited` past them)',
     options: { event: { type: 'string' } },
     async run(context, flags, positionals) {
       const id = positional(positionals, 'endpoint', this.usage);
@@ -73,6 +78,7 @@ export const webhookCommands: Record<string, Command> = {
   },
   'webhooks roll-secret': {
     usage: 'webhooks roll-secret ENDPOINT_ID [--keep-previous] [--json]   (--keep-previous: the old secret also signs for 24 hours)',
+    description: 'a new signing secret, shown once; with `--keep-previous` the old one also signs for 24 hours',
     options: { 'keep-previous': { type: 'boolean' } },
     async run(context, flags, positionals) {
       const id = positional(positionals, 'endpoint', this.usage);
@@ -87,6 +93,7 @@ export const webhookCommands: Record<string, Command> = {
   },
   'webhooks update': {
     usage: 'webhooks update ENDPOINT_ID [--url URL] [--description TEXT] [--events TYPE,TYPE] [--json]',
+    description: 'edit address, description, events (the same checks as creating)',
     options: { url: { type: 'string' }, description: { type: 'string' }, events: { type: 'string' } },
     async run(context, flags, positionals) {
       const id = positional(positionals, 'endpoint', this.usage);

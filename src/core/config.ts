@@ -5,7 +5,12 @@ import { StartupError } from './errors.ts';
 import { networksConfig, type NetworkConfig, type NetworkName } from './networks-config.ts';
 import { checksumHolds } from './deposit-addresses.ts';
 
-// Environment -> typed, validated configuration. Every variable is documented in the README.
+// Environment -> typed, validated configuration. Every variable is documented in config-docs.ts,
+// from which docs/reference/configuration.md is generated.
+
+/** The processes of the service (`npm start -- --role …`; the all-in-one is all three) and the operator's CLI. */
+export const PROCESS_ROLES = ['api', 'worker', 'processor', 'cli'] as const;
+export type ProcessRole = (typeof PROCESS_ROLES)[number];
 const Port = z.coerce.number().int().min(0).max(65535);
 const PerMinute = z.coerce.number().int().min(1);
 /** A block explorer's origin (and path prefix), without a trailing slash: the books link `<url>/tx/<hash>`. */
@@ -28,7 +33,8 @@ function isSmtpUrl(text: string): boolean {
   return URL.canParse(text) && /^smtps?:$/.test(new URL(text).protocol) && new URL(text).hostname !== '';
 }
 
-const Env = z.object({
+/** The variables config.ts reads itself (networks-config.ts reads the per-network ones). */
+export const Env = z.object({
   PORT: Port.default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   BASE_URL: z.url({ protocol: /^https?$/ }).optional(),

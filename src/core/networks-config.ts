@@ -76,6 +76,17 @@ function parse<T>(schema: z.ZodType<T>, name: string, value: string, problems: s
   return undefined;
 }
 
+/** What networksConfig reads of each network, after its name in capitals (POLYGON_RPC_URL). */
+const NETWORK_SETTINGS = ['RPC_URL', 'CHAIN_ID', 'CONFIRMATIONS', 'MULTICALL'] as const;
+
+/** Every variable networksConfig reads: each network's settings and token contracts (the configuration reference lists them). */
+export function networkVariableNames(): string[] {
+  return (Object.entries(NATIVE) as Array<[NetworkName, (typeof NATIVE)[NetworkName]]>).flatMap(([name, native]) => [
+    ...NETWORK_SETTINGS.map((setting) => `${name.toUpperCase()}_${setting}`),
+    ...native.tokens.map((token) => token.env),
+  ]);
+}
+
 /** The configured networks, in a fixed order; refuses (naming every bad variable) an invalid value. */
 export function networksConfig(env: NodeJS.ProcessEnv): NetworkConfig[] {
   const problems: string[] = [];

@@ -57,7 +57,7 @@ describe.runIf(userInfo().uid === 0)('a first start as root in a private folder'
     expect(existsSync(path.join(dataDir, 'pg'))).toBe(false);
   });
 
-  it('starts once that folder lets others pass; DATA_DIR is then 0711, as the README says, and its files 0600', async () => {
+  it('starts once that folder lets others pass; DATA_DIR is then 0711, as the configuration reference says, and its files 0600', async () => {
     const home = path.join(root, 'home-open');
     await mkdir(home);
     await chmod(home, 0o701);
@@ -72,9 +72,9 @@ describe.runIf(userInfo().uid === 0)('a first start as root in a private folder'
   }, 60_000);
 });
 
-it('the README states DATA_DIR\'s real mode and why: 0711 as root, for the cluster\'s own user to pass through; 0700 otherwise', async () => {
-  const readme = await readFile(path.join(import.meta.dirname, '../../README.md'), 'utf8');
-  const row = readme.split('\n').find((line) => line.startsWith('| `DATA_DIR` |'));
+it('the configuration reference states DATA_DIR\'s real mode and why: 0711 as root, for the cluster\'s own user to pass through; 0700 otherwise', async () => {
+  const reference = await readFile(path.join(import.meta.dirname, '../../docs/reference/configuration.md'), 'utf8');
+  const row = reference.split('\n').find((line) => line.startsWith('| `DATA_DIR` |'));
   expect(row).toContain('Made with mode 0700; run as root with the embedded PostgreSQL it is 0711');
   expect(row).toContain('so the cluster\'s own `postgres` user can pass through to `pg/`');
 });

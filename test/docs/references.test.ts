@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { REFERENCES } from '../../scripts/reference-docs.ts';
+import { REFERENCES, settingsCoverage } from '../../scripts/reference-docs.ts';
 
 // The references in docs/reference/ are generated from the code (scripts/reference-docs.ts): a
 // page that differs from what the code makes now is stale. `npm run docs:generate` writes them.
@@ -11,4 +11,8 @@ describe('the generated references', () => {
       expect(await readFile(new URL(`../../${path}`, import.meta.url), 'utf8')).toBe(make());
     });
   }
+});
+
+it('documents every variable the configuration reads, each once (src/core/config-docs.ts)', () => {
+  expect(settingsCoverage()).toEqual({ missing: [], twice: [], unknown: [] });
 });
