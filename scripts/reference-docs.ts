@@ -8,6 +8,8 @@ import { PAYMENT_EVENT_TYPES, PING } from '../src/events/types.ts';
 import { operations } from '../src/operations.ts';
 import { commands } from '../src/command-line.ts';
 import { Env } from '../src/core/config.ts';
+import { ERROR_MEANINGS } from '../src/core/error-meanings.ts';
+import { ERROR_STATUS, type ErrorCode } from '../src/core/errors.ts';
 import { SETTINGS } from '../src/core/config-docs.ts';
 import { networkVariableNames } from '../src/core/networks-config.ts';
 import { registerForwardingMetrics } from '../src/processor/forwarding/forwarding-metrics.ts';
@@ -173,6 +175,15 @@ export function configurationReference(): string {
     `${fromReference(table(['variable', 'default', 'accepts', 'read by', 'meaning'], rows))}\n`);
 }
 
+export function errorsReference(): string {
+  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).sort((a, b) => ERROR_STATUS[a] - ERROR_STATUS[b] || a.localeCompare(b));
+  return page('Error codes', '`src/core/errors.ts` and `src/core/error-meanings.ts`',
+    'Every error the API and the MCP tools answer (spec 7): `{ "error": { "code", "message", "field"? } }` with the HTTP status below '
+    + '(a tool\'s refusal is a result with `isError` holding the same object). Branch on the code, never on the message: the message says what was wrong with which value '
+    + 'and what to do, and may change. `field` names the request field at fault, where there is one.',
+    `${table(['code', 'status', 'meaning'], codes.map((code) => [`\`${code}\``, String(ERROR_STATUS[code]), ERROR_MEANINGS[code]]))}\n`);
+}
+
 /** Each generated page by its path in the repository. */
 export const REFERENCES: Readonly<Record<string, () => string>> = {
   'docs/reference/events.md': eventsReference,
@@ -180,4 +191,5 @@ export const REFERENCES: Readonly<Record<string, () => string>> = {
   'docs/reference/metrics.md': metricsReference,
   'docs/reference/cli.md': cliReference,
   'docs/reference/configuration.md': configurationReference,
+  'docs/reference/errors.md': errorsReference,
 };

@@ -6,6 +6,7 @@ import { WEBHOOKS_TAG, webhooksSection } from './openapi-webhooks.ts';
 import { X402_TAG, X402_TAG_DESCRIPTION, x402Paths } from './openapi-x402.ts';
 import { ERROR_RESPONSES, errorCodeSchema, errorSchema, FORBIDDEN_OR_APPROVAL, type ErrorStatus } from './openapi-errors.ts';
 import { asksApproval } from '../agents/policy.ts';
+import { ERROR_MEANINGS } from '../core/error-meanings.ts';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
@@ -14,22 +15,7 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
 // operation can answer, and the webhooks the service sends (openapi-webhooks.ts).
 
 /** What a 409 means, per code (spec 7). */
-const CONFLICTS: Readonly<Record<ConflictCode, string>> = {
-  idempotency_conflict: 'the Idempotency-Key was used with a different body, or its first request is still running (retry shortly)',
-  no_payout_wallet: 'Live mode and the account has no payout wallet',
-  commerce_paused: 'the account paused taking payments',
-  not_cancelable: 'the payer has gone to a card provider, or the link was paid or has expired',
-  invalid_state: 'the payment is not in a state that allows it (for example, already paid, or not started yet)',
-  hold_not_acceptable: 'the held payment cannot be accepted as paid',
-  last_owner: 'a business keeps at least one owner',
-  checkout_inactive: 'the checkout was deleted and takes no new buyers',
-  exchange_rate_unavailable: 'Live mode, a price in EUR, GBP, CAD or AUD, and the service has no exchange rate for it within its age limit (USD prices are never refused); try again later',
-  payments_unavailable: 'Live mode and no network is watched by a healthy payment processor now: nothing could take the buyer\'s money, so nothing is started (try again later)',
-  coin_unavailable: 'Live mode and the `coin` asked for is not watched by a healthy payment processor now (the message names the coins that are); nothing is started',
-  provider_unavailable: 'Live mode and the payment is fixed to a card provider this service has no keys for, without fallback; nothing is started',
-  duplicate_url: 'the address is already an endpoint in this mode',
-  too_many: 'the mode already has 10 endpoints',
-};
+const CONFLICTS: Readonly<Record<ConflictCode, string>> = ERROR_MEANINGS;
 
 const TAGS = [
   { name: 'Payment links', description: 'A one-off request for one amount from one payer. Its id is its payment\'s id.' },
