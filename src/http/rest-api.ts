@@ -3,6 +3,7 @@ import type { Gate } from '../auth/gate.ts';
 import type { AppContext } from '../verbs/context.ts';
 import { API_PREFIX, type Operation } from '../verbs/operation.ts';
 import { apiReference } from './docs.ts';
+import { docsPages } from './docs-pages.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerOperationRoutes } from './routes.ts';
 import { registerWellKnown } from './well-known.ts';
@@ -15,4 +16,5 @@ export async function restApi(app: FastifyInstance, options: { context: AppConte
   const openapi = openApiDocument(operations, context.config.baseUrl);
   app.get(`${API_PREFIX}/openapi.json`, async () => openapi);
   await apiReference(app);
+  await docsPages(app);
 }

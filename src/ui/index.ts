@@ -15,3 +15,4 @@ export { renderMail, oneLine, type MailContent, type RenderedMail } from './mail
 export { StatusBadge, type StatusTone } from './components/status-badge.ts';
 export { CopyButton, CopyField, ShareAddress, type CopyFieldProps, type ShareAddressProps } from './components/copy-field.ts';
 export { badge, CANCELED_BADGE, CHECKOUT_KIND_NAMES, checkoutKindName, coinAmount, coinName, named, operationName, PAYMENT_STATUS_BADGES, PaymentBadge, SOURCE_NAMES, sourceName, type Badge } from './wording.ts';
+export { Markdown, headingSlug, type MarkdownProps } from './markdown.ts';

@@ -1,0 +1,124 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { posix } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { VNode } from 'preact';
+import { html, Layout, Markdown, renderPage, sendPage, type HtmlPage } from '../ui/index.ts';
+
+// The repository's documentation, served: the README, the guides and notes in docs/ and the
+// generated references in docs/reference/, each at /docs/<its path> (README.md at /docs/readme),
+// rendered from the same Markdown files by ui/markdown.ts, in the service's look, with a list of
+// every page. Links between them go to their served pages (and headings), the screenshots are
+// served beside them, and a link to anything else of the repository (source files) is shown as
+// text. The pages are made once, as the service starts: they change only with a new version.
+// Beside them, /docs itself is the API reference (docs.ts).
+
+const ROOT = new URL('../../', import.meta.url);
+/** Where the served pages and pictures live. */
+export const DOCS_PREFIX = '/docs';
+
+// Our stylesheet and icon and the screenshots; no script, no frames, no forms.
+const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** A Markdown file of the repository that is served, by its path there (`docs/x402.md`). */
+interface DocFile {
+  path: string;
+  url: string;
+  title: string;
+  source: string;
+}
+
+/** The served address of a repository path: README.md → /docs/readme, docs/a/b.md → /docs/a/b, docs/screenshots/x.png → /docs/screenshots/x.png. */
+function servedUrl(path: string): string {
+  const inDocs = path.startsWith('docs/') ? path.slice('docs/'.length) : path;
+  return `${DOCS_PREFIX}/${inDocs.replace(/(^|\/)README\.md$/, '$1readme').replace(/\.md$/, '')}`;
+}
+
+function walk(folder: string): string[] {
+  const absolute = new URL(folder, ROOT);
+  if (!existsSync(absolute)) return [];
+  return readdirSync(absolute).sort().flatMap((name) => {
+    const path = `${folder}${name}`;
+    return statSync(new URL(path, ROOT)).isDirectory() ? walk(`${path}/`) : [path];
+  });
+}
+
+/** The repository's served files: README.md and docs/**.md; the pictures in docs/. */
+function collect(): { pages: DocFile[]; images: Map<string, string> } {
+  const files = walk('docs/');
+  const pages = ['README.md', ...files.filter((path) => path.endsWith('.md'))].map((path) => {
+    const source = readFileSync(new URL(path, ROOT), 'utf8');
+    const title = /^#\s+(.+)$/m.exec(source)?.[1]?.replace(/`/g, '') ?? path;
+    return { path, url: servedUrl(path), title, source };
+  });
+  const images = new Map(files.filter((path) => /\.(png|svg)$/.test(path)).map((path) => [servedUrl(path), path]));
+  return { pages, images };
+}
+
+/** Where a link or picture of `from` goes when served; null for what is not served (a source file, another site's picture). */
+function resolver(from: string, pages: Map<string, DocFile>, images: Map<string, string>) {
+  const served = new Map([...pages.values()].map((page) => [page.path, page.url]));
+  const pictures = new Set(images.values());
+  return (url: string, kind: 'link' | 'image'): string | null => {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return kind === 'link' && /^(https|mailto):/i.test(url) ? url : null;
+    if (url.startsWith('#')) return url;
+    const [path = '', anchor] = url.split('#');
+    const target = posix.normalize(posix.join(posix.dirname(from), decodeURIComponent(path)));
+    if (kind === 'image') return pictures.has(target) ? servedUrl(target) : null;
+    const page = served.get(target);
+    return page === undefined ? null : `${page}${anchor === undefined ? '' : `#${anchor}`}`;
+  };
+}
+
+const GROUPS: Array<{ label: string; test: (page: DocFile) => boolean }> = [
+  { label: 'Start', test: (page) => page.path === 'README.md' },
+  { label: 'Guides', test: (page) => /^docs\/[^/]+\.md$/.test(page.path) },
+  { label: 'References', test: (page) => page.path.startsWith('docs/reference/') },
+  { label: 'More', test: (page) => page.path !== 'README.md' && !/^docs\/[^/]+\.md$/.test(page.path) && !page.path.startsWith('docs/reference/') },
+];
+
+function Contents({ pages, current }: { pages: readonly DocFile[]; current: string }): VNode {
+  return html`<nav class="docs-contents" aria-label="Documentation">
+    ${GROUPS.map((group) => {
+      const members = pages.filter(group.test);
+      return members.length === 0 ? null : html`<div>
+        <h2>${group.label}</h2>
+        <ul>${members.map((page) => html`<li><a href=${page.url} aria-current=${page.url === current ? 'page' : undefined}>${page.title}</a></li>`)}</ul>
+      </div>`;
+    })}
+    <div><h2>API</h2><ul><li><a href=${DOCS_PREFIX}>The API reference (OpenAPI)</a></li></ul></div>
+  </nav>`;
+}
+
+export function docsPage(page: DocFile, pages: readonly DocFile[], resolve: (url: string, kind: 'link' | 'image') => string | null): VNode {
+  return Layout({
+    title: page.title,
+    nav: html`<a href="/">Home</a> <a href=${servedUrl('README.md')}>Documentation</a> <a href=${DOCS_PREFIX}>API reference</a>`,
+    children: html`<div class="docs-page">
+      ${Contents({ pages, current: page.url })}
+      <article class="docs-article">${Markdown({ source: page.source, resolve })}</article>
+    </div>`,
+  });
+}
+
+/** Every served page, made once: by its address. */
+export function renderDocs(): { pages: Map<string, HtmlPage>; images: Map<string, string>; files: DocFile[] } {
+  const { pages, images } = collect();
+  const byPath = new Map(pages.map((page) => [page.path, page]));
+  const rendered = new Map(pages.map((page) => [page.url, renderPage(docsPage(page, pages, resolver(page.path, byPath, images)), {})]));
+  return { pages: rendered, images, files: pages };
+}
+
+/** GET /docs/<page> and the pictures they show. */
+export async function docsPages(app: FastifyInstance): Promise<void> {
+  const { pages, images } = renderDocs();
+  for (const [url, page] of pages) {
+    app.get(url, async (_request, reply) => {
+      reply.header('Content-Security-Policy', PAGE_CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin');
+      return sendPage(reply, 200, page);
+    });
+  }
+  for (const [url, path] of images) {
+    const body = readFileSync(new URL(path, ROOT));
+    app.get(url, async (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').header('Content-Security-Policy', "default-src 'none'").type(path.endsWith('.svg') ? 'image/svg+xml' : 'image/png').send(body));
+  }
+}

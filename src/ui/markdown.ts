@@ -1,0 +1,86 @@
+import type { Nodes, RootContent } from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+import { h, type ComponentChildren, type VNode } from 'preact';
+import './render.ts';
+
+// Markdown as elements, for the documentation the service serves (/docs/…): parsed by micromark
+// with GitHub's extensions (tables, strikethrough, autolinks) into a syntax tree, and that tree
+// made into elements here, so what it says passes the renderer's guard like any page: text is
+// escaped, raw HTML in the Markdown is shown as text (an HTML comment, a note to the file's
+// editors, is left out), and a link or image with an unsafe URL is blocked by the guard.
+// Headings get GitHub's anchors, so a link to `file.md#heading` works the same served.
+
+/** GitHub's anchor of a heading: lowercased, punctuation dropped, spaces as hyphens. */
+export function headingSlug(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+}
+
+export interface MarkdownProps {
+  source: string;
+  /** Where a link or image of the file goes when served (a relative path in the repository, with its #anchor); null: shown as text. */
+  resolve: (url: string, kind: 'link' | 'image') => string | null;
+}
+
+/** The plain text of a node, for headings' anchors and images' alternatives. */
+function textOf(node: Nodes): string {
+  if ('value' in node && typeof node.value === 'string' && node.type !== 'html') return node.value;
+  if ('children' in node) return (node.children as Nodes[]).map(textOf).join('');
+  return '';
+}
+
+const isComment = (value: string) => /^<!--[\s\S]*-->$/.test(value.trim());
+
+export function Markdown({ source, resolve }: MarkdownProps): VNode {
+  const tree = fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const seen = new Map<string, number>();
+  const anchor = (text: string) => {
+    const slug = headingSlug(text);
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    return count === 0 ? slug : `${slug}-${count}`;
+  };
+
+  const children = (node: { children: RootContent[] }, inTable?: { align: Array<string | null | undefined>; head: boolean }): ComponentChildren[] =>
+    node.children.map((child, index) => element(child, index, inTable));
+
+  function element(node: RootContent, index: number, table?: { align: Array<string | null | undefined>; head: boolean }): ComponentChildren {
+    switch (node.type) {
+      case 'heading': return h(`h${node.depth}` as 'h2', { id: anchor(textOf(node)) }, children(node));
+      case 'paragraph': return h('p', null, children(node));
+      case 'text': return node.value;
+      case 'emphasis': return h('em', null, children(node));
+      case 'strong': return h('strong', null, children(node));
+      case 'delete': return h('del', null, children(node));
+      case 'inlineCode': return h('code', null, node.value);
+      case 'code': return h('pre', null, h('code', node.lang ? { class: `language-${node.lang.replace(/[^\w-]/g, '')}` } : null, node.value));
+      case 'break': return h('br', null);
+      case 'thematicBreak': return h('hr', null);
+      case 'blockquote': return h('blockquote', null, children(node));
+      case 'list': return h(node.ordered ? 'ol' : 'ul', node.ordered && node.start !== null && node.start !== undefined && node.start !== 1 ? { start: node.start } : null, children(node));
+      case 'listItem': return h('li', null, node.spread ? children(node) : node.children.flatMap((child, at) => (child.type === 'paragraph' ? children(child) : [element(child, at)])));
+      case 'link': {
+        const href = resolve(node.url, 'link');
+        return href === null ? h('span', null, children(node)) : h('a', { href }, children(node));
+      }
+      case 'image': {
+        const src = resolve(node.url, 'image');
+        return src === null ? h('span', null, node.alt ?? '') : h('img', { src, alt: node.alt ?? '', loading: 'lazy' });
+      }
+      case 'table': {
+        const [head, ...body] = node.children;
+        const align = node.align ?? [];
+        return h('div', { class: 'table-scroll', role: 'region', 'aria-label': head ? `Table: ${textOf(head).slice(0, 80)}` : 'Table', tabIndex: 0 },
+          h('table', null,
+            head && h('thead', null, element(head, 0, { align, head: true })),
+            h('tbody', null, body.map((row, at) => element(row, at, { align, head: false })))));
+      }
+      case 'tableRow': return h('tr', null, node.children.map((cell, at) => h(table?.head ? 'th' : 'td', table?.align[at] ? { class: `align-${table.align[at]}` } : null, children(cell))));
+      case 'html': return isComment(node.value) ? null : node.value;
+      default: return textOf(node as Nodes);
+    }
+  }
+
+  return h('div', { class: 'markdown' }, tree.children.map((node, index) => element(node, index))) as VNode;
+}

@@ -1,0 +1,111 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderDocs } from '../../src/http/docs-pages.ts';
+import { html, Layout, Markdown, renderPage } from '../../src/ui/index.ts';
+import { axeFindings } from '../support/accessibility.ts';
+import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+
+// The documentation as the service serves it (/docs/…): every page of README.md and docs/, from
+// the same Markdown; every link between them, and to their headings, answers; the Markdown's own
+// HTML stays text; and in Chromium every page passes axe in both themes, at 1280 and 375 px,
+// asking nothing of another origin.
+
+let t: TestApp;
+const { files } = renderDocs();
+
+beforeAll(async () => { t = await startTestApp({ RATE_LIMITS: 'off' }); }, 120_000);
+afterAll(async () => t?.close());
+
+const hrefsOf = (text: string) => [...text.matchAll(/<(?:a|img|link)\s[^>]*?(?:href|src)="([^"]+)"/g)].map((match) => match[1]!.replaceAll('&amp;', '&'));
+const idsOf = (text: string) => new Set([...text.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1]!));
+
+describe('served', () => {
+  it('serves README.md and every Markdown file of docs/, each at its address, with its CSP', async () => {
+    const urls = files.map((file) => file.url);
+    expect(urls).toEqual(expect.arrayContaining(['/docs/readme', '/docs/x402', '/docs/reference/configuration', '/docs/reference/errors', '/docs/reference/cli']));
+    for (const url of urls) {
+      const response = await fetch(`${t.url}${url}`);
+      expect(response.status, url).toBe(200);
+      expect(response.headers.get('content-security-policy'), url).toContain("default-src 'none'");
+    }
+  });
+
+  it('links every page to pages, headings and pictures that answer', async () => {
+    const texts = new Map<string, string>();
+    const page = async (url: string) => {
+      if (!texts.has(url)) texts.set(url, await (await fetch(`${t.url}${url}`)).text());
+      return texts.get(url)!;
+    };
+    const broken: string[] = [];
+    for (const file of files) {
+      for (const href of hrefsOf(await page(file.url))) {
+        if (/^(https|mailto):/.test(href)) continue;
+        const [path, anchor] = href.split('#') as [string, string | undefined];
+        const target = path === '' ? file.url : path;
+        if (target.endsWith('.png') || target.endsWith('.svg') || target.endsWith('.css')) {
+          if ((await fetch(`${t.url}${target}`)).status !== 200) broken.push(`${file.url} → ${href}`);
+          continue;
+        }
+        const response = await fetch(`${t.url}${target}`, { headers: { accept: 'text/html' } });
+        if (response.status !== 200) broken.push(`${file.url} → ${href} (${response.status})`);
+        else if (anchor !== undefined && target.startsWith('/docs/') && !idsOf(await page(target)).has(anchor)) broken.push(`${file.url} → ${href} (no heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('keeps the Markdown\'s own HTML as text, and a script link inert', () => {
+    const out = renderPage(Layout({ title: 'x', children: html`<div>${Markdown({
+      source: '# Hi <img src=x onerror=alert(1)>\n\n<script>alert(1)</script>\n\n[click](javascript:alert(1)) <!-- a note -->',
+      resolve: (url) => url,
+    })}</div>` }), {}).toString();
+    expect(out).toContain('&lt;script>alert(1)&lt;/script>');
+    expect(out).toContain('Hi &lt;img src=x onerror=alert(1)>');
+    expect(out).not.toContain('<img');
+    expect(out).not.toContain('javascript:');
+    expect(out).not.toContain('a note');
+  });
+});
+
+describe('in Chromium', () => {
+  let browser: Browser;
+  let tab: Page;
+  const requests: string[] = [];
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: ensureChromium(), args: CHROMIUM_ARGS });
+    tab = await browser.newPage();
+    tab.on('request', (request) => requests.push(request.url()));
+  }, 600_000);
+  afterAll(async () => browser?.close());
+
+  it('passes axe in both themes at 1280 and 375 px on every page, loading nothing from elsewhere', async () => {
+    const findings: string[] = [];
+    for (const width of [1280, 375]) {
+      await tab.setViewportSize({ width, height: 900 });
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await tab.emulateMedia({ colorScheme });
+        for (const file of files) {
+          await tab.goto(`${t.url}${file.url}`);
+          for (const violation of (await axeFindings(tab)).serious) findings.push(`${file.url} ${colorScheme} ${width}px: ${violation.id} ${violation.targets.slice(0, 3).join(', ')}`);
+          if (await tab.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)) findings.push(`${file.url} ${colorScheme} ${width}px: wider than the window`);
+        }
+      }
+    }
+    expect(findings).toEqual([]);
+    expect(requests.filter((url) => !url.startsWith(`${t.url}/`))).toEqual([]);
+  }, 600_000);
+
+  it.runIf(process.env.SCREENSHOTS === '1')('photographs a guide and a reference into docs/screenshots/ (SCREENSHOTS=1)', async () => {
+    const shots: Array<[string, string, 'light' | 'dark', number]> = [
+      ['docs-reference-light.png', '/docs/reference/configuration', 'light', 1280],
+      ['docs-guide-dark-phone.png', '/docs/x402', 'dark', 375],
+    ];
+    for (const [name, url, colorScheme, width] of shots) {
+      await tab.setViewportSize({ width, height: 900 });
+      await tab.emulateMedia({ colorScheme });
+      await tab.goto(`${t.url}${url}`);
+      await tab.screenshot({ path: new URL(`../../docs/screenshots/${name}`, import.meta.url).pathname });
+    }
+  });
+});
