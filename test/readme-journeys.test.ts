@@ -8,17 +8,28 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTestApp, type TestApp } from './support/harness.ts';
 
-// The README's copy-paste journeys, run as a reader would run them: the session journey in bash
-// with curl against the running service, and the Node receiver (the typed client's
+// The documentation's copy-paste journeys, run as a reader would run them: the session journey
+// in bash with curl against the running service, and the Node receiver (the typed client's
 // verifyWebhook) and the Python one (standard library only) receiving that journey's real,
-// signed deliveries. A README edit that breaks any of them fails here.
+// signed deliveries. Each is the fenced block after its `<!-- journey: name -->` marker, in
+// README.md or a guide in docs/, wherever it lives: exactly one file holds each marker, so a
+// journey moved between files stays run, and a copy of it cannot go stale untested.
 
-/** The fenced code block after `<!-- journey: name -->` in the README. */
+/** The Markdown files a journey may live in: README.md and docs/**.md. */
+async function documents(): Promise<Array<{ path: string; text: string }>> {
+  const { readdir } = await import('node:fs/promises');
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const docs = (await readdir(path.join(root, 'docs'), { recursive: true })).filter((name) => name.endsWith('.md')).map((name) => path.join('docs', name));
+  return Promise.all(['README.md', ...docs].map(async (file) => ({ path: file, text: await readFile(path.join(root, file), 'utf8') })));
+}
+
+/** The fenced code block after `<!-- journey: name -->`, in the one file that holds it. */
 async function journey(name: string): Promise<string> {
-  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-  const marker = readme.indexOf(`<!-- journey: ${name} -->`);
-  expect(marker, `README has no journey ${name}`).toBeGreaterThan(-1);
-  const block = /```\w*\n([\s\S]*?)\n```/.exec(readme.slice(marker));
+  const marker = `<!-- journey: ${name} -->`;
+  const holders = (await documents()).filter((document) => document.text.includes(marker));
+  expect(holders.map((holder) => holder.path), `exactly one file holds the journey ${name}`).toHaveLength(1);
+  const text = holders[0]!.text;
+  const block = /```\w*\n([\s\S]*?)\n```/.exec(text.slice(text.indexOf(marker)));
   return block![1]!;
 }
 
