@@ -124,7 +124,7 @@ Next, in another terminal, in this directory:
        npm run --silent cli -- demo
        npm run --silent cli -- business update <business id> --payout-wallet 0x2222222222222222222222222222222222222222
        npm run --silent cli -- keys create --business <business id> --mode live
-  3. Open a Live link: create one with the Live key (see README, "Live on a local chain"), open its url and enter an email;
+  3. Open a Live link: create one with the Live key (see docs/run-it.md, "Live on a local chain"), open its url and enter an email;
      the page shows the deposit address and the amount.
   4. Pay it from the dev buyer:
        npm run chain -- pay <deposit address> <amount> [usdc|usdt]${portFlag}

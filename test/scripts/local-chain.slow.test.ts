@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { freePort, startTestApp, TEST_SECRETS, type TestApp } from '../support/harness.ts';
 
-// `npm run chain` as a developer runs it (README, "Live on a local chain"): the script and the
+// `npm run chain` as a developer runs it (docs/run-it.md, "Live on a local chain"): the script and the
 // service as real processes on real time, a Live payment started through the service's API, the
 // dev buyer paying it with `npm run chain -- pay`, and the payment turning paid, then forwarded.
 
