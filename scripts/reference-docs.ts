@@ -23,7 +23,7 @@ import { restPath } from '../src/verbs/operation.ts';
 
 /** A value in a Markdown table cell: one line, its pipes escaped. */
 function cell(text: string): string {
-  return text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  return text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').replace(/</g, '&lt;');
 }
 
 function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
@@ -83,7 +83,7 @@ export function scopesReference(): string {
   const sections = scopes.map((scope) => {
     const allowed = operations.filter((operation) => operation.scope === scope);
     return `## \`${scope}\`\n\nIt lets a credential ${SCOPE_DESCRIPTIONS[scope]}. ${readsOnly(scope) ? 'It only reads.' : 'It changes the account.'} `
-      + `${!heldByAgents(scope) ? 'Only secret keys made for the API hold it; agents never do.' : readsOnly(scope) ? 'Connected agents may hold it, Read only ones too.' : 'Connected agents with full access may hold it; Read only ones never do.'}\n\n`
+      + `${!heldByAgents(scope) ? 'Only secret keys made for the API with full access hold it; agents never do.' : readsOnly(scope) ? 'Connected agents may hold it, Read only ones too.' : 'Connected agents with full access may hold it; Read only ones never do.'}\n\n`
       + table(['MCP tool', 'REST', 'what it does'], allowed.map((operation) => [`\`${operation.name}\``, `\`${operation.http.method} ${restPath(operation)}\``, operation.title]));
   });
   return page('Scopes and what they allow', '`src/auth/scopes.ts` and the operation registry (`src/operations.ts`)',
@@ -144,7 +144,8 @@ function accepts(property: Property | undefined): string {
   if (property.type === 'integer' || property.type === 'number') {
     const low = property.minimum;
     const high = property.maximum !== undefined && property.maximum < Number.MAX_SAFE_INTEGER ? property.maximum : undefined;
-    return high === undefined ? (low === undefined ? 'a number' : `${low} or more`) : `${low ?? 0} to ${high.toLocaleString('en-US')}`;
+    if (high === undefined) return low === undefined ? 'a number' : `${low} or more`;
+    return low === undefined ? `at most ${high.toLocaleString('en-US')}` : `${low} to ${high.toLocaleString('en-US')}`;
   }
   return '';
 }

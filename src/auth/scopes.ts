@@ -12,12 +12,12 @@ export type Scope = ApiScope | (typeof WEBHOOK_SCOPES)[number];
 /** What each scope allows, as a person reads it (the agent approval page, the scopes reference). */
 export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
   'payments:read': 'read payments and their events, payment links, checkouts and checkout sessions',
-  'checkouts:write': 'create payment links, checkouts and checkout sessions, and simulate Test payments',
+  'checkouts:write': 'create and cancel payment links, create checkouts, create and start checkout sessions, and simulate Test payments',
   'orders:read': 'read orders (also the order inside a payment\'s events)',
   'orders:write': 'update orders and report cancellations and refunds',
   'customers:read': 'read customers (also the customer inside a payment\'s events)',
   'webhooks:read': 'read webhook endpoints and their deliveries',
-  'webhooks:write': 'add, change and remove webhook endpoints, and retry or resend deliveries',
+  'webhooks:write': 'add and remove webhook endpoints, and retry or resend deliveries',
 };
 
 /** The kinds of secret key and their access levels (db/schema.ts KeyKind and KeyAccess). */

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { VNode } from 'preact';
@@ -36,9 +36,12 @@ function servedUrl(path: string): string {
 function walk(folder: string): string[] {
   const absolute = new URL(folder, ROOT);
   if (!existsSync(absolute)) return [];
+  // Files and folders only: no dotfile, no symbolic link (it could lead out of docs/), not the API reference's assets.
   return readdirSync(absolute).sort().flatMap((name) => {
     const path = `${folder}${name}`;
-    return statSync(new URL(path, ROOT)).isDirectory() ? walk(`${path}/`) : [path];
+    const entry = lstatSync(new URL(path, ROOT));
+    if (name.startsWith('.') || entry.isSymbolicLink() || path === 'docs/assets') return [];
+    return entry.isDirectory() ? walk(`${path}/`) : entry.isFile() ? [path] : [];
   });
 }
 
@@ -51,6 +54,9 @@ function collect(): { pages: DocFile[]; images: Map<string, string> } {
     return { path, url: servedUrl(path), title, source };
   });
   const images = new Map(files.filter((path) => /\.(png|svg)$/.test(path)).map((path) => [servedUrl(path), path]));
+  const addresses = [...pages.map((page) => page.url), ...images.keys()];
+  const twice = addresses.filter((url, index) => addresses.indexOf(url) !== index);
+  if (twice.length > 0) throw new Error(`Two files of the documentation would be served at ${twice.join(', ')}: rename one.`);
   return { pages, images };
 }
 
@@ -62,8 +68,15 @@ function resolver(from: string, pages: Map<string, DocFile>, images: Map<string,
     if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return kind === 'link' && /^(https|mailto):/i.test(url) ? url : null;
     if (url.startsWith('#')) return url;
     const [path = '', anchor] = url.split('#');
-    const target = posix.normalize(posix.join(posix.dirname(from), decodeURIComponent(path)));
-    if (kind === 'image') return pictures.has(target) ? servedUrl(target) : null;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      return null; // a malformed link (a lone %) is shown as text; the links test names it
+    }
+    const target = posix.normalize(posix.join(posix.dirname(from), decoded));
+    if (pictures.has(target)) return servedUrl(target);
+    if (kind === 'image') return null;
     const page = served.get(target);
     return page === undefined ? null : `${page}${anchor === undefined ? '' : `#${anchor}`}`;
   };
@@ -93,9 +106,10 @@ export function docsPage(page: DocFile, pages: readonly DocFile[], resolve: (url
   return Layout({
     title: page.title,
     nav: html`<a href="/">Home</a> <a href=${servedUrl('README.md')}>Documentation</a> <a href=${DOCS_PREFIX}>API reference</a>`,
+    // The page first, the list of pages after it (placed beside it by the stylesheet): the outline starts with the page's h1.
     children: html`<div class="docs-page">
-      ${Contents({ pages, current: page.url })}
       <article class="docs-article">${Markdown({ source: page.source, resolve })}</article>
+      ${Contents({ pages, current: page.url })}
     </div>`,
   });
 }
@@ -119,6 +133,6 @@ export async function docsPages(app: FastifyInstance): Promise<void> {
   }
   for (const [url, path] of images) {
     const body = readFileSync(new URL(path, ROOT));
-    app.get(url, async (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').header('Content-Security-Policy', "default-src 'none'").type(path.endsWith('.svg') ? 'image/svg+xml' : 'image/png').send(body));
+    app.get(url, async (_request, reply) => reply.header('Content-Security-Policy', "default-src 'none'").type(path.endsWith('.svg') ? 'image/svg+xml' : 'image/png').send(body));
   }
 }

@@ -44,6 +44,8 @@ export function Markdown({ source, resolve }: MarkdownProps): VNode {
 
   const children = (node: { children: RootContent[] }, inTable?: { align: Array<string | null | undefined>; head: boolean }): ComponentChildren[] =>
     node.children.map((child, index) => element(child, index, inTable));
+  /** Whether each list's items keep their paragraphs (a loose list: a blank line between items), as GitHub shows them. */
+  const loose = new WeakSet<object>();
 
   function element(node: RootContent, index: number, table?: { align: Array<string | null | undefined>; head: boolean }): ComponentChildren {
     switch (node.type) {
@@ -58,8 +60,10 @@ export function Markdown({ source, resolve }: MarkdownProps): VNode {
       case 'break': return h('br', null);
       case 'thematicBreak': return h('hr', null);
       case 'blockquote': return h('blockquote', null, children(node));
-      case 'list': return h(node.ordered ? 'ol' : 'ul', node.ordered && node.start !== null && node.start !== undefined && node.start !== 1 ? { start: node.start } : null, children(node));
-      case 'listItem': return h('li', null, node.spread ? children(node) : node.children.flatMap((child, at) => (child.type === 'paragraph' ? children(child) : [element(child, at)])));
+      case 'list':
+        if (node.spread || node.children.some((item) => item.spread)) node.children.forEach((item) => loose.add(item));
+        return h(node.ordered ? 'ol' : 'ul', node.ordered && node.start !== null && node.start !== undefined && node.start !== 1 ? { start: node.start } : null, children(node));
+      case 'listItem': return h('li', null, loose.has(node) ? children(node) : node.children.flatMap((child, at) => (child.type === 'paragraph' ? children(child) : [element(child, at)])));
       case 'link': {
         const href = resolve(node.url, 'link');
         return href === null ? h('span', null, children(node)) : h('a', { href }, children(node));
@@ -71,7 +75,7 @@ export function Markdown({ source, resolve }: MarkdownProps): VNode {
       case 'table': {
         const [head, ...body] = node.children;
         const align = node.align ?? [];
-        return h('div', { class: 'table-scroll', role: 'region', 'aria-label': head ? `Table: ${textOf(head).slice(0, 80)}` : 'Table', tabIndex: 0 },
+        return h('div', { class: 'table-scroll', role: 'region', 'aria-label': head ? `Table: ${head.children.map(textOf).join(', ').slice(0, 80)}` : 'Table', tabIndex: 0 },
           h('table', null,
             head && h('thead', null, element(head, 0, { align, head: true })),
             h('tbody', null, body.map((row, at) => element(row, at, { align, head: false })))));

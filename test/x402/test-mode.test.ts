@@ -149,7 +149,8 @@ describe('refusals: 402 with the reason, nothing claimed, the payment unchanged'
   const cases: Array<[string, (offer: any) => Promise<string>, string]> = [
     ['an amount below the price', (offer) => signedHeader(offer, { value: '999999' }), 'invalid_exact_evm_payload_authorization_value_mismatch'],
     ['a foreign payTo', (offer) => signedHeader(offer, { to: privateKeyToAccount(generatePrivateKey()).address }), 'invalid_exact_evm_recipient_mismatch'],
-    ['an expired window', (offer) => signedHeader(offer, { validBefore: String(Math.floor(Date.now() / 1000) - 1) }), 'invalid_exact_evm_payload_authorization_valid_before'],
+    // Expired by the service's clock (the test's, which does not follow the wall's).
+    ['an expired window', (offer) => signedHeader(offer, { validBefore: String(Math.floor(t.clock.now().getTime() / 1000) - 1) }), 'invalid_exact_evm_payload_authorization_valid_before'],
     ['a window not open yet', (offer) => signedHeader(offer, { validAfter: String(Math.floor(Date.now() / 1000) + 600) }), 'invalid_exact_evm_payload_authorization_valid_after'],
     ['an unserved network', (offer) => signedHeader(offer, { network: 'eip155:137' }), 'invalid_network'],
     ['another key\'s signature', (offer) => signedHeader(offer, { signer: privateKeyToAccount(generatePrivateKey()) }), 'invalid_exact_evm_signature'],
