@@ -82,17 +82,20 @@ function resolver(from: string, pages: Map<string, DocFile>, images: Map<string,
   };
 }
 
+/** The list's groups, each page in the first whose test it passes (More: any other). */
 const GROUPS: Array<{ label: string; test: (page: DocFile) => boolean }> = [
   { label: 'Start', test: (page) => page.path === 'README.md' },
   { label: 'Guides', test: (page) => /^docs\/[^/]+\.md$/.test(page.path) },
   { label: 'References', test: (page) => page.path.startsWith('docs/reference/') },
-  { label: 'More', test: (page) => page.path !== 'README.md' && !/^docs\/[^/]+\.md$/.test(page.path) && !page.path.startsWith('docs/reference/') },
+  { label: 'More', test: () => true },
 ];
+
+const groupOf = (page: DocFile) => GROUPS.find((group) => group.test(page));
 
 function Contents({ pages, current }: { pages: readonly DocFile[]; current: string }): VNode {
   return html`<nav class="docs-contents" aria-label="Documentation">
     ${GROUPS.map((group) => {
-      const members = pages.filter(group.test);
+      const members = pages.filter((page) => groupOf(page) === group);
       return members.length === 0 ? null : html`<div>
         <h2>${group.label}</h2>
         <ul>${members.map((page) => html`<li><a href=${page.url} aria-current=${page.url === current ? 'page' : undefined}>${page.title}</a></li>`)}</ul>

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { declaresApps } from './apps/app.ts';
+import { declaresApps, isObject } from './apps/app.ts';
 
 // A 2025-era client declares its capabilities once, in `initialize`; a 2026-07-28 client on
 // every request. We serve the 2025 era statelessly (any instance answers any request), so a
@@ -15,7 +15,6 @@ const URL_ELICITATION = 'elicitation-url';
 const MCP_APPS = 'mcp-apps';
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What a 2025-era client declared at initialize, as far as the tools need it. */
 export interface LegacyClient {

@@ -106,20 +106,19 @@ function show(card) {
   if (card.wait && hostCallsTools()) keepLive(generation);
 }
 
-/** A result without a card (a host that kept our _meta from us): its facts, as text. */
-function showPlain(result) {
-  const facts = result?.structuredContent ?? {};
+/** A card of our own making, of text only (a heading when given, then paragraphs): no value in it can be markup. */
+function showText(title, lines) {
   const article = document.createElement('article');
   article.className = 'payment-card';
-  const lines = [
-    facts.description ?? facts.name,
-    facts.amount !== undefined && facts.currency !== undefined ? `${facts.amount} ${facts.currency}` : undefined,
-    facts.status,
-    facts.url,
-  ].filter((line) => typeof line === 'string' && line !== '');
-  for (const line of lines.length > 0 ? lines : ['The answer is in the conversation.']) {
+  if (title) {
+    const heading = document.createElement('h1');
+    heading.textContent = title;
+    article.append(heading);
+  }
+  for (const line of lines) {
     const paragraph = document.createElement('p');
     paragraph.textContent = line;
+    if (title) paragraph.className = 'muted';
     article.append(paragraph);
   }
   root.replaceChildren(article);
@@ -127,26 +126,23 @@ function showPlain(result) {
   stopWaiting();
 }
 
+/** A result without a card (a host that kept our _meta from us): its facts, as text. */
+function showPlain(result) {
+  const facts = result?.structuredContent ?? {};
+  const lines = [
+    facts.description ?? facts.name,
+    facts.amount !== undefined && facts.currency !== undefined ? `${facts.amount} ${facts.currency}` : undefined,
+    facts.status,
+    facts.url,
+  ].filter((line) => typeof line === 'string' && line !== '');
+  showText(null, lines.length > 0 ? lines : ['The answer is in the conversation.']);
+}
+
 function showResult(result) {
   gotResult = true;
   const card = result?._meta?.[CARD_KEY];
   if (card) show(card);
   else showPlain(result);
-}
-
-/** A short card of our own (the host cancelled the tool, or sent nothing): no value in it comes from anyone. */
-function showNote(title, text) {
-  const article = document.createElement('article');
-  article.className = 'payment-card';
-  const heading = document.createElement('h1');
-  heading.textContent = title;
-  const paragraph = document.createElement('p');
-  paragraph.className = 'muted';
-  paragraph.textContent = text;
-  article.append(heading, paragraph);
-  root.replaceChildren(article);
-  shown = null;
-  stopWaiting();
 }
 
 /** Ends the loop that keeps the shown card live, and its wait in flight. */
@@ -331,7 +327,7 @@ new IntersectionObserver((entries) => {
 }).observe(root);
 
 app.ontoolresult = (result) => showResult(result);
-app.ontoolcancelled = () => showNote('Not done', 'The tool was cancelled before it answered.');
+app.ontoolcancelled = () => showText('Not done', ['The tool was cancelled before it answered.']);
 app.onhostcontextchanged = (context) => applyContext(context);
 app.onteardown = async () => {
   tornDown = true;
@@ -342,5 +338,5 @@ app.onteardown = async () => {
 await app.connect();
 applyContext(app.getHostContext());
 setTimeout(() => {
-  if (!gotResult && !tornDown) showNote('No payment to show', 'The host sent no answer to show here; the conversation has it.');
+  if (!gotResult && !tornDown) showText('No payment to show', ['The host sent no answer to show here; the conversation has it.']);
 }, NO_RESULT_MS);

@@ -16,8 +16,20 @@ import type { Card } from './card.ts';
 // payment of a link or session (through retrieve_payment, the caller's scopes and tenancy), and
 // the caller's own approval request.
 
+/** The tools by name, made once per list (a card is made on every card tool's call). */
+const byName = new WeakMap<readonly ToolDefinition[], Map<string, ToolDefinition['operation']>>();
+
+function operationsOf(all: readonly ToolDefinition[]): Map<string, ToolDefinition['operation']> {
+  let operations = byName.get(all);
+  if (operations === undefined) {
+    operations = new Map(all.map(({ operation }) => [operation.name, operation]));
+    byName.set(all, operations);
+  }
+  return operations;
+}
+
 export function cardSources(context: AppContext, principal: Principal, all: readonly ToolDefinition[]): CardSources {
-  const operations = new Map(all.map(({ operation }) => [operation.name, operation]));
+  const operations = operationsOf(all);
   const mayCall = (tool: string) => {
     const operation = operations.get(tool);
     return operation !== undefined && visibleTo(operation, principal);
