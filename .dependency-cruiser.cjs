@@ -1,4 +1,4 @@
-// The layers of src/ (README, Architecture), checked by `npm run check:layers` as part of `npm test`.
+// The layers of src/ (docs/how-it-is-built.md, Architecture: the layers), checked by `npm run check:layers` as part of `npm test`.
 // Each layer may import only the layers listed under it; the top (files directly in src/) may
 // import anything and is imported by nothing. Type-only imports count (the swc parser reads the
 // TypeScript source as written): a layer's types are part of what it depends on.

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { StartupError } from './core/errors.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { ensureDataDir } from './core/data-dir.ts';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import type { AppContext } from './verbs/context.ts';
 import { SecretBox } from './core/secret-box.ts';
 import { DepositAddresses } from './core/deposit-addresses.ts';
 import { embeddedDepositXpub } from './core/deposit-wallet.ts';
-import { openDatabase } from './db/database.ts';
+import { openDatabase, type Db } from './db/database.ts';
 import { startEmbedded } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { BOSS_TEST_CLOCK_SETTING, startJobs, type Jobs } from './jobs/boss.ts';
@@ -170,6 +171,25 @@ export async function openAppContext(databaseUrl: string, config: Config, option
   };
 }
 
+/**
+ * Refuses to start with an encryption key that does not open what the database already holds
+ * sealed (a webhook endpoint's signing secret, an agent signing key): a lost
+ * `DATA_DIR/secret-encryption.key` is otherwise replaced by a new one without a word, and every
+ * webhook delivery, agent token and sealed mail then fails while the service looks healthy.
+ */
+async function checkEncryptionKey(db: Db, config: Config, key: Buffer): Promise<void> {
+  const sealed = (await db.selectFrom('webhook_endpoints').select('secret_encrypted as sealed').where('secret_encrypted', 'is not', null).limit(1).executeTakeFirst())?.sealed
+    ?? (await db.selectFrom('oauth_signing_keys').select('private_jwk_encrypted as sealed').limit(1).executeTakeFirst())?.sealed;
+  if (sealed === undefined || sealed === null) return;
+  try {
+    new SecretBox(key).open(sealed);
+  } catch {
+    const source = config.secretEncryptionKey ? 'SECRET_ENCRYPTION_KEY' : path.join(config.dataDir, 'secret-encryption.key');
+    throw new StartupError(`The encryption key (${source}) does not open the secrets this database holds (webhook signing secrets, agents' signing keys): `
+      + 'put back the key kept with this database (the file from its backup, or SECRET_ENCRYPTION_KEY as it was set), or nothing sealed can be read.');
+  }
+}
+
 export async function openRuntime(config: Config, options: { clock?: Clock; log?: (line: string) => void; readsSeed?: boolean } = {}): Promise<Runtime> {
   const embedded = config.databaseUrl
     ? undefined
@@ -177,8 +197,13 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
   const databaseUrl = config.databaseUrl ?? embedded?.url ?? '';
   try {
     const migrator = openDatabase(databaseUrl, 1);
-    await migrate(migrator.db).finally(() => migrator.close());
-    const app = await openAppContext(databaseUrl, config, { clock: options.clock, secrets: await loadSecrets(config, { readsSeed: options.readsSeed }) });
+    const secrets = await (async () => {
+      await migrate(migrator.db);
+      const loaded = await loadSecrets(config, { readsSeed: options.readsSeed });
+      await checkEncryptionKey(migrator.db, config, loaded.encryptionKey);
+      return loaded;
+    })().finally(() => migrator.close());
+    const app = await openAppContext(databaseUrl, config, { clock: options.clock, secrets });
     return {
       ...app,
       databaseUrl,

@@ -336,3 +336,28 @@ describe('webhooks', () => {
     }
   }, 90_000); // a dozen CLI processes, each starting Node and the runtime
 });
+
+describe('the encryption key', () => {
+  it('refuses to start with a key that does not open the secrets the database holds, naming where the key came from', async () => {
+    const key = (await (await t.business()).key()).secret;
+    expect((await t.request('POST', '/v1/webhook_endpoints', { key, body: { url: 'https://hooks.example.com/sealed' } })).status).toBe(201);
+    const right = { DATABASE_URL: t.config.databaseUrl, SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64') };
+    expect((await cli(['business', 'list', '--json'], right)).code).toBe(0);
+
+    const other = await cli(['business', 'list', '--json'], { ...right, SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+    expect(other.code).toBe(1);
+    expect(other.stdout).toBe('');
+    expect(other.stderr).toContain('The encryption key (SECRET_ENCRYPTION_KEY) does not open the secrets this database holds');
+
+    // A lost key file: a new one would be made without a word; the start is refused instead.
+    const folder = await mkdtemp(path.join(tmpdir(), 'cli-key-'));
+    try {
+      const lost = await cli(['business', 'list', '--json'], { DATABASE_URL: t.config.databaseUrl, DATA_DIR: folder, DEPOSIT_XPUB: TEST_SECRETS.depositXpub });
+      expect(lost.code).toBe(1);
+      expect(lost.stderr).toContain(`The encryption key (${path.join(folder, 'secret-encryption.key')}) does not open`);
+      expect(lost.stderr).toContain('put back the key kept with this database');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});

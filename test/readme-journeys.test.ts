@@ -8,8 +8,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTestApp, type TestApp } from './support/harness.ts';
 
-// The documentation's copy-paste journeys, run as a reader would run them: the session journey
-// in bash with curl against the running service, and the Node receiver (the typed client's
+// The documentation's copy-paste journeys, run as a reader would run them: the README's first
+// payment and the session journey in bash with curl against the running service, and the Node receiver (the typed client's
 // verifyWebhook) and the Python one (standard library only) receiving that journey's real,
 // signed deliveries. Each is the fenced block after its `<!-- journey: name -->` marker, in
 // README.md or a guide in docs/, wherever it lives: exactly one file holds each marker, so a
@@ -158,5 +158,30 @@ describe.runIf(has('curl'))('the session journey in bash with curl', () => {
     // The journey run twice: the Idempotency-Key answers the same session, which is paid now.
     const again = await bash(script);
     expect(again.stdout.split('\n')[0]).toContain('"code":"invalid_state"');
+  });
+});
+
+describe.runIf(has('curl'))("the README's first payment in bash with curl", () => {
+  // After the session journey, whose receivers count its events alone.
+  it('creates a link, prints its page, starts it and pays it by simulation; the payment and its order are paid', async () => {
+    const script = (await journey('first-payment'))
+      .replace(/^BASE=.*$/m, `BASE=${t.url}`)
+      .replace(/^KEY=.*$/m, `KEY=${key}`);
+    const run = await bash(script);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const [url, started, paid, ...rest] = run.stdout.trim().split('\n');
+    expect(rest).toEqual([]);
+    expect(url).toMatch(/^https?:\/\/[^/]+\/pay\/pay_[0-9A-Za-z]+$/);
+    expect([started, paid]).toEqual(['open', 'paid']);
+    const id = url!.slice(url!.lastIndexOf('/') + 1);
+    const payment = await t.request('GET', `/v1/payments/${id}`, { key });
+    expect(payment.body).toMatchObject({ status: 'paid', source: 'payment_link', customer_email: 'ann@example.com' });
+    const order = await t.request('GET', `/v1/orders/${payment.body.order_id}`, { key });
+    expect(order.body).toMatchObject({ status: 'paid', amount_paid: '25.00' });
+    // The page it printed is the buyer's: it shows the receipt now.
+    const page = await fetch(`${t.url}${new URL(url!).pathname}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Coffee beans');
   });
 });

@@ -9,7 +9,7 @@ import { asOperator, required, type Command } from './command.ts';
 export const booksCommands: Record<string, Command> = {
   'books export': {
     usage: 'books export --business BUSINESS_ID --from YYYY-MM-DD --to YYYY-MM-DD --out FILE [--test] [--json]   (Live unless --test; both days included, UTC)',
-    description: 'the books of on-chain money as CSV for an accountant (Live unless `--test`; both days included, UTC; at most 366 days): one line per arrival with what forwarded it, and one per sweep (see The books in the README); written as read → `{ "business", "livemode", "from", "to", "file", "lines" }`',
+    description: 'the books of on-chain money as CSV for an accountant (Live unless `--test`; both days included, UTC; at most 366 days): one line per arrival with what forwarded it, and one per sweep (see The books in docs/run-it.md); written as read → `{ "business", "livemode", "from", "to", "file", "lines" }`',
     options: { business: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' }, test: { type: 'boolean' } },
     async run(context, flags) {
       const businessId = required(flags, 'business');

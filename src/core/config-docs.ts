@@ -31,7 +31,7 @@ export const SETTINGS: readonly SettingDoc[] = [
   { names: ['DB_POOL_SIZE'], default: '`10`', readBy: ['api', 'worker', 'processor', 'cli'],
     meaning: 'connections per process' },
   { names: ['SECRET_ENCRYPTION_KEY'], default: 'generated into `DATA_DIR`', readBy: ['api', 'worker', 'cli'],
-    meaning: '32 bytes, base64: encrypts webhook signing secrets at rest (AES-256-GCM). Set it explicitly with an external database' },
+    meaning: '32 bytes, base64: seals webhook signing secrets, agents\' signing keys and mail waiting to be sent (AES-256-GCM). Keep it with the database\'s backups: a start whose key does not open what the database holds is refused. Set it explicitly with an external database' },
   { names: ['DEPOSIT_XPUB'], default: 'generated into `DATA_DIR`', readBy: ['api', 'processor', 'cli'],
     meaning: 'the payment processor\'s extended public key (BIP-32, `xpub…`): child *i* is the *i*-th Live deposit address. Without it the embedded default makes its own HD wallet at the first start: the seed in `DATA_DIR/deposit-wallet.seed` and its account xpub beside it in `DATA_DIR/deposit-wallet.xpub`. The API, worker and CLI read only the xpub, never the seed. A data folder from before the xpub file (a seed, no xpub) gets it at the next start of the all-in-one (`npm start`) or `--role processor`, which read the seed; until then `--role api`, `--role worker` and the CLI refuse to start, in one sentence' },
   { names: ['PROCESSOR_SECRET'], default: 'generated into `DATA_DIR`', readBy: ['api', 'processor'],
@@ -121,7 +121,7 @@ export const SETTINGS: readonly SettingDoc[] = [
   { names: ['SMTP_FROM'], default: '`Payment Service <no-reply@HOST>`, `HOST` being `BASE_URL`\'s', readBy: ['worker'],
     meaning: 'the sender of every mail: `addr@host` or `Name <addr@host>`' },
   { names: ['FX_RATES_URL'], default: '`https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml`', readBy: ['worker', 'cli'],
-    meaning: 'where the workers fetch exchange rates, every hour and as they start: an `http(s)://` URL serving the ECB\'s daily reference rates format (a mirror, a proxy). `off`: no feed; Live prices in EUR, GBP, CAD and AUD then need the operator\'s `rates set` ([Exchange rates](README.md#exchange-rates))' },
+    meaning: 'where the workers fetch exchange rates, every hour and as they start: an `http(s)://` URL serving the ECB\'s daily reference rates format (a mirror, a proxy). `off`: no feed; Live prices in EUR, GBP, CAD and AUD then need the operator\'s `rates set` ([Exchange rates](docs/accept-payments.md#exchange-rates))' },
   { names: ['FX_RATES_MAX_AGE_HOURS'], default: '`96`', readBy: ['api', 'worker', 'processor', 'cli'],
     meaning: '1 to 720: a Live start refuses a price in EUR, GBP, CAD or AUD whose rate is older than this (`409 exchange_rate_unavailable`); USD prices and Test mode never need a fresh rate' },
 ];

@@ -8,7 +8,8 @@ import type { Db } from './database.ts';
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
 // Plain SQL files in migrations/, applied in name order by Kysely's migrator, which locks
-// against concurrent runs (server and CLI) and runs each file in a transaction.
+// against concurrent runs (server and CLI) and applies every pending file in one transaction: a
+// failure leaves none of them applied. There are no down-migrations (docs/run-it.md, Upgrades).
 /** The migrations this code brings: the files' names without `.sql`, in order. */
 export async function migrationNames(dir: string = MIGRATIONS_DIR): Promise<string[]> {
   return (await readdir(dir)).filter((name) => name.endsWith('.sql')).sort().map((file) => file.slice(0, -'.sql'.length));

@@ -82,10 +82,13 @@ function resolver(from: string, pages: Map<string, DocFile>, images: Map<string,
   };
 }
 
-/** The list's groups, each page in the first whose test it passes (More: any other). */
-const GROUPS: Array<{ label: string; test: (page: DocFile) => boolean }> = [
+/** The guides for each reader, in the order the README's map gives them (the list shows them so). */
+const GUIDES = ['docs/accept-payments.md', 'docs/connect-an-agent.md', 'docs/run-it.md', 'docs/dashboard-and-payer-pages.md', 'docs/how-it-is-built.md'];
+
+/** The list's groups, each page in the first whose test it passes (More: any other, by path). */
+const GROUPS: Array<{ label: string; test: (page: DocFile) => boolean; order?: (page: DocFile) => number }> = [
   { label: 'Start', test: (page) => page.path === 'README.md' },
-  { label: 'Guides', test: (page) => /^docs\/[^/]+\.md$/.test(page.path) },
+  { label: 'Guides', test: (page) => GUIDES.includes(page.path), order: (page) => GUIDES.indexOf(page.path) },
   { label: 'References', test: (page) => page.path.startsWith('docs/reference/') },
   { label: 'More', test: () => true },
 ];
@@ -96,6 +99,7 @@ function Contents({ pages, current }: { pages: readonly DocFile[]; current: stri
   return html`<nav class="docs-contents" aria-label="Documentation">
     ${GROUPS.map((group) => {
       const members = pages.filter((page) => groupOf(page) === group);
+      if (group.order) members.sort((a, b) => group.order!(a) - group.order!(b));
       return members.length === 0 ? null : html`<div>
         <h2>${group.label}</h2>
         <ul>${members.map((page) => html`<li><a href=${page.url} aria-current=${page.url === current ? 'page' : undefined}>${page.title}</a></li>`)}</ul>
@@ -117,25 +121,52 @@ export function docsPage(page: DocFile, pages: readonly DocFile[], resolve: (url
   });
 }
 
-/** Every served page, made once: by its address. */
+/**
+ * The documentation, read once per process, when the first app registers it (the files are the
+ * running code's own, so they do not change under it); each page rendered on its first request and
+ * each picture read on its first request: an app starts without rendering a page (every test file
+ * and benchmark starts apps; rendering them all took about half a second).
+ */
+let collected: ReturnType<typeof collect> | undefined;
+const documentation = () => (collected ??= collect());
+const rendered = new Map<string, HtmlPage>();
+const pictures = new Map<string, Buffer>();
+
+function renderedPage(page: DocFile): HtmlPage {
+  let made = rendered.get(page.url);
+  if (made === undefined) {
+    const { pages, images } = documentation();
+    made = renderPage(docsPage(page, pages, resolver(page.path, new Map(pages.map((each) => [each.path, each])), images)), {});
+    rendered.set(page.url, made);
+  }
+  return made;
+}
+
+/** Every served page, by its address (the tests read them all). */
 export function renderDocs(): { pages: Map<string, HtmlPage>; images: Map<string, string>; files: DocFile[] } {
-  const { pages, images } = collect();
-  const byPath = new Map(pages.map((page) => [page.path, page]));
-  const rendered = new Map(pages.map((page) => [page.url, renderPage(docsPage(page, pages, resolver(page.path, byPath, images)), {})]));
-  return { pages: rendered, images, files: pages };
+  const { pages, images } = documentation();
+  return { pages: new Map(pages.map((page) => [page.url, renderedPage(page)])), images, files: pages };
 }
 
 /** GET /docs/<page> and the pictures they show. */
 export async function docsPages(app: FastifyInstance): Promise<void> {
-  const { pages, images } = renderDocs();
-  for (const [url, page] of pages) {
-    app.get(url, async (_request, reply) => {
+  const { pages, images } = documentation();
+  for (const page of pages) {
+    app.get(page.url, async (_request, reply) => {
       reply.header('Content-Security-Policy', PAGE_CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin');
-      return sendPage(reply, 200, page);
+      return sendPage(reply, 200, renderedPage(page));
     });
   }
-  for (const [url, path] of images) {
-    const body = readFileSync(new URL(path, ROOT));
-    app.get(url, async (_request, reply) => reply.header('Content-Security-Policy', "default-src 'none'").type(path.endsWith('.svg') ? 'image/svg+xml' : 'image/png').send(body));
+  // The pictures by folder, one route each (a route per picture cost every app start 40 ms).
+  const folders = new Set([...images.keys()].map((url) => url.slice(0, url.lastIndexOf('/'))));
+  for (const folder of folders) {
+    app.get(`${folder}/*`, async (request, reply) => {
+      const url = request.url.split('?')[0]!;
+      const path = images.get(url);
+      if (path === undefined) return reply.callNotFound();
+      let body = pictures.get(url);
+      if (body === undefined) pictures.set(url, body = readFileSync(new URL(path, ROOT)));
+      return reply.header('Content-Security-Policy', "default-src 'none'").type(path.endsWith('.svg') ? 'image/svg+xml' : 'image/png').send(body);
+    });
   }
 }

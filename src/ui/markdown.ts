@@ -32,15 +32,54 @@ function textOf(node: Nodes): string {
 
 const isComment = (value: string) => /^<!--[\s\S]*-->$/.test(value.trim());
 
-export function Markdown({ source, resolve }: MarkdownProps): VNode {
-  const tree = fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+const parse = (source: string) => fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+
+/** Each heading's anchor in turn, repeats numbered as GitHub numbers them (`-1`, `-2`). */
+function anchors(): (text: string) => string {
   const seen = new Map<string, number>();
-  const anchor = (text: string) => {
+  return (text) => {
     const slug = headingSlug(text);
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     return count === 0 ? slug : `${slug}-${count}`;
   };
+}
+
+function* walk(node: Nodes): Generator<Nodes> {
+  yield node;
+  if ('children' in node) for (const child of node.children as Nodes[]) yield* walk(child);
+}
+
+/** The reference definitions of a tree (`[name]: url`), by their normalised identifier. */
+function definitionsOf(tree: Nodes): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const node of walk(tree)) if (node.type === 'definition' && !found.has(node.identifier)) found.set(node.identifier, node.url);
+  return found;
+}
+
+/**
+ * What a Markdown file links to and the anchors its headings get: the same parse the served page is
+ * made from (the links test reads it). A reference-style link is its definition's URL; one whose
+ * definition is missing is text to Markdown (and to GitHub), not a link.
+ */
+export function markdownOutline(source: string): { links: Array<{ url: string; kind: 'link' | 'image' }>; anchors: Set<string> } {
+  const tree = parse(source);
+  const anchor = anchors();
+  const links: Array<{ url: string; kind: 'link' | 'image' }> = [];
+  const found = new Set<string>();
+  for (const node of walk(tree)) {
+    if (node.type === 'heading') found.add(anchor(textOf(node)));
+    else if (node.type === 'link' || node.type === 'image') links.push({ url: node.url, kind: node.type });
+    else if (node.type === 'definition') links.push({ url: node.url, kind: 'link' });
+    else if (node.type === 'footnoteDefinition') found.add(`footnote-${headingSlug(node.identifier)}`);
+  }
+  return { links, anchors: found };
+}
+
+export function Markdown({ source, resolve }: MarkdownProps): VNode {
+  const tree = parse(source);
+  const definitions = definitionsOf(tree);
+  const anchor = anchors();
 
   const children = (node: { children: RootContent[] }, inTable?: { align: Array<string | null | undefined>; head: boolean }): ComponentChildren[] =>
     node.children.map((child, index) => element(child, index, inTable));
@@ -63,7 +102,11 @@ export function Markdown({ source, resolve }: MarkdownProps): VNode {
       case 'list':
         if (node.spread || node.children.some((item) => item.spread)) node.children.forEach((item) => loose.add(item));
         return h(node.ordered ? 'ol' : 'ul', node.ordered && node.start !== null && node.start !== undefined && node.start !== 1 ? { start: node.start } : null, children(node));
-      case 'listItem': return h('li', null, loose.has(node) ? children(node) : node.children.flatMap((child, at) => (child.type === 'paragraph' ? children(child) : [element(child, at)])));
+      case 'listItem': {
+        // A task list's box, as text: done or not is read, not ticked (the page changes nothing).
+        const box = typeof node.checked === 'boolean' ? (node.checked ? '☑ ' : '☐ ') : null;
+        return h('li', null, box, loose.has(node) ? children(node) : node.children.flatMap((child, at) => (child.type === 'paragraph' ? children(child) : [element(child, at)])));
+      }
       case 'link': {
         const href = resolve(node.url, 'link');
         return href === null ? h('span', null, children(node)) : h('a', { href }, children(node));
@@ -72,6 +115,19 @@ export function Markdown({ source, resolve }: MarkdownProps): VNode {
         const src = resolve(node.url, 'image');
         return src === null ? h('span', null, node.alt ?? '') : h('img', { src, alt: node.alt ?? '', loading: 'lazy' });
       }
+      case 'linkReference': {
+        const url = definitions.get(node.identifier);
+        const href = url === undefined ? null : resolve(url, 'link');
+        return href === null ? h('span', null, children(node)) : h('a', { href }, children(node));
+      }
+      case 'imageReference': {
+        const url = definitions.get(node.identifier);
+        const src = url === undefined ? null : resolve(url, 'image');
+        return src === null ? h('span', null, node.alt ?? '') : h('img', { src, alt: node.alt ?? '', loading: 'lazy' });
+      }
+      case 'definition': return null;
+      case 'footnoteReference': return h('sup', null, h('a', { href: `#footnote-${headingSlug(node.identifier)}` }, node.label ?? node.identifier));
+      case 'footnoteDefinition': return h('div', { class: 'footnote', id: `footnote-${headingSlug(node.identifier)}` }, h('span', null, `${node.label ?? node.identifier}. `), children(node));
       case 'table': {
         const [head, ...body] = node.children;
         const align = node.align ?? [];

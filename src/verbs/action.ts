@@ -20,7 +20,7 @@ export type ActionEffect = 'reads' | 'changes' | 'withdraws';
 export interface ActionDefinition<I extends z.ZodType, O> {
   /** snake_case verb_object, unique across actions and operations. */
   name: string;
-  /** What it does, in a few words (audit trails, the README's list). */
+  /** What it does, in a few words, for whoever reads the registry. */
   title: string;
   role: ActionRole;
   /** Whether the caller's mode matters: false for what belongs to the business as a whole (the team, settings). */

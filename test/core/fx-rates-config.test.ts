@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ECB_DAILY_RATES_URL, loadConfig } from '../../src/core/config.ts';
 
-// The rate feed's settings (README, Exchange rates): the ECB's daily file unless set, `off` for
+// The rate feed's settings (docs/accept-payments.md, Exchange rates): the ECB's daily file unless set, `off` for
 // none, and the age a Live start accepts.
 
 describe('FX_RATES_URL and FX_RATES_MAX_AGE_HOURS', () => {

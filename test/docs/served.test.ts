@@ -29,6 +29,13 @@ describe('served', () => {
       expect(response.status, url).toBe(200);
       expect(response.headers.get('content-security-policy'), url).toContain("default-src 'none'");
     }
+    // A picture that is not there, or a path out of the folder, is the service's own not found.
+    for (const missing of ['/docs/screenshots/nope.png', '/docs/screenshots/../../package.json', '/docs/screenshots/%2e%2e/README.md']) {
+      const response = await fetch(`${t.url}${missing}`);
+      expect(response.status, missing).toBe(404);
+      expect((await response.json()).error.code, missing).toBe('not_found');
+    }
+    expect((await fetch(`${t.url}/docs/screenshots/docs-reference-light.png`)).headers.get('content-type')).toBe('image/png');
   });
 
   it('links every page to pages, headings and pictures that answer', async () => {
@@ -53,6 +60,29 @@ describe('served', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it('lists the guides in the reading order of the README\'s map, then the references, then the rest', async () => {
+    const text = await (await fetch(`${t.url}/docs/readme`)).text();
+    const contents = /<nav class="docs-contents"[\s\S]*?<\/nav>/.exec(text)![0];
+    const groups = [...contents.matchAll(/<h2>([^<]+)<\/h2>\s*<ul>([\s\S]*?)<\/ul>/g)].map((match) => ({ label: match[1], links: [...match[2]!.matchAll(/href="([^"]+)"/g)].map((link) => link[1]) }));
+    expect(groups.map((group) => group.label)).toEqual(['Start', 'Guides', 'References', 'More', 'API']);
+    expect(groups[1]!.links).toEqual(['/docs/accept-payments', '/docs/connect-an-agent', '/docs/run-it', '/docs/dashboard-and-payer-pages', '/docs/how-it-is-built']);
+    expect(groups[2]!.links).toContain('/docs/reference/configuration');
+    expect(groups[3]!.links).toEqual(expect.arrayContaining(['/docs/x402', '/docs/remainders', '/docs/benchmarks']));
+  });
+
+  it('renders reference-style links, footnotes and task lists', () => {
+    const out = renderPage(Layout({ title: 'x', children: html`<div>${Markdown({
+      source: 'See [the guide][g] and ![a picture][p].[^1]\n\n- [x] done\n- [ ] not yet\n\n[g]: a.md#b\n[p]: c.png\n\n[^1]: A note.\n',
+      resolve: (url) => `/served/${url}`,
+    })}</div>` }), {}).toString();
+    expect(out).toContain('<a href="/served/a.md#b">the guide</a>');
+    expect(out).toContain('<img src="/served/c.png" alt="a picture"');
+    expect(out).toContain('<a href="#footnote-1">1</a>');
+    expect(out).toMatch(/id="footnote-1"[^>]*>[\s\S]*A note\./);
+    expect(out).toContain('☑ done');
+    expect(out).toContain('☐ not yet');
   });
 
   it('keeps the Markdown\'s own HTML as text, and a script link inert', () => {
@@ -96,10 +126,11 @@ describe('in Chromium', () => {
     expect(requests.filter((url) => !url.startsWith(`${t.url}/`))).toEqual([]);
   }, 600_000);
 
-  it.runIf(process.env.SCREENSHOTS === '1')('photographs a guide and a reference into docs/screenshots/ (SCREENSHOTS=1)', async () => {
+  it.runIf(process.env.SCREENSHOTS === '1')('photographs the front door, a guide and a reference into docs/screenshots/ (SCREENSHOTS=1)', async () => {
     const shots: Array<[string, string, 'light' | 'dark', number]> = [
+      ['docs-readme-light.png', '/docs/readme', 'light', 1280],
       ['docs-reference-light.png', '/docs/reference/configuration', 'light', 1280],
-      ['docs-guide-dark-phone.png', '/docs/x402', 'dark', 375],
+      ['docs-guide-dark-phone.png', '/docs/accept-payments', 'dark', 375],
     ];
     for (const [name, url, colorScheme, width] of shots) {
       await tab.setViewportSize({ width, height: 900 });

@@ -21,7 +21,7 @@ import { mountApp, openedLinks, sendToolCancelled, sendToolResult, setHostTheme,
 // unchanged) in a sandboxed iframe, fed by a real MCP client against the running service: what it
 // shows, kept live through wait_for_payment, in both themes and at phone width, with hostile
 // values inert, and only the controls the credential may use.
-// SCREENSHOTS=1 also photographs its states into docs/screenshots/ (the README shows them).
+// SCREENSHOTS=1 also photographs its states into docs/screenshots/ (docs/connect-an-agent.md shows them).
 
 const APPS = { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } };
 const SHOTS = process.env.SCREENSHOTS === '1' ? new URL('../../docs/screenshots/', import.meta.url) : undefined;

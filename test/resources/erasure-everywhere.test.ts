@@ -18,7 +18,7 @@ import { startReceiver, type Receiver } from '../support/receiver.ts';
 // field of the order, the session, the link and the payment is filled with the customer's email,
 // name and phone; after a payment, deliveries to a receiver that echoes each request, and an
 // erasure from the dashboard, none of them is in any API answer, MCP read tool, dashboard page,
-// payer page, resend, or row of the database (old row versions aside: README).
+// payer page, resend, or row of the database (old row versions aside: docs/accept-payments.md, Erasure).
 
 let t: TestApp;
 let m: DashboardMerchant;
