@@ -59,7 +59,8 @@ function requestId(request: IncomingMessage): string {
 function routeTable(app: FastifyInstance): (path: string) => string[] {
   const routes: Array<{ method: string; pattern: RegExp }> = [];
   app.addHook('onRoute', (route) => {
-    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`);
+    // A trailing `*` (a wildcard route) matches the rest of the path, as the router matches it.
+    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+').replace(/\\\*$/, '.*')}/?$`);
     // (HEAD is answered wherever GET is; Allow names the methods routes were written for.)
     for (const method of [route.method].flat()) if (method !== 'OPTIONS' && method !== 'HEAD') routes.push({ method, pattern });
   });

@@ -4,7 +4,7 @@ import { StartupError } from './core/errors.ts';
 import { buildApp, buildMetricsApp } from './app.ts';
 import { readinessOf } from './health.ts';
 import { operations } from './operations.ts';
-import { loadSecrets, openRuntime, startWorkers, type Runtime } from './runtime.ts';
+import { depositXpubOf, openRuntime, startWorkers, type Runtime } from './runtime.ts';
 import { startProcessor, type Processor } from './processor/processor.ts';
 import { startX402Submissions } from './processor/x402/submissions.ts';
 import { ForwardChain } from './processor/chain/forward-chain.ts';
@@ -45,9 +45,9 @@ try {
   if ((role === 'processor' || role === 'all') && config.networks.length > 0) {
     // Only this role reads the deposit seed; it must be the wallet the service derives addresses from.
     requireFeeWallet(config.processor.feeWallet);
-    keys = await loadProcessorKeys({ seedFile: config.processor.seedFile, dataDir: config.dataDir, serviceXpub: (await loadSecrets(config, { readsSeed })).depositXpub });
+    keys = await loadProcessorKeys({ seedFile: config.processor.seedFile, dataDir: config.dataDir, serviceXpub: await depositXpubOf(config, { readsSeed }) });
   }
-  runtime = await openRuntime(config, { readsSeed });
+  runtime = await openRuntime(config, { readsSeed, checksKey: role !== 'processor' });
 } catch (error) {
   // What the person starting it can change is said in one sentence; anything else is a bug.
   if (!(error instanceof StartupError)) throw error;

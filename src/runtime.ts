@@ -66,6 +66,17 @@ async function dataSecret(config: Pick<Config, 'dataDir'>, file: string, make: (
   return (await readFile(target, 'utf8')).trim();
 }
 
+const KEY_FILE = 'secret-encryption.key';
+
+/**
+ * The deposit wallet's public key: from the environment, else DATA_DIR. Without a processor's key
+ * the embedded default makes its own HD wallet; the seed stays in DATA_DIR so whoever runs it can
+ * sweep what test deposits arrive, and the service reads its xpub.
+ */
+export async function depositXpubOf(config: Config, options: { readsSeed?: boolean } = {}): Promise<string> {
+  return config.depositXpub ?? embeddedDepositXpub(config.dataDir, { readsSeed: options.readsSeed ?? false });
+}
+
 export interface Secrets {
   encryptionKey: Buffer;
   depositXpub: string;
@@ -78,10 +89,8 @@ export interface Secrets {
  */
 export async function loadSecrets(config: Config, options: { readsSeed?: boolean } = {}): Promise<Secrets> {
   const encryptionKey = config.secretEncryptionKey
-    ?? Buffer.from(await dataSecret(config, 'secret-encryption.key', () => randomBytes(32).toString('base64')), 'base64');
-  // Without a processor's key the embedded default makes its own HD wallet; the seed stays in
-  // DATA_DIR so whoever runs it can sweep what test deposits arrive, and the service reads its xpub.
-  const depositXpub = config.depositXpub ?? await embeddedDepositXpub(config.dataDir, { readsSeed: options.readsSeed ?? false });
+    ?? Buffer.from(await dataSecret(config, KEY_FILE, () => randomBytes(32).toString('base64')), 'base64');
+  const depositXpub = await depositXpubOf(config, options);
   const processorSecret = config.processorSecret ?? await dataSecret(config, 'processor.secret', () => randomBytes(32).toString('base64url'));
   return { encryptionKey, depositXpub, processorSecret };
 }
@@ -173,24 +182,30 @@ export async function openAppContext(databaseUrl: string, config: Config, option
 
 /**
  * Refuses to start with an encryption key that does not open what the database already holds
- * sealed (a webhook endpoint's signing secret, an agent signing key): a lost
- * `DATA_DIR/secret-encryption.key` is otherwise replaced by a new one without a word, and every
- * webhook delivery, agent token and sealed mail then fails while the service looks healthy.
+ * sealed (a webhook endpoint's signing secret, an agent signing key), before any key is made: a
+ * lost `DATA_DIR/secret-encryption.key` was otherwise replaced by a new one without a word, and
+ * every webhook delivery and agent sign-in then failed while the service looked healthy.
  */
-async function checkEncryptionKey(db: Db, config: Config, key: Buffer): Promise<void> {
+async function checkEncryptionKey(db: Db, config: Config): Promise<void> {
   const sealed = (await db.selectFrom('webhook_endpoints').select('secret_encrypted as sealed').where('secret_encrypted', 'is not', null).limit(1).executeTakeFirst())?.sealed
     ?? (await db.selectFrom('oauth_signing_keys').select('private_jwk_encrypted as sealed').limit(1).executeTakeFirst())?.sealed;
   if (sealed === undefined || sealed === null) return;
+  const sealedWhat = '(webhook endpoints\' signing secrets, agents\' signing keys)';
+  const file = path.join(config.dataDir, KEY_FILE);
+  if (!config.secretEncryptionKey && !existsSync(file)) {
+    throw new StartupError(`${file} is missing, and this database holds secrets sealed with a key ${sealedWhat}: put back the file kept with this database's backup, or set SECRET_ENCRYPTION_KEY to that key. A new key would open none of them, so none is made.`);
+  }
+  const key = config.secretEncryptionKey ?? Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
   try {
     new SecretBox(key).open(sealed);
   } catch {
-    const source = config.secretEncryptionKey ? 'SECRET_ENCRYPTION_KEY' : path.join(config.dataDir, 'secret-encryption.key');
-    throw new StartupError(`The encryption key (${source}) does not open the secrets this database holds (webhook signing secrets, agents' signing keys): `
-      + 'put back the key kept with this database (the file from its backup, or SECRET_ENCRYPTION_KEY as it was set), or nothing sealed can be read.');
+    const source = config.secretEncryptionKey ? 'SECRET_ENCRYPTION_KEY' : file;
+    throw new StartupError(`The encryption key (${source}) does not open the secrets this database holds ${sealedWhat}: put back the key kept with this database's backup.`);
   }
 }
 
-export async function openRuntime(config: Config, options: { clock?: Clock; log?: (line: string) => void; readsSeed?: boolean } = {}): Promise<Runtime> {
+/** `checksKey: false` for the processor, which opens nothing sealed (its host need not hold the key). */
+export async function openRuntime(config: Config, options: { clock?: Clock; log?: (line: string) => void; readsSeed?: boolean; checksKey?: boolean } = {}): Promise<Runtime> {
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbedded({ dataDir: config.dataDir, port: config.embeddedPgPort, log: options.log });
@@ -199,9 +214,8 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
     const migrator = openDatabase(databaseUrl, 1);
     const secrets = await (async () => {
       await migrate(migrator.db);
-      const loaded = await loadSecrets(config, { readsSeed: options.readsSeed });
-      await checkEncryptionKey(migrator.db, config, loaded.encryptionKey);
-      return loaded;
+      if (options.checksKey !== false) await checkEncryptionKey(migrator.db, config);
+      return loadSecrets(config, { readsSeed: options.readsSeed });
     })().finally(() => migrator.close());
     const app = await openAppContext(databaseUrl, config, { clock: options.clock, secrets });
     return {

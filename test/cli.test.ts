@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import pg from 'pg';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -347,15 +348,24 @@ describe('the encryption key', () => {
     const other = await cli(['business', 'list', '--json'], { ...right, SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
     expect(other.code).toBe(1);
     expect(other.stdout).toBe('');
-    expect(other.stderr).toContain('The encryption key (SECRET_ENCRYPTION_KEY) does not open the secrets this database holds');
+    expect(other.stderr).toContain('The encryption key (SECRET_ENCRYPTION_KEY) does not open the secrets this database holds (webhook endpoints\' signing secrets, agents\' signing keys)');
 
-    // A lost key file: a new one would be made without a word; the start is refused instead.
+    // A lost key file: a new one was made without a word; now the start is refused, and no key made.
     const folder = await mkdtemp(path.join(tmpdir(), 'cli-key-'));
+    const file = path.join(folder, 'secret-encryption.key');
     try {
       const lost = await cli(['business', 'list', '--json'], { DATABASE_URL: t.config.databaseUrl, DATA_DIR: folder, DEPOSIT_XPUB: TEST_SECRETS.depositXpub });
       expect(lost.code).toBe(1);
-      expect(lost.stderr).toContain(`The encryption key (${path.join(folder, 'secret-encryption.key')}) does not open`);
-      expect(lost.stderr).toContain('put back the key kept with this database');
+      expect(lost.stderr).toContain(`${file} is missing, and this database holds secrets sealed with a key`);
+      expect(existsSync(file)).toBe(false);
+      // Another key in that file is named as the key that does not open them.
+      await writeFile(file, `${Buffer.alloc(32, 9).toString('base64')}\n`, { mode: 0o600 });
+      const wrong = await cli(['business', 'list', '--json'], { DATABASE_URL: t.config.databaseUrl, DATA_DIR: folder, DEPOSIT_XPUB: TEST_SECRETS.depositXpub });
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain(`The encryption key (${file}) does not open the secrets this database holds`);
+      // The key kept with the database opens them.
+      await writeFile(file, `${TEST_SECRETS.encryptionKey.toString('base64')}\n`);
+      expect((await cli(['business', 'list', '--json'], { DATABASE_URL: t.config.databaseUrl, DATA_DIR: folder, DEPOSIT_XPUB: TEST_SECRETS.depositXpub })).code).toBe(0);
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

@@ -1,4 +1,4 @@
-// @payment-service/client: the typed client of the Payment Service API (README, "Typed client").
+// @payment-service/client: the typed client of the Payment Service API (docs/accept-payments.md, "Typed client").
 
 export { PaymentService } from './payment-service.ts';
 export { ApiClient, type ApiResponse, type PaymentServiceOptions } from './api-client.ts';

@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { VNode } from 'preact';
 import { html, Layout, Markdown, renderPage, sendPage, type HtmlPage } from '../ui/index.ts';
+import { ApiError } from '../core/errors.ts';
 
 // The repository's documentation, served: the README, the guides and notes in docs/ and the
 // generated references in docs/reference/, each at /docs/<its path> (README.md at /docs/readme),
@@ -160,10 +161,11 @@ export async function docsPages(app: FastifyInstance): Promise<void> {
   // The pictures by folder, one route each (a route per picture cost every app start 40 ms).
   const folders = new Set([...images.keys()].map((url) => url.slice(0, url.lastIndexOf('/'))));
   for (const folder of folders) {
-    app.get(`${folder}/*`, async (request, reply) => {
-      const url = request.url.split('?')[0]!;
+    app.get<{ Params: { '*': string } }>(`${folder}/*`, async (request, reply) => {
+      // The rest of the path as the router decoded it; only a picture of the list is ever read.
+      const url = `${folder}/${request.params['*']}`;
       const path = images.get(url);
-      if (path === undefined) return reply.callNotFound();
+      if (path === undefined) throw new ApiError('not_found', `There is no ${request.method} ${url}.`);
       let body = pictures.get(url);
       if (body === undefined) pictures.set(url, body = readFileSync(new URL(path, ROOT)));
       return reply.header('Content-Security-Policy', "default-src 'none'").type(path.endsWith('.svg') ? 'image/svg+xml' : 'image/png').send(body);

@@ -12,10 +12,18 @@ import './render.ts';
 // editors, is left out), and a link or image with an unsafe URL is blocked by the guard.
 // Headings get GitHub's anchors, so a link to `file.md#heading` works the same served.
 
-/** GitHub's anchor of a heading: lowercased, punctuation dropped, spaces as hyphens. */
+/**
+ * GitHub's anchor of a heading (github-slugger's rule): lowercased; every character that is an
+ * other number, punctuation (but `_`), a symbol, a control, format or unassigned code point or a
+ * separator is dropped, unless it is alphabetic, a space or a hyphen; spaces become hyphens.
+ */
+const NOT_IN_SLUGS = /(?![\p{Alphabetic} -])[\p{No}\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Po}\p{Pd}\p{S}\p{C}\p{Z}]/gu;
 export function headingSlug(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+  return text.toLowerCase().replace(NOT_IN_SLUGS, '').replace(/ /g, '-');
 }
+
+/** A footnote's anchor: `fn:` is never in a heading's slug, so the two cannot meet. */
+const footnoteId = (identifier: string) => `fn:${encodeURIComponent(identifier)}`;
 
 export interface MarkdownProps {
   source: string;
@@ -71,7 +79,7 @@ export function markdownOutline(source: string): { links: Array<{ url: string; k
     if (node.type === 'heading') found.add(anchor(textOf(node)));
     else if (node.type === 'link' || node.type === 'image') links.push({ url: node.url, kind: node.type });
     else if (node.type === 'definition') links.push({ url: node.url, kind: 'link' });
-    else if (node.type === 'footnoteDefinition') found.add(`footnote-${headingSlug(node.identifier)}`);
+    else if (node.type === 'footnoteDefinition') found.add(footnoteId(node.identifier));
   }
   return { links, anchors: found };
 }
@@ -105,7 +113,9 @@ export function Markdown({ source, resolve }: MarkdownProps): VNode {
       case 'listItem': {
         // A task list's box, as text: done or not is read, not ticked (the page changes nothing).
         const box = typeof node.checked === 'boolean' ? (node.checked ? '☑ ' : '☐ ') : null;
-        return h('li', null, box, loose.has(node) ? children(node) : node.children.flatMap((child, at) => (child.type === 'paragraph' ? children(child) : [element(child, at)])));
+        if (!loose.has(node)) return h('li', null, box, node.children.flatMap((child, at) => (child.type === 'paragraph' ? children(child) : [element(child, at)])));
+        // A loose item keeps its paragraphs; the box opens the first, on its line.
+        return h('li', null, node.children.map((child, at) => (at === 0 && child.type === 'paragraph' ? h('p', null, box, children(child)) : element(child, at))));
       }
       case 'link': {
         const href = resolve(node.url, 'link');
@@ -126,8 +136,8 @@ export function Markdown({ source, resolve }: MarkdownProps): VNode {
         return src === null ? h('span', null, node.alt ?? '') : h('img', { src, alt: node.alt ?? '', loading: 'lazy' });
       }
       case 'definition': return null;
-      case 'footnoteReference': return h('sup', null, h('a', { href: `#footnote-${headingSlug(node.identifier)}` }, node.label ?? node.identifier));
-      case 'footnoteDefinition': return h('div', { class: 'footnote', id: `footnote-${headingSlug(node.identifier)}` }, h('span', null, `${node.label ?? node.identifier}. `), children(node));
+      case 'footnoteReference': return h('sup', null, h('a', { href: `#${footnoteId(node.identifier)}` }, node.label ?? node.identifier));
+      case 'footnoteDefinition': return h('div', { class: 'footnote', id: footnoteId(node.identifier) }, h('span', null, `${node.label ?? node.identifier}. `), children(node));
       case 'table': {
         const [head, ...body] = node.children;
         const align = node.align ?? [];

@@ -38,6 +38,15 @@ describe('links of the Markdown files', () => {
     expect(headingSlug('Typed client (client/: @payment-service/client)')).toBe('typed-client-client-payment-serviceclient');
     expect(headingSlug('Payer pages (spec 2.1 url and tracking_url, 2.2 url, 4.2)')).toBe('payer-pages-spec-21-url-and-tracking_url-22-url-42');
     expect([...markdownOutline('# A\n\n## A\n\n## `code`: B\n').anchors]).toEqual(['a', 'a-1', 'code-b']);
+    // github-slugger's cases: marks and letters of every script kept, other numbers, symbols and
+    // separators but the space dropped, underscores and hyphens kept, nothing trimmed.
+    const cases: Array<[string, string]> = [
+      ['हिन्दी', 'हिन्दी'], ['Cafe\u0301 crème', 'cafe\u0301-crème'], ['a\u00a0b', 'ab'], ['x² and ½', 'x-and-'], ['🎉 Party', '-party'],
+      ['snake_case  two', 'snake_case--two'], ['-Lead and trail-', '-lead-and-trail-'], ['Ünïcödé', 'ünïcödé'], ['C++ & C#', 'c--c'],
+    ];
+    for (const [heading, slug] of cases) expect(headingSlug(heading), heading).toBe(slug);
+    // A footnote's anchor never meets a heading's.
+    expect([...markdownOutline('# Fn 1\n\nA[^1].\n\n[^1]: Note.\n').anchors]).toEqual(['fn-1', 'fn:1']);
   });
 
   it('reads every kind of link: inline with a title, reference-style, images, and none inside code', () => {

@@ -36,6 +36,9 @@ beforeAll(async () => {
   multicall = await deployMulticall(chain);
   dataDir = await mkdtemp(path.join(tmpdir(), 'processor-kill-'));
   await writeFile(path.join(dataDir, 'seed.hex'), SEED.toString('hex'), { mode: 0o600 });
+  // A secret sealed with the service's key: the processor, started without that key, still starts.
+  const key = (await (await t.business()).key()).secret;
+  expect((await t.request('POST', '/v1/webhook_endpoints', { key, body: { url: 'https://hooks.example.com/processor-kill' } })).status).toBe(201);
 });
 
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Address } from 'viem';
 import type { TestTokens } from './chain-tokens.ts';
-import { TEST_DEPOSIT_WALLET, TEST_PROCESSOR_SECRET, TEST_SECRETS, type TestApp } from './harness.ts';
+import { TEST_DEPOSIT_WALLET, TEST_PROCESSOR_SECRET, type TestApp } from './harness.ts';
 
 // The processor as a real process (`node src/main.ts --role processor`) for the tests that kill it
 // with SIGKILL: started against a test app's database and a local chain posing as Polygon, its
@@ -26,7 +26,8 @@ export function startProcessorProcess(setup: ProcessorProcessSetup, env: Record<
   const started = spawn(process.execPath, ['src/main.ts', '--role', 'processor'], {
     env: {
       PATH: process.env.PATH ?? '', DATABASE_URL: t.config.databaseUrl ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'silent',
-      SECRET_ENCRYPTION_KEY: TEST_SECRETS.encryptionKey.toString('base64'), DEPOSIT_XPUB: TEST_DEPOSIT_WALLET.publicExtendedKey,
+      // No SECRET_ENCRYPTION_KEY: the processor opens nothing sealed, and its host need not hold the key.
+      DEPOSIT_XPUB: TEST_DEPOSIT_WALLET.publicExtendedKey,
       PROCESSOR_SECRET: TEST_PROCESSOR_SECRET, PROCESSOR_SEED_FILE: path.join(dataDir, 'seed.hex'), PROCESSOR_POLL_MS: '200',
       PROCESSOR_NOTICES_URL: `${t.url}/processor/notices`,
       POLYGON_RPC_URL: chainUrl, POLYGON_CHAIN_ID: '137', POLYGON_CONFIRMATIONS: String(depth),
