@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { VNode } from 'preact';
-import { html, Layout, Markdown, renderPage, sendPage, type HtmlPage } from '../ui/index.ts';
+import { html, Layout, Markdown, renderPage, sendStaticPage, staticPage, type HtmlPage, type StaticPage } from '../ui/index.ts';
 import { ApiError } from '../core/errors.ts';
 
 // The repository's documentation, served: the README, the guides and notes in docs/ and the
@@ -130,14 +130,15 @@ export function docsPage(page: DocFile, pages: readonly DocFile[], resolve: (url
  */
 let collected: ReturnType<typeof collect> | undefined;
 const documentation = () => (collected ??= collect());
-const rendered = new Map<string, HtmlPage>();
+const rendered = new Map<string, { page: HtmlPage; sent: StaticPage }>();
 const pictures = new Map<string, Buffer>();
 
-function renderedPage(page: DocFile): HtmlPage {
+function renderedPage(page: DocFile): { page: HtmlPage; sent: StaticPage } {
   let made = rendered.get(page.url);
   if (made === undefined) {
     const { pages, images } = documentation();
-    made = renderPage(docsPage(page, pages, resolver(page.path, new Map(pages.map((each) => [each.path, each])), images)), {});
+    const html = renderPage(docsPage(page, pages, resolver(page.path, new Map(pages.map((each) => [each.path, each])), images)), {});
+    made = { page: html, sent: staticPage(html) };
     rendered.set(page.url, made);
   }
   return made;
@@ -146,16 +147,16 @@ function renderedPage(page: DocFile): HtmlPage {
 /** Every served page, by its address (the tests read them all). */
 export function renderDocs(): { pages: Map<string, HtmlPage>; images: Map<string, string>; files: DocFile[] } {
   const { pages, images } = documentation();
-  return { pages: new Map(pages.map((page) => [page.url, renderedPage(page)])), images, files: pages };
+  return { pages: new Map(pages.map((page) => [page.url, renderedPage(page).page])), images, files: pages };
 }
 
 /** GET /docs/<page> and the pictures they show. */
 export async function docsPages(app: FastifyInstance): Promise<void> {
   const { pages, images } = documentation();
   for (const page of pages) {
-    app.get(page.url, async (_request, reply) => {
+    app.get(page.url, async (request, reply) => {
       reply.header('Content-Security-Policy', PAGE_CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin');
-      return sendPage(reply, 200, renderedPage(page));
+      return sendStaticPage(reply, renderedPage(page).sent, request.headers['accept-encoding']);
     });
   }
   // The pictures by folder, one route each (a route per picture cost every app start 40 ms).

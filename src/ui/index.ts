@@ -1,6 +1,6 @@
 // What pages import: the renderer, the reply helper and the components.
 export { html, renderFragment, renderPage, HtmlPage, PageCache, type Viewer } from './render.ts';
-export { sendPage } from './send-page.ts';
+export { sendPage, sendStaticPage, staticPage, type StaticPage } from './send-page.ts';
 export { FAVICON_PATH, ICON_PATH, STYLESHEET_PATH, stylesheetText, uiAssets } from './assets.ts';
 export { Layout, type LayoutProps } from './components/layout.ts';
 export { Table, type TableProps } from './components/table.ts';

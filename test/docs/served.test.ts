@@ -19,9 +19,9 @@ beforeAll(async () => { t = await startTestApp({ RATE_LIMITS: 'off' }); }, 120_0
 afterAll(async () => t?.close());
 
 /** A request with its path exactly as written (fetch resolves `..` and `%2e%2e` before sending). */
-function raw(method: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const sent = request(`${t.url}${path}`, { method }, (answer) => {
+    const sent = request(`${t.url}${path}`, { method, headers }, (answer) => {
       let body = '';
       answer.setEncoding('latin1').on('data', (chunk: string) => { body += chunk; }).on('end', () => resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body }));
     });
@@ -50,6 +50,17 @@ describe('served', () => {
       expect(answer.status, missing).toBe(404);
       expect(JSON.parse(answer.body).error.code, missing).toBe('not_found');
     }
+    // A page goes in the best coding the reader accepts, the same page whichever (Vary says so).
+    const { brotliDecompressSync, gunzipSync } = await import('node:zlib');
+    const plain = await raw('GET', '/docs/accept-payments');
+    expect([plain.headers['content-encoding'], plain.headers.vary]).toEqual([undefined, 'Accept-Encoding']);
+    const brotli = await raw('GET', '/docs/accept-payments', { 'accept-encoding': 'gzip, deflate, br' });
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(Buffer.from(brotli.body, 'latin1')).toString('utf8')).toBe(Buffer.from(plain.body, 'latin1').toString('utf8'));
+    const gzip = await raw('GET', '/docs/accept-payments', { 'accept-encoding': 'gzip, br;q=0' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(Buffer.from(gzip.body, 'latin1')).equals(Buffer.from(plain.body, 'latin1'))).toBe(true);
+    expect(Buffer.byteLength(brotli.body, 'latin1')).toBeLessThan(Buffer.byteLength(plain.body, 'latin1') / 2);
     const encoded = await raw('GET', '/docs/screenshots/docs-reference%2Dlight.png');
     expect([encoded.status, encoded.headers['content-type']]).toEqual([200, 'image/png']);
     const posted = await raw('POST', '/docs/screenshots/docs-reference-light.png');
