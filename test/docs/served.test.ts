@@ -3,7 +3,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDocs } from '../../src/http/docs-pages.ts';
 import { html, Layout, Markdown, renderPage } from '../../src/ui/index.ts';
-import { axeFindings } from '../support/accessibility.ts';
+import { axeFindings, preloadAxe } from '../support/accessibility.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
@@ -138,6 +138,8 @@ describe('in Chromium', () => {
     browser = await chromium.launch({ executablePath: ensureChromium(), args: CHROMIUM_ARGS });
     tab = await browser.newPage();
     tab.on('request', (request) => requests.push(request.url()));
+    // axe-core compiled into each page as it opens, not sent again after every navigation.
+    await preloadAxe(tab);
   }, 600_000);
   afterAll(async () => browser?.close());
 
