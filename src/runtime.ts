@@ -212,11 +212,14 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
   const databaseUrl = config.databaseUrl ?? embedded?.url ?? '';
   try {
     const migrator = openDatabase(databaseUrl, 1);
-    const secrets = await (async () => {
+    let secrets: Secrets;
+    try {
       await migrate(migrator.db);
       if (options.checksKey !== false) await checkEncryptionKey(migrator.db, config);
-      return loadSecrets(config, { readsSeed: options.readsSeed });
-    })().finally(() => migrator.close());
+      secrets = await loadSecrets(config, { readsSeed: options.readsSeed });
+    } finally {
+      await migrator.close();
+    }
     const app = await openAppContext(databaseUrl, config, { clock: options.clock, secrets });
     return {
       ...app,

@@ -47,7 +47,7 @@ function walk(folder: string): string[] {
 }
 
 /** The repository's served files: README.md and docs/**.md; the pictures in docs/. */
-function collect(): { pages: DocFile[]; images: Map<string, string> } {
+function collect(): { pages: DocFile[]; images: Map<string, string>; served: Served } {
   const files = walk('docs/');
   const pages = ['README.md', ...files.filter((path) => path.endsWith('.md'))].map((path) => {
     const source = readFileSync(new URL(path, ROOT), 'utf8');
@@ -58,13 +58,17 @@ function collect(): { pages: DocFile[]; images: Map<string, string> } {
   const addresses = [...pages.map((page) => page.url), ...images.keys()];
   const twice = addresses.filter((url, index) => addresses.indexOf(url) !== index);
   if (twice.length > 0) throw new Error(`Two files of the documentation would be served at ${twice.join(', ')}: rename one.`);
-  return { pages, images };
+  return { pages, images, served: { pages: new Map(pages.map((page) => [page.path, page.url])), pictures: new Set(images.values()) } };
 }
 
 /** Where a link or picture of `from` goes when served; null for what is not served (a source file, another site's picture). */
-function resolver(from: string, pages: Map<string, DocFile>, images: Map<string, string>) {
-  const served = new Map([...pages.values()].map((page) => [page.path, page.url]));
-  const pictures = new Set(images.values());
+/** What is served, by repository path: each page's address, and the pictures. */
+interface Served {
+  pages: ReadonlyMap<string, string>;
+  pictures: ReadonlySet<string>;
+}
+
+function resolver(from: string, { pages: served, pictures }: Served) {
   return (url: string, kind: 'link' | 'image'): string | null => {
     if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return kind === 'link' && /^(https|mailto):/i.test(url) ? url : null;
     if (url.startsWith('#')) return url;
@@ -136,8 +140,8 @@ const pictures = new Map<string, Buffer>();
 function renderedPage(page: DocFile): { page: HtmlPage; sent: StaticPage } {
   let made = rendered.get(page.url);
   if (made === undefined) {
-    const { pages, images } = documentation();
-    const html = renderPage(docsPage(page, pages, resolver(page.path, new Map(pages.map((each) => [each.path, each])), images)), {});
+    const { pages, served } = documentation();
+    const html = renderPage(docsPage(page, pages, resolver(page.path, served)), {});
     made = { page: html, sent: staticPage(html) };
     rendered.set(page.url, made);
   }
