@@ -6,7 +6,7 @@ import { BUYER_MAIL_PER_HOUR } from '../resources/payments/mail.ts';
 import type { KEY_KINDS } from '../resources/api-keys/schemas.ts';
 import type { CHECKOUT_KINDS } from '../resources/checkouts/schemas.ts';
 import type { PAYMENT_SOURCES } from '../resources/payments/schemas.ts';
-import { badge, CANCELED_BADGE, CHECKOUT_KIND_NAMES, checkoutKindName, coinAmount, coinName, named, operationName, PAYMENT_STATUS_BADGES, PaymentBadge, SOURCE_NAMES, sourceName, type Badge } from '../ui/index.ts';
+import { badge, CANCELED_BADGE, CHECKOUT_KIND_NAMES, checkoutKindName, coinAmount, coinName, named, operationName, PAYMENT_FACT_NAMES, PAYMENT_STATUS_BADGES, PaymentBadge, SOURCE_NAMES, sourceName, type Badge } from '../ui/index.ts';
 
 // The names people read for the codes the service keeps (activity types, coins, kinds of object,
 // statuses), in one place. Each table is typed by the code's own list, so a new code cannot be
@@ -14,7 +14,7 @@ import { badge, CANCELED_BADGE, CHECKOUT_KIND_NAMES, checkoutKindName, coinAmoun
 // words are ui/wording.ts's (the agents' payment card shows them too), re-exported here and
 // checked against the codes' lists below.
 
-export { CHECKOUT_KIND_NAMES, checkoutKindName, coinAmount, coinName, named, operationName, PAYMENT_STATUS_BADGES, PaymentBadge, SOURCE_NAMES, sourceName };
+export { CHECKOUT_KIND_NAMES, checkoutKindName, coinAmount, coinName, named, operationName, PAYMENT_FACT_NAMES, PAYMENT_STATUS_BADGES, PaymentBadge, SOURCE_NAMES, sourceName };
 // Every payment status and source has its words (a compile-time check: the tables live in ui/).
 PAYMENT_STATUS_BADGES satisfies Record<PaymentStatus, Badge>;
 SOURCE_NAMES satisfies Record<(typeof PAYMENT_SOURCES)[number], string>;

@@ -14,5 +14,5 @@ export { QrCode, type QrCodeProps } from './components/qr-code.ts';
 export { renderMail, oneLine, type MailContent, type RenderedMail } from './mail.ts';
 export { StatusBadge, type StatusTone } from './components/status-badge.ts';
 export { CopyButton, CopyField, ShareAddress, type CopyFieldProps, type ShareAddressProps } from './components/copy-field.ts';
-export { badge, CANCELED_BADGE, CHECKOUT_KIND_NAMES, checkoutKindName, coinAmount, coinName, named, operationName, PAYMENT_STATUS_BADGES, PaymentBadge, SOURCE_NAMES, sourceName, type Badge } from './wording.ts';
+export { badge, CANCELED_BADGE, CHECKOUT_KIND_NAMES, checkoutKindName, coinAmount, coinName, named, operationName, PAYMENT_FACT_NAMES, PAYMENT_STATUS_BADGES, PaymentBadge, SOURCE_NAMES, sourceName, type Badge } from './wording.ts';
 export { Markdown, headingSlug, type MarkdownProps } from './markdown.ts';

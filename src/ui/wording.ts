@@ -33,6 +33,17 @@ export const PAYMENT_STATUS_BADGES: Record<PaymentStatusCode, Badge> = {
 
 export const CANCELED_BADGE: Badge = ['Canceled', 'neutral'];
 
+/** The names of a payment's facts, as the dashboard's payment page and the agents' payment card show them. */
+export const PAYMENT_FACT_NAMES = {
+  id: 'Id',
+  paid: 'Paid',
+  expires: 'Expires',
+  canceled: 'Canceled',
+  arrived: 'Arrived',
+  reachedYou: 'Reached you',
+  heldBecause: 'Held because',
+} as const;
+
 export const badge = ([label, tone]: Badge, status: string): VNode => StatusBadge({ label, tone, status });
 
 /** A payment's, an order's or a payment link's status (a link canceled before it was paid says so). */

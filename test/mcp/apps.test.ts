@@ -14,7 +14,7 @@ import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
 import { PAGE_ATTACKS } from '../support/hostile.ts';
 import { legacyClient, legacySessionId } from '../../src/mcp/legacy-sessions.ts';
-import { mountApp, openedLinks, sendToolCancelled, sendToolResult, setHostTheme, startAppHost, unmountApp, type AppHost } from '../support/mcp-app-host.ts';
+import { mountApp, openedLinks, sendToolCancelled, sendToolResult, setHostTheme, startAppHost, unmountApp, type AppCsp, type AppHost } from '../support/mcp-app-host.ts';
 
 // The payment card (MCP Apps) as a chat host shows it: negotiated by a client that declares the
 // extension and by no other; then in Chromium, inside the ext-apps SDK's own host side (AppBridge,
@@ -83,7 +83,7 @@ describe('negotiation', () => {
     expect(content!.text).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i);
   });
 
-  it('stays within its size budget: under 600 KB, 160 KB gzipped, of which our own part under 48 KB', async () => {
+  it('stays within its size budget: under 600 KB, 160 KB gzipped, of which our own part under 56 KB', async () => {
     const { gzipSync } = await import('node:zlib');
     const { readFileSync } = await import('node:fs');
     const client = await connect(full);
@@ -92,7 +92,7 @@ describe('negotiation', () => {
     expect(gzipSync(text).length).toBeLessThan(160 * 1024);
     const ours = ['card-app.js', 'card.css'].map((name) => readFileSync(new URL(`../../src/mcp/apps/${name}`, import.meta.url)).length).reduce((a, b) => a + b, 0);
     const stylesheet = (await import('../../src/ui/index.ts')).stylesheetText().length;
-    expect(ours + stylesheet).toBeLessThan(48 * 1024);
+    expect(ours + stylesheet).toBeLessThan(56 * 1024);
   });
 
   it('gives a client without the extension the same tools, resources and results as before: no card, no ui resource', async () => {
@@ -110,6 +110,18 @@ describe('negotiation', () => {
     const { _meta, ...withoutCard } = after;
     expect(cardOf(after)).toBeDefined();
     expect(withoutCard).toEqual(before);
+  });
+
+  it('shows a session created by an agent that may not read payments from the session\'s own answer, without waiting', async () => {
+    const { token } = await connectAgent(t, biz, { resource: `${t.config.baseUrl}/mcp`, scopes: ['checkouts:write'] });
+    const client = await connect(token);
+    const session = await call(client, 'create_checkout_session', { amount: '9.00', currency: 'USD', description: 'Create only' });
+    expect(session.isError, JSON.stringify(session.content)).toBeFalsy();
+    const card = cardOf(session);
+    expect(card?.html).toContain('Create only');
+    expect(card?.html).toContain('<data value="9.00">9.00</data> USD');
+    expect(card?.html).toContain((session.structuredContent as { url: string }).url);
+    expect(card?.wait).toBeNull();
   });
 
   it('keeps URL elicitation\'s mark last in a session id, where an instance from before MCP Apps looks for it, and reads ids of before', () => {
@@ -166,11 +178,19 @@ describe('in a host, in Chromium', () => {
   let host: AppHost;
   let page: Page;
   let cardHtml: string;
+  /** The card's declared content security, which the host enforces. */
+  let cardCsp: AppCsp;
   let fullClient: Client;
   let readClient: Client;
   /** Which client the host's tool calls go to, and the calls the app made. */
   let hostClient: Client;
+  /** When set, the host asks the service to answer each wait after this many seconds (a wait the service ends early). */
+  let waitTimeout: number | undefined;
+  /** When set, the host fails each wait with this error instead of passing it on (as the server refused it). */
+  let waitFailure: Error | undefined;
   const appCalls: Array<{ name: string; arguments?: Record<string, unknown> }> = [];
+  /** The calls the app let go (their cancellation reached the host). */
+  const letGo: Array<{ name: string; arguments?: Record<string, unknown> }> = [];
   /** Every request the host page or the app made. */
   const requests: string[] = [];
   const dialogs: string[] = [];
@@ -181,7 +201,7 @@ describe('in a host, in Chromium', () => {
     fullClient = await connect(full);
     readClient = await connect(readOnly);
     hostClient = fullClient;
-    cardHtml = ((await fullClient.readResource({ uri: CARD_URI })).contents[0] as { text: string }).text;
+    ({ text: cardHtml, _meta: { ui: { csp: cardCsp } } } = (await fullClient.readResource({ uri: CARD_URI })).contents[0] as unknown as { text: string; _meta: { ui: { csp: AppCsp } } });
     page = await browser.newPage({ viewport: { width: 700, height: 900 } });
     page.on('request', (request) => requests.push(request.url()));
     page.on('dialog', (dialog) => {
@@ -190,7 +210,10 @@ describe('in a host, in Chromium', () => {
     });
     await host.open(page, async (params, signal) => {
       appCalls.push(params);
-      return hostClient.callTool({ name: params.name, arguments: params.arguments ?? {} }, { signal });
+      signal.addEventListener('abort', () => letGo.push(params));
+      if (params.name === 'wait_for_payment' && waitFailure !== undefined) throw waitFailure;
+      const args = params.name === 'wait_for_payment' && waitTimeout !== undefined ? { ...params.arguments, timeout: waitTimeout } : params.arguments ?? {};
+      return hostClient.callTool({ name: params.name, arguments: args }, { signal });
     });
     // The host page and its script, from the host alone: every later request is a card's.
     expect(requests.map((url) => new URL(url)).map((url) => [url.origin, url.pathname])).toEqual([[host.origin, '/'], [host.origin, '/host.js']]);
@@ -206,7 +229,7 @@ describe('in a host, in Chromium', () => {
   async function show(input: Record<string, unknown>, answer: ToolAnswer, options: { theme?: 'light' | 'dark'; width?: number; client?: Client } = {}): Promise<Frame> {
     hostClient = options.client ?? fullClient;
     await page.setViewportSize({ width: options.width ?? 700, height: 900 });
-    const frame = await mountApp(page, cardHtml, options.theme ?? 'light');
+    const frame = await mountApp(page, cardHtml, cardCsp, options.theme ?? 'light');
     await sendToolResult(page, input, answer);
     await frame.locator('article.payment-card').waitFor();
     return frame;
@@ -254,11 +277,17 @@ describe('in a host, in Chromium', () => {
     await frame.getByRole('link', { name: 'Open the payer page' }).click();
     await expect.poll(() => openedLinks(page)).toContain(link.url);
     expect(frame.url()).toBe('about:srcdoc');
+    // All of it under the policy the host made from the card's declared domains (none): a request
+    // the card would make is refused there.
+    // (The host's own script answers anyone, without this policy.)
+    const sent = requests.length;
+    expect(await frame.evaluate((url) => fetch(url, { mode: 'no-cors' }).then(() => 'sent', () => 'refused'), `${host.origin}/host.js`)).toBe('refused');
+    expect(requests.length).toBe(sent);
     await setHostTheme(page, 'dark');
     await expect.poll(() => frame.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     await photograph('open-dark');
     // The host's own style variables, where it gives them, are the card's ground, text and font.
-    const styled = await mountApp(page, cardHtml, 'light', { '--color-background-primary': 'rgb(250, 245, 235)', '--color-text-primary': 'rgb(20, 30, 40)', '--font-sans': 'serif' });
+    const styled = await mountApp(page, cardHtml, cardCsp, 'light', { '--color-background-primary': 'rgb(250, 245, 235)', '--color-text-primary': 'rgb(20, 30, 40)', '--font-sans': 'serif' });
     await sendToolResult(page, link.input, link.answer);
     await styled.locator('article.payment-card').waitFor();
     expect(await styled.evaluate(() => { const style = getComputedStyle(document.documentElement); return [style.backgroundColor, style.color, style.fontFamily]; }))
@@ -343,8 +372,9 @@ describe('in a host, in Chromium', () => {
     // A link a buyer took to a card provider meanwhile cannot be canceled: the card says why, and stays.
     const other = await createLink({ amount: '6.00', currency: 'USD', description: 'Too late' });
     const shown = await show(other.input, other.answer);
+    await expect.poll(() => appCalls.some((each) => each.name === 'wait_for_payment' && each.arguments?.id === other.id)).toBe(true);
     await page.evaluate(() => { document.querySelector('iframe')!.style.display = 'none'; });
-    await page.waitForTimeout(200); // the card lets its wait go as it leaves sight
+    await expect.poll(() => letGo.filter((each) => each.arguments?.id === other.id).length).toBe(1); // the card lets its wait go as it leaves sight
     await started(other.id);
     expect((await call(fullClient, 'simulate_payment', { id: other.id, outcome: 'provider_reached' })).isError).toBeFalsy();
     await page.evaluate(() => { document.querySelector('iframe')!.style.display = 'block'; });
@@ -358,12 +388,12 @@ describe('in a host, in Chromium', () => {
 
   it('says so when the host cancels the tool or passes no tool calls on (no buttons, no waiting then)', async () => {
     hostClient = fullClient;
-    let frame = await mountApp(page, cardHtml, 'light');
+    let frame = await mountApp(page, cardHtml, cardCsp, 'light');
     await sendToolCancelled(page);
     expect(await frame.locator('h1').textContent()).toBe('Not done');
     const link = await createLink({ amount: '2.00', currency: 'USD', description: 'Links only' });
     const before = appCalls.length;
-    frame = await mountApp(page, cardHtml, 'light', undefined, { openLinks: {} });
+    frame = await mountApp(page, cardHtml, cardCsp, 'light', undefined, { openLinks: {} });
     await sendToolResult(page, link.input, link.answer);
     await frame.locator('article.payment-card').waitFor();
     expect(await frame.locator('[data-tool]').count()).toBe(0);
@@ -378,6 +408,7 @@ describe('in a host, in Chromium', () => {
     const waits = () => appCalls.filter((each) => each.name === 'wait_for_payment' && each.arguments?.id === link.id).length;
     await expect.poll(waits).toBe(1);
     await page.evaluate(() => { document.querySelector('iframe')!.style.display = 'none'; });
+    await expect.poll(() => letGo.filter((each) => each.arguments?.id === link.id).length).toBe(1);
     await call(fullClient, 'simulate_payment', { id: link.id, outcome: 'paid' });
     await page.waitForTimeout(1_000);
     // The wait in flight was let go before the payment changed: the hidden card did not change, nor asked again.
@@ -389,16 +420,83 @@ describe('in a host, in Chromium', () => {
     expect(waits()).toBe(2);
   });
 
-  it('waits no more often than the wait\'s bound while nothing changes, and stops when the host tears it down', async () => {
+  it('waits no more often than the wait\'s bound while nothing changes, even when the service answers early, and stops when the host tears it down', async () => {
     const link = await createLink({ amount: '5.00', currency: 'USD', description: 'Patience' });
     const before = appCalls.length;
-    await show(link.input, link.answer);
-    await page.waitForTimeout(3_000);
-    expect(appCalls.slice(before).filter((each) => each.name === 'wait_for_payment')).toHaveLength(1);
+    const waits = () => appCalls.slice(before).filter((each) => each.name === 'wait_for_payment');
+    // The service answers each wait after a second, unchanged (as when it shuts down): the card
+    // does not ask again until the bound has passed since the last wait began.
+    waitTimeout = 1;
+    try {
+      await show(link.input, link.answer);
+      await expect.poll(() => waits().length).toBe(1);
+      await page.waitForTimeout(4_000);
+      expect(waits()).toHaveLength(1);
+    } finally {
+      waitTimeout = undefined;
+    }
     await unmountApp(page);
     const after = appCalls.length;
     await page.waitForTimeout(500);
     expect(appCalls.length).toBe(after);
+  });
+
+  it('lets go twice in a row only once: a card flickering at the edge of sight waits the whole bound before asking again', async () => {
+    const link = await createLink({ amount: '7.50', currency: 'USD', description: 'Flicker' });
+    await show({ id: link.id }, await started(link.id));
+    const waits = () => appCalls.filter((each) => each.name === 'wait_for_payment' && each.arguments?.id === link.id).length;
+    const flicker = async () => {
+      await page.evaluate(() => { document.querySelector('iframe')!.style.display = 'none'; });
+      await page.waitForTimeout(200);
+      await page.evaluate(() => { document.querySelector('iframe')!.style.display = 'block'; });
+    };
+    await expect.poll(waits).toBe(1);
+    await flicker();
+    // The first let go: asked again 5 s after the wait it let go began.
+    await expect.poll(waits, { timeout: 8_000 }).toBe(2);
+    await flicker();
+    // The second in a row: not before the bound (25 s) has passed.
+    await page.waitForTimeout(6_000);
+    expect(waits()).toBe(2);
+  });
+
+  it('stops updating, and says so, when the server no longer lists the wait tool; other failures are asked again later', async () => {
+    const link = await createLink({ amount: '3.50', currency: 'USD', description: 'Lost scope' });
+    const waits = () => appCalls.filter((each) => each.name === 'wait_for_payment' && each.arguments?.id === link.id).length;
+    waitFailure = new Error('MCP error -32602: Tool wait_for_payment not found');
+    try {
+      const frame = await show(link.input, link.answer);
+      await expect.poll(() => frame.locator('[data-live]').textContent()).toBe('Not updating: this connection may no longer follow the payment.');
+      expect(waits()).toBe(1);
+      waitFailure = new Error('fetch failed');
+      const again = await show(link.input, link.answer);
+      await expect.poll(() => again.locator('[data-live]').textContent()).toBe('Not updating right now; trying again in 25 seconds.');
+    } finally {
+      waitFailure = undefined;
+    }
+  });
+
+  it('takes out of a card\'s markup whatever could run or load, should the service\'s renderer ever let it by', async () => {
+    hostClient = fullClient;
+    const frame = await mountApp(page, cardHtml, cardCsp, 'light');
+    const before = requests.length;
+    const html = '<article class="payment-card" data-status="paid"><h1 id="card-title" onmouseover="alert(1)">Crafted</h1>'
+      + '<img src="x" onerror="alert(2)"><a href="javascript:alert(3)">go</a><a href="https://pay.example.test/">fine</a>'
+      + '<script>alert(4)</script><iframe srcdoc="<p>x</p>"></iframe><form action="https://pay.example.test/"><button formaction="javascript:alert(5)">b</button></form>'
+      + '<p style="background:url(https://pay.example.test/x.png)">styled</p><svg><a href="javascript:alert(6)"><text>t</text></a></svg></article>';
+    await sendToolResult(page, {}, { content: [{ type: 'text', text: '{}' }], _meta: { [CARD_META_KEY]: { kind: 'payment', html, wait: null } } });
+    await frame.locator('#card-title').waitFor();
+    await frame.locator('#card-title').hover();
+    expect(await frame.evaluate(() => ({
+      handlers: [...document.querySelectorAll('#card *')].flatMap((element) => [...element.attributes].filter((attribute) => attribute.name.startsWith('on')).map((attribute) => attribute.name)),
+      hrefs: [...document.querySelectorAll('#card [href]')].map((element) => element.getAttribute('href')),
+      embedded: document.querySelectorAll('#card script, #card iframe, #card form').length,
+      images: [...document.querySelectorAll('#card img')].map((element) => element.getAttribute('src')),
+      styled: document.querySelector('#card p')?.getAttribute('style') ?? null,
+    }))).toEqual({ handlers: [], hrefs: ['https://pay.example.test/'], embedded: 0, images: [null], styled: null });
+    await page.waitForTimeout(200);
+    expect(dialogs).toEqual([]);
+    expect(requests.slice(before)).toEqual([]);
   });
 
   it('keeps hostile values as text: a description, a name and a memo of markup run nothing and load nothing', async () => {
@@ -454,4 +552,21 @@ describe('in a host, in Chromium', () => {
     await checkAccessible('approval', approvalInput, approval, approvalClient);
   });
 
+});
+
+// Last: it moves the clock two days (the agents' five-minute tokens with it).
+describe('after expiry', () => {
+  it('keeps waiting on an expired payment a buyer started (money may still arrive), not on one nobody started', async () => {
+    const client = await connect((await biz.key()).secret);
+    const create = async (description: string) => (await call(client, 'create_payment_link', { amount: '4.00', currency: 'USD', description, expires_in_days: 1 })).structuredContent as { id: string };
+    const [startedLink, untouched] = [await create('Started, then expired'), await create('Never started')];
+    expect((await call(client, 'start_checkout_session', { id: startedLink.id, email: 'late@example.com' })).isError).toBeFalsy();
+    await t.jump(2 * 24 * 60 * 60 * 1000);
+    const late = await call(client, 'retrieve_payment', { id: startedLink.id });
+    expect(late.structuredContent).toMatchObject({ status: 'expired' });
+    expect(cardOf(late)?.wait).toEqual({ id: startedLink.id, status: 'expired' });
+    const never = await call(client, 'retrieve_payment', { id: untouched.id });
+    expect(never.structuredContent).toMatchObject({ status: 'expired', started_at: null });
+    expect(cardOf(never)?.wait).toBeNull();
+  });
 });

@@ -27,7 +27,7 @@ function hostScript(): Promise<string> {
 const MOUNT = `
 window.openedLinks = [];
 let callIds = 0;
-window.mountApp = async ({ html, theme, variables, capabilities }) => {
+window.mountApp = async ({ html, theme, variables, capabilities, policy }) => {
   if (window.bridge) await window.bridge.teardownResource({}).catch(() => {});
   document.documentElement.style.colorScheme = theme;
   document.body.replaceChildren();
@@ -41,7 +41,7 @@ window.mountApp = async ({ html, theme, variables, capabilities }) => {
   // A call the app lets go is cancelled at the service too, as hosts pass cancellation on.
   bridge.oncalltool = (params, extra) => {
     const id = ++callIds;
-    extra?.signal?.addEventListener('abort', () => { void window.hostCancelTool(id); });
+    extra.mcpReq.signal.addEventListener('abort', () => { void window.hostCancelTool(id); });
     return window.hostCallTool(id, params);
   };
   bridge.onopenlink = async ({ url }) => { window.openedLinks.push(url); return {}; };
@@ -49,7 +49,8 @@ window.mountApp = async ({ html, theme, variables, capabilities }) => {
   const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
   await bridge.connect(new McpHost.PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
   window.bridge = bridge;
-  iframe.srcdoc = html;
+  // The app's declared content security, as the host enforces it: a policy before anything else in its document.
+  iframe.srcdoc = policy ? html.replace(/<head>/i, () => '<head><meta http-equiv="Content-Security-Policy" content="' + policy.replaceAll('"', '&quot;') + '">') : html;
   await initialized;
 };
 window.sendToolResult = (input, result) => { window.bridge.sendToolInput({ arguments: input }); return window.bridge.sendToolResult(result); };
@@ -96,9 +97,39 @@ export async function startAppHost(): Promise<AppHost> {
   };
 }
 
-/** Mounts an app in the host page and waits until it has initialized with the bridge; `capabilities`: the host's (default: tool calls and links). */
-export async function mountApp(page: Page, html: string, theme: 'light' | 'dark', variables?: Record<string, string>, capabilities?: Record<string, unknown>): Promise<Frame> {
-  await page.evaluate(async (options) => (window as unknown as { mountApp: (o: unknown) => Promise<void> }).mountApp(options), { html, theme, variables, capabilities });
+/** What an app declares of its content security (`_meta.ui.csp` of its resource). */
+export interface AppCsp {
+  connectDomains?: string[];
+  resourceDomains?: string[];
+  frameDomains?: string[];
+  baseUriDomains?: string[];
+}
+
+/**
+ * The policy a host enforces for an app's declared domains, as the MCP Apps specification maps
+ * them: nothing by default; inline script and style (an app is one document); `data:` pictures,
+ * fonts and media; requests, frames and base URIs only where declared.
+ */
+export function hostPolicy(csp: AppCsp): string {
+  const listed = (domains: string[] | undefined, otherwise: string) => (domains?.length ? domains.join(' ') : otherwise);
+  const resources = listed(csp.resourceDomains, '').trim();
+  return [
+    "default-src 'none'",
+    `script-src 'unsafe-inline' ${resources}`.trim(),
+    `style-src 'unsafe-inline' ${resources}`.trim(),
+    ...['img-src', 'font-src', 'media-src'].map((directive) => `${directive} data: ${resources}`.trim()),
+    `connect-src ${listed(csp.connectDomains, "'none'")}`,
+    `frame-src ${listed(csp.frameDomains, "'none'")}`,
+    `base-uri ${listed(csp.baseUriDomains, "'none'")}`,
+  ].join('; ');
+}
+
+/**
+ * Mounts an app in the host page under `csp` (its declared content security, enforced) and waits
+ * until it has initialized with the bridge; `capabilities`: the host's (default: tool calls and links).
+ */
+export async function mountApp(page: Page, html: string, csp: AppCsp, theme: 'light' | 'dark', variables?: Record<string, string>, capabilities?: Record<string, unknown>): Promise<Frame> {
+  await page.evaluate(async (options) => (window as unknown as { mountApp: (o: unknown) => Promise<void> }).mountApp(options), { html, theme, variables, capabilities, policy: hostPolicy(csp) });
   // The iframe now in the page (the one before it is gone, though Playwright may list it a moment longer).
   const frame = await (await page.$('iframe'))?.contentFrame();
   if (!frame) throw new Error('The app\'s frame is not there.');

@@ -9,7 +9,7 @@ import { DashboardPage, unixTime as at, type BusinessFrame } from './frame.ts';
 import { AskForRest, restCounts, RestSection } from './payment-rest.ts';
 import { forwardedTotal, PaymentBooks } from './payment-books.ts';
 import type { TransferOut } from '../../resources/ledger/schemas.ts';
-import { coinAmount, DeliveryBadge, mailFate, MAIL_KIND_WORDS, PaymentBadge, sourceName, WAITING_TO_BE_FORWARDED } from '../wording.ts';
+import { coinAmount, DeliveryBadge, mailFate, MAIL_KIND_WORDS, PAYMENT_FACT_NAMES, PaymentBadge, sourceName, WAITING_TO_BE_FORWARDED } from '../wording.ts';
 
 // One payment: its facts, what can be done with it, and its timeline (spec 6.2): every event
 // and each delivery of it, and the processor's notices, the ones that did not match flagged.
@@ -54,7 +54,7 @@ function arrival(payment: PaymentOut, rest: PaymentRest | undefined): Array<read
   const coin = payment.value_coin === null ? null : coinAmount(payment.value_coin, payment.coin);
   const received = rest?.received ?? null;
   return [
-    ['Arrived', received === null ? coin : html`<span>${Money({ amount: received, currency: payment.currency })}${coin && ` (${coin})`}</span>`],
+    [PAYMENT_FACT_NAMES.arrived, received === null ? coin : html`<span>${Money({ amount: received, currency: payment.currency })}${coin && ` (${coin})`}</span>`],
     ['Missing', rest?.missing ? Money({ amount: rest.missing, currency: payment.currency }) : null],
   ];
 }
@@ -75,7 +75,7 @@ function facts(payment: PaymentOut, rest: PaymentRest | undefined, transfers: re
   return [
     ['Status', PaymentBadge({ status: payment.status })],
     ['Amount', Money({ amount: payment.amount, currency: payment.currency })],
-    ['Id', html`<code>${payment.id}</code>`],
+    [PAYMENT_FACT_NAMES.id, html`<code>${payment.id}</code>`],
     ['Source', sourceName(payment.source)],
     // Only a pricing table's payment has a plan: no empty row on the others.
     ...(payment.plan_label === null ? [] : [['Plan', payment.plan_label] as const]),
@@ -84,13 +84,13 @@ function facts(payment: PaymentOut, rest: PaymentRest | undefined, transfers: re
     ['Order', payment.order_id === null ? null : html`<a href=${objectPath(business.id, 'orders', mode, payment.order_id)}>${payment.order_id}</a>`],
     ['Created', at(payment.created)],
     ['Started', at(payment.started_at)],
-    ['Paid', at(payment.paid_at)],
-    ['Expires', at(payment.expires_at)],
-    ['Canceled', at(payment.canceled_at)],
+    [PAYMENT_FACT_NAMES.paid, at(payment.paid_at)],
+    [PAYMENT_FACT_NAMES.expires, at(payment.expires_at)],
+    [PAYMENT_FACT_NAMES.canceled, at(payment.canceled_at)],
     ['Paid with', payment.provider_name ?? (payment.method === 'crypto' && payment.started_at !== null ? 'own wallet' : null)],
     ...arrival(payment, rest),
-    ['Reached you', reachedYou(payment, waits, transfers)],
-    ['Held because', payment.hold_reason],
+    [PAYMENT_FACT_NAMES.reachedYou, reachedYou(payment, waits, transfers)],
+    [PAYMENT_FACT_NAMES.heldBecause, payment.hold_reason],
     ['Deposit address', payment.deposit_address === null ? null : html`<code>${payment.deposit_address}</code>`],
     ['Fee', `${(payment.fee_bps / 100).toFixed(2)}%`],
   ];

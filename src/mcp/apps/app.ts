@@ -5,6 +5,7 @@ import { EXTENSION_ID, RESOURCE_MIME_TYPE, registerAppResource } from '@modelcon
 import { stylesheetText } from '../../ui/index.ts';
 import type { ApiError } from '../../core/errors.ts';
 import type { AgentApprovalOut } from '../../resources/agent-connections/policy.ts';
+import type { CheckoutSessionOut } from '../../resources/checkout-sessions/schemas.ts';
 import type { CheckoutOut } from '../../resources/checkouts/schemas.ts';
 import type { PaymentLinkOut } from '../../resources/payment-links/schemas.ts';
 import type { PaymentOut } from '../../resources/payments/schemas.ts';
@@ -127,6 +128,18 @@ function unpaidLink(link: PaymentLinkOut): CardPayment {
   return { ...link, source: 'payment_link', value_coin: null, coin: null, merchant_received: null, hold_reason: null, hold_acceptable: false };
 }
 
+/**
+ * What a checkout session's answer says of its payment, for a credential that may not read
+ * payments (an agent that asked only to create): its status, amount and page, no more of what
+ * arrived (and no waiting: that needs the same scope).
+ */
+function sessionOnly(session: CheckoutSessionOut): CardPayment {
+  return {
+    ...session, source: 'api', customer_name: null, memo: null, canceled_at: null,
+    value_coin: null, coin: null, merchant_received: null, hold_reason: null, hold_acceptable: false,
+  };
+}
+
 /** The card for a tool's answer (an object of the API) or refusal. */
 export async function cardFor(outcome: { body: Json } | { error: ApiError }, sources: CardSources): Promise<Card | undefined> {
   if ('error' in outcome) {
@@ -143,7 +156,8 @@ export async function cardFor(outcome: { body: Json } | { error: ApiError }, sou
   if (body.object === 'checkout') return checkoutCard(body as unknown as CheckoutOut, sources.viewer);
   if (typeof body.id === 'string' && body.id.startsWith('pay_')) {
     const payment = await sources.payment(body.id);
-    return payment && paymentCard(payment, sources.viewer);
+    if (payment) return paymentCard(payment, sources.viewer);
+    if (body.object === 'checkout_session') return paymentCard(sessionOnly(body as unknown as CheckoutSessionOut), sources.viewer);
   }
   return undefined;
 }

@@ -12,12 +12,23 @@ const CARD_KEY = 'payment-service/card';
 const WAIT_TOOL = 'wait_for_payment';
 /** The wait tool's bound (MAX_WAIT_SECONDS): while nothing changes, waits begin no closer together than this. */
 const WAIT_BOUND_MS = 25_000;
-/** A wait let go out of sight is asked again, once in sight, no sooner than this after it began (a card flickering at the edge). */
+/**
+ * A wait let go out of sight is asked again, once in sight, no sooner than this after it began; a
+ * second let go in a row waits the whole bound (a card flickering at the edge of sight).
+ */
 const LET_GO_GAP_MS = 5_000;
 /** After a failed wait: the bound, then doubling, at most two minutes. */
 const RETRY_MAX_MS = 120_000;
 /** Refusals that asking again will not change: the card stops updating and says so. */
 const FINAL_REFUSALS = new Set(['not_found', 'insufficient_scope', 'suspended', 'invalid_token', 'invalid_api_key', 'agent_disconnected', 'invalid_request', 'invalid_status']);
+/**
+ * A call the server refuses as a protocol error for a tool it no longer lists (the credential lost
+ * the scope) or arguments it does not take: JSON-RPC's method not found and invalid params, by code
+ * or, from a host that passes on only the message, by the SDK's words.
+ */
+const FINAL_PROTOCOL_CODES = new Set([-32601, -32602]);
+const FINAL_PROTOCOL_WORDS = /\bTool \S+ (not found|disabled)\b|\bMCP error -3260[12]\b/;
+const finalFailure = (error) => FINAL_PROTOCOL_CODES.has(error?.code) || FINAL_PROTOCOL_WORDS.test(String(error?.message ?? ''));
 /** How long the card waits for the host to send the tool's result before saying it has none. */
 const NO_RESULT_MS = 10_000;
 
@@ -35,6 +46,8 @@ let inView = true;
 let inflight = null;
 /** When the last wait began, and how long after that the next may begin (the bound while nothing changed). */
 let lastWait = { began: -Infinity, gap: 0 };
+/** Waits let go in a row (out of sight before they answered). */
+let letGoInRow = 0;
 /** Resolves the loop's pause while the card is out of sight. */
 let wakeVisible = null;
 let gotResult = false;
@@ -59,15 +72,32 @@ function focusedControl() {
   return active.matches('a[href]') ? `a[href="${CSS.escape(active.getAttribute('href'))}"]` : '#card-title';
 }
 
+/** What a card never holds: elements that run or embed, handlers, and URLs that are not the web's or mail. */
+const UNSAFE_ELEMENTS = 'script, iframe, frame, object, embed, form, base, meta, link';
+const SAFE_URL = /^(https?:|mailto:|#)/i;
+
 /**
- * Puts the service's markup in place. Its renderer escapes every value and allows no handler,
- * script or unsafe URL; this does not sanitise, it only keeps focus where the person was.
+ * Whatever of that the markup holds, taken out. The service's renderer already escapes every value
+ * and allows no handler, script or unsafe URL: this is the second guard, should it ever let one by.
  */
+function inert(content) {
+  for (const element of content.querySelectorAll(UNSAFE_ELEMENTS)) element.remove();
+  for (const element of content.querySelectorAll('*')) {
+    for (const { name, value } of [...element.attributes]) {
+      const url = name === 'href' || name === 'src' || name === 'action' || name === 'formaction' || name === 'xlink:href';
+      const unsafe = name.startsWith('on') || (name === 'style' && /url\(/i.test(value)) || (url && !SAFE_URL.test(value.trim()));
+      if (unsafe) element.removeAttribute(name);
+    }
+  }
+  return content;
+}
+
+/** Puts the service's markup in place (made inert), keeping focus where the person was. */
 function place(markup) {
   const focus = focusedControl();
   const template = document.createElement('template');
   template.innerHTML = markup;
-  root.replaceChildren(template.content);
+  root.replaceChildren(inert(template.content));
   const calls = hostCallsTools();
   for (const button of root.querySelectorAll('[data-copy]')) button.hidden = false;
   for (const button of root.querySelectorAll('[data-tool]')) button.hidden = !calls;
@@ -194,15 +224,27 @@ async function keepLive(mine) {
     inflight = controller;
     lastWait = { began: performance.now(), gap: LET_GO_GAP_MS };
     let result;
+    let failure;
     try {
       result = await app.callServerTool({ name: WAIT_TOOL, arguments: { id, status } }, { signal: controller.signal });
-    } catch {
+    } catch (error) {
       result = undefined;
+      failure = error;
     }
     if (mine !== generation || tornDown) return;
     inflight = null;
-    // Let go out of sight: the next starts when the card is seen again.
-    if (controller.signal.aborted) continue;
+    // Let go out of sight: the next starts when the card is seen again (after the whole bound if
+    // the one before was let go too).
+    if (controller.signal.aborted) {
+      letGoInRow += 1;
+      if (letGoInRow > 1) lastWait.gap = WAIT_BOUND_MS;
+      continue;
+    }
+    letGoInRow = 0;
+    if (failure !== undefined && finalFailure(failure)) {
+      liveNote('Not updating: this connection may no longer follow the payment.');
+      return;
+    }
     const card = result?._meta?.[CARD_KEY];
     if (result && !result.isError && !card) {
       // The host keeps our _meta from us: nothing to show, so nothing to wait for.

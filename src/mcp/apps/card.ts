@@ -2,7 +2,7 @@ import type { ComponentChildren, VNode } from 'preact';
 import type { AgentApprovalOut } from '../../resources/agent-connections/policy.ts';
 import type { CheckoutOut } from '../../resources/checkouts/schemas.ts';
 import type { PaymentOut } from '../../resources/payments/schemas.ts';
-import { checkoutKindName, coinAmount, html, Money, Notice, PaymentBadge, QrCode, renderFragment, sourceName, StatusBadge, Time, operationName } from '../../ui/index.ts';
+import { checkoutKindName, coinAmount, html, Money, Notice, PaymentBadge, QrCode, renderFragment, sourceName, StatusBadge, Time, operationName, PAYMENT_FACT_NAMES as FACT } from '../../ui/index.ts';
 
 // The payment card an agent's chat host shows beside a tool's result (MCP Apps, apps/app.ts): made
 // here by the pages' renderer, with the dashboard's words for statuses, sources and coins and the
@@ -38,8 +38,12 @@ export interface Card {
 /** The tool the app calls to keep a card live. */
 export const WAIT_TOOL = 'wait_for_payment';
 
-/** A payment that may still change by itself: the app keeps waiting on it. */
+/**
+ * A payment that may still change by itself: the app keeps waiting on it. An expired one a buyer
+ * started may still turn paid or held (money may arrive after expiry, spec 3 rule 3).
+ */
 const CHANGING = new Set(['open', 'pending', 'held']);
+const mayChange = (payment: CardPayment): boolean => CHANGING.has(payment.status) || (payment.status === 'expired' && payment.started_at !== null);
 /** A payment a buyer can still pay: its payer address is shown with its QR code. */
 const PAYABLE = new Set(['open', 'pending']);
 
@@ -118,7 +122,7 @@ export function paymentCard(payment: CardPayment, viewer: CardViewer): Card {
     <h1 id="card-title">${payment.description}</h1>
     <p class="card-amount">${Money({ amount: payment.amount, currency: payment.currency })}</p>
     <p class="card-status">${PaymentBadge({ status: payment.status, canceled: payment.canceled_at !== null })}</p>
-    ${held && Notice({ tone: 'warning', children: html`<p><strong>Held because</strong></p>
+    ${held && Notice({ tone: 'warning', children: html`<p><strong>${FACT.heldBecause}</strong></p>
       <p>${payment.hold_reason ?? 'A check did not pass.'}</p>
       ${arrived && html`<p>What arrived: ${arrived}.</p>`}
       <p>${payment.hold_acceptable ? 'The business can accept it as paid in the dashboard.' : 'It cannot be accepted as paid: the money did not reach the business.'}</p>`,
@@ -126,18 +130,18 @@ export function paymentCard(payment: CardPayment, viewer: CardViewer): Card {
     <dl class="facts" aria-label="The payment">
       ${payment.customer_name && Fact({ name: 'For', children: payment.customer_name })}
       ${payment.memo && Fact({ name: 'Note to the payer', children: payment.memo })}
-      ${Fact({ name: 'Id', children: html`<code>${payment.id}</code>` })}
-      ${payment.paid_at !== null && Fact({ name: 'Paid', children: Time({ at: new Date(payment.paid_at * 1000) }) })}
-      ${!held && arrived && Fact({ name: 'Arrived', children: arrived })}
-      ${payment.merchant_received !== null && Fact({ name: 'Reached the business', children: coinAmount(payment.merchant_received, payment.coin) })}
-      ${PAYABLE.has(payment.status) && Fact({ name: 'Expires', children: Time({ at: new Date(payment.expires_at * 1000) }) })}
-      ${payment.canceled_at !== null && Fact({ name: 'Canceled', children: Time({ at: new Date(payment.canceled_at * 1000) }) })}
+      ${Fact({ name: FACT.id, children: html`<code>${payment.id}</code>` })}
+      ${payment.paid_at !== null && Fact({ name: FACT.paid, children: Time({ at: new Date(payment.paid_at * 1000) }) })}
+      ${!held && arrived && Fact({ name: FACT.arrived, children: arrived })}
+      ${payment.merchant_received !== null && Fact({ name: FACT.reachedYou, children: coinAmount(payment.merchant_received, payment.coin) })}
+      ${PAYABLE.has(payment.status) && Fact({ name: FACT.expires, children: Time({ at: new Date(payment.expires_at * 1000) }) })}
+      ${payment.canceled_at !== null && Fact({ name: FACT.canceled, children: Time({ at: new Date(payment.canceled_at * 1000) }) })}
     </dl>
     ${PayerAddress({ url: payment.url, payable: PAYABLE.has(payment.status) && payment.canceled_at === null })}
     ${Controls({ payment, viewer })}
     <p class="card-live muted" data-live="" hidden></p>
   </article>`;
-  const live = CHANGING.has(payment.status) && viewer.mayCall(WAIT_TOOL);
+  const live = mayChange(payment) && viewer.mayCall(WAIT_TOOL);
   return { kind: 'payment', html: render(node), wait: live ? { id: payment.id, status: payment.status } : null };
 }
 
@@ -149,7 +153,7 @@ export function checkoutCard(checkout: CheckoutOut, viewer: CardViewer): Card {
     ${checkout.description && html`<p>${checkout.description}</p>`}
     <p class="card-amount">${checkout.plans.length > 0 ? 'From ' : ''}${Money({ amount: checkout.amount, currency: checkout.currency })}</p>
     <p class="card-status">${checkout.active ? StatusBadge({ label: 'Active', tone: 'success', status: 'active' }) : StatusBadge({ label: 'Deleted', tone: 'neutral', status: 'deleted' })}</p>
-    <dl class="facts" aria-label="The checkout">${Fact({ name: 'Id', children: html`<code>${checkout.id}</code>` })}</dl>
+    <dl class="facts" aria-label="The checkout">${Fact({ name: FACT.id, children: html`<code>${checkout.id}</code>` })}</dl>
     ${PayerAddress({ url: checkout.url, payable: checkout.active })}
   </article>`;
   return { kind: 'checkout', html: render(node), wait: null };

@@ -57,15 +57,16 @@ export function cardSources(context: AppContext, principal: Principal, all: read
 /**
  * The tool's result with its card for the app (a refusal's too: an approval's card opens the
  * approval page). The call has been done by now, so a card that cannot be made leaves the result
- * as it is, never turns it into a failure the agent would repeat. input_required is the host's own
- * way to the approval page: it has no card.
+ * as it is (told to `failed`, for the log), never turns it into a failure the agent would repeat.
+ * input_required is the host's own way to the approval page: it has no card.
  */
-export async function withCard(answer: ToolResult | InputRequiredResult, refused: ApiError | undefined, sources: CardSources): Promise<ToolResult | InputRequiredResult> {
+export async function withCard(answer: ToolResult | InputRequiredResult, refused: ApiError | undefined, sources: CardSources, failed: (error: unknown) => void): Promise<ToolResult | InputRequiredResult> {
   if (!('content' in answer)) return answer;
   let card: Card | undefined;
   try {
     card = refused ? await cardFor({ error: refused }, sources) : isObject(answer.structuredContent) ? await cardFor({ body: answer.structuredContent }, sources) : undefined;
-  } catch {
+  } catch (error) {
+    failed(error);
     return answer;
   }
   return card ? { ...answer, _meta: { ...(isObject(answer._meta) ? answer._meta : {}), [CARD_META_KEY]: card } } : answer;
