@@ -22,13 +22,15 @@ const RETRY_MAX_MS = 120_000;
 /** Refusals that asking again will not change: the card stops updating and says so. */
 const FINAL_REFUSALS = new Set(['not_found', 'insufficient_scope', 'suspended', 'invalid_token', 'invalid_api_key', 'agent_disconnected', 'invalid_request', 'invalid_status']);
 /**
- * A call the server refuses as a protocol error for a tool it no longer lists (the credential lost
- * the scope) or arguments it does not take: JSON-RPC's method not found and invalid params, by code
- * or, from a host that passes on only the message, by the SDK's words.
+ * A call that failed before any tool answered, and will fail the same way again: the server no
+ * longer lists the tool (the credential lost the scope: JSON-RPC's method not found, or invalid
+ * params for a tool or arguments it does not take), or it refused the credential itself (a revoked
+ * key, a disconnected agent, a suspended business; an expired token is not one: hosts renew it).
+ * By the error's code, or by its words from a host that passes on only the message.
  */
 const FINAL_PROTOCOL_CODES = new Set([-32601, -32602]);
-const FINAL_PROTOCOL_WORDS = /\bTool \S+ (not found|disabled)\b|\bMCP error -3260[12]\b/;
-const finalFailure = (error) => FINAL_PROTOCOL_CODES.has(error?.code) || FINAL_PROTOCOL_WORDS.test(String(error?.message ?? ''));
+const FINAL_FAILURE_WORDS = /\bMethod not found\b|\bTool \S+ (not found|disabled)\b|"code"\s*:\s*"(invalid_api_key|agent_disconnected|suspended|insufficient_scope)"/;
+const finalFailure = (error) => FINAL_PROTOCOL_CODES.has(error?.code) || FINAL_FAILURE_WORDS.test(String(error?.message ?? error ?? ''));
 /** How long the card waits for the host to send the tool's result before saying it has none. */
 const NO_RESULT_MS = 10_000;
 
@@ -124,9 +126,12 @@ function say(text, refused) {
   slot.classList.toggle('refused', refused);
 }
 
-/** Shows a card; a new status is said to screen readers. */
+const sameWait = (one, other) => one?.id === other?.id && one?.status === other?.status;
+
+/** Shows a card; a new status is said to screen readers. The card shown, sent again (a host may), changes nothing. */
 function show(card) {
   if (!card || typeof card.html !== 'string') return;
+  if (shown !== null && shown.html === card.html && sameWait(shown.wait, card.wait)) return;
   const before = root.querySelector('.card-status .status-badge')?.textContent ?? null;
   if (shown?.html !== card.html) place(card.html);
   shown = card;
