@@ -38,7 +38,7 @@ function calledTool(body: unknown): string | undefined {
  * them for every call would cost more than the call); anything else gets every tool the caller
  * may see. A hidden or unknown tool is never registered, so it is unknown either way.
  */
-function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefinition[], principal: Principal, only: string | undefined, client: DeclaredClient, log: FastifyBaseLogger): McpServer {
+function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefinition[], principal: Principal, only: string | undefined, client: DeclaredClient, log: FastifyBaseLogger | undefined): McpServer {
   // MCP Apps is offered to a client that declared it (apps/app.ts), and to no other.
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, ...(client.apps ? { capabilities: { extensions: { [EXTENSION_ID]: {} } } } : {}) });
   if (only === undefined) {
@@ -64,7 +64,7 @@ function buildServer(context: AppContext, gate: Gate, all: readonly ToolDefiniti
       refused = error;
       return approvalAnswer(error, call);
     });
-    return withCard(answer, refused, cardSources(context, principal, all), (error) => log.warn({ err: error, tool: operation.name }, 'the payment card could not be made'));
+    return withCard(answer, refused, cardSources(context, principal, all), (error) => log?.warn({ err: error, tool: operation.name }, 'the payment card could not be made'));
   }, client);
   return server;
 }
@@ -129,7 +129,7 @@ export async function mcpServer(scope: FastifyInstance, options: { context: AppC
   const waitingTools = new Set(operations.filter((operation) => operation.waits).map((operation) => operation.name));
   const waitingCalls = new WaitingCalls();
   const handler = withoutJsonModeNotice(() => createMcpHandler((ctx) => buildServer(context, gate, tools, ctx.authInfo?.extra?.principal as Principal,
-    ctx.authInfo?.extra?.tool as string | undefined, ctx.authInfo?.extra?.client as DeclaredClient, ctx.authInfo?.extra?.log as FastifyBaseLogger), {
+    ctx.authInfo?.extra?.tool as string | undefined, ctx.authInfo?.extra?.client as DeclaredClient, ctx.authInfo?.extra?.log as FastifyBaseLogger | undefined), {
     onerror: () => undefined,
     // Tools answer with one result and no progress in between: a JSON body, not an event stream.
     responseMode: 'json',

@@ -33,14 +33,17 @@ export const PAYMENT_STATUS_BADGES: Record<PaymentStatusCode, Badge> = {
 
 export const CANCELED_BADGE: Badge = ['Canceled', 'neutral'];
 
-/** The names of a payment's facts, as the dashboard's payment page and the agents' payment card show them. */
+/**
+ * The names of a payment's facts, as the dashboard's payment page and the agents' payment card show
+ * them. Not what reached the merchant: the dashboard, the merchant's own, says "Reached you"; the
+ * card, read in a chat, "Reached the business", as its other sentences do.
+ */
 export const PAYMENT_FACT_NAMES = {
   id: 'Id',
   paid: 'Paid',
   expires: 'Expires',
   canceled: 'Canceled',
   arrived: 'Arrived',
-  reachedYou: 'Reached you',
   heldBecause: 'Held because',
 } as const;
 

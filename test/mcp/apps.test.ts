@@ -14,7 +14,7 @@ import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
 import { PAGE_ATTACKS } from '../support/hostile.ts';
 import { legacyClient, legacySessionId } from '../../src/mcp/legacy-sessions.ts';
-import { mountApp, openedLinks, sendToolCancelled, sendToolResult, setHostTheme, startAppHost, unmountApp, type AppCsp, type AppHost } from '../support/mcp-app-host.ts';
+import { mountApp, openedLinks, refusedByPolicy, sendToolCancelled, sendToolResult, setHostTheme, startAppHost, unmountApp, type AppCsp, type AppHost } from '../support/mcp-app-host.ts';
 
 // The payment card (MCP Apps) as a chat host shows it: negotiated by a client that declares the
 // extension and by no other; then in Chromium, inside the ext-apps SDK's own host side (AppBridge,
@@ -118,13 +118,22 @@ describe('negotiation', () => {
   it('shows a session created by an agent that may not read payments from the session\'s own answer, without waiting', async () => {
     const { token } = await connectAgent(t, biz, { resource: `${t.config.baseUrl}/mcp`, scopes: ['checkouts:write'] });
     const client = await connect(token);
-    const session = await call(client, 'create_checkout_session', { amount: '9.00', currency: 'USD', description: 'Create only' });
+    const input = { amount: '9.00', currency: 'USD', description: 'Create only', idempotency_key: 'create-only-1' };
+    const session = await call(client, 'create_checkout_session', input);
     expect(session.isError, JSON.stringify(session.content)).toBeFalsy();
     const card = cardOf(session);
+    expect(card?.html).toContain('Checkout session');
     expect(card?.html).toContain('Create only');
     expect(card?.html).toContain('<data value="9.00">9.00</data> USD');
     expect(card?.html).toContain((session.structuredContent as { url: string }).url);
     expect(card?.wait).toBeNull();
+    // Once money arrived (held here), what it was is the payment's, which this agent may not read: no card that would guess.
+    const { id } = session.structuredContent as { id: string };
+    expect((await call(client, 'start_checkout_session', { id, email: 'buyer@example.com' })).isError).toBeFalsy();
+    expect((await call(client, 'simulate_payment', { id, outcome: 'underpaid' })).isError).toBeFalsy();
+    const replayed = await call(client, 'create_checkout_session', input);
+    expect(replayed.structuredContent).toMatchObject({ id, status: 'held' });
+    expect(cardOf(replayed)).toBeUndefined();
   });
 
   it('keeps URL elicitation\'s mark last in a session id, where an instance from before MCP Apps looks for it, and reads ids of before', () => {
@@ -284,8 +293,10 @@ describe('in a host, in Chromium', () => {
     // the card would make is refused there.
     // (The host's own script answers anyone, without this policy.)
     const sent = requests.length;
+    expect(await refusedByPolicy(frame)).toEqual([]);
     expect(await frame.evaluate((url) => fetch(url, { mode: 'no-cors' }).then(() => 'sent', () => 'refused'), `${host.origin}/host.js`)).toBe('refused');
     expect(requests.length).toBe(sent);
+    await expect.poll(() => refusedByPolicy(frame)).toEqual([`connect-src ${host.origin}/host.js`]);
     await setHostTheme(page, 'dark');
     await expect.poll(() => frame.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     await photograph('open-dark');
@@ -444,7 +455,7 @@ describe('in a host, in Chromium', () => {
     expect(appCalls.length).toBe(after);
   });
 
-  it('lets go twice in a row only once: a card flickering at the edge of sight waits the whole bound before asking again', async () => {
+  it('after a second let go in a row, waits the whole bound before asking again (a card flickering at the edge of sight)', async () => {
     const link = await createLink({ amount: '7.50', currency: 'USD', description: 'Flicker' });
     await show({ id: link.id }, await started(link.id));
     const waits = () => appCalls.filter((each) => each.name === 'wait_for_payment' && each.arguments?.id === link.id).length;
@@ -507,17 +518,20 @@ describe('in a host, in Chromium', () => {
     const html = '<article class="payment-card" data-status="paid"><h1 id="card-title" onmouseover="alert(1)">Crafted</h1>'
       + '<img src="x" onerror="alert(2)"><a href="javascript:alert(3)">go</a><a href="https://pay.example.test/">fine</a>'
       + '<script>alert(4)</script><iframe srcdoc="<p>x</p>"></iframe><form action="https://pay.example.test/"><button formaction="javascript:alert(5)">b</button></form>'
-      + '<p style="background:url(https://pay.example.test/x.png)">styled</p><svg><a href="javascript:alert(6)"><text>t</text></a></svg></article>';
+      + '<p style="background:url(https://pay.example.test/x.png)">styled</p><svg><a href="javascript:alert(6)"><text>t</text></a></svg>'
+      + '<svg><a><set attributeName="href" to="javascript:alert(7)"/><animate attributeName="href" values="javascript:alert(8)"/><text>s</text></a>'
+      + '<use href="data:image/svg+xml,<svg/>"/><foreignObject><p>f</p></foreignObject></svg>'
+      + '<style>@import url(https://pay.example.test/x.css);</style><img srcset="https://pay.example.test/y.png 1x"><a href=" javascript:alert(9)">spaced</a></article>';
     await sendToolResult(page, {}, { content: [{ type: 'text', text: '{}' }], _meta: { [CARD_META_KEY]: { kind: 'payment', html, wait: null } } });
     await frame.locator('#card-title').waitFor();
     await frame.locator('#card-title').hover();
     expect(await frame.evaluate(() => ({
       handlers: [...document.querySelectorAll('#card *')].flatMap((element) => [...element.attributes].filter((attribute) => attribute.name.startsWith('on')).map((attribute) => attribute.name)),
       hrefs: [...document.querySelectorAll('#card [href]')].map((element) => element.getAttribute('href')),
-      embedded: document.querySelectorAll('#card script, #card iframe, #card form').length,
+      embedded: document.querySelectorAll('#card script, #card iframe, #card form, #card style, #card set, #card animate, #card use, #card foreignObject').length,
       images: [...document.querySelectorAll('#card img')].map((element) => element.getAttribute('src')),
       styled: document.querySelector('#card p')?.getAttribute('style') ?? null,
-    }))).toEqual({ handlers: [], hrefs: ['https://pay.example.test/'], embedded: 0, images: [null], styled: null });
+    }))).toEqual({ handlers: [], hrefs: ['https://pay.example.test/'], embedded: 0, images: [], styled: null });
     await page.waitForTimeout(200);
     expect(dialogs).toEqual([]);
     expect(requests.slice(before)).toEqual([]);
@@ -530,7 +544,7 @@ describe('in a host, in Chromium', () => {
       const frame = await show(link.input, link.answer);
       expect(await frame.locator('#card-title').textContent()).toBe(value);
       expect(await frame.locator('img, iframe, object, embed').count()).toBe(0);
-      expect(await frame.locator('script').count()).toBe(1);
+      expect(await frame.locator('#card script').count()).toBe(0);
       expect(await frame.evaluate(() => [...document.querySelectorAll('*')].some((element) => [...element.attributes].some((attribute) => attribute.name.startsWith('on'))))).toBe(false);
     }
     expect(dialogs).toEqual([]);
@@ -545,6 +559,7 @@ describe('in a host, in Chromium', () => {
         const frame = await show(input, answer, { theme, width, client });
         const findings = await axeFindings(frame);
         expect(findings.serious, `${name} ${theme} ${width}px`).toEqual([]);
+        expect(await refusedByPolicy(frame), `${name} ${theme} ${width}px`).toEqual([]);
         // Nothing wider than the frame.
         expect(await frame.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), `${name} ${theme} ${width}px`).toBe(true);
         if (width === 360 && (name !== 'open' || theme === 'dark')) await photograph(`${name}-${theme}-phone`);
@@ -552,7 +567,7 @@ describe('in a host, in Chromium', () => {
       }
     }
     // This card, in every theme and width, asked nothing of anyone (the host page and its script
-    // were loaded once, before; a card's picture, font or fetch would show here).
+    // were loaded once, before; a card's picture or font would show here, or as refused by the policy).
     expect(requests.slice(before)).toEqual([]);
   }
 

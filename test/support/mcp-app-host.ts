@@ -49,8 +49,11 @@ window.mountApp = async ({ html, theme, variables, capabilities, policy }) => {
   const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
   await bridge.connect(new McpHost.PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
   window.bridge = bridge;
-  // The app's declared content security, as the host enforces it: a policy before anything else in its document.
-  iframe.srcdoc = policy ? html.replace(/<head>/i, () => '<head><meta http-equiv="Content-Security-Policy" content="' + policy.replaceAll('"', '&quot;') + '">') : html;
+  // The app's declared content security, as the host enforces it: a policy before anything else in
+  // its document, and (the test's own) a record of what the policy refused.
+  if (!/<head>/i.test(html)) throw new Error("The app's document has no <head> to put its policy in.");
+  const watch = '<script>window.refusedByPolicy=[];document.addEventListener("securitypolicyviolation",(e)=>refusedByPolicy.push(e.violatedDirective+" "+e.blockedURI));</script>';
+  iframe.srcdoc = html.replace(/<head>/i, () => '<head><meta http-equiv="Content-Security-Policy" content="' + policy.replaceAll('"', '&quot;') + '">' + watch);
   await initialized;
 };
 window.sendToolResult = (input, result) => { window.bridge.sendToolInput({ arguments: input }); return window.bridge.sendToolResult(result); };
@@ -107,22 +110,29 @@ export interface AppCsp {
 
 /**
  * The policy a host enforces for an app's declared domains, as the MCP Apps specification maps
- * them: nothing by default; inline script and style (an app is one document); `data:` pictures,
- * fonts and media; requests, frames and base URIs only where declared.
+ * them (specification/2026-01-26/apps.mdx, and McpUiResourceCsp's own words): nothing by default;
+ * the document's own and inline script and style; its own and `data:` pictures and media; fonts
+ * and the rest of the static resources from resourceDomains; requests and frames only where
+ * declared; base URIs its own or those declared.
  */
 export function hostPolicy(csp: AppCsp): string {
   const listed = (domains: string[] | undefined, otherwise: string) => (domains?.length ? domains.join(' ') : otherwise);
-  const resources = listed(csp.resourceDomains, '').trim();
+  const resources = (csp.resourceDomains ?? []).join(' ');
   return [
     "default-src 'none'",
-    `script-src 'unsafe-inline' ${resources}`.trim(),
-    `style-src 'unsafe-inline' ${resources}`.trim(),
-    ...['img-src', 'font-src', 'media-src'].map((directive) => `${directive} data: ${resources}`.trim()),
+    `script-src 'self' 'unsafe-inline' ${resources}`.trim(),
+    `style-src 'self' 'unsafe-inline' ${resources}`.trim(),
+    `img-src 'self' data: ${resources}`.trim(),
+    `media-src 'self' data: ${resources}`.trim(),
+    `font-src ${listed(csp.resourceDomains, "'none'")}`,
     `connect-src ${listed(csp.connectDomains, "'none'")}`,
     `frame-src ${listed(csp.frameDomains, "'none'")}`,
-    `base-uri ${listed(csp.baseUriDomains, "'none'")}`,
+    `base-uri ${listed(csp.baseUriDomains, "'self'")}`,
   ].join('; ');
 }
+
+/** What the policy refused in the mounted app's document (directive and address), since it started. */
+export const refusedByPolicy = (frame: Frame): Promise<string[]> => frame.evaluate(() => (window as unknown as { refusedByPolicy: string[] }).refusedByPolicy);
 
 /**
  * Mounts an app in the host page under `csp` (its declared content security, enforced) and waits

@@ -89,7 +89,7 @@ function facts(payment: PaymentOut, rest: PaymentRest | undefined, transfers: re
     [PAYMENT_FACT_NAMES.canceled, at(payment.canceled_at)],
     ['Paid with', payment.provider_name ?? (payment.method === 'crypto' && payment.started_at !== null ? 'own wallet' : null)],
     ...arrival(payment, rest),
-    [PAYMENT_FACT_NAMES.reachedYou, reachedYou(payment, waits, transfers)],
+    ['Reached you', reachedYou(payment, waits, transfers)],
     [PAYMENT_FACT_NAMES.heldBecause, payment.hold_reason],
     ['Deposit address', payment.deposit_address === null ? null : html`<code>${payment.deposit_address}</code>`],
     ['Fee', `${(payment.fee_bps / 100).toFixed(2)}%`],

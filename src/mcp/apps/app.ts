@@ -86,7 +86,11 @@ const ENDS_INLINE = /<\/(script|style)/i;
 
 function cardDocument(): string {
   const css = `${stylesheetText()}\n${readFileSync(new URL('./card.css', import.meta.url), 'utf8')}`;
-  const script = `${sdkScript()}${readFileSync(new URL('./card-app.js', import.meta.url), 'utf8')}`;
+  // Zod, inside the SDK, without its JIT (which needs CSP's unsafe-eval, which no host grants): the
+  // App's constructor sets that too (allowUnsafeEval: false), but the SDK's schemas are made as its
+  // script loads, before, and would still try eval once (a refusal the host's console reports).
+  // `globalThis.__zod_globalConfig` is where z.config keeps it.
+  const script = `globalThis.__zod_globalConfig={...globalThis.__zod_globalConfig,jitless:true};\n${sdkScript()}${readFileSync(new URL('./card-app.js', import.meta.url), 'utf8')}`;
   if (ENDS_INLINE.test(css) || ENDS_INLINE.test(script)) throw new Error('The payment card\'s inline style or script holds a closing tag.');
   return '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
     + `<title>Payment</title><style>${css}</style></head>`
@@ -123,21 +127,21 @@ export interface CardSources {
 /** A link's statuses once money arrived: what arrived and where it went are its payment's, read for the card. */
 const MONEY_ARRIVED = new Set(['paid', 'held']);
 
-/** What a link's answer says of its payment while no money arrived (nothing arrived, nothing held, nothing forwarded). */
+/** What an answer other than a payment's says of a payment while no money arrived: nothing arrived, was held or forwarded. */
+const NOTHING_ARRIVED = { value_coin: null, coin: null, merchant_received: null, hold_reason: null, hold_acceptable: false } as const;
+
+/** What a link's answer says of its payment while no money arrived. */
 function unpaidLink(link: PaymentLinkOut): CardPayment {
-  return { ...link, source: 'payment_link', value_coin: null, coin: null, merchant_received: null, hold_reason: null, hold_acceptable: false };
+  return { ...link, source: 'payment_link', ...NOTHING_ARRIVED };
 }
 
 /**
- * What a checkout session's answer says of its payment, for a credential that may not read
- * payments (an agent that asked only to create): its status, amount and page, no more of what
- * arrived (and no waiting: that needs the same scope).
+ * What a checkout session's answer says of its payment while no money arrived, for a credential
+ * that may not read payments (an agent that asked only to create): its status, amount and page
+ * (and no waiting: that needs the same scope). Once money arrived, what it was is the payment's.
  */
-function sessionOnly(session: CheckoutSessionOut): CardPayment {
-  return {
-    ...session, source: 'api', customer_name: null, memo: null, canceled_at: null,
-    value_coin: null, coin: null, merchant_received: null, hold_reason: null, hold_acceptable: false,
-  };
+function unpaidSession(session: CheckoutSessionOut): CardPayment {
+  return { ...session, source: 'api', kindName: 'Checkout session', customer_name: null, memo: null, canceled_at: null, ...NOTHING_ARRIVED };
 }
 
 /** The card for a tool's answer (an object of the API) or refusal. */
@@ -157,7 +161,7 @@ export async function cardFor(outcome: { body: Json } | { error: ApiError }, sou
   if (typeof body.id === 'string' && body.id.startsWith('pay_')) {
     const payment = await sources.payment(body.id);
     if (payment) return paymentCard(payment, sources.viewer);
-    if (body.object === 'checkout_session') return paymentCard(sessionOnly(body as unknown as CheckoutSessionOut), sources.viewer);
+    if (body.object === 'checkout_session' && !MONEY_ARRIVED.has(body.status as string)) return paymentCard(unpaidSession(body as unknown as CheckoutSessionOut), sources.viewer);
   }
   return undefined;
 }

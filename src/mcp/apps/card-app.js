@@ -20,16 +20,18 @@ const LET_GO_GAP_MS = 5_000;
 /** After a failed wait: the bound, then doubling, at most two minutes. */
 const RETRY_MAX_MS = 120_000;
 /** Refusals that asking again will not change: the card stops updating and says so. */
-const FINAL_REFUSALS = new Set(['not_found', 'insufficient_scope', 'suspended', 'invalid_token', 'invalid_api_key', 'agent_disconnected', 'invalid_request', 'invalid_status']);
+/** The service refusing the credential itself for good: a revoked key, a disconnected agent, a suspended business. */
+const REFUSED_CREDENTIAL = ['invalid_api_key', 'agent_disconnected', 'suspended'];
+const FINAL_REFUSALS = new Set(['not_found', 'insufficient_scope', 'invalid_request', 'invalid_status', ...REFUSED_CREDENTIAL]);
 /**
  * A call that failed before any tool answered, and will fail the same way again: the server no
  * longer lists the tool (the credential lost the scope: JSON-RPC's method not found, or invalid
- * params for a tool or arguments it does not take), or it refused the credential itself (a revoked
- * key, a disconnected agent, a suspended business; an expired token is not one: hosts renew it).
- * By the error's code, or by its words from a host that passes on only the message.
+ * params for a tool or arguments it does not take), or it refused the credential (where the host
+ * passes the service's error on). Not an expired token or a scope to step up to: hosts renew
+ * those. By the error's code, or by its words from a host that passes on only the message.
  */
 const FINAL_PROTOCOL_CODES = new Set([-32601, -32602]);
-const FINAL_FAILURE_WORDS = /\bMethod not found\b|\bTool \S+ (not found|disabled)\b|"code"\s*:\s*"(invalid_api_key|agent_disconnected|suspended|insufficient_scope)"/;
+const FINAL_FAILURE_WORDS = new RegExp(`\\bMethod not found\\b|\\bTool \\S+ (not found|disabled)\\b|"code"\\s*:\\s*"(${REFUSED_CREDENTIAL.join('|')})"`);
 const finalFailure = (error) => FINAL_PROTOCOL_CODES.has(error?.code) || FINAL_FAILURE_WORDS.test(String(error?.message ?? error ?? ''));
 /** How long the card waits for the host to send the tool's result before saying it has none. */
 const NO_RESULT_MS = 10_000;
@@ -74,21 +76,30 @@ function focusedControl() {
   return active.matches('a[href]') ? `a[href="${CSS.escape(active.getAttribute('href'))}"]` : '#card-title';
 }
 
-/** What a card never holds: elements that run or embed, handlers, and URLs that are not the web's or mail. */
-const UNSAFE_ELEMENTS = 'script, iframe, frame, object, embed, form, base, meta, link';
-const SAFE_URL = /^(https?:|mailto:|#)/i;
+/**
+ * What a card may hold: the elements and attributes the service's cards are made of (card.ts and
+ * the components it uses), links only to the web or mail. Anything else (a script, a frame, a
+ * style, a picture, SVG's animations and references, a handler, a srcset) is not a card's.
+ */
+const CARD_ELEMENTS = new Set(['article', 'header', 'section', 'div', 'p', 'span', 'strong', 'em', 'h1', 'h2', 'h3', 'dl', 'dt', 'dd',
+  'ul', 'ol', 'li', 'br', 'code', 'data', 'time', 'button', 'a', 'svg', 'path']);
+const CARD_ATTRIBUTES = new Set(['class', 'id', 'role', 'hidden', 'title', 'datetime', 'value', 'type', 'href', 'viewbox', 'd']);
+const SAFE_URL = /^(https?:|mailto:)/i;
 
 /**
- * Whatever of that the markup holds, taken out. The service's renderer already escapes every value
- * and allows no handler, script or unsafe URL: this is the second guard, should it ever let one by.
+ * The markup with only that left. The service's renderer already escapes every value and allows
+ * no handler, script or unsafe URL: this is the second guard, should it ever let one by.
  */
 function inert(content) {
-  for (const element of content.querySelectorAll(UNSAFE_ELEMENTS)) element.remove();
-  for (const element of content.querySelectorAll('*')) {
+  for (const element of [...content.querySelectorAll('*')]) {
+    if (!CARD_ELEMENTS.has(element.localName)) {
+      element.remove();
+      continue;
+    }
     for (const { name, value } of [...element.attributes]) {
-      const url = name === 'href' || name === 'src' || name === 'action' || name === 'formaction' || name === 'xlink:href';
-      const unsafe = name.startsWith('on') || (name === 'style' && /url\(/i.test(value)) || (url && !SAFE_URL.test(value.trim()));
-      if (unsafe) element.removeAttribute(name);
+      const lower = name.toLowerCase();
+      const kept = lower.startsWith('data-') || lower.startsWith('aria-') || (CARD_ATTRIBUTES.has(lower) && (lower !== 'href' || SAFE_URL.test(value)));
+      if (!kept) element.removeAttribute(name);
     }
   }
   return content;
@@ -132,6 +143,7 @@ const sameWait = (one, other) => one?.id === other?.id && one?.status === other?
 function show(card) {
   if (!card || typeof card.html !== 'string') return;
   if (shown !== null && shown.html === card.html && sameWait(shown.wait, card.wait)) return;
+  letGoInRow = 0;
   const before = root.querySelector('.card-status .status-badge')?.textContent ?? null;
   if (shown?.html !== card.html) place(card.html);
   shown = card;

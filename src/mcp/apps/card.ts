@@ -18,9 +18,13 @@ export interface CardViewer {
   mayCall: (tool: string) => boolean;
 }
 
-/** What a payment's card shows of it: a payment as the API answers it, or what a link's answer says of its payment. */
+/**
+ * What a payment's card shows of it: a payment as the API answers it, or what a link's or session's
+ * answer says of its payment (`kindName`: what it is, when its source is not known from that answer).
+ */
 export type CardPayment = Pick<PaymentOut, 'id' | 'livemode' | 'source' | 'status' | 'amount' | 'currency' | 'description' | 'customer_name' | 'memo'
-  | 'value_coin' | 'coin' | 'merchant_received' | 'hold_reason' | 'hold_acceptable' | 'paid_at' | 'expires_at' | 'canceled_at' | 'started_at' | 'url'>;
+  | 'value_coin' | 'coin' | 'merchant_received' | 'hold_reason' | 'hold_acceptable' | 'paid_at' | 'expires_at' | 'canceled_at' | 'started_at' | 'url'>
+  & { kindName?: string };
 
 /** What the app does after showing a card: wait for this payment to leave this status (wait_for_payment). */
 export interface CardWait {
@@ -118,7 +122,7 @@ export function paymentCard(payment: CardPayment, viewer: CardViewer): Card {
   const held = payment.status === 'held';
   const arrived = payment.value_coin === null ? null : coinAmount(payment.value_coin, payment.coin);
   const node = html`<article class="payment-card" data-status=${payment.status} aria-labelledby="card-title">
-    ${Head({ viewer, kind: sourceName(payment.source) })}
+    ${Head({ viewer, kind: payment.kindName ?? sourceName(payment.source) })}
     <h1 id="card-title">${payment.description}</h1>
     <p class="card-amount">${Money({ amount: payment.amount, currency: payment.currency })}</p>
     <p class="card-status">${PaymentBadge({ status: payment.status, canceled: payment.canceled_at !== null })}</p>
@@ -133,7 +137,7 @@ export function paymentCard(payment: CardPayment, viewer: CardViewer): Card {
       ${Fact({ name: FACT.id, children: html`<code>${payment.id}</code>` })}
       ${payment.paid_at !== null && Fact({ name: FACT.paid, children: Time({ at: new Date(payment.paid_at * 1000) }) })}
       ${!held && arrived && Fact({ name: FACT.arrived, children: arrived })}
-      ${payment.merchant_received !== null && Fact({ name: FACT.reachedYou, children: coinAmount(payment.merchant_received, payment.coin) })}
+      ${payment.merchant_received !== null && Fact({ name: 'Reached the business', children: coinAmount(payment.merchant_received, payment.coin) })}
       ${PAYABLE.has(payment.status) && Fact({ name: FACT.expires, children: Time({ at: new Date(payment.expires_at * 1000) }) })}
       ${payment.canceled_at !== null && Fact({ name: FACT.canceled, children: Time({ at: new Date(payment.canceled_at * 1000) }) })}
     </dl>
