@@ -518,7 +518,7 @@ describe('in a host, in Chromium', () => {
     const html = '<article class="payment-card" data-status="paid"><h1 id="card-title" onmouseover="alert(1)">Crafted</h1>'
       + '<img src="x" onerror="alert(2)"><a href="javascript:alert(3)">go</a><a href="https://pay.example.test/">fine</a>'
       + '<script>alert(4)</script><iframe srcdoc="<p>x</p>"></iframe><form action="https://pay.example.test/"><button formaction="javascript:alert(5)">b</button></form>'
-      + '<p style="background:url(https://pay.example.test/x.png)">styled</p><svg><a href="javascript:alert(6)"><text>t</text></a></svg>'
+      + '<p style="background:url(https://pay.example.test/x.png)">styled</p><svg><a href="javascript:alert(6)"><text>t</text></a><a href="https://pay.example.test/svg"><text>u</text></a></svg>'
       + '<svg><a><set attributeName="href" to="javascript:alert(7)"/><animate attributeName="href" values="javascript:alert(8)"/><text>s</text></a>'
       + '<use href="data:image/svg+xml,<svg/>"/><foreignObject><p>f</p></foreignObject></svg>'
       + '<style>@import url(https://pay.example.test/x.css);</style><img srcset="https://pay.example.test/y.png 1x"><a href=" javascript:alert(9)">spaced</a></article>';
@@ -535,6 +535,8 @@ describe('in a host, in Chromium', () => {
     await page.waitForTimeout(200);
     expect(dialogs).toEqual([]);
     expect(requests.slice(before)).toEqual([]);
+    // Nor did anything left try to load and meet the host's policy.
+    expect(await refusedByPolicy(frame)).toEqual([]);
   });
 
   it('keeps hostile values as text: a description, a name and a memo of markup run nothing and load nothing', async () => {

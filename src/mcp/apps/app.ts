@@ -90,7 +90,7 @@ function cardDocument(): string {
   // App's constructor sets that too (allowUnsafeEval: false), but the SDK's schemas are made as its
   // script loads, before, and would still try eval once (a refusal the host's console reports).
   // `globalThis.__zod_globalConfig` is where z.config keeps it.
-  const script = `globalThis.__zod_globalConfig={...globalThis.__zod_globalConfig,jitless:true};\n${sdkScript()}${readFileSync(new URL('./card-app.js', import.meta.url), 'utf8')}`;
+  const script = `(globalThis.__zod_globalConfig??={}).jitless=true;\n${sdkScript()}${readFileSync(new URL('./card-app.js', import.meta.url), 'utf8')}`;
   if (ENDS_INLINE.test(css) || ENDS_INLINE.test(script)) throw new Error('The payment card\'s inline style or script holds a closing tag.');
   return '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
     + `<title>Payment</title><style>${css}</style></head>`

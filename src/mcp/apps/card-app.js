@@ -84,6 +84,7 @@ function focusedControl() {
 const CARD_ELEMENTS = new Set(['article', 'header', 'section', 'div', 'p', 'span', 'strong', 'em', 'h1', 'h2', 'h3', 'dl', 'dt', 'dd',
   'ul', 'ol', 'li', 'br', 'code', 'data', 'time', 'button', 'a', 'svg', 'path']);
 const CARD_ATTRIBUTES = new Set(['class', 'id', 'role', 'hidden', 'title', 'datetime', 'value', 'type', 'href', 'viewbox', 'd']);
+const SVG_ELEMENTS = new Set(['svg', 'path']);
 const SAFE_URL = /^(https?:|mailto:)/i;
 
 /**
@@ -92,7 +93,9 @@ const SAFE_URL = /^(https?:|mailto:)/i;
  */
 function inert(content) {
   for (const element of [...content.querySelectorAll('*')]) {
-    if (!CARD_ELEMENTS.has(element.localName)) {
+    // SVG's own elements only where a card draws them (its QR code: svg and path); an SVG <a> is not a card's link.
+    const svg = element.namespaceURI === 'http://www.w3.org/2000/svg';
+    if (!CARD_ELEMENTS.has(element.localName) || (svg && !SVG_ELEMENTS.has(element.localName))) {
       element.remove();
       continue;
     }
@@ -314,11 +317,12 @@ async function copy(button) {
 }
 
 async function openLink(link) {
-  const answer = await app.openLink({ url: link.href }).catch(() => ({ isError: true }));
+  const url = link.getAttribute('href');
+  const answer = await app.openLink({ url }).catch(() => ({ isError: true }));
   if (answer?.isError) {
     const note = document.createElement('p');
     note.className = 'muted';
-    note.textContent = `This host did not open it. The address: ${link.href}`;
+    note.textContent = `This host did not open it. The address: ${url}`;
     link.closest('p')?.after(note);
   }
 }
