@@ -19,9 +19,9 @@ const WAIT_BOUND_MS = 25_000;
 const LET_GO_GAP_MS = 5_000;
 /** After a failed wait: the bound, then doubling, at most two minutes. */
 const RETRY_MAX_MS = 120_000;
-/** Refusals that asking again will not change: the card stops updating and says so. */
 /** The service refusing the credential itself for good: a revoked key, a disconnected agent, a suspended business. */
 const REFUSED_CREDENTIAL = ['invalid_api_key', 'agent_disconnected', 'suspended'];
+/** Refusals that asking again will not change: the card stops updating and says so. */
 const FINAL_REFUSALS = new Set(['not_found', 'insufficient_scope', 'invalid_request', 'invalid_status', ...REFUSED_CREDENTIAL]);
 /**
  * A call that failed before any tool answered, and will fail the same way again: the server no
