@@ -41,6 +41,10 @@ export interface Card {
 
 /** The tool the app calls to keep a card live. */
 export const WAIT_TOOL = 'wait_for_payment';
+const SIMULATE_TOOL = 'simulate_payment';
+const CANCEL_TOOL = 'cancel_payment_link';
+/** Every tool a payment card may call: what the credential may call of them shapes its card. */
+const PAYMENT_CARD_TOOLS = [WAIT_TOOL, SIMULATE_TOOL, CANCEL_TOOL] as const;
 
 /**
  * A payment that may still change by itself: the app keeps waiting on it. An expired one a buyer
@@ -95,16 +99,16 @@ function ToolButton({ tool, args, children, variant, confirm }: {
  * for, its cancel.
  */
 function Controls({ payment, viewer }: { payment: CardPayment; viewer: CardViewer }): VNode | null {
-  const simulable = !payment.livemode && payment.started_at !== null && PAYABLE.has(payment.status) && viewer.mayCall('simulate_payment');
-  const cancelable = payment.source === 'payment_link' && payment.status === 'open' && payment.canceled_at === null && viewer.mayCall('cancel_payment_link');
+  const simulable = !payment.livemode && payment.started_at !== null && PAYABLE.has(payment.status) && viewer.mayCall(SIMULATE_TOOL);
+  const cancelable = payment.source === 'payment_link' && payment.status === 'open' && payment.canceled_at === null && viewer.mayCall(CANCEL_TOOL);
   const buttons = [
     ...(!simulable ? [] : [
-      ToolButton({ tool: 'simulate_payment', args: { id: payment.id, outcome: 'paid' }, children: 'Test: the full amount arrives' }),
-      ToolButton({ tool: 'simulate_payment', args: { id: payment.id, outcome: 'underpaid' }, children: 'Test: less than asked arrives' }),
+      ToolButton({ tool: SIMULATE_TOOL, args: { id: payment.id, outcome: 'paid' }, children: 'Test: the full amount arrives' }),
+      ToolButton({ tool: SIMULATE_TOOL, args: { id: payment.id, outcome: 'underpaid' }, children: 'Test: less than asked arrives' }),
     ]),
     ...(cancelable
       ? [ToolButton({
-        tool: 'cancel_payment_link', args: { id: payment.id }, children: 'Cancel the link', variant: 'danger',
+        tool: CANCEL_TOOL, args: { id: payment.id }, children: 'Cancel the link', variant: 'danger',
         confirm: { question: 'Cancel this link? Nobody can start paying it after that; it cannot be undone.', label: 'Yes, cancel the link' },
       })]
       : []),
@@ -117,8 +121,34 @@ function Controls({ payment, viewer }: { payment: CardPayment; viewer: CardViewe
   </section>`;
 }
 
+/** Every field of a payment the card shows, in one order: with the viewer's, what tells one card from another. */
+const SHOWN = ['id', 'livemode', 'source', 'kindName', 'status', 'amount', 'currency', 'description', 'customer_name', 'memo', 'value_coin', 'coin',
+  'merchant_received', 'hold_reason', 'hold_acceptable', 'paid_at', 'expires_at', 'canceled_at', 'started_at', 'url'] as const;
+// A field the card shows but SHOWN misses would let a changed payment keep its old card: this fails to compile then.
+const everyFieldShown: Exclude<keyof CardPayment, (typeof SHOWN)[number]> extends never ? true : never = true;
+void everyFieldShown;
+
+/** The payment cards made lately, by what they show: a card kept live is made again on every wait, alike until its payment changes. */
+const recentCards = new Map<string, Card>();
+const RECENT_CARDS = 500;
+
 /** A payment link's, a checkout session's or any payment's card: what is paid, its status and how to pay it. */
 export function paymentCard(payment: CardPayment, viewer: CardViewer): Card {
+  const key = JSON.stringify([...SHOWN.map((field) => payment[field] ?? null), viewer.business, viewer.livemode, ...PAYMENT_CARD_TOOLS.map((tool) => viewer.mayCall(tool))]);
+  const known = recentCards.get(key);
+  if (known !== undefined) {
+    // Most recently used last: the oldest is the first to go.
+    recentCards.delete(key);
+    recentCards.set(key, known);
+    return known;
+  }
+  const card = makePaymentCard(payment, viewer);
+  recentCards.set(key, card);
+  if (recentCards.size > RECENT_CARDS) recentCards.delete(recentCards.keys().next().value!);
+  return card;
+}
+
+function makePaymentCard(payment: CardPayment, viewer: CardViewer): Card {
   const held = payment.status === 'held';
   const arrived = payment.value_coin === null ? null : coinAmount(payment.value_coin, payment.coin);
   const node = html`<article class="payment-card" data-status=${payment.status} aria-labelledby="card-title">
