@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { McpUiResourceCsp } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import jsQR from 'jsqr';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
@@ -14,7 +15,7 @@ import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.ts';
 import { startTestApp, type TestApp, type TestBusiness } from '../support/harness.ts';
 import { PAGE_ATTACKS } from '../support/hostile.ts';
 import { legacyClient, legacySessionId } from '../../src/mcp/legacy-sessions.ts';
-import { mountApp, openedLinks, refusedByPolicy, sendToolCancelled, sendToolResult, setHostTheme, startAppHost, unmountApp, type AppCsp, type AppHost } from '../support/mcp-app-host.ts';
+import { mountApp, openedLinks, refusedByPolicy, sendToolCancelled, sendToolResult, setHostTheme, startAppHost, unmountApp, type AppHost } from '../support/mcp-app-host.ts';
 
 // The payment card (MCP Apps) as a chat host shows it: negotiated by a client that declares the
 // extension and by no other; then in Chromium, inside the ext-apps SDK's own host side (AppBridge,
@@ -191,7 +192,7 @@ describe('in a host, in Chromium', () => {
   let page: Page;
   let cardHtml: string;
   /** The card's declared content security, which the host enforces. */
-  let cardCsp: AppCsp;
+  let cardCsp: McpUiResourceCsp;
   let fullClient: Client;
   let readClient: Client;
   /** Which client the host's tool calls go to, and the calls the app made. */
@@ -213,7 +214,7 @@ describe('in a host, in Chromium', () => {
     fullClient = await connect(full);
     readClient = await connect(readOnly);
     hostClient = fullClient;
-    ({ text: cardHtml, _meta: { ui: { csp: cardCsp } } } = (await fullClient.readResource({ uri: CARD_URI })).contents[0] as unknown as { text: string; _meta: { ui: { csp: AppCsp } } });
+    ({ text: cardHtml, _meta: { ui: { csp: cardCsp } } } = (await fullClient.readResource({ uri: CARD_URI })).contents[0] as unknown as { text: string; _meta: { ui: { csp: McpUiResourceCsp } } });
     page = await browser.newPage({ viewport: { width: 700, height: 900 } });
     page.on('request', (request) => requests.push(request.url()));
     page.on('dialog', (dialog) => {

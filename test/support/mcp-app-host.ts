@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { McpUiResourceCsp } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { Frame, Page } from 'playwright-core';
 
 // A chat host of MCP Apps, as hosts embed them: the ext-apps SDK's own host side (AppBridge and
@@ -100,14 +101,6 @@ export async function startAppHost(): Promise<AppHost> {
   };
 }
 
-/** What an app declares of its content security (`_meta.ui.csp` of its resource). */
-export interface AppCsp {
-  connectDomains?: string[];
-  resourceDomains?: string[];
-  frameDomains?: string[];
-  baseUriDomains?: string[];
-}
-
 /**
  * The policy a host enforces for an app's declared domains, as the MCP Apps specification maps
  * them (specification/2026-01-26/apps.mdx, and McpUiResourceCsp's own words): nothing by default;
@@ -115,7 +108,7 @@ export interface AppCsp {
  * and the rest of the static resources from resourceDomains; requests and frames only where
  * declared; base URIs its own or those declared.
  */
-export function hostPolicy(csp: AppCsp): string {
+export function hostPolicy(csp: McpUiResourceCsp): string {
   const listed = (domains: string[] | undefined, otherwise: string) => (domains?.length ? domains.join(' ') : otherwise);
   const resources = (csp.resourceDomains ?? []).join(' ');
   return [
@@ -138,7 +131,7 @@ export const refusedByPolicy = (frame: Frame): Promise<string[]> => frame.evalua
  * Mounts an app in the host page under `csp` (its declared content security, enforced) and waits
  * until it has initialized with the bridge; `capabilities`: the host's (default: tool calls and links).
  */
-export async function mountApp(page: Page, html: string, csp: AppCsp, theme: 'light' | 'dark', variables?: Record<string, string>, capabilities?: Record<string, unknown>): Promise<Frame> {
+export async function mountApp(page: Page, html: string, csp: McpUiResourceCsp, theme: 'light' | 'dark', variables?: Record<string, string>, capabilities?: Record<string, unknown>): Promise<Frame> {
   await page.evaluate(async (options) => (window as unknown as { mountApp: (o: unknown) => Promise<void> }).mountApp(options), { html, theme, variables, capabilities, policy: hostPolicy(csp) });
   // The iframe now in the page (the one before it is gone, though Playwright may list it a moment longer).
   const frame = await (await page.$('iframe'))?.contentFrame();

@@ -81,10 +81,12 @@ function focusedControl() {
  * the components it uses), links only to the web or mail. Anything else (a script, a frame, a
  * style, a picture, SVG's animations and references, a handler, a srcset) is not a card's.
  */
-const CARD_ELEMENTS = new Set(['article', 'header', 'section', 'div', 'p', 'span', 'strong', 'em', 'h1', 'h2', 'h3', 'dl', 'dt', 'dd',
-  'ul', 'ol', 'li', 'br', 'code', 'data', 'time', 'button', 'a', 'svg', 'path']);
-const CARD_ATTRIBUTES = new Set(['class', 'id', 'role', 'hidden', 'title', 'datetime', 'value', 'type', 'href', 'viewbox', 'd']);
+const HTML_ELEMENTS = new Set(['article', 'header', 'section', 'div', 'p', 'span', 'strong', 'em', 'h1', 'h2', 'h3', 'dl', 'dt', 'dd',
+  'ul', 'ol', 'li', 'br', 'code', 'data', 'time', 'button', 'a']);
+/** SVG's own elements only as a card draws them (its QR code): an SVG <a> is not a card's link. */
 const SVG_ELEMENTS = new Set(['svg', 'path']);
+const SVG_NAMESPACE = 'http://www.w3.org/2000/svg';
+const CARD_ATTRIBUTES = new Set(['class', 'id', 'role', 'hidden', 'title', 'datetime', 'value', 'type', 'href', 'viewbox', 'd']);
 const SAFE_URL = /^(https?:|mailto:)/i;
 
 /**
@@ -93,9 +95,7 @@ const SAFE_URL = /^(https?:|mailto:)/i;
  */
 function inert(content) {
   for (const element of [...content.querySelectorAll('*')]) {
-    // SVG's own elements only where a card draws them (its QR code: svg and path); an SVG <a> is not a card's link.
-    const svg = element.namespaceURI === 'http://www.w3.org/2000/svg';
-    if (!CARD_ELEMENTS.has(element.localName) || (svg && !SVG_ELEMENTS.has(element.localName))) {
+    if (!(element.namespaceURI === SVG_NAMESPACE ? SVG_ELEMENTS : HTML_ELEMENTS).has(element.localName)) {
       element.remove();
       continue;
     }
